@@ -1,0 +1,1 @@
+//! rocelab fabric model.

@@ -1,0 +1,131 @@
+//! The standard benchmark scenarios, public so that the command line can offer
+//! `rocelab bench` and the criterion benches in `benches/engine.rs` measure the same thing.
+//!
+//! * [`incast_16`]: 16 hosts send line-rate RoCE to one host through one 100 Gb/s switch,
+//!   lossless priority 3 with PFC — the switch pauses the senders continuously.
+//! * [`fat_tree_permutation`]: the 320-host three-tier fat tree of the HPCC simulator's
+//!   `fat.txt` (100 Gb/s hosts, 400 Gb/s fabric, 1 µs links) with random-permutation line-rate
+//!   traffic on a lossless priority; ECMP collisions make PFC act in the fabric.
+
+use crate::error::SimError;
+use crate::sim::{run, SimConfig};
+use crate::spec::{BufferSpec, NetworkSpec};
+use crate::time::{Time, NS, US};
+use crate::topology::{hpcc_fat_tree, single_switch, Fabric, FabricDefaults};
+use crate::traffic::{FlowClass, FlowSpec, Traffic};
+use std::time::Instant;
+
+/// What one benchmark run measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchReport {
+    /// Scenario name.
+    pub name: String,
+    /// Events processed.
+    pub events: u64,
+    /// Simulated time.
+    pub simulated_ps: Time,
+    /// Wall-clock seconds of the run (building included).
+    pub wall_seconds: f64,
+    /// Events per wall-clock second.
+    pub events_per_second: f64,
+    /// Packet-pool high-water mark (memory follows packets in flight).
+    pub peak_packets_in_flight: u64,
+    /// Payload bytes delivered.
+    pub delivered_bytes: u64,
+}
+
+/// Lossless priority used by the scenarios.
+pub const BENCH_PRIORITY: u8 = 3;
+
+fn defaults(headroom: u64) -> FabricDefaults {
+    let mut d = FabricDefaults::lossless(BENCH_PRIORITY, headroom);
+    d.switch.buffer = BufferSpec {
+        size_bytes: 32 << 20,
+        ..BufferSpec::default()
+    };
+    d
+}
+
+/// 16:1 incast at 100 Gb/s on one switch (17 hosts, 100 ns links), greedy flows.
+pub fn incast_16() -> (NetworkSpec, Traffic) {
+    let f = single_switch(17, 100_000_000_000, 100 * NS, &defaults(100_000));
+    let mut t = Traffic::new();
+    let tmpl = FlowSpec::greedy(0, 0, FlowClass::roce(BENCH_PRIORITY, 26));
+    t.incast(&f.hosts[1..], f.hosts[0], &tmpl);
+    (f.spec, t)
+}
+
+/// Defaults for the fat tree: 32 MB buffers, 200 KB headroom per lossless PG (1 µs links).
+pub fn fat_tree_defaults() -> FabricDefaults {
+    defaults(200_000)
+}
+
+/// The generated 320-host fat tree (see [`hpcc_fat_tree`]).
+pub fn fat_tree() -> Fabric {
+    hpcc_fat_tree(&fat_tree_defaults())
+}
+
+/// Random-permutation line-rate traffic over `fabric`'s hosts.
+pub fn fat_tree_permutation(fabric: &Fabric, seed: u64) -> Traffic {
+    let mut t = Traffic::new();
+    let tmpl = FlowSpec::greedy(0, 0, FlowClass::roce(BENCH_PRIORITY, 26));
+    t.permutation(&fabric.hosts, seed, &tmpl);
+    t
+}
+
+/// Run one scenario and time it.
+pub fn measure(
+    name: &str,
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+) -> Result<BenchReport, SimError> {
+    let t0 = Instant::now();
+    let r = run(spec, traffic, config)?;
+    let wall = t0.elapsed().as_secs_f64();
+    Ok(BenchReport {
+        name: name.to_string(),
+        events: r.events,
+        simulated_ps: r.end_time_ps,
+        wall_seconds: wall,
+        events_per_second: r.events as f64 / wall.max(1e-9),
+        peak_packets_in_flight: r.peak_packets_in_flight,
+        delivered_bytes: r.flows.iter().map(|f| f.delivered_bytes).sum(),
+    })
+}
+
+/// Run both standard scenarios for `simulated_ps` each and report events per second.
+pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimError> {
+    let config = SimConfig::new(1, simulated_ps);
+    let (spec, traffic) = incast_16();
+    let a = measure("incast-16:1-100G", &spec, &traffic, &config)?;
+    let f = fat_tree();
+    let b = measure(
+        "fat-tree-320-permutation",
+        &f.spec,
+        &fat_tree_permutation(&f, 1),
+        &config,
+    )?;
+    Ok(vec![a, b])
+}
+
+/// Default simulated time of [`events_per_second`] runs.
+pub const DEFAULT_BENCH_TIME: Time = 200 * US;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_run_and_conserve() {
+        let (spec, traffic) = incast_16();
+        let r = run(&spec, &traffic, &SimConfig::new(1, 20 * US)).unwrap();
+        r.check_conservation().unwrap();
+        assert!(r.events > 1_000, "events {}", r.events);
+        let rep = events_per_second(5 * US).unwrap();
+        assert_eq!(rep.len(), 2);
+        assert!(rep
+            .iter()
+            .all(|b| b.events > 0 && b.events_per_second > 0.0));
+    }
+}

@@ -1,0 +1,391 @@
+//! Shared-buffer memory management unit with ingress accounting, in the way Broadcom
+//! (Trident/Tomahawk) and NVIDIA Spectrum ASICs account lossless traffic.
+//!
+//! Every arriving packet is charged to its (ingress port, [`PriorityGroup`]):
+//! 1. first to the PG's **reserved** (guaranteed minimum) bytes;
+//! 2. then to the **shared** pool, allowed while the PG's shared occupancy stays at or below its
+//!    threshold: dynamic, `alpha × (shared pool size − shared pool used)` (Choudhury & Hahne,
+//!    "Dynamic queue length thresholds for shared-memory packet switches", 1998), or a static
+//!    byte count;
+//! 3. a **lossless** PG that would exceed its threshold asserts XOFF (a PFC pause upstream,
+//!    IEEE 802.1Qbb) and the packet goes to the PG's **headroom**, which absorbs what is still
+//!    in flight until the pause takes effect; while XOFF holds, arrivals keep going to headroom.
+//!    A packet that does not fit in headroom is dropped: this is how too-small headroom for a
+//!    cable shows up. A **lossy** PG past its threshold drops.
+//!
+//! On departure headroom bytes are freed first, then shared, then reserved. XON is sent when the
+//! PG has no headroom bytes left and its shared occupancy is at or below its threshold minus the
+//! resume (XON) offset.
+
+use serde::{Deserialize, Serialize};
+
+/// Index of a priority group (0..8) on an ingress port.
+pub type PriorityGroup = u8;
+
+/// How a PG's shared-pool limit (its XOFF point when lossless) is set.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum XoffThreshold {
+    /// `alpha × free shared buffer` with the switch's alpha.
+    Dynamic,
+    /// `alpha × free shared buffer` with this PG's own alpha.
+    DynamicAlpha(f64),
+    /// A fixed number of shared bytes.
+    Static(u64),
+}
+
+/// Buffer configuration of one (ingress port, priority group).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PgConfig {
+    /// Lossless (PFC) or lossy (drop).
+    pub lossless: bool,
+    /// Guaranteed bytes.
+    pub reserved: u64,
+    /// Headroom bytes (lossless only).
+    pub headroom: u64,
+    /// Shared-pool limit.
+    pub threshold: XoffThreshold,
+    /// XON at threshold minus this many bytes.
+    pub xon_offset: u64,
+}
+
+/// Occupancy of one (ingress port, PG).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PgState {
+    /// Bytes charged in total (reserved + shared + headroom).
+    pub used: u64,
+    /// Of which in headroom.
+    pub headroom_used: u64,
+    /// XOFF asserted.
+    pub xoff: bool,
+}
+
+impl PgState {
+    fn shared(&self, reserved: u64) -> u64 {
+        (self.used - self.headroom_used).saturating_sub(reserved)
+    }
+}
+
+/// Why a packet was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Lossy PG past its dynamic/static threshold or shared pool exhausted.
+    LossyThreshold,
+    /// Lossless PG whose headroom overflowed (headroom too small, or PFC not honoured).
+    HeadroomOverflow,
+}
+
+/// Where an admitted packet was charged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within the PG's reserved bytes.
+    Reserved,
+    /// In the shared pool.
+    Shared,
+    /// In the PG's headroom.
+    Headroom,
+    /// Refused.
+    Drop(DropReason),
+}
+
+/// Result of [`Mmu::admit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admission {
+    /// Where the packet went.
+    pub verdict: Verdict,
+    /// This arrival asserted XOFF for the PG (send PFC pause upstream).
+    pub xoff: bool,
+}
+
+/// The shared-buffer MMU of one switch.
+#[derive(Clone, Debug)]
+pub struct Mmu {
+    alpha: f64,
+    shared_size: u64,
+    shared_used: u64,
+    peak_shared_used: u64,
+    cfg: Vec<PgConfig>,
+    state: Vec<PgState>,
+}
+
+impl Mmu {
+    /// An MMU with `cfg[port * 8 + pg]` for each local port, a shared pool of `shared_size`
+    /// bytes and the switch-wide dynamic-threshold `alpha`.
+    pub fn new(cfg: Vec<PgConfig>, shared_size: u64, alpha: f64) -> Self {
+        let n = cfg.len();
+        Mmu {
+            alpha,
+            shared_size,
+            shared_used: 0,
+            peak_shared_used: 0,
+            cfg,
+            state: vec![PgState::default(); n],
+        }
+    }
+
+    /// Current shared-pool limit of a PG.
+    fn threshold(&self, cfg: &PgConfig) -> u64 {
+        let free = self.shared_size - self.shared_used;
+        match cfg.threshold {
+            XoffThreshold::Dynamic => (self.alpha * free as f64) as u64,
+            XoffThreshold::DynamicAlpha(a) => (a * free as f64) as u64,
+            XoffThreshold::Static(b) => b,
+        }
+    }
+
+    /// Charge `bytes` arriving on (`port`, `pg`).
+    pub fn admit(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> Admission {
+        let i = port * 8 + pg as usize;
+        let cfg = self.cfg[i];
+        let st = self.state[i];
+        let old_shared = st.shared(cfg.reserved);
+        let new_nonhead = st.used - st.headroom_used + bytes;
+        let new_shared = new_nonhead.saturating_sub(cfg.reserved);
+        let delta = new_shared - old_shared;
+        if delta == 0 {
+            self.state[i].used += bytes;
+            return Admission {
+                verdict: Verdict::Reserved,
+                xoff: false,
+            };
+        }
+        let fits_shared = !st.xoff
+            && new_shared <= self.threshold(&cfg)
+            && self.shared_used + delta <= self.shared_size;
+        if fits_shared {
+            self.state[i].used += bytes;
+            self.shared_used += delta;
+            self.peak_shared_used = self.peak_shared_used.max(self.shared_used);
+            return Admission {
+                verdict: Verdict::Shared,
+                xoff: false,
+            };
+        }
+        if !cfg.lossless {
+            return Admission {
+                verdict: Verdict::Drop(DropReason::LossyThreshold),
+                xoff: false,
+            };
+        }
+        let xoff = !st.xoff;
+        self.state[i].xoff = true;
+        if st.headroom_used + bytes <= cfg.headroom {
+            self.state[i].used += bytes;
+            self.state[i].headroom_used += bytes;
+            Admission {
+                verdict: Verdict::Headroom,
+                xoff,
+            }
+        } else {
+            Admission {
+                verdict: Verdict::Drop(DropReason::HeadroomOverflow),
+                xoff,
+            }
+        }
+    }
+
+    /// Free `bytes` of a departing packet charged to (`port`, `pg`). Returns true when this
+    /// deasserted XOFF (send XON upstream).
+    pub fn release(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> bool {
+        let i = port * 8 + pg as usize;
+        let cfg = self.cfg[i];
+        let mut st = self.state[i];
+        debug_assert!(st.used >= bytes, "release more than charged");
+        let old_shared = st.shared(cfg.reserved);
+        let from_headroom = bytes.min(st.headroom_used);
+        st.headroom_used -= from_headroom;
+        st.used -= bytes;
+        let new_shared = st.shared(cfg.reserved);
+        self.shared_used = self.shared_used + new_shared - old_shared;
+        let mut xon = false;
+        if st.xoff
+            && st.headroom_used == 0
+            && new_shared <= self.threshold(&cfg).saturating_sub(cfg.xon_offset)
+        {
+            st.xoff = false;
+            xon = true;
+        }
+        self.state[i] = st;
+        xon
+    }
+
+    /// Occupancy of (`port`, `pg`).
+    pub fn pg(&self, port: usize, pg: PriorityGroup) -> PgState {
+        self.state[port * 8 + pg as usize]
+    }
+
+    /// Bytes of the shared pool in use.
+    pub fn shared_used(&self) -> u64 {
+        self.shared_used
+    }
+
+    /// Highest shared-pool use seen.
+    pub fn peak_shared_used(&self) -> u64 {
+        self.peak_shared_used
+    }
+
+    /// Size of the shared pool.
+    pub fn shared_size(&self) -> u64 {
+        self.shared_size
+    }
+
+    /// Total bytes charged across all PGs.
+    pub fn total_used(&self) -> u64 {
+        self.state.iter().map(|s| s.used).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lossless(reserved: u64, headroom: u64, xon_offset: u64) -> PgConfig {
+        PgConfig {
+            lossless: true,
+            reserved,
+            headroom,
+            threshold: XoffThreshold::Dynamic,
+            xon_offset,
+        }
+    }
+
+    fn lossy(reserved: u64) -> PgConfig {
+        PgConfig {
+            lossless: false,
+            reserved,
+            headroom: 0,
+            threshold: XoffThreshold::Dynamic,
+            xon_offset: 0,
+        }
+    }
+
+    /// One port, PG0 lossy and PG3 lossless, everything else unused.
+    fn mmu(shared: u64, alpha: f64) -> Mmu {
+        let mut cfg = vec![lossy(0); 8];
+        cfg[0] = lossy(1000);
+        cfg[3] = lossless(1000, 3000, 500);
+        Mmu::new(cfg, shared, alpha)
+    }
+
+    #[test]
+    fn reserved_then_shared() {
+        let mut m = mmu(10_000, 1.0);
+        assert_eq!(m.admit(0, 3, 600).verdict, Verdict::Reserved);
+        assert_eq!(m.admit(0, 3, 400).verdict, Verdict::Reserved);
+        assert_eq!(m.admit(0, 3, 100).verdict, Verdict::Shared);
+        assert_eq!(m.shared_used(), 100);
+        assert_eq!(m.pg(0, 3).used, 1100);
+    }
+
+    #[test]
+    fn dynamic_threshold_is_alpha_times_free() {
+        // alpha = 1: a single PG may take half of the pool (x <= 1 * (S - x)).
+        let mut m = mmu(10_000, 1.0);
+        m.admit(0, 0, 1000); // fills reserved
+        let mut admitted = 0;
+        loop {
+            match m.admit(0, 0, 100).verdict {
+                Verdict::Shared => admitted += 100,
+                Verdict::Drop(DropReason::LossyThreshold) => break,
+                v => panic!("unexpected {v:?}"),
+            }
+        }
+        assert_eq!(admitted, 5_000);
+        // alpha = 1/8: x <= (S - x)/8 -> x <= S/9.
+        let mut m = mmu(9_000, 0.125);
+        m.admit(0, 0, 1000);
+        let mut admitted = 0;
+        while m.admit(0, 0, 100).verdict == Verdict::Shared {
+            admitted += 100;
+        }
+        assert_eq!(admitted, 1_000);
+    }
+
+    #[test]
+    fn lossless_goes_to_headroom_after_xoff_and_drops_when_it_overflows() {
+        let mut m = mmu(10_000, 1.0);
+        m.admit(0, 3, 1000);
+        let mut shared = 0;
+        let first_xoff = loop {
+            let a = m.admit(0, 3, 100);
+            if a.verdict == Verdict::Shared {
+                shared += 100;
+                assert!(!a.xoff);
+            } else {
+                break a;
+            }
+        };
+        assert_eq!(shared, 5_000);
+        assert_eq!(first_xoff.verdict, Verdict::Headroom);
+        assert!(first_xoff.xoff, "the first refused arrival asserts XOFF");
+        assert!(m.pg(0, 3).xoff);
+        // 2900 more bytes fit in the 3000-byte headroom (100 already there).
+        for _ in 0..29 {
+            let a = m.admit(0, 3, 100);
+            assert_eq!(a.verdict, Verdict::Headroom);
+            assert!(!a.xoff, "XOFF is asserted once");
+        }
+        assert_eq!(
+            m.admit(0, 3, 100).verdict,
+            Verdict::Drop(DropReason::HeadroomOverflow)
+        );
+        assert_eq!(m.pg(0, 3).headroom_used, 3000);
+    }
+
+    #[test]
+    fn xon_after_headroom_drains_and_below_threshold_minus_offset() {
+        let mut m = mmu(10_000, 1.0);
+        m.admit(0, 3, 1000);
+        while m.admit(0, 3, 100).verdict == Verdict::Shared {}
+        for _ in 0..9 {
+            m.admit(0, 3, 100);
+        }
+        assert_eq!(m.pg(0, 3).headroom_used, 1000);
+        // Headroom is freed first: no XON while any headroom byte remains.
+        for _ in 0..10 {
+            assert!(!m.release(0, 3, 100));
+        }
+        assert_eq!(m.pg(0, 3).headroom_used, 0);
+        assert_eq!(m.shared_used(), 5_000);
+        // Threshold with 5000 used: 1.0 * (10000 - x). XON needs x <= (10000 - x) - 500,
+        // i.e. x <= 4750.
+        let mut released = 0;
+        loop {
+            released += 100;
+            if m.release(0, 3, 100) {
+                break;
+            }
+        }
+        assert_eq!(5_000 - released, 4_700);
+        assert!(!m.pg(0, 3).xoff);
+        assert_eq!(m.admit(0, 3, 100).verdict, Verdict::Shared);
+    }
+
+    #[test]
+    fn static_threshold_and_shared_pool_limit() {
+        let mut cfg = vec![lossy(0); 16];
+        cfg[2] = PgConfig {
+            threshold: XoffThreshold::Static(300),
+            ..lossless(0, 10_000, 100)
+        };
+        cfg[8] = PgConfig {
+            threshold: XoffThreshold::Static(10_000),
+            ..lossy(0)
+        };
+        let mut m = Mmu::new(cfg, 1_000, 1.0);
+        for _ in 0..3 {
+            assert_eq!(m.admit(0, 2, 100).verdict, Verdict::Shared);
+        }
+        let a = m.admit(0, 2, 100);
+        assert_eq!((a.verdict, a.xoff), (Verdict::Headroom, true));
+        // Port 1 PG0 lossy, static 10 KB but the pool has only 700 left.
+        for _ in 0..7 {
+            assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Shared);
+        }
+        assert_eq!(
+            m.admit(1, 0, 100).verdict,
+            Verdict::Drop(DropReason::LossyThreshold)
+        );
+        assert_eq!(m.peak_shared_used(), 1_000);
+        assert_eq!(m.total_used(), 1_100);
+    }
+}

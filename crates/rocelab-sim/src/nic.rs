@@ -1,0 +1,309 @@
+//! Host NIC pieces that do not depend on the engine: the receive buffer with its PFC
+//! thresholds, and the pacing/on-off logic of a flow source.
+//!
+//! The NIC's transmit side is a scheduler over *sources*: when the port is free and the
+//! source's priority is not paused, the NIC asks the next ready source for a packet
+//! ([`FlowSource::poll`]). Today a source is an open-loop flow; the RDMA RC transport (queue
+//! pairs with PSNs, ACK/NAK, DCQCN's per-QP rate limiter) plugs in as another kind of source
+//! answering the same [`SourcePoll`], and its receive path hooks where the host accepts a
+//! packet.
+
+use crate::time::{LinkRate, Time};
+
+/// Result of [`RxBuffer::on_arrival`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxArrival {
+    /// Accepted; the host has the packet at `delivered_at`. `xoff` is set when this arrival
+    /// crossed the XOFF level: pause the peer and check again at `check_at`.
+    Accepted {
+        /// When the packet has drained to the host.
+        delivered_at: Time,
+        /// XOFF asserted by this arrival.
+        xoff: bool,
+        /// When the buffer will have drained to the XON level.
+        check_at: Time,
+    },
+    /// No room: dropped.
+    Dropped,
+}
+
+/// Result of [`RxBuffer::on_check`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxCheck {
+    /// Drained to the XON level: resume the peer.
+    Xon,
+    /// Still above the XON level: check again then.
+    Recheck(Time),
+    /// Not in XOFF.
+    Idle,
+}
+
+/// Receive buffer between the wire and host memory, drained at a fixed rate (PCIe / memory
+/// bandwidth). A fluid model: occupancy is what arrived and has not drained yet, so no event is
+/// needed per packet.
+#[derive(Clone, Copy, Debug)]
+pub struct RxBuffer {
+    drain: Option<LinkRate>,
+    capacity: u64,
+    xoff_level: u64,
+    xon_level: u64,
+    drain_done: Time,
+    xoff: bool,
+    peak: u64,
+}
+
+impl RxBuffer {
+    /// A buffer draining at `drain_bps` (`None`: never a bottleneck).
+    pub fn new(drain_bps: Option<u64>, capacity: u64, xoff_level: u64, xon_level: u64) -> Self {
+        RxBuffer {
+            drain: drain_bps.map(LinkRate::new),
+            capacity,
+            xoff_level,
+            xon_level,
+            drain_done: 0,
+            xoff: false,
+            peak: 0,
+        }
+    }
+
+    /// Bytes buffered at `now`.
+    pub fn occupancy(&self, now: Time) -> u64 {
+        match self.drain {
+            None => 0,
+            Some(r) => r.bytes_in(self.drain_done.saturating_sub(now)),
+        }
+    }
+
+    /// Highest occupancy seen (after an arrival).
+    pub fn peak(&self) -> u64 {
+        self.peak
+    }
+
+    /// A frame of `bytes` arrives at `now`.
+    pub fn on_arrival(&mut self, now: Time, bytes: u64) -> RxArrival {
+        let Some(rate) = self.drain else {
+            return RxArrival::Accepted {
+                delivered_at: now,
+                xoff: false,
+                check_at: now,
+            };
+        };
+        let occ = self.occupancy(now);
+        if occ + bytes > self.capacity {
+            return RxArrival::Dropped;
+        }
+        self.drain_done = self.drain_done.max(now) + rate.bytes_time(bytes);
+        let occ = occ + bytes;
+        self.peak = self.peak.max(occ);
+        let xoff = !self.xoff && occ >= self.xoff_level;
+        if xoff {
+            self.xoff = true;
+        }
+        RxArrival::Accepted {
+            delivered_at: self.drain_done,
+            xoff,
+            check_at: self.xon_time(now),
+        }
+    }
+
+    fn xon_time(&self, now: Time) -> Time {
+        let rate = self.drain.expect("xon_time needs a drain rate");
+        self.drain_done
+            .saturating_sub(rate.bytes_time(self.xon_level))
+            .max(now + 1)
+    }
+
+    /// The check scheduled after XOFF fires.
+    pub fn on_check(&mut self, now: Time) -> RxCheck {
+        if !self.xoff {
+            return RxCheck::Idle;
+        }
+        if self.occupancy(now) <= self.xon_level {
+            self.xoff = false;
+            RxCheck::Xon
+        } else {
+            RxCheck::Recheck(self.xon_time(now))
+        }
+    }
+}
+
+/// What a source offers when the NIC port is free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourcePoll {
+    /// Send a packet with this many payload bytes now.
+    Send {
+        /// Payload bytes.
+        payload: u32,
+    },
+    /// Nothing before `t` (pacing or an off period).
+    WaitUntil(Time),
+    /// Nothing more, ever.
+    Finished,
+}
+
+/// Sending state of an open-loop flow.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowSource {
+    /// Payload bytes per full packet.
+    pub payload: u32,
+    /// Bytes still to send (`u64::MAX`: unlimited).
+    pub remaining: u64,
+    /// Start time.
+    pub start: Time,
+    /// Stop time (`Time::MAX`: none).
+    pub stop: Time,
+    /// Pacing rate; `None` = line rate.
+    pub rate: Option<LinkRate>,
+    /// Bytes per frame counted by the pacing rate on top of the frame (preamble + IFG).
+    pub overhead: u32,
+    /// On/off periods.
+    pub on_off: Option<(Time, Time)>,
+    /// Earliest time of the next packet (pacing).
+    pub next_time: Time,
+}
+
+impl FlowSource {
+    /// Ask for the next packet at `now`.
+    pub fn poll(&self, now: Time) -> SourcePoll {
+        if self.remaining == 0 || now >= self.stop {
+            return SourcePoll::Finished;
+        }
+        if now < self.next_time {
+            return SourcePoll::WaitUntil(self.next_time);
+        }
+        if let Some((on, off)) = self.on_off {
+            let period = on + off;
+            let phase = (now - self.start) % period;
+            if phase >= on {
+                let next_on = now - phase + period;
+                return if next_on >= self.stop {
+                    SourcePoll::Finished
+                } else {
+                    SourcePoll::WaitUntil(next_on)
+                };
+            }
+        }
+        SourcePoll::Send {
+            payload: self.remaining.min(self.payload as u64) as u32,
+        }
+    }
+
+    /// Record that a packet with `payload` bytes and `frame_bytes` was sent at `now`.
+    pub fn sent(&mut self, now: Time, payload: u32, frame_bytes: u32) {
+        if self.remaining != u64::MAX {
+            self.remaining -= payload as u64;
+        }
+        if let Some(r) = self.rate {
+            self.next_time = now + r.bytes_time(frame_bytes as u64 + self.overhead as u64);
+        }
+    }
+
+    /// Whether the source may have more to send (it is not exhausted).
+    pub fn has_more(&self, now: Time) -> bool {
+        self.remaining > 0 && now < self.stop
+    }
+
+    /// Whether this source is paced or periodic, i.e. must wait on a timer between packets.
+    pub fn is_timed(&self) -> bool {
+        self.rate.is_some() || self.on_off.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{NS, US};
+
+    #[test]
+    fn unbounded_drain_never_fills() {
+        let mut b = RxBuffer::new(None, 1000, 500, 100);
+        for i in 0..100 {
+            assert!(matches!(
+                b.on_arrival(i, 1000),
+                RxArrival::Accepted { xoff: false, .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn fills_pauses_resumes_and_drops() {
+        // 8 Gb/s drain = 1 byte per ns.
+        let mut b = RxBuffer::new(Some(8_000_000_000), 3000, 2000, 1000);
+        let a = b.on_arrival(0, 1000);
+        assert_eq!(
+            a,
+            RxArrival::Accepted {
+                delivered_at: 1000 * NS,
+                xoff: false,
+                check_at: 1
+            }
+        );
+        b.on_arrival(0, 500);
+        let RxArrival::Accepted {
+            delivered_at,
+            xoff: true,
+            check_at,
+        } = b.on_arrival(0, 500)
+        else {
+            panic!("expected XOFF at 2000 bytes")
+        };
+        assert_eq!(delivered_at, 2 * US);
+        assert_eq!(check_at, US, "1000 bytes left after 1 us");
+        assert_eq!(b.on_arrival(0, 1001), RxArrival::Dropped);
+        assert_eq!(b.occupancy(0), 2000);
+        assert_eq!(b.on_check(500 * NS), RxCheck::Recheck(US));
+        assert_eq!(b.on_check(US), RxCheck::Xon);
+        assert_eq!(b.on_check(US), RxCheck::Idle);
+        assert_eq!(b.peak(), 2000);
+    }
+
+    fn src() -> FlowSource {
+        FlowSource {
+            payload: 1000,
+            remaining: 2500,
+            start: 0,
+            stop: Time::MAX,
+            rate: None,
+            overhead: 90,
+            on_off: None,
+            next_time: 0,
+        }
+    }
+
+    #[test]
+    fn sized_source_segments_and_finishes() {
+        let mut s = src();
+        let mut sizes = vec![];
+        while let SourcePoll::Send { payload } = s.poll(0) {
+            sizes.push(payload);
+            s.sent(0, payload, payload + 70);
+        }
+        assert_eq!(sizes, vec![1000, 1000, 500]);
+        assert_eq!(s.poll(0), SourcePoll::Finished);
+        assert!(!s.has_more(0));
+    }
+
+    #[test]
+    fn paced_and_on_off() {
+        let mut s = FlowSource {
+            remaining: u64::MAX,
+            rate: Some(LinkRate::new(10_000_000_000)),
+            on_off: Some((10 * US, 30 * US)),
+            stop: 100 * US,
+            ..src()
+        };
+        assert_eq!(s.poll(0), SourcePoll::Send { payload: 1000 });
+        s.sent(0, 1000, 1070);
+        // (1070 + 90) bytes at 10 Gb/s = 928 ns.
+        assert_eq!(s.poll(0), SourcePoll::WaitUntil(928 * NS));
+        s.next_time = 0;
+        assert_eq!(s.poll(15 * US), SourcePoll::WaitUntil(40 * US));
+        assert_eq!(s.poll(41 * US), SourcePoll::Send { payload: 1000 });
+        assert_eq!(
+            s.poll(95 * US),
+            SourcePoll::Finished,
+            "next on period is past stop"
+        );
+        assert!(s.is_timed());
+    }
+}

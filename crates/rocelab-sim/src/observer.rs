@@ -1,0 +1,45 @@
+//! Observers: pcap writers, queue monitors and tests plug into a run through [`Observer`]
+//! without touching the hot path when none is attached — the simulator is generic over the
+//! observer and [`NoObserver`]'s empty methods compile away.
+
+use crate::mmu::DropReason;
+use crate::packet::Packet;
+use crate::pfc::PfcFrame;
+use crate::time::Time;
+
+/// Direction of a frame at a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// The port starts transmitting the frame.
+    Tx,
+    /// The frame has fully arrived at the port.
+    Rx,
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    /// Refused by a switch MMU.
+    Mmu(DropReason),
+    /// The host receive buffer was full.
+    HostRxOverflow,
+    /// A switch had no route to the destination.
+    NoRoute,
+}
+
+/// Callbacks from a running simulation. Ports are global port indices (see
+/// [`crate::PortResults`]). All methods default to doing nothing.
+pub trait Observer {
+    /// A data frame is sent or received at `port`.
+    fn on_packet(&mut self, _time: Time, _port: usize, _packet: &Packet, _dir: Direction) {}
+    /// A PFC frame is sent or received at `port`.
+    fn on_pfc(&mut self, _time: Time, _port: usize, _frame: &PfcFrame, _dir: Direction) {}
+    /// A data frame is dropped at `port` (the ingress port at a switch).
+    fn on_drop(&mut self, _time: Time, _port: usize, _packet: &Packet, _cause: DropCause) {}
+}
+
+/// The observer that observes nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {}

@@ -1,0 +1,233 @@
+//! Shortest-path routing with equal-cost multipath.
+//!
+//! For every destination host a breadth-first search over the topology gives each node its hop
+//! distance; a node's next hops towards that host are its ports whose peer is one hop closer.
+//! Hosts are end points only: a search never continues through a host, so traffic is never
+//! routed through a server. This is L3 ECMP routing as a routing protocol with equal link costs
+//! computes it, and on a tree it is exactly L2 forwarding (one path). Sets of next hops are
+//! interned, so a table costs 4 bytes per (node, destination host).
+//!
+//! ECMP picks among the next hops by the packet's 5-tuple hash (which includes the RoCEv2 UDP
+//! source port, chosen per QP) mixed with the switch's own seed.
+
+use std::collections::HashMap;
+
+/// Routing tables of every node towards every host.
+#[derive(Clone, Debug)]
+pub struct Routes {
+    n_hosts: usize,
+    /// Node → host index (u32::MAX when the node is a switch).
+    host_index: Vec<u32>,
+    /// `(node * n_hosts + host_index)` → id of a next-hop set (u32::MAX: unreachable or self).
+    table: Vec<u32>,
+    /// Interned next-hop sets: offsets into `ports`.
+    set_offsets: Vec<u32>,
+    /// Global port ids.
+    ports: Vec<u32>,
+}
+
+/// Adjacency as seen by the router: for each node, its (global port id, peer node) pairs.
+pub struct Topology<'a> {
+    /// Per node, its ports' (global port id, peer node).
+    pub adjacency: &'a [Vec<(u32, u32)>],
+    /// Whether each node is a host.
+    pub is_host: &'a [bool],
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Routes {
+    /// Compute the tables.
+    pub fn compute(topo: &Topology<'_>) -> Routes {
+        let n = topo.adjacency.len();
+        let hosts: Vec<usize> = (0..n).filter(|&i| topo.is_host[i]).collect();
+        let mut host_index = vec![NONE; n];
+        for (k, &h) in hosts.iter().enumerate() {
+            host_index[h] = k as u32;
+        }
+        let nh = hosts.len();
+        let mut table = vec![NONE; n * nh];
+        let mut set_offsets = vec![0u32];
+        let mut ports = Vec::new();
+        let mut interned: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = std::collections::VecDeque::new();
+        let mut hops = Vec::new();
+        for (k, &dst) in hosts.iter().enumerate() {
+            dist.fill(u32::MAX);
+            dist[dst] = 0;
+            queue.clear();
+            queue.push_back(dst);
+            while let Some(u) = queue.pop_front() {
+                // Do not route through hosts other than the destination itself.
+                if u != dst && topo.is_host[u] {
+                    continue;
+                }
+                for &(_, v) in &topo.adjacency[u] {
+                    let v = v as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            for u in 0..n {
+                if u == dst || dist[u] == u32::MAX {
+                    continue;
+                }
+                hops.clear();
+                for &(port, v) in &topo.adjacency[u] {
+                    let v = v as usize;
+                    let transit_ok = v == dst || !topo.is_host[v];
+                    if transit_ok && dist[v] != u32::MAX && dist[v] + 1 == dist[u] {
+                        hops.push(port);
+                    }
+                }
+                if hops.is_empty() {
+                    continue;
+                }
+                let id = match interned.get(&hops) {
+                    Some(&id) => id,
+                    None => {
+                        let id = (set_offsets.len() - 1) as u32;
+                        ports.extend_from_slice(&hops);
+                        set_offsets.push(ports.len() as u32);
+                        interned.insert(hops.clone(), id);
+                        id
+                    }
+                };
+                table[u * nh + k] = id;
+            }
+        }
+        Routes {
+            n_hosts: nh,
+            host_index,
+            table,
+            set_offsets,
+            ports,
+        }
+    }
+
+    /// Equal-cost next-hop ports of `node` towards host `dst` (empty: unreachable or itself).
+    #[inline]
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        let k = self.host_index[dst as usize];
+        if k == NONE {
+            return &[];
+        }
+        let id = self.table[node as usize * self.n_hosts + k as usize];
+        if id == NONE {
+            return &[];
+        }
+        let a = self.set_offsets[id as usize] as usize;
+        let b = self.set_offsets[id as usize + 1] as usize;
+        &self.ports[a..b]
+    }
+
+    /// Hop count of the path from `src` to host `dst`, following the first next hop
+    /// (`None` when unreachable). `peer_node` maps a global port to the node at its other end.
+    pub fn hop_count(&self, src: u32, dst: u32, peer_node: impl Fn(u32) -> u32) -> Option<u32> {
+        let mut u = src;
+        let mut hops = 0;
+        while u != dst {
+            let nh = self.next_hops(u, dst);
+            let &p = nh.first()?;
+            u = peer_node(p);
+            hops += 1;
+        }
+        Some(hops)
+    }
+}
+
+/// Choose among `n` equal-cost next hops for a packet whose 5-tuple hashes to `flow_hash`.
+#[inline]
+pub fn ecmp_select(flow_hash: u64, switch_seed: u64, n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let h = crate::rng::mix64(flow_hash ^ switch_seed);
+    ((h as u128 * n as u128) >> 64) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// h0 - s2 = {s3, s4} = s5 - h1 : a diamond with two equal paths.
+    fn diamond() -> (Vec<Vec<(u32, u32)>>, Vec<bool>) {
+        // Global ports: h0:0 ; s2:1(h0),2(s3),3(s4) ; s3:4(s2),5(s5) ; s4:6(s2),7(s5) ;
+        // s5:8(s3),9(s4),10(h1) ; h1:11
+        let adj = vec![
+            vec![(0, 2)],
+            vec![(11, 5)],
+            vec![(1, 0), (2, 3), (3, 4)],
+            vec![(4, 2), (5, 5)],
+            vec![(6, 2), (7, 5)],
+            vec![(8, 3), (9, 4), (10, 1)],
+        ];
+        let is_host = vec![true, true, false, false, false, false];
+        (adj, is_host)
+    }
+
+    #[test]
+    fn equal_cost_next_hops() {
+        let (adj, is_host) = diamond();
+        let r = Routes::compute(&Topology {
+            adjacency: &adj,
+            is_host: &is_host,
+        });
+        assert_eq!(r.next_hops(2, 1), &[2, 3]);
+        assert_eq!(r.next_hops(3, 1), &[5]);
+        assert_eq!(r.next_hops(5, 0), &[8, 9]);
+        assert_eq!(r.next_hops(0, 1), &[0]);
+        assert_eq!(r.next_hops(1, 1), &[] as &[u32]);
+        assert_eq!(
+            r.next_hops(2, 3),
+            &[] as &[u32],
+            "switches are not destinations"
+        );
+        let peer = |p: u32| -> u32 {
+            adj.iter()
+                .flat_map(|ps| ps.iter())
+                .find(|(q, _)| *q == p)
+                .map(|&(_, v)| v)
+                .unwrap()
+        };
+        assert_eq!(r.hop_count(0, 1, peer), Some(4));
+    }
+
+    #[test]
+    fn never_routes_through_a_host() {
+        // s0 - h1 - s2 - h3 ; s0 - h4 : h4 cannot reach h3 through h1.
+        let adj = vec![
+            vec![(0, 1), (5, 4)],
+            vec![(1, 0), (2, 2)],
+            vec![(3, 1), (4, 3)],
+            vec![(6, 2)],
+            vec![(7, 0)],
+        ];
+        let is_host = vec![false, true, false, true, true];
+        let r = Routes::compute(&Topology {
+            adjacency: &adj,
+            is_host: &is_host,
+        });
+        assert!(r.next_hops(4, 3).is_empty());
+        assert!(r.next_hops(0, 3).is_empty());
+        assert_eq!(r.next_hops(2, 3), &[4]);
+    }
+
+    #[test]
+    fn ecmp_spreads_and_is_stable() {
+        let mut counts = [0u32; 4];
+        for sport in 0..4000u64 {
+            let h = crate::packet::five_tuple_hash(1, 2, 17, 49152 + sport as u16, 4791);
+            counts[ecmp_select(h, 7, 4)] += 1;
+        }
+        assert!(
+            counts.iter().all(|&c| (800..1200).contains(&c)),
+            "{counts:?}"
+        );
+        assert_eq!(ecmp_select(123, 7, 4), ecmp_select(123, 7, 4));
+        assert_eq!(ecmp_select(123, 7, 1), 0);
+    }
+}

@@ -1,0 +1,205 @@
+//! Egress scheduler of one port: strict priority plus deficit weighted round robin, the two
+//! transmission selection algorithms of IEEE 802.1Qaz (ETS).
+//!
+//! Strict traffic classes are served first, highest class first. The remaining ETS classes
+//! share what is left by DWRR (Shreedhar & Varghese, "Efficient fair queuing using deficit
+//! round robin", SIGCOMM 1995): each visit adds a quantum proportional to the class's weight
+//! to its deficit and the class sends while its head frame fits in the deficit. A class that
+//! has nothing eligible loses its deficit and is skipped, so an idle class's share goes to the
+//! others in proportion to their weights, as 802.1Qaz requires.
+
+use serde::{Deserialize, Serialize};
+
+/// Index of a traffic class (egress queue), 0..8.
+pub type TrafficClass = u8;
+
+/// Transmission selection algorithm of a traffic class (IEEE 802.1Qaz §37.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tsa {
+    /// Strict priority: served before every ETS class; higher class number first.
+    Strict,
+    /// Enhanced transmission selection with a relative bandwidth weight (> 0; usually percent).
+    Ets(u8),
+}
+
+/// DWRR + strict scheduler state of one egress port.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    strict: [bool; 8],
+    /// ETS classes in round-robin order.
+    ets: Vec<u8>,
+    quantum: [u64; 8],
+    deficit: [u64; 8],
+    cur: usize,
+    fresh_visit: bool,
+}
+
+impl Scheduler {
+    /// A scheduler for `tsa`. `max_frame` is the largest frame the port may carry: the quantum
+    /// unit is chosen so that the smallest-weight class's quantum covers it, which bounds each
+    /// selection to one pass over the classes.
+    pub fn new(tsa: &[Tsa; 8], max_frame: u32) -> Self {
+        let mut strict = [false; 8];
+        let mut ets = Vec::new();
+        let mut min_w = u64::MAX;
+        for (tc, t) in tsa.iter().enumerate() {
+            match *t {
+                Tsa::Strict => strict[tc] = true,
+                Tsa::Ets(w) => {
+                    ets.push(tc as u8);
+                    min_w = min_w.min(w.max(1) as u64);
+                }
+            }
+        }
+        let unit = if ets.is_empty() {
+            1
+        } else {
+            (max_frame as u64).div_ceil(min_w).max(1)
+        };
+        let mut quantum = [0u64; 8];
+        for (tc, t) in tsa.iter().enumerate() {
+            if let Tsa::Ets(w) = *t {
+                quantum[tc] = w.max(1) as u64 * unit;
+            }
+        }
+        Scheduler {
+            strict,
+            ets,
+            quantum,
+            deficit: [0; 8],
+            cur: 0,
+            fresh_visit: true,
+        }
+    }
+
+    /// Pick the class to send next. `head(tc)` returns the frame bytes at the head of class
+    /// `tc` when the class is eligible (non-empty and not paused), else `None`. The chosen
+    /// class's deficit is charged; the caller must then dequeue that head frame.
+    pub fn select(&mut self, mut head: impl FnMut(TrafficClass) -> Option<u32>) -> Option<u8> {
+        for tc in (0..8u8).rev() {
+            if self.strict[tc as usize] && head(tc).is_some() {
+                return Some(tc);
+            }
+        }
+        let n = self.ets.len();
+        if n == 0 {
+            return None;
+        }
+        // Each full pass without a send clears the deficits of ineligible classes and adds a
+        // quantum to the eligible ones; two passes always suffice because quantum >= max frame.
+        let mut idle_visits = 0;
+        loop {
+            let tc = self.ets[self.cur];
+            match head(tc) {
+                None => {
+                    self.deficit[tc as usize] = 0;
+                    idle_visits += 1;
+                    self.advance();
+                    if idle_visits >= n {
+                        return None;
+                    }
+                }
+                Some(bytes) => {
+                    idle_visits = 0;
+                    if self.fresh_visit {
+                        self.deficit[tc as usize] += self.quantum[tc as usize];
+                        self.fresh_visit = false;
+                    }
+                    if self.deficit[tc as usize] >= bytes as u64 {
+                        self.deficit[tc as usize] -= bytes as u64;
+                        return Some(tc);
+                    }
+                    self.advance();
+                }
+            }
+        }
+    }
+
+    fn advance(&mut self) {
+        self.cur = (self.cur + 1) % self.ets.len();
+        self.fresh_visit = true;
+    }
+
+    /// Deficit of a class (for tests and diagnostics).
+    pub fn deficit(&self, tc: TrafficClass) -> u64 {
+        self.deficit[tc as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tsa(pairs: &[(usize, Tsa)]) -> [Tsa; 8] {
+        let mut t = [Tsa::Ets(1); 8];
+        for &(tc, x) in pairs {
+            t[tc] = x;
+        }
+        t
+    }
+
+    /// Serve always-backlogged classes with the given frame sizes; return bytes per class.
+    fn serve(s: &mut Scheduler, frames: [Option<u32>; 8], rounds: usize) -> [u64; 8] {
+        let mut sent = [0u64; 8];
+        for _ in 0..rounds {
+            let tc = s
+                .select(|tc| frames[tc as usize])
+                .expect("something eligible");
+            sent[tc as usize] += frames[tc as usize].unwrap() as u64;
+        }
+        sent
+    }
+
+    #[test]
+    fn strict_first_highest_class_first() {
+        let mut s = Scheduler::new(&tsa(&[(6, Tsa::Strict), (7, Tsa::Strict)]), 1500);
+        assert_eq!(s.select(|tc| (tc == 6 || tc == 1).then_some(100)), Some(6));
+        assert_eq!(s.select(|tc| (tc >= 6).then_some(100)), Some(7));
+        assert_eq!(s.select(|tc| (tc == 1).then_some(100)), Some(1));
+        assert_eq!(s.select(|_| None), None);
+    }
+
+    #[test]
+    fn dwrr_shares_by_weight_with_unequal_frames() {
+        let mut t = tsa(&[]);
+        t[3] = Tsa::Ets(90);
+        t[0] = Tsa::Ets(10);
+        let mut s = Scheduler::new(&t, 9216);
+        let mut frames = [None; 8];
+        frames[3] = Some(1_100);
+        frames[0] = Some(64);
+        let sent = serve(&mut s, frames, 400_000);
+        let share = sent[3] as f64 / (sent[3] + sent[0]) as f64;
+        assert!((share - 0.9).abs() < 0.005, "share {share}");
+    }
+
+    #[test]
+    fn idle_class_share_goes_to_the_others() {
+        let mut t = tsa(&[]);
+        t[1] = Tsa::Ets(50);
+        t[2] = Tsa::Ets(30);
+        t[3] = Tsa::Ets(20);
+        let mut s = Scheduler::new(&t, 1500);
+        let mut frames = [None; 8];
+        frames[2] = Some(1500);
+        frames[3] = Some(1500);
+        let sent = serve(&mut s, frames, 100_000);
+        let share = sent[2] as f64 / (sent[2] + sent[3]) as f64;
+        assert!(
+            (share - 0.6).abs() < 0.005,
+            "30:20 of the rest, got {share}"
+        );
+        assert_eq!(s.deficit(1), 0, "idle class keeps no credit");
+    }
+
+    #[test]
+    fn paused_class_is_skipped() {
+        let mut t = tsa(&[]);
+        t[3] = Tsa::Ets(50);
+        t[0] = Tsa::Ets(50);
+        let mut s = Scheduler::new(&t, 1500);
+        for _ in 0..10 {
+            assert_eq!(s.select(|tc| (tc == 0).then_some(1000)), Some(0));
+        }
+    }
+}

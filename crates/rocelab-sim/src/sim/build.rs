@@ -1,0 +1,478 @@
+//! Building a simulation from a [`NetworkSpec`] and [`Traffic`], running it, and collecting
+//! [`Results`].
+
+use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt};
+use crate::error::SimError;
+use crate::event::{Event, EventQueue};
+use crate::mmu::{Mmu, PgConfig};
+use crate::nic::{FlowSource, RxBuffer};
+use crate::observer::{NoObserver, Observer};
+use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
+use crate::pfc::{pause_duration, PauseState, XoffState};
+use crate::rng::{mix64, Rng};
+use crate::routing::{ecmp_select, Routes, Topology};
+use crate::sched::{Scheduler, Tsa};
+use crate::spec::{NetworkSpec, NodeKind, PfcPortSpec, MAX_FRAME_BYTES};
+use crate::stats::{
+    Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results,
+    SwitchResults, SCHEMA_VERSION,
+};
+use crate::time::{LinkRate, Time, SECOND};
+use crate::traffic::Traffic;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Run `traffic` over `spec` as configured and return the results.
+///
+/// Everything is checked first; a bad description or a run whose outputs would not fit in memory
+/// is refused with a [`SimError`] saying what to change. Same inputs, same results, byte for
+/// byte.
+pub fn run(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Result<Results, SimError> {
+    run_with_observer(spec, traffic, config, &mut NoObserver)
+}
+
+/// [`run`] with an [`Observer`] that sees every frame sent, received and dropped.
+pub fn run_with_observer<O: Observer>(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    observer: &mut O,
+) -> Result<Results, SimError> {
+    spec.validate()?;
+    traffic.validate(spec)?;
+    check_config(spec, config)?;
+    let mut sim = build(spec, traffic, config, observer)?;
+    sim.run_loop();
+    Ok(sim.results(spec))
+}
+
+/// Refuse unusable configurations and outputs that would not fit in memory.
+fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> {
+    if config.end_time_ps == 0 {
+        return Err(SimError::InvalidConfig {
+            message: "end_time_ps is 0; give the simulated time to run".into(),
+        });
+    }
+    if let Some(iv) = config.sampling.queue_interval_ps {
+        if iv == 0 {
+            return Err(SimError::InvalidConfig {
+                message: "queue sampling interval is 0; give an interval or None".into(),
+            });
+        }
+        let ports: u64 = (0..spec.nodes.len())
+            .filter(|&n| !spec.is_host(n))
+            .map(|n| spec.port_count(n) as u64)
+            .sum();
+        let samples = config.end_time_ps / iv + 1;
+        let values = samples.saturating_mul(ports);
+        let limit = config.sampling.max_values;
+        if values > limit {
+            let min_iv =
+                (config.end_time_ps as u128 * ports as u128).div_ceil(limit.max(1) as u128);
+            return Err(SimError::OutputTooLarge {
+                estimated: values,
+                limit,
+                hint: format!(
+                    "queue sampling every {iv} ps for {} ps over {ports} switch ports; sample at \
+                     least every {min_iv} ps, shorten end_time_ps, or raise sampling.max_values",
+                    config.end_time_ps
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn build<'o, O: Observer>(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    observer: &'o mut O,
+) -> Result<Sim<'o, O>, SimError> {
+    let n = spec.nodes.len();
+    let mut first_port = Vec::with_capacity(n + 1);
+    let mut total = 0u32;
+    for node in 0..n {
+        first_port.push(total);
+        total += spec.port_count(node) as u32;
+    }
+    first_port.push(total);
+    let gid = |node: usize, port: usize| first_port[node] + port as u32;
+
+    // Link ends: peer, rate, delay per global port.
+    let mut link_of: Vec<Option<(u32, u64, Time)>> = vec![None; total as usize];
+    for l in &spec.links {
+        let (a, b) = (gid(l.a.node, l.a.port), gid(l.b.node, l.b.port));
+        link_of[a as usize] = Some((b, l.rate_bps, l.delay_ps));
+        link_of[b as usize] = Some((a, l.rate_bps, l.delay_ps));
+    }
+    let mut port_node = vec![0u32; total as usize];
+    for node in 0..n {
+        for g in first_port[node]..first_port[node + 1] {
+            port_node[g as usize] = node as u32;
+        }
+    }
+    let node_latency: Vec<Time> = spec
+        .nodes
+        .iter()
+        .map(|nd| match &nd.kind {
+            NodeKind::Host(h) => h.latency_ps,
+            NodeKind::Switch(s) => s.latency_ps,
+        })
+        .collect();
+
+    let mut ports = Vec::with_capacity(total as usize);
+    let mut switches = Vec::new();
+    let mut nics = Vec::new();
+    for (node, nd) in spec.nodes.iter().enumerate() {
+        match &nd.kind {
+            NodeKind::Host(h) => {
+                for (local, hp) in h.ports.iter().enumerate() {
+                    let g = gid(node, local) as usize;
+                    let (peer, rate, delay) = link_of[g].expect("validated: every port linked");
+                    ports.push(new_port(
+                        node as u32,
+                        local as u32,
+                        nics.len() as u32,
+                        true,
+                        (
+                            peer,
+                            rate,
+                            delay,
+                            node_latency[port_node[peer as usize] as usize],
+                        ),
+                        hp.pfc,
+                        &[Tsa::Ets(1); 8],
+                    ));
+                    let rx = &h.rx;
+                    nics.push(NicRt {
+                        ready: VecDeque::new(),
+                        pacing: BinaryHeap::new(),
+                        wake_at: Time::MAX,
+                        rx: RxBuffer::new(
+                            rx.drain_bps,
+                            rx.capacity_bytes,
+                            rx.xoff_bytes,
+                            rx.xon_bytes,
+                        ),
+                        rx_gen: 0,
+                        rx_drops: 0,
+                    });
+                }
+            }
+            NodeKind::Switch(s) => {
+                let mut cfg = Vec::with_capacity(s.ports.len() * 8);
+                for (local, sp) in s.ports.iter().enumerate() {
+                    let g = gid(node, local) as usize;
+                    let (peer, rate, delay) = link_of[g].expect("validated: every port linked");
+                    let mut tsa = [Tsa::Ets(1); 8];
+                    for (tc, t) in sp.tcs.iter().enumerate() {
+                        tsa[tc] = t.tsa;
+                    }
+                    let mut p = new_port(
+                        node as u32,
+                        local as u32,
+                        switches.len() as u32,
+                        false,
+                        (
+                            peer,
+                            rate,
+                            delay,
+                            node_latency[port_node[peer as usize] as usize],
+                        ),
+                        sp.pfc,
+                        &tsa,
+                    );
+                    for (tc, t) in sp.tcs.iter().enumerate() {
+                        p.ecn[tc] = t.ecn;
+                    }
+                    ports.push(p);
+                    for pg in &sp.pgs {
+                        cfg.push(PgConfig {
+                            lossless: pg.lossless,
+                            reserved: pg.reserved_bytes,
+                            headroom: pg.headroom_bytes,
+                            threshold: pg.threshold,
+                            xon_offset: pg.xon_offset_bytes,
+                        });
+                    }
+                }
+                let mut pg_priorities = [0u8; 8];
+                for (prio, &pg) in s.qos.priority_to_pg.iter().enumerate() {
+                    pg_priorities[pg as usize] |= 1 << prio;
+                }
+                switches.push(SwitchRt {
+                    node: node as u32,
+                    mmu: Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
+                    qos: s.qos,
+                    pg_priorities,
+                    ecmp_seed: mix64(
+                        s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D),
+                    ),
+                    cell: s.buffer.cell_bytes,
+                    drops_lossy: 0,
+                    drops_headroom: 0,
+                    drops_no_route: 0,
+                });
+            }
+        }
+    }
+
+    let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
+        .map(|node| {
+            (first_port[node]..first_port[node + 1])
+                .map(|g| (g, port_node[ports[g as usize].peer as usize]))
+                .collect()
+        })
+        .collect();
+    let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
+    let routes = Routes::compute(&Topology {
+        adjacency: &adjacency,
+        is_host: &is_host,
+    });
+
+    let mut queue = EventQueue::new();
+    let mut flows = Vec::with_capacity(traffic.flows.len());
+    for (i, f) in traffic.flows.iter().enumerate() {
+        let hash = five_tuple_hash(
+            node_ipv4(f.src as u32),
+            node_ipv4(f.dst as u32),
+            wire::IPPROTO_UDP,
+            f.udp_src_port,
+            wire::ROCEV2_UDP_PORT,
+        );
+        let hops = routes.next_hops(f.src as u32, f.dst as u32);
+        if hops.is_empty() {
+            return Err(SimError::traffic(
+                format!("flows[{i}]"),
+                format!(
+                    "no path from \"{}\" to \"{}\"; connect them",
+                    spec.nodes[f.src].name, spec.nodes[f.dst].name
+                ),
+            ));
+        }
+        let port = hops[ecmp_select(hash, mix64(f.src as u64), hops.len())];
+        flows.push(FlowRt {
+            spec: *f,
+            port,
+            source: FlowSource {
+                payload: f.payload_bytes,
+                remaining: f.size_bytes.unwrap_or(u64::MAX),
+                start: f.start_ps,
+                stop: f.stop_ps.unwrap_or(Time::MAX),
+                rate: f.rate_bps.map(LinkRate::new),
+                overhead: wire::WIRE_OVERHEAD,
+                on_off: f.on_off.map(|o| (o.on_ps, o.off_ps)),
+                next_time: f.start_ps,
+            },
+            hash,
+            psn: 0,
+            sent_packets: 0,
+            sent_bytes: 0,
+            delivered_packets: 0,
+            delivered_bytes: 0,
+            dropped_packets: 0,
+            ce_packets: 0,
+            last_delivery: 0,
+            completed_at: None,
+            finished_sending: false,
+        });
+        if f.start_ps <= config.end_time_ps {
+            queue.push(f.start_ps, Event::FlowStart { flow: i as u32 });
+        }
+    }
+
+    let samples = config.sampling.queue_interval_ps.map(|interval| {
+        let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
+        let expected = (config.end_time_ps / interval + 1) as usize;
+        SampleState {
+            interval,
+            depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(),
+            ports: sp,
+        }
+    });
+    if samples.is_some() {
+        queue.push(0, Event::Sample);
+    }
+
+    Ok(Sim {
+        now: 0,
+        end: config.end_time_ps,
+        seed: config.seed,
+        queue,
+        pool: PacketPool::new(),
+        ports,
+        switches,
+        nics,
+        flows,
+        routes,
+        rng: Rng::new(config.seed),
+        obs: observer,
+        cons: Conservation::default(),
+        events: 0,
+        samples,
+    })
+}
+
+fn new_port(
+    node: u32,
+    local: u32,
+    aux: u32,
+    is_host: bool,
+    (peer, rate_bps, prop, peer_latency): (u32, u64, Time, Time),
+    pfc: PfcPortSpec,
+    tsa: &[Tsa; 8],
+) -> PortRt {
+    PortRt {
+        node,
+        local,
+        aux,
+        is_host,
+        peer,
+        rate: LinkRate::new(rate_bps),
+        prop,
+        arrival_delay: prop + peer_latency,
+        busy: false,
+        pfc_enabled: pfc.enabled,
+        pfc_quanta: pfc.quanta,
+        pause_time: pause_duration(pfc.quanta, rate_bps),
+        pfc_pending: false,
+        pfc_pending_enable: 0,
+        pfc_pending_xoff: 0,
+        pause: [PauseState::default(); 8],
+        xoff: [XoffState::default(); 8],
+        queues: Default::default(),
+        queue_bytes: [0; 8],
+        total_queue_bytes: 0,
+        sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
+        ecn: [None; 8],
+        counters: [PriorityCounters::default(); 8],
+        peak_queue: [0; 8],
+    }
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Collect the results at the end time.
+    pub(super) fn results(&self, spec: &NetworkSpec) -> Results {
+        let end = self.end;
+        let mut first_port = Vec::with_capacity(spec.nodes.len());
+        let mut acc = 0usize;
+        for node in 0..spec.nodes.len() {
+            first_port.push(acc);
+            acc += spec.port_count(node);
+        }
+        let ports = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(g, p)| {
+                let mut priorities = p.counters;
+                for (prio, c) in priorities.iter_mut().enumerate() {
+                    c.paused_ps = p.pause[prio].paused_time(end);
+                }
+                let peer = &self.ports[p.peer as usize];
+                PortResults {
+                    index: g,
+                    node: p.node as usize,
+                    node_name: spec.nodes[p.node as usize].name.clone(),
+                    port: p.local as usize,
+                    peer_node: peer.node as usize,
+                    peer_port: peer.local as usize,
+                    peer_index: p.peer as usize,
+                    rate_bps: p.rate.bps(),
+                    priorities,
+                    peak_queue_bytes: p.peak_queue,
+                }
+            })
+            .collect();
+        let switches = self
+            .switches
+            .iter()
+            .map(|s| SwitchResults {
+                node: s.node as usize,
+                name: spec.nodes[s.node as usize].name.clone(),
+                shared_pool_bytes: s.mmu.shared_size(),
+                peak_shared_used_bytes: s.mmu.peak_shared_used(),
+                drops_lossy: s.drops_lossy,
+                drops_headroom: s.drops_headroom,
+                drops_no_route: s.drops_no_route,
+            })
+            .collect();
+        let mut hosts = Vec::new();
+        for (node, nd) in spec.nodes.iter().enumerate() {
+            if let NodeKind::Host(h) = &nd.kind {
+                let nics = (0..h.ports.len())
+                    .map(|l| &self.nics[self.ports[first_port[node] + l].aux as usize]);
+                let (peak, drops) = nics.fold((0, 0), |(pk, d), nic| {
+                    (pk.max(nic.rx.peak()), d + nic.rx_drops)
+                });
+                hosts.push(HostResults {
+                    node,
+                    name: nd.name.clone(),
+                    peak_rx_buffer_bytes: peak,
+                    drops_rx_overflow: drops,
+                });
+            }
+        }
+        let mut in_flight = vec![0u64; self.flows.len()];
+        let mut cons = self.cons;
+        for pkt in self.pool.iter_live() {
+            in_flight[pkt.flow as usize] += 1;
+            cons.in_flight_packets += 1;
+            cons.in_flight_bytes += pkt.frame_bytes as u64;
+        }
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let start = f.spec.start_ps;
+                let until = match f.completed_at {
+                    Some(t) => t,
+                    None if f.finished_sending => f.last_delivery.min(end),
+                    None => end,
+                };
+                let active = until.saturating_sub(start);
+                let throughput_bps = if active == 0 {
+                    0.0
+                } else {
+                    f.delivered_bytes as f64 * 8.0 * SECOND as f64 / active as f64
+                };
+                FlowResults {
+                    flow: i,
+                    src: f.spec.src,
+                    dst: f.spec.dst,
+                    priority: f.spec.class.priority,
+                    sent_packets: f.sent_packets,
+                    sent_bytes: f.sent_bytes,
+                    delivered_packets: f.delivered_packets,
+                    delivered_bytes: f.delivered_bytes,
+                    dropped_packets: f.dropped_packets,
+                    in_flight_packets: in_flight[i],
+                    ce_packets: f.ce_packets,
+                    start_ps: start,
+                    completion_ps: f.completed_at,
+                    fct_ps: f.completed_at.map(|t| t - start),
+                    throughput_bps,
+                }
+            })
+            .collect();
+        let queue_samples = self.samples.as_ref().map(|s| QueueSamples {
+            interval_ps: s.interval,
+            ports: s.ports.clone(),
+            depth_bytes: s.depth.clone(),
+        });
+        Results {
+            schema_version: SCHEMA_VERSION,
+            seed: self.seed,
+            end_time_ps: end,
+            events: self.events,
+            peak_packets_in_flight: self.pool.capacity_used() as u64,
+            ports,
+            switches,
+            hosts,
+            flows,
+            queue_samples,
+            conservation: cons,
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The host NIC: a round-robin scheduler over sources that skips paused priorities, pacing
+//! timers, and the receive path into the host receive buffer (which sends PFC when it fills).
+
+use super::Sim;
+use crate::event::Event;
+use crate::nic::{RxArrival, RxCheck, SourcePoll};
+use crate::observer::{Direction, DropCause, Observer};
+use crate::packet::{wire, Packet, PacketKind};
+use std::cmp::Reverse;
+
+/// BTH opcode RC SEND Only (InfiniBand Architecture Specification, Vol. 1, §9.2).
+const BTH_RC_SEND_ONLY: u8 = 0x04;
+
+impl<O: Observer> Sim<'_, O> {
+    /// A flow starts: its source joins its NIC's ready list.
+    pub(super) fn flow_start(&mut self, flow: u32) {
+        let port = self.flows[flow as usize].port;
+        let nic = self.ports[port as usize].aux as usize;
+        self.nics[nic].ready.push_back(flow);
+        self.try_transmit(port);
+    }
+
+    /// A pacing timer of the NIC behind `port` fires.
+    pub(super) fn nic_wake(&mut self, port: u32) {
+        let nic = self.ports[port as usize].aux as usize;
+        if self.nics[nic].wake_at == self.now {
+            self.nics[nic].wake_at = u64::MAX;
+        }
+        self.try_transmit(port);
+    }
+
+    /// The host port `port` is free and has no PFC frame pending: send the next packet of the
+    /// next ready source whose priority is not paused.
+    pub(super) fn nic_transmit(&mut self, port: u32) {
+        let now = self.now;
+        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic = &mut self.nics[nic_idx];
+        while let Some(&Reverse((t, f))) = nic.pacing.peek() {
+            if t > now {
+                break;
+            }
+            nic.pacing.pop();
+            nic.ready.push_back(f);
+        }
+        let mut tries = nic.ready.len();
+        while tries > 0 {
+            tries -= 1;
+            let nic = &mut self.nics[nic_idx];
+            let Some(f) = nic.ready.pop_front() else {
+                break;
+            };
+            let flow = &mut self.flows[f as usize];
+            let prio = flow.spec.class.priority;
+            if self.ports[port as usize].pause[prio as usize].is_paused() {
+                nic.ready.push_back(f);
+                continue;
+            }
+            match flow.source.poll(now) {
+                SourcePoll::Finished => {
+                    flow.finished_sending = true;
+                }
+                SourcePoll::WaitUntil(t) => {
+                    nic.pacing.push(Reverse((t, f)));
+                }
+                SourcePoll::Send { payload } => {
+                    let spec = &flow.spec;
+                    let header = crate::packet::rocev2_header_bytes(spec.class.tagged);
+                    let frame = (header + payload).max(wire::MIN_FRAME);
+                    let pkt = Packet {
+                        kind: PacketKind::Data,
+                        flow: f,
+                        src: spec.src as u32,
+                        dst: spec.dst as u32,
+                        udp_src_port: spec.udp_src_port,
+                        udp_dst_port: wire::ROCEV2_UDP_PORT,
+                        tagged: spec.class.tagged,
+                        pcp: prio,
+                        dscp: spec.class.dscp,
+                        ecn: spec.ecn(),
+                        bth_opcode: BTH_RC_SEND_ONLY,
+                        dest_qp: f + 1,
+                        psn: flow.psn,
+                        payload_bytes: payload,
+                        header_bytes: header,
+                        frame_bytes: frame,
+                        sent_at: now,
+                        flow_hash: flow.hash,
+                        priority: prio,
+                        ingress: port,
+                        pg: 0,
+                        charge: 0,
+                    };
+                    flow.psn = (flow.psn + 1) & 0x00FF_FFFF;
+                    flow.sent_packets += 1;
+                    flow.sent_bytes += payload as u64;
+                    flow.source.sent(now, payload, frame);
+                    if flow.source.has_more(now) {
+                        if flow.source.is_timed() {
+                            nic.pacing
+                                .push(Reverse((flow.source.next_time.max(now), f)));
+                        } else {
+                            nic.ready.push_back(f);
+                        }
+                    } else {
+                        flow.finished_sending = true;
+                    }
+                    self.cons.injected_packets += 1;
+                    self.cons.injected_bytes += frame as u64;
+                    let id = self.pool.alloc(pkt);
+                    self.start_data_tx(port, id);
+                    return;
+                }
+            }
+        }
+        // Nothing sent: wake up for the earliest paced source.
+        let nic = &mut self.nics[nic_idx];
+        if let Some(&Reverse((t, _))) = nic.pacing.peek() {
+            if t < nic.wake_at {
+                nic.wake_at = t;
+                self.queue.push(t, Event::NicWake { port });
+            }
+        }
+    }
+
+    /// A data frame has arrived at host port `port`.
+    pub(super) fn host_arrive(&mut self, port: u32, id: u32) {
+        let now = self.now;
+        let pkt = *self.pool.get(id);
+        let p = &mut self.ports[port as usize];
+        let c = &mut p.counters[pkt.priority as usize];
+        c.rx_packets += 1;
+        c.rx_bytes += pkt.frame_bytes as u64;
+        let nic_idx = p.aux as usize;
+        let enabled = p.pfc_enabled;
+        self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
+        let nic = &mut self.nics[nic_idx];
+        match nic.rx.on_arrival(now, pkt.frame_bytes as u64) {
+            RxArrival::Dropped => {
+                nic.rx_drops += 1;
+                self.drop_packet(port, id, pkt.priority, DropCause::HostRxOverflow);
+            }
+            RxArrival::Accepted {
+                delivered_at,
+                xoff,
+                check_at,
+            } => {
+                self.cons.delivered_packets += 1;
+                self.cons.delivered_bytes += pkt.frame_bytes as u64;
+                let flow = &mut self.flows[pkt.flow as usize];
+                flow.delivered_packets += 1;
+                flow.delivered_bytes += pkt.payload_bytes as u64;
+                if pkt.ecn == crate::packet::Ecn::Ce {
+                    flow.ce_packets += 1;
+                }
+                flow.last_delivery = flow.last_delivery.max(delivered_at);
+                if flow.completed_at.is_none() && flow.spec.size_bytes == Some(flow.delivered_bytes)
+                {
+                    flow.completed_at = Some(delivered_at);
+                }
+                self.pool.free(id);
+                if xoff {
+                    nic.rx_gen = nic.rx_gen.wrapping_add(1);
+                    let gen = nic.rx_gen;
+                    self.queue.push(check_at, Event::HostRxCheck { port, gen });
+                    for prio in 0..8u8 {
+                        if enabled.contains(prio) {
+                            self.pfc_assert(port, prio);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The receive buffer behind `port` may have drained to its XON level.
+    pub(super) fn host_rx_check(&mut self, port: u32, gen: u32) {
+        let now = self.now;
+        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic = &mut self.nics[nic_idx];
+        if gen != nic.rx_gen {
+            return;
+        }
+        match nic.rx.on_check(now) {
+            RxCheck::Xon => {
+                let enabled = self.ports[port as usize].pfc_enabled;
+                for prio in 0..8u8 {
+                    if enabled.contains(prio) {
+                        self.pfc_deassert(port, prio);
+                    }
+                }
+            }
+            RxCheck::Recheck(t) => self.queue.push(t, Event::HostRxCheck { port, gen }),
+            RxCheck::Idle => {}
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! The engine: runtime state of ports, switches, NICs and flows, the event loop, and the
+//! per-port transmit path shared by hosts and switches (data frames, PFC frames and pauses).
+//!
+//! Each port has at most one pending `TxDone` event (htsim style): when it fires the port picks
+//! its next frame — a pending PFC frame first (PFC bypasses the data queues, IEEE 802.1Qbb), then
+//! a data frame from an unpaused priority. A pause received mid-frame therefore takes effect
+//! after the frame in flight, as the standard requires.
+
+mod build;
+mod host;
+mod switch;
+
+use crate::ecn::EcnSpec;
+use crate::event::{Event, EventQueue};
+use crate::mmu::Mmu;
+use crate::nic::{FlowSource, RxBuffer};
+use crate::observer::{Direction, Observer};
+use crate::packet::{wire, PacketPool};
+use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
+use crate::rng::Rng;
+use crate::routing::Routes;
+use crate::sched::Scheduler;
+use crate::spec::{PriorityMask, QosSpec};
+use crate::stats::{Conservation, PriorityCounters};
+use crate::time::{LinkRate, Time};
+use crate::traffic::FlowSpec;
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+pub use build::{run, run_with_observer};
+
+/// How long to run and what to record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimConfig {
+    /// Seed of the run's random choices (ECN marking).
+    pub seed: u64,
+    /// Simulated time to stop at (events at exactly this time are processed).
+    pub end_time_ps: Time,
+    /// Queue sampling.
+    pub sampling: Sampling,
+}
+
+impl SimConfig {
+    /// Run until `end_time_ps` with `seed` and no sampling.
+    pub fn new(seed: u64, end_time_ps: Time) -> Self {
+        SimConfig {
+            seed,
+            end_time_ps,
+            sampling: Sampling::default(),
+        }
+    }
+}
+
+/// Periodic queue-depth sampling and the cap on recorded values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// Sample every switch port's egress queue depth at this interval; `None` = no sampling.
+    pub queue_interval_ps: Option<Time>,
+    /// Refuse runs that would record more values than this (4 bytes each).
+    pub max_values: u64,
+}
+
+impl Default for Sampling {
+    /// No sampling; at most 50 million recorded values (200 MB).
+    fn default() -> Self {
+        Sampling {
+            queue_interval_ps: None,
+            max_values: 50_000_000,
+        }
+    }
+}
+
+/// Runtime state of one port (both directions of a full-duplex link end).
+pub(crate) struct PortRt {
+    pub node: u32,
+    /// Index of the port within its node.
+    pub local: u32,
+    /// Switch index (switch port) or NIC index (host port).
+    pub aux: u32,
+    pub is_host: bool,
+    pub peer: u32,
+    pub rate: LinkRate,
+    /// Propagation delay of the link.
+    pub prop: Time,
+    /// Propagation plus the receiving node's latency: when a data frame is handled there.
+    pub arrival_delay: Time,
+    pub busy: bool,
+    pub pfc_enabled: PriorityMask,
+    pub pfc_quanta: u16,
+    /// Duration of `pfc_quanta` at this port's rate.
+    pub pause_time: Time,
+    pub pfc_pending: bool,
+    pub pfc_pending_enable: u8,
+    pub pfc_pending_xoff: u8,
+    /// Pauses received: this port's transmitter per priority.
+    pub pause: [PauseState; 8],
+    /// Pauses this port sends to its peer, per priority.
+    pub xoff: [XoffState; 8],
+    pub queues: [VecDeque<u32>; 8],
+    pub queue_bytes: [u64; 8],
+    pub total_queue_bytes: u64,
+    pub sched: Scheduler,
+    pub ecn: [Option<EcnSpec>; 8],
+    pub counters: [PriorityCounters; 8],
+    pub peak_queue: [u64; 8],
+}
+
+pub(crate) struct SwitchRt {
+    pub node: u32,
+    pub mmu: Mmu,
+    pub qos: QosSpec,
+    /// Per PG, the priorities mapped to it.
+    pub pg_priorities: [u8; 8],
+    pub ecmp_seed: u64,
+    pub cell: u32,
+    pub drops_lossy: u64,
+    pub drops_headroom: u64,
+    pub drops_no_route: u64,
+}
+
+pub(crate) struct NicRt {
+    /// Sources with something to send now, in round-robin order.
+    pub ready: VecDeque<u32>,
+    /// Sources waiting on a pacing or on/off timer.
+    pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
+    /// Time of the pending `NicWake`, `Time::MAX` if none.
+    pub wake_at: Time,
+    pub rx: RxBuffer,
+    pub rx_gen: u32,
+    pub rx_drops: u64,
+}
+
+pub(crate) struct FlowRt {
+    pub spec: FlowSpec,
+    pub port: u32,
+    pub source: FlowSource,
+    pub hash: u64,
+    pub psn: u32,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    pub dropped_packets: u64,
+    pub ce_packets: u64,
+    pub last_delivery: Time,
+    pub completed_at: Option<Time>,
+    /// Set once the source has nothing more to send.
+    pub finished_sending: bool,
+}
+
+pub(crate) struct SampleState {
+    pub interval: Time,
+    pub ports: Vec<usize>,
+    pub depth: Vec<Vec<u32>>,
+}
+
+/// One simulation. Owns all its state: several can run in one process.
+pub(crate) struct Sim<'o, O: Observer> {
+    pub now: Time,
+    pub end: Time,
+    pub seed: u64,
+    pub queue: EventQueue,
+    pub pool: PacketPool,
+    pub ports: Vec<PortRt>,
+    pub switches: Vec<SwitchRt>,
+    pub nics: Vec<NicRt>,
+    pub flows: Vec<FlowRt>,
+    pub routes: Routes,
+    pub rng: Rng,
+    pub obs: &'o mut O,
+    pub cons: Conservation,
+    pub events: u64,
+    pub samples: Option<SampleState>,
+}
+
+/// Serialization time of a PFC frame on the wire.
+fn pfc_wire_bytes() -> u64 {
+    (wire::PFC_FRAME + wire::WIRE_OVERHEAD) as u64
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Process events until the end time.
+    pub fn run_loop(&mut self) {
+        while let Some((t, ev)) = self.queue.pop() {
+            if t > self.end {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::TxDone { port } => {
+                    self.ports[port as usize].busy = false;
+                    self.try_transmit(port);
+                }
+                Event::Arrive { port, pkt } => {
+                    if self.ports[port as usize].is_host {
+                        self.host_arrive(port, pkt);
+                    } else {
+                        self.switch_arrive(port, pkt);
+                    }
+                }
+                Event::PfcArrive {
+                    port,
+                    enable,
+                    xoff,
+                    quanta,
+                } => self.pfc_arrive(port, enable, xoff, quanta),
+                Event::PauseExpire { port, prio, gen } => {
+                    let now = self.now;
+                    if self.ports[port as usize].pause[prio as usize].on_expire(now, gen) {
+                        self.try_transmit(port);
+                    }
+                }
+                Event::PfcRefresh { port, prio, gen } => self.pfc_refresh(port, prio, gen),
+                Event::NicWake { port } => self.nic_wake(port),
+                Event::HostRxCheck { port, gen } => self.host_rx_check(port, gen),
+                Event::FlowStart { flow } => self.flow_start(flow),
+                Event::Sample => self.sample(),
+            }
+        }
+    }
+
+    /// The port is free: send what comes next, if anything.
+    #[inline]
+    pub fn try_transmit(&mut self, port: u32) {
+        let p = &self.ports[port as usize];
+        if p.busy {
+            return;
+        }
+        if p.pfc_pending {
+            self.start_pfc_tx(port);
+        } else if p.is_host {
+            self.nic_transmit(port);
+        } else {
+            self.switch_transmit(port);
+        }
+    }
+
+    /// Put data frame `id` on the wire of `port`.
+    #[inline]
+    pub fn start_data_tx(&mut self, port: u32, id: u32) {
+        let now = self.now;
+        let pkt = self.pool.get(id);
+        let p = &mut self.ports[port as usize];
+        let ser = p
+            .rate
+            .bytes_time((pkt.frame_bytes + wire::WIRE_OVERHEAD) as u64);
+        p.busy = true;
+        let c = &mut p.counters[pkt.priority as usize];
+        c.tx_packets += 1;
+        c.tx_bytes += pkt.frame_bytes as u64;
+        let (peer, arrive) = (p.peer, now + ser + p.arrival_delay);
+        self.obs.on_packet(now, port as usize, pkt, Direction::Tx);
+        self.queue.push(now + ser, Event::TxDone { port });
+        self.queue.push(
+            arrive,
+            Event::Arrive {
+                port: peer,
+                pkt: id,
+            },
+        );
+    }
+
+    fn start_pfc_tx(&mut self, port: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        let ser = p.rate.bytes_time(pfc_wire_bytes());
+        let (enable, xoff, quanta) = (p.pfc_pending_enable, p.pfc_pending_xoff, p.pfc_quanta);
+        p.busy = true;
+        p.pfc_pending = false;
+        p.pfc_pending_enable = 0;
+        p.pfc_pending_xoff = 0;
+        for prio in 0..8 {
+            if enable & (1 << prio) != 0 {
+                p.counters[prio].pfc_sent += 1;
+            }
+        }
+        let (peer, arrive) = (p.peer, now + ser + p.prop);
+        let frame = PfcFrame::from_masks(enable, xoff, quanta);
+        self.obs.on_pfc(now, port as usize, &frame, Direction::Tx);
+        self.queue.push(now + ser, Event::TxDone { port });
+        self.queue.push(
+            arrive,
+            Event::PfcArrive {
+                port: peer,
+                enable,
+                xoff,
+                quanta,
+            },
+        );
+    }
+
+    /// Queue a PFC timer for `prio` on `port` (merged with one already pending) and send it as
+    /// soon as the wire is free.
+    fn request_pfc(&mut self, port: u32, prio: u8, xoff: bool) {
+        let p = &mut self.ports[port as usize];
+        p.pfc_pending = true;
+        p.pfc_pending_enable |= 1 << prio;
+        if xoff {
+            p.pfc_pending_xoff |= 1 << prio;
+        } else {
+            p.pfc_pending_xoff &= !(1 << prio);
+        }
+        if !p.busy {
+            self.start_pfc_tx(port);
+        }
+    }
+
+    /// The buffer condition for `prio` behind `port` begins: pause the peer (if PFC is enabled
+    /// for `prio` on this port; otherwise nothing is sent and the buffer overflows).
+    pub fn pfc_assert(&mut self, port: u32, prio: u8) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if !p.pfc_enabled.contains(prio) {
+            return;
+        }
+        if let XoffAction::SendXoff { refresh_at, gen } =
+            p.xoff[prio as usize].assert(now, p.pause_time)
+        {
+            self.request_pfc(port, prio, true);
+            self.queue
+                .push(refresh_at, Event::PfcRefresh { port, prio, gen });
+        }
+    }
+
+    /// The buffer condition for `prio` behind `port` clears: resume the peer.
+    pub fn pfc_deassert(&mut self, port: u32, prio: u8) {
+        let p = &mut self.ports[port as usize];
+        if p.xoff[prio as usize].deassert() == XoffAction::SendXon {
+            self.request_pfc(port, prio, false);
+        }
+    }
+
+    fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
+        let now = self.now;
+        let p = &mut self.ports[port as usize];
+        if let XoffAction::SendXoff { refresh_at, gen } =
+            p.xoff[prio as usize].on_refresh(now, gen, p.pause_time)
+        {
+            self.request_pfc(port, prio, true);
+            self.queue
+                .push(refresh_at, Event::PfcRefresh { port, prio, gen });
+        }
+    }
+
+    fn pfc_arrive(&mut self, port: u32, enable: u8, xoff: u8, quanta: u16) {
+        let now = self.now;
+        let frame = PfcFrame::from_masks(enable, xoff, quanta);
+        self.obs.on_pfc(now, port as usize, &frame, Direction::Rx);
+        let p = &mut self.ports[port as usize];
+        let mut resumed = false;
+        for prio in 0..8u8 {
+            if enable & (1 << prio) == 0 {
+                continue;
+            }
+            p.counters[prio as usize].pfc_received += 1;
+            if !p.pfc_enabled.contains(prio) {
+                continue;
+            }
+            match p.pause[prio as usize].on_frame(now, frame.quanta[prio as usize], p.rate.bps()) {
+                PauseChange::Paused { until, gen } => {
+                    self.queue
+                        .push(until, Event::PauseExpire { port, prio, gen });
+                }
+                PauseChange::Resumed => resumed = true,
+                PauseChange::None => {}
+            }
+        }
+        if resumed {
+            self.try_transmit(port);
+        }
+    }
+
+    fn sample(&mut self) {
+        let Some(s) = self.samples.as_mut() else {
+            return;
+        };
+        for (k, &p) in s.ports.iter().enumerate() {
+            let d = self.ports[p].total_queue_bytes.min(u32::MAX as u64) as u32;
+            s.depth[k].push(d);
+        }
+        let next = self.now + s.interval;
+        if next <= self.end {
+            self.queue.push(next, Event::Sample);
+        }
+    }
+}

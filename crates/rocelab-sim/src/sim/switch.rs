@@ -1,0 +1,210 @@
+//! The switch data path: classification (PCP or DSCP trust), routing with ECMP, ingress
+//! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
+//! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
+
+use super::{Sim, SwitchRt};
+use crate::mmu::{DropReason, Verdict};
+use crate::observer::{Direction, DropCause, Observer};
+use crate::packet::{Ecn, Packet};
+use crate::routing::ecmp_select;
+use crate::spec::Trust;
+
+impl SwitchRt {
+    /// Priority of a packet arriving at this switch, per its trust mode.
+    #[inline]
+    pub(crate) fn classify(&self, pkt: &Packet) -> u8 {
+        match self.qos.trust {
+            Trust::Pcp => {
+                if pkt.tagged {
+                    pkt.pcp
+                } else {
+                    self.qos.default_priority
+                }
+            }
+            Trust::Dscp => self.qos.dscp_to_priority.0[(pkt.dscp & 63) as usize],
+        }
+    }
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// A data frame has arrived at switch port `port`.
+    pub(super) fn switch_arrive(&mut self, port: u32, id: u32) {
+        let now = self.now;
+        let (sw_idx, local) = {
+            let p = &self.ports[port as usize];
+            (p.aux as usize, p.local as usize)
+        };
+        let sw = &self.switches[sw_idx];
+        let pkt = self.pool.get_mut(id);
+        let prio = sw.classify(pkt);
+        pkt.priority = prio;
+        let pg = sw.qos.priority_to_pg[prio as usize];
+        let tc = sw.qos.priority_to_tc[prio as usize];
+        let frame = pkt.frame_bytes;
+        {
+            let c = &mut self.ports[port as usize].counters[prio as usize];
+            c.rx_packets += 1;
+            c.rx_bytes += frame as u64;
+        }
+        self.obs
+            .on_packet(now, port as usize, self.pool.get(id), Direction::Rx);
+
+        let pkt = self.pool.get(id);
+        let hops = self.routes.next_hops(sw.node, pkt.dst);
+        if hops.is_empty() {
+            self.switches[sw_idx].drops_no_route += 1;
+            self.drop_packet(port, id, prio, DropCause::NoRoute);
+            return;
+        }
+        let egress = hops[ecmp_select(pkt.flow_hash, sw.ecmp_seed, hops.len())];
+        let cell = sw.cell as u64;
+        let charge = (frame as u64).div_ceil(cell) * cell;
+
+        let sw = &mut self.switches[sw_idx];
+        let adm = sw.mmu.admit(local, pg, charge);
+        if adm.xoff {
+            let prios = sw.pg_priorities[pg as usize];
+            for pr in 0..8u8 {
+                if prios & (1 << pr) != 0 {
+                    self.pfc_assert(port, pr);
+                }
+            }
+        }
+        if let Verdict::Drop(reason) = adm.verdict {
+            let sw = &mut self.switches[sw_idx];
+            match reason {
+                DropReason::LossyThreshold => sw.drops_lossy += 1,
+                DropReason::HeadroomOverflow => sw.drops_headroom += 1,
+            }
+            self.drop_packet(port, id, prio, DropCause::Mmu(reason));
+            return;
+        }
+
+        let pkt = self.pool.get_mut(id);
+        pkt.ingress = port;
+        pkt.pg = pg;
+        pkt.charge = charge as u32;
+        let e = &mut self.ports[egress as usize];
+        if let Some(ecn) = &e.ecn[tc as usize] {
+            if pkt.ecn.is_capable()
+                && pkt.ecn != Ecn::Ce
+                && ecn.should_mark(e.queue_bytes[tc as usize], &mut self.rng)
+            {
+                pkt.ecn = Ecn::Ce;
+                e.counters[prio as usize].ecn_marked += 1;
+            }
+        }
+        e.queues[tc as usize].push_back(id);
+        e.queue_bytes[tc as usize] += frame as u64;
+        e.total_queue_bytes += frame as u64;
+        if e.queue_bytes[tc as usize] > e.peak_queue[tc as usize] {
+            e.peak_queue[tc as usize] = e.queue_bytes[tc as usize];
+        }
+        if !e.busy {
+            self.try_transmit(egress);
+        }
+    }
+
+    /// Account and free a dropped data frame; `port` is where it was dropped.
+    pub(super) fn drop_packet(&mut self, port: u32, id: u32, prio: u8, cause: DropCause) {
+        let pkt = *self.pool.get(id);
+        self.obs.on_drop(self.now, port as usize, &pkt, cause);
+        self.ports[port as usize].counters[prio as usize].drops += 1;
+        self.cons.dropped_packets += 1;
+        self.cons.dropped_bytes += pkt.frame_bytes as u64;
+        self.flows[pkt.flow as usize].dropped_packets += 1;
+        self.pool.free(id);
+    }
+
+    /// The switch port `port` is free and has no PFC frame pending: dequeue and send.
+    pub(super) fn switch_transmit(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        if p.total_queue_bytes == 0 {
+            return;
+        }
+        let pool = &self.pool;
+        let queues = &p.queues;
+        let pause = &p.pause;
+        let Some(tc) = p.sched.select(|tc| {
+            let &id = queues[tc as usize].front()?;
+            let pkt = pool.get(id);
+            if pause[pkt.priority as usize].is_paused() {
+                None
+            } else {
+                Some(pkt.frame_bytes)
+            }
+        }) else {
+            return;
+        };
+        let id = p.queues[tc as usize]
+            .pop_front()
+            .expect("scheduler chose a non-empty class");
+        let pkt = *self.pool.get(id);
+        p.queue_bytes[tc as usize] -= pkt.frame_bytes as u64;
+        p.total_queue_bytes -= pkt.frame_bytes as u64;
+        let sw_idx = p.aux as usize;
+        self.start_data_tx(port, id);
+        // The buffer is freed as the frame leaves; this may resume the upstream (XON).
+        let ingress = &self.ports[pkt.ingress as usize];
+        let in_local = ingress.local as usize;
+        let sw = &mut self.switches[sw_idx];
+        if sw.mmu.release(in_local, pkt.pg, pkt.charge as u64) {
+            let prios = sw.pg_priorities[pkt.pg as usize];
+            for pr in 0..8u8 {
+                if prios & (1 << pr) != 0 {
+                    self.pfc_deassert(pkt.ingress, pr);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mmu::Mmu;
+    use crate::packet::test_packet;
+    use crate::spec::{DscpMap, QosSpec};
+
+    fn switch(trust: Trust) -> SwitchRt {
+        let mut dscp = DscpMap::default();
+        dscp.0[26] = 3;
+        SwitchRt {
+            node: 0,
+            mmu: Mmu::new(vec![], 0, 1.0),
+            qos: QosSpec {
+                trust,
+                default_priority: 1,
+                dscp_to_priority: dscp,
+                ..QosSpec::default()
+            },
+            pg_priorities: [0; 8],
+            ecmp_seed: 0,
+            cell: 1,
+            drops_lossy: 0,
+            drops_headroom: 0,
+            drops_no_route: 0,
+        }
+    }
+
+    #[test]
+    fn classification_follows_trust_mode() {
+        let mut p = test_packet(1000);
+        p.pcp = 5;
+        p.dscp = 26;
+        assert_eq!(switch(Trust::Pcp).classify(&p), 5);
+        assert_eq!(switch(Trust::Dscp).classify(&p), 3);
+        p.tagged = false;
+        assert_eq!(
+            switch(Trust::Pcp).classify(&p),
+            1,
+            "untagged: default priority"
+        );
+        p.dscp = 46;
+        assert_eq!(
+            switch(Trust::Dscp).classify(&p),
+            5,
+            "class selector DSCP>>3"
+        );
+    }
+}

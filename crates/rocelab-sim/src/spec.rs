@@ -1,0 +1,656 @@
+//! The simulator's input: a vendor-independent description of a network.
+//!
+//! Nodes are hosts or switches; each has numbered ports; links join two ports full duplex at a
+//! rate (bit/s) with a propagation delay (ps: the model layer converts cable length, ≈5 ns per
+//! metre). Switch QoS follows the IEEE 802.1Q/802.1Qbb/802.1Qaz vocabulary: a *priority* (0..8)
+//! is taken from the PCP or the DSCP (trust mode), mapped to a *priority group* (PG, the unit of
+//! ingress buffer accounting and PFC) and to a *traffic class* (TC, an egress queue with its
+//! scheduler and ECN settings).
+//!
+//! Everything here is plain data with `serde` derives; [`NetworkSpec::validate`] checks it and
+//! reports the path of anything inconsistent.
+
+use crate::ecn::EcnSpec;
+use crate::error::SimError;
+use crate::mmu::XoffThreshold;
+use crate::packet::wire;
+use crate::pfc::MAX_QUANTA;
+use crate::sched::Tsa;
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// Index of a node in [`NetworkSpec::nodes`].
+pub type NodeId = usize;
+
+/// Largest frame the simulator carries: a 9216-byte jumbo MTU plus Ethernet, tag and FCS.
+pub const MAX_FRAME_BYTES: u32 = 9216 + wire::ETHERNET + wire::VLAN_TAG + wire::FCS;
+
+/// A port of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortRef {
+    /// The node.
+    pub node: NodeId,
+    /// Index into the node's `ports`.
+    pub port: usize,
+}
+
+/// A set of priorities (bit `p` = priority `p`), e.g. those with PFC enabled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriorityMask(pub u8);
+
+impl PriorityMask {
+    /// No priority.
+    pub const NONE: PriorityMask = PriorityMask(0);
+
+    /// The set of `priorities` (each < 8).
+    pub fn of(priorities: &[u8]) -> Self {
+        PriorityMask(priorities.iter().fold(0u8, |m, &p| m | (1 << (p & 7))))
+    }
+
+    /// Whether `priority` is in the set.
+    #[inline]
+    pub fn contains(self, priority: u8) -> bool {
+        self.0 & (1 << priority) != 0
+    }
+}
+
+/// The whole network.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkSpec {
+    /// Hosts and switches; a node's index is its [`NodeId`].
+    pub nodes: Vec<NodeSpec>,
+    /// Full-duplex links; every port is on exactly one link.
+    pub links: Vec<LinkSpec>,
+}
+
+/// A host or a switch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    /// Name, for results and messages.
+    pub name: String,
+    /// What it is.
+    pub kind: NodeKind,
+}
+
+/// Kind of node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum NodeKind {
+    /// An end host with a NIC.
+    Host(HostSpec),
+    /// A shared-buffer switch.
+    Switch(SwitchSpec),
+}
+
+/// A full-duplex link between two ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkSpec {
+    /// One end.
+    pub a: PortRef,
+    /// The other end.
+    pub b: PortRef,
+    /// Rate in bit/s, each direction.
+    pub rate_bps: u64,
+    /// One-way propagation delay in picoseconds.
+    pub delay_ps: Time,
+}
+
+/// PFC settings of a port (IEEE 802.1Qbb).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PfcPortSpec {
+    /// Priorities for which the port sends and honours PFC. A pause received for a priority
+    /// not in the set is counted and ignored, as hardware does.
+    pub enabled: PriorityMask,
+    /// Pause time this port requests in XOFF frames, in quanta of 512 bit times.
+    pub quanta: u16,
+}
+
+impl Default for PfcPortSpec {
+    fn default() -> Self {
+        PfcPortSpec {
+            enabled: PriorityMask::NONE,
+            quanta: MAX_QUANTA,
+        }
+    }
+}
+
+/// An end host.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostSpec {
+    /// NIC ports.
+    pub ports: Vec<HostPortSpec>,
+    /// Receive-side buffer in front of the host (PCIe / memory).
+    pub rx: HostRxSpec,
+    /// Delay between the last bit arriving and the NIC handling the packet.
+    pub latency_ps: Time,
+}
+
+/// A NIC port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostPortSpec {
+    /// PFC: priorities honoured when paused, and for which the NIC pauses its peer when the
+    /// receive buffer fills.
+    pub pfc: PfcPortSpec,
+}
+
+/// Receive buffer of a host: packets are accepted from the wire into it and drained towards
+/// memory at `drain_bps`. When it reaches `xoff_bytes` the NIC sends PFC XOFF on every
+/// PFC-enabled priority of the receiving port; below `xon_bytes` it sends XON. What does not fit
+/// in `capacity_bytes` is dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRxSpec {
+    /// Drain rate towards the host; `None` = never a bottleneck.
+    pub drain_bps: Option<u64>,
+    /// Buffer size.
+    pub capacity_bytes: u64,
+    /// XOFF level.
+    pub xoff_bytes: u64,
+    /// XON level.
+    pub xon_bytes: u64,
+}
+
+impl Default for HostRxSpec {
+    fn default() -> Self {
+        HostRxSpec {
+            drain_bps: None,
+            capacity_bytes: 1 << 20,
+            xoff_bytes: 512 << 10,
+            xon_bytes: 256 << 10,
+        }
+    }
+}
+
+/// A shared-buffer switch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SwitchSpec {
+    /// Packet buffer.
+    pub buffer: BufferSpec,
+    /// Classification.
+    pub qos: QosSpec,
+    /// Ports.
+    pub ports: Vec<SwitchPortSpec>,
+    /// Forwarding latency added to every arrival.
+    pub latency_ps: Time,
+    /// Seed mixed into the ECMP hash, so that tiers do not polarise.
+    pub ecmp_seed: u64,
+}
+
+impl Default for SwitchSpec {
+    fn default() -> Self {
+        SwitchSpec {
+            buffer: BufferSpec::default(),
+            qos: QosSpec::default(),
+            ports: Vec::new(),
+            latency_ps: 0,
+            ecmp_seed: 0,
+        }
+    }
+}
+
+/// The packet buffer of a switch (one shared-buffer MMU; see [`crate::mmu`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BufferSpec {
+    /// Total buffer bytes.
+    pub size_bytes: u64,
+    /// Dynamic-threshold factor: a PG may hold `alpha × free shared bytes`.
+    pub alpha: f64,
+    /// Accounting unit: a frame is charged its size rounded up to cells (1 = byte accurate).
+    pub cell_bytes: u32,
+    /// Shared pool size; `None` = total minus every port's reserved and headroom bytes.
+    pub shared_bytes: Option<u64>,
+}
+
+impl Default for BufferSpec {
+    /// 16 MiB, alpha 1, byte-accurate: in the range of 100G top-of-rack ASICs.
+    fn default() -> Self {
+        BufferSpec {
+            size_bytes: 16 << 20,
+            alpha: 1.0,
+            cell_bytes: 1,
+            shared_bytes: None,
+        }
+    }
+}
+
+/// Which header field gives a packet's priority.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Trust {
+    /// The 802.1Q PCP (untagged frames get `default_priority`).
+    Pcp,
+    /// The IP DSCP through `dscp_to_priority`.
+    Dscp,
+}
+
+/// DSCP (0..64) to priority map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<u8>", into = "Vec<u8>")]
+pub struct DscpMap(pub [u8; 64]);
+
+impl Default for DscpMap {
+    /// The class-selector convention: priority = DSCP >> 3.
+    fn default() -> Self {
+        let mut m = [0u8; 64];
+        for (d, p) in m.iter_mut().enumerate() {
+            *p = (d >> 3) as u8;
+        }
+        DscpMap(m)
+    }
+}
+
+impl TryFrom<Vec<u8>> for DscpMap {
+    type Error = String;
+    fn try_from(v: Vec<u8>) -> Result<Self, String> {
+        let a: [u8; 64] = v
+            .try_into()
+            .map_err(|v: Vec<u8>| format!("DSCP map needs 64 entries, got {}", v.len()))?;
+        Ok(DscpMap(a))
+    }
+}
+
+impl From<DscpMap> for Vec<u8> {
+    fn from(m: DscpMap) -> Vec<u8> {
+        m.0.to_vec()
+    }
+}
+
+/// Classification of a switch: trust mode and the priority → PG / TC maps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QosSpec {
+    /// PCP or DSCP.
+    pub trust: Trust,
+    /// Priority of untagged frames when trusting PCP.
+    pub default_priority: u8,
+    /// DSCP → priority, used when trusting DSCP.
+    pub dscp_to_priority: DscpMap,
+    /// Priority → traffic class (egress queue).
+    pub priority_to_tc: [u8; 8],
+    /// Priority → priority group (ingress accounting).
+    pub priority_to_pg: [u8; 8],
+}
+
+impl Default for QosSpec {
+    /// Trust PCP; priority p uses TC p and PG p.
+    fn default() -> Self {
+        QosSpec {
+            trust: Trust::Pcp,
+            default_priority: 0,
+            dscp_to_priority: DscpMap::default(),
+            priority_to_tc: [0, 1, 2, 3, 4, 5, 6, 7],
+            priority_to_pg: [0, 1, 2, 3, 4, 5, 6, 7],
+        }
+    }
+}
+
+/// Buffer settings of one priority group of an ingress port.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PriorityGroupSpec {
+    /// Lossless: XOFF and headroom instead of drops.
+    pub lossless: bool,
+    /// Guaranteed bytes.
+    pub reserved_bytes: u64,
+    /// Headroom bytes absorbing in-flight data after XOFF (lossless only). Size it with the
+    /// verify crate's headroom function (cable, speed, MTU, response time).
+    pub headroom_bytes: u64,
+    /// Shared-pool limit / XOFF point.
+    pub threshold: XoffThreshold,
+    /// XON at threshold minus this many bytes.
+    pub xon_offset_bytes: u64,
+}
+
+impl PriorityGroupSpec {
+    /// A lossy PG with the switch's dynamic threshold and no reserve.
+    pub fn lossy() -> Self {
+        PriorityGroupSpec {
+            lossless: false,
+            reserved_bytes: 0,
+            headroom_bytes: 0,
+            threshold: XoffThreshold::Dynamic,
+            xon_offset_bytes: 0,
+        }
+    }
+
+    /// A lossless PG with `headroom_bytes` of headroom, the switch's dynamic threshold and an
+    /// XON offset of two jumbo frames.
+    pub fn lossless(headroom_bytes: u64) -> Self {
+        PriorityGroupSpec {
+            lossless: true,
+            reserved_bytes: 0,
+            headroom_bytes,
+            threshold: XoffThreshold::Dynamic,
+            xon_offset_bytes: 2 * MAX_FRAME_BYTES as u64,
+        }
+    }
+}
+
+impl Default for PriorityGroupSpec {
+    fn default() -> Self {
+        Self::lossy()
+    }
+}
+
+/// Egress settings of one traffic class of a port.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrafficClassSpec {
+    /// Strict or ETS with a weight (IEEE 802.1Qaz).
+    pub tsa: Tsa,
+    /// RED/ECN marking, if enabled.
+    pub ecn: Option<EcnSpec>,
+}
+
+impl Default for TrafficClassSpec {
+    fn default() -> Self {
+        TrafficClassSpec {
+            tsa: Tsa::Ets(1),
+            ecn: None,
+        }
+    }
+}
+
+/// One switch port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SwitchPortSpec {
+    /// PFC.
+    pub pfc: PfcPortSpec,
+    /// Ingress buffer settings per priority group.
+    pub pgs: [PriorityGroupSpec; 8],
+    /// Egress settings per traffic class.
+    pub tcs: [TrafficClassSpec; 8],
+}
+
+impl SwitchPortSpec {
+    /// Make `priority` lossless on a switch with the default identity maps: PFC enabled and
+    /// PG `priority` lossless with `headroom_bytes`.
+    pub fn with_lossless(mut self, priority: u8, headroom_bytes: u64) -> Self {
+        self.pfc.enabled.0 |= 1 << priority;
+        self.pgs[priority as usize] = PriorityGroupSpec::lossless(headroom_bytes);
+        self
+    }
+
+    /// Set the ETS weight of `tc`.
+    pub fn with_ets(mut self, tc: u8, weight: u8) -> Self {
+        self.tcs[tc as usize].tsa = Tsa::Ets(weight);
+        self
+    }
+
+    /// Make `tc` strict priority.
+    pub fn with_strict(mut self, tc: u8) -> Self {
+        self.tcs[tc as usize].tsa = Tsa::Strict;
+        self
+    }
+
+    /// Enable ECN marking on `tc`.
+    pub fn with_ecn(mut self, tc: u8, ecn: EcnSpec) -> Self {
+        self.tcs[tc as usize].ecn = Some(ecn);
+        self
+    }
+}
+
+impl NetworkSpec {
+    /// Ports of a node.
+    pub fn port_count(&self, node: NodeId) -> usize {
+        match &self.nodes[node].kind {
+            NodeKind::Host(h) => h.ports.len(),
+            NodeKind::Switch(s) => s.ports.len(),
+        }
+    }
+
+    /// Whether `node` is a host.
+    pub fn is_host(&self, node: NodeId) -> bool {
+        matches!(
+            self.nodes.get(node).map(|n| &n.kind),
+            Some(NodeKind::Host(_))
+        )
+    }
+
+    /// Check the description; the first problem found is returned with its path.
+    pub fn validate(&self) -> Result<(), SimError> {
+        if self.nodes.is_empty() {
+            return Err(SimError::spec("nodes", "no node; add hosts and switches"));
+        }
+        let mut seen: Vec<Vec<bool>> = (0..self.nodes.len())
+            .map(|n| vec![false; self.port_count(n)])
+            .collect();
+        for (i, l) in self.links.iter().enumerate() {
+            let path = format!("links[{i}]");
+            if l.rate_bps == 0 {
+                return Err(SimError::spec(
+                    path,
+                    "rate_bps is 0; give the link speed in bit/s",
+                ));
+            }
+            for (end, r) in [("a", l.a), ("b", l.b)] {
+                let Some(ports) = seen.get_mut(r.node) else {
+                    return Err(SimError::spec(
+                        format!("{path}.{end}"),
+                        format!("no node {} (there are {})", r.node, self.nodes.len()),
+                    ));
+                };
+                let Some(used) = ports.get_mut(r.port) else {
+                    return Err(SimError::spec(
+                        format!("{path}.{end}"),
+                        format!(
+                            "node \"{}\" has no port {} (it has {}); add the port to its spec",
+                            self.nodes[r.node].name,
+                            r.port,
+                            self.port_count(r.node)
+                        ),
+                    ));
+                };
+                if *used {
+                    return Err(SimError::spec(
+                        format!("{path}.{end}"),
+                        format!(
+                            "port {} of \"{}\" is already on another link",
+                            r.port, self.nodes[r.node].name
+                        ),
+                    ));
+                }
+                *used = true;
+            }
+            if l.a.node == l.b.node {
+                return Err(SimError::spec(path, "link joins a node to itself"));
+            }
+        }
+        for (n, node) in self.nodes.iter().enumerate() {
+            let path = format!("nodes[{n}] (\"{}\")", node.name);
+            if let Some(p) = seen[n].iter().position(|u| !u) {
+                return Err(SimError::spec(
+                    format!("{path}.ports[{p}]"),
+                    "port is on no link; remove it or connect it",
+                ));
+            }
+            match &node.kind {
+                NodeKind::Host(h) => validate_host(&path, h)?,
+                NodeKind::Switch(s) => validate_switch(&path, s)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
+    if h.ports.is_empty() {
+        return Err(SimError::spec(path, "host has no port"));
+    }
+    let rx = &h.rx;
+    if rx.drain_bps == Some(0) {
+        return Err(SimError::spec(
+            format!("{path}.rx.drain_bps"),
+            "drain rate 0 would never empty the buffer; use None for no host bottleneck",
+        ));
+    }
+    if !(rx.xon_bytes <= rx.xoff_bytes && rx.xoff_bytes <= rx.capacity_bytes) {
+        return Err(SimError::spec(
+            format!("{path}.rx"),
+            format!(
+                "need xon_bytes <= xoff_bytes <= capacity_bytes, got {} / {} / {}",
+                rx.xon_bytes, rx.xoff_bytes, rx.capacity_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
+    let b = &s.buffer;
+    if !(b.alpha.is_finite() && b.alpha > 0.0) {
+        return Err(SimError::spec(
+            format!("{path}.buffer.alpha"),
+            format!("alpha must be a positive number, got {}", b.alpha),
+        ));
+    }
+    if b.cell_bytes == 0 {
+        return Err(SimError::spec(
+            format!("{path}.buffer.cell_bytes"),
+            "cell size 0; use 1 for byte-accurate accounting",
+        ));
+    }
+    let q = &s.qos;
+    if q.default_priority > 7
+        || q.dscp_to_priority.0.iter().any(|&p| p > 7)
+        || q.priority_to_tc.iter().any(|&t| t > 7)
+        || q.priority_to_pg.iter().any(|&g| g > 7)
+    {
+        return Err(SimError::spec(
+            format!("{path}.qos"),
+            "priorities, traffic classes and priority groups are 0..=7",
+        ));
+    }
+    let mut carved: u64 = 0;
+    for (pi, port) in s.ports.iter().enumerate() {
+        for (g, pg) in port.pgs.iter().enumerate() {
+            let pp = format!("{path}.ports[{pi}].pgs[{g}]");
+            if let XoffThreshold::DynamicAlpha(a) = pg.threshold {
+                if !(a.is_finite() && a > 0.0) {
+                    return Err(SimError::spec(pp, "alpha must be a positive number"));
+                }
+            }
+            if !pg.lossless && pg.headroom_bytes > 0 {
+                return Err(SimError::spec(
+                    pp,
+                    "headroom on a lossy PG is never used; set it to 0 or make the PG lossless",
+                ));
+            }
+            carved = carved.saturating_add(pg.reserved_bytes + pg.headroom_bytes);
+        }
+        for (tc, t) in port.tcs.iter().enumerate() {
+            let tp = format!("{path}.ports[{pi}].tcs[{tc}]");
+            if t.tsa == Tsa::Ets(0) {
+                return Err(SimError::spec(
+                    tp,
+                    "ETS weight 0 would starve the class; give a weight > 0 or make it strict",
+                ));
+            }
+            if let Some(e) = t.ecn {
+                if e.kmin_bytes > e.kmax_bytes || !(0.0..=1.0).contains(&e.pmax) {
+                    return Err(SimError::spec(
+                        format!("{tp}.ecn"),
+                        format!(
+                            "need kmin <= kmax and 0 <= pmax <= 1, got {} / {} / {}",
+                            e.kmin_bytes, e.kmax_bytes, e.pmax
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let shared = b
+        .shared_bytes
+        .unwrap_or(b.size_bytes.saturating_sub(carved));
+    if carved > b.size_bytes || shared + carved > b.size_bytes {
+        return Err(SimError::spec(
+            format!("{path}.buffer"),
+            format!(
+                "reserved + headroom ({carved} B) plus shared ({shared} B) exceed the buffer ({} B); \
+                 shrink headroom or reserves, or enlarge the buffer",
+                b.size_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl SwitchSpec {
+    /// Bytes of the shared pool (explicit, or what reserves and headroom leave).
+    pub fn shared_pool_bytes(&self) -> u64 {
+        let carved: u64 = self
+            .ports
+            .iter()
+            .flat_map(|p| p.pgs.iter())
+            .map(|g| g.reserved_bytes + g.headroom_bytes)
+            .sum();
+        self.buffer
+            .shared_bytes
+            .unwrap_or(self.buffer.size_bytes.saturating_sub(carved))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_hosts() -> NetworkSpec {
+        let host = || NodeSpec {
+            name: "h".into(),
+            kind: NodeKind::Host(HostSpec {
+                ports: vec![HostPortSpec::default()],
+                ..Default::default()
+            }),
+        };
+        NetworkSpec {
+            nodes: vec![host(), host()],
+            links: vec![LinkSpec {
+                a: PortRef { node: 0, port: 0 },
+                b: PortRef { node: 1, port: 0 },
+                rate_bps: 100_000_000_000,
+                delay_ps: 1000,
+            }],
+        }
+    }
+
+    #[test]
+    fn valid_spec_passes_and_roundtrips_through_json() {
+        let s = two_hosts();
+        s.validate().unwrap();
+        let j = serde_json::to_string(&s).unwrap();
+        let back: NetworkSpec = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn errors_name_the_path() {
+        let mut s = two_hosts();
+        s.links[0].b.port = 3;
+        let e = s.validate().unwrap_err();
+        assert!(e.to_string().contains("links[0].b"), "{e}");
+        let mut s = two_hosts();
+        s.links[0].rate_bps = 0;
+        assert!(s.validate().unwrap_err().to_string().contains("rate_bps"));
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[1].kind {
+            h.rx.xon_bytes = h.rx.xoff_bytes + 1;
+        }
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("nodes[1]") && e.contains("xon_bytes"), "{e}");
+    }
+
+    #[test]
+    fn headroom_larger_than_buffer_is_refused() {
+        let sw = SwitchSpec {
+            buffer: BufferSpec {
+                size_bytes: 100_000,
+                ..Default::default()
+            },
+            ports: vec![SwitchPortSpec::default().with_lossless(3, 200_000)],
+            ..Default::default()
+        };
+        let e = validate_switch("nodes[0]", &sw).unwrap_err().to_string();
+        assert!(e.contains("exceed the buffer"), "{e}");
+    }
+
+    #[test]
+    fn priority_mask() {
+        let m = PriorityMask::of(&[3, 4]);
+        assert!(m.contains(3) && m.contains(4) && !m.contains(0));
+        assert_eq!(m.0, 0b11000);
+    }
+}

@@ -1,0 +1,260 @@
+//! Results of a run: per port and priority counters, per switch buffer figures, per flow
+//! throughput and completion time, sampled queue depths, and the conservation balance.
+//!
+//! Byte counters count Ethernet frames including FCS (as switch counters do, see
+//! [`crate::packet`]); flow byte counters count payload. PFC frames are counted in
+//! `pfc_sent`/`pfc_received`, not in tx/rx.
+
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// Version of the [`Results`] layout; bump on incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Counters of one priority at one port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriorityCounters {
+    /// Data frames transmitted.
+    pub tx_packets: u64,
+    /// Data frame bytes transmitted.
+    pub tx_bytes: u64,
+    /// Data frames received.
+    pub rx_packets: u64,
+    /// Data frame bytes received.
+    pub rx_bytes: u64,
+    /// PFC frames sent with this priority enabled (XOFF, refreshes and XON).
+    pub pfc_sent: u64,
+    /// PFC frames received with this priority enabled.
+    pub pfc_received: u64,
+    /// Time this port's transmitter had this priority paused (ps).
+    pub paused_ps: Time,
+    /// Packets marked CE at enqueue on this (egress) port.
+    pub ecn_marked: u64,
+    /// Frames dropped on arrival at this (ingress) port.
+    pub drops: u64,
+}
+
+/// One port's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PortResults {
+    /// Global port index (the index in [`Results::ports`]).
+    pub index: usize,
+    /// Node owning the port.
+    pub node: usize,
+    /// Name of that node.
+    pub node_name: String,
+    /// Port index within the node.
+    pub port: usize,
+    /// Node at the other end of the link.
+    pub peer_node: usize,
+    /// Port index at the other end.
+    pub peer_port: usize,
+    /// Global index of the port at the other end.
+    pub peer_index: usize,
+    /// Link rate.
+    pub rate_bps: u64,
+    /// Counters per priority 0..8.
+    pub priorities: [PriorityCounters; 8],
+    /// Highest egress queue depth per traffic class (bytes; switch ports).
+    pub peak_queue_bytes: [u64; 8],
+}
+
+impl PortResults {
+    /// Sum of a counter over all priorities.
+    pub fn total(&self, f: impl Fn(&PriorityCounters) -> u64) -> u64 {
+        self.priorities.iter().map(f).sum()
+    }
+}
+
+/// One switch's buffer results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwitchResults {
+    /// Node index.
+    pub node: usize,
+    /// Node name.
+    pub name: String,
+    /// Size of the shared pool.
+    pub shared_pool_bytes: u64,
+    /// Highest shared-pool use.
+    pub peak_shared_used_bytes: u64,
+    /// Lossy frames dropped past their threshold.
+    pub drops_lossy: u64,
+    /// Lossless frames dropped because headroom overflowed.
+    pub drops_headroom: u64,
+    /// Frames without a route.
+    pub drops_no_route: u64,
+}
+
+/// One host's receive-buffer results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostResults {
+    /// Node index.
+    pub node: usize,
+    /// Node name.
+    pub name: String,
+    /// Highest receive-buffer occupancy over its ports.
+    pub peak_rx_buffer_bytes: u64,
+    /// Frames dropped because the receive buffer was full.
+    pub drops_rx_overflow: u64,
+}
+
+/// One flow's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlowResults {
+    /// Index in [`crate::Traffic::flows`].
+    pub flow: usize,
+    /// Source host.
+    pub src: usize,
+    /// Destination host.
+    pub dst: usize,
+    /// Sender's priority.
+    pub priority: u8,
+    /// Packets sent.
+    pub sent_packets: u64,
+    /// Payload bytes sent.
+    pub sent_bytes: u64,
+    /// Packets delivered to the destination host.
+    pub delivered_packets: u64,
+    /// Payload bytes delivered.
+    pub delivered_bytes: u64,
+    /// Packets dropped anywhere.
+    pub dropped_packets: u64,
+    /// Packets still in the network at the end.
+    pub in_flight_packets: u64,
+    /// Delivered packets that carried CE.
+    pub ce_packets: u64,
+    /// Start time.
+    pub start_ps: Time,
+    /// When the last byte of a sized flow reached the host.
+    pub completion_ps: Option<Time>,
+    /// Flow completion time (completion − start).
+    pub fct_ps: Option<Time>,
+    /// Delivered payload bits per second over the flow's active time (start to completion,
+    /// to its last delivery once it stopped sending, or to the end of the run).
+    pub throughput_bps: f64,
+}
+
+/// Queue depths sampled at a fixed interval (like Arista LANZ or a telemetry poller).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueSamples {
+    /// Sampling interval.
+    pub interval_ps: Time,
+    /// Global indices of the sampled (switch) ports.
+    pub ports: Vec<usize>,
+    /// Per sampled port, the total egress queue bytes at each sample (time = k × interval).
+    pub depth_bytes: Vec<Vec<u32>>,
+}
+
+/// The conservation balance: every data frame injected by a host is delivered, dropped or
+/// still in flight (queued or on a wire) at the end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conservation {
+    /// Frames hosts put on the wire.
+    pub injected_packets: u64,
+    /// Their bytes.
+    pub injected_bytes: u64,
+    /// Frames accepted by destination hosts.
+    pub delivered_packets: u64,
+    /// Their bytes.
+    pub delivered_bytes: u64,
+    /// Frames dropped (switch MMU, no route, host receive buffer).
+    pub dropped_packets: u64,
+    /// Their bytes.
+    pub dropped_bytes: u64,
+    /// Frames still in the network (counted from the packet pool).
+    pub in_flight_packets: u64,
+    /// Their bytes.
+    pub in_flight_bytes: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Seed of the run.
+    pub seed: u64,
+    /// Simulated time covered.
+    pub end_time_ps: Time,
+    /// Events processed.
+    pub events: u64,
+    /// Most packets alive at once (packet-pool high-water mark).
+    pub peak_packets_in_flight: u64,
+    /// Per port, indexed by global port index.
+    pub ports: Vec<PortResults>,
+    /// Per switch.
+    pub switches: Vec<SwitchResults>,
+    /// Per host.
+    pub hosts: Vec<HostResults>,
+    /// Per flow.
+    pub flows: Vec<FlowResults>,
+    /// Sampled queue depths, if sampling was asked for.
+    pub queue_samples: Option<QueueSamples>,
+    /// Conservation balance.
+    pub conservation: Conservation,
+}
+
+impl Results {
+    /// Check that data is conserved: injected = delivered + dropped + in flight (frames and
+    /// bytes), and that flow, port and node counters add up to the same totals. Tests call it
+    /// on every scenario.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let c = &self.conservation;
+        if c.injected_packets != c.delivered_packets + c.dropped_packets + c.in_flight_packets {
+            return Err(format!("packets not conserved: {c:?}"));
+        }
+        if c.injected_bytes != c.delivered_bytes + c.dropped_bytes + c.in_flight_bytes {
+            return Err(format!("bytes not conserved: {c:?}"));
+        }
+        let sum = |f: &dyn Fn(&FlowResults) -> u64| self.flows.iter().map(f).sum::<u64>();
+        let flows = (
+            sum(&|f| f.sent_packets),
+            sum(&|f| f.delivered_packets),
+            sum(&|f| f.dropped_packets),
+            sum(&|f| f.in_flight_packets),
+        );
+        if flows
+            != (
+                c.injected_packets,
+                c.delivered_packets,
+                c.dropped_packets,
+                c.in_flight_packets,
+            )
+        {
+            return Err(format!("flow counters {flows:?} disagree with {c:?}"));
+        }
+        for f in &self.flows {
+            if f.sent_packets != f.delivered_packets + f.dropped_packets + f.in_flight_packets {
+                return Err(format!("flow {} not conserved: {f:?}", f.flow));
+            }
+        }
+        let port_drops: u64 = self.ports.iter().map(|p| p.total(|c| c.drops)).sum();
+        let node_drops: u64 = self
+            .switches
+            .iter()
+            .map(|s| s.drops_lossy + s.drops_headroom + s.drops_no_route)
+            .chain(self.hosts.iter().map(|h| h.drops_rx_overflow))
+            .sum();
+        if port_drops != c.dropped_packets || node_drops != c.dropped_packets {
+            return Err(format!(
+                "drops: ports {port_drops}, nodes {node_drops}, balance {}",
+                c.dropped_packets
+            ));
+        }
+        // Every frame received on a link was transmitted on it.
+        for p in &self.ports {
+            let peer = self
+                .ports
+                .get(p.peer_index)
+                .ok_or_else(|| format!("port {} has no peer in results", p.index))?;
+            let (tx, rx) = (p.total(|c| c.tx_packets), peer.total(|c| c.rx_packets));
+            if rx > tx {
+                return Err(format!(
+                    "port {} received {rx} frames but its peer sent {tx}",
+                    peer.index
+                ));
+            }
+        }
+        Ok(())
+    }
+}

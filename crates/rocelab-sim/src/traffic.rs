@@ -1,0 +1,306 @@
+//! What the hosts send: flows with a class (priority, DSCP, ECN capability), a size or a rate,
+//! start and stop times, and generators for the usual patterns (incast N:1, permutation,
+//! all-to-all).
+//!
+//! Without a transport (the RDMA RC model comes with a later issue) a flow is a RoCEv2 stream
+//! that the NIC sends open loop: a *sized* flow sends its bytes as fast as the NIC and PFC allow
+//! (or paced at `rate_bps`), a *CBR* flow sends at `rate_bps` until it stops, an *on/off* flow
+//! alternates. Rates count the whole frame on the wire (frame + preamble + IFG), so a 100 Gb/s
+//! CBR flow exactly fills a 100 Gb/s link.
+
+use crate::error::SimError;
+use crate::packet::{rocev2_frame_bytes, Ecn};
+use crate::rng::Rng;
+use crate::spec::{NetworkSpec, NodeId, MAX_FRAME_BYTES};
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// Marking of a flow's packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowClass {
+    /// 802.1p priority (PCP when tagged; the NIC's PFC priority in any case).
+    pub priority: u8,
+    /// IP DSCP.
+    pub dscp: u8,
+    /// Send as ECT(0) (RoCEv2 NICs with DCQCN do) or Not-ECT.
+    pub ecn_capable: bool,
+    /// Send with an 802.1Q tag (needed for PCP trust).
+    pub tagged: bool,
+}
+
+impl FlowClass {
+    /// Tagged, ECN-capable RoCE class on `priority` with DSCP `dscp`.
+    pub fn roce(priority: u8, dscp: u8) -> Self {
+        FlowClass {
+            priority,
+            dscp,
+            ecn_capable: true,
+            tagged: true,
+        }
+    }
+}
+
+/// Alternating on and off periods, starting with on at the flow's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OnOff {
+    /// Length of an on period.
+    pub on_ps: Time,
+    /// Length of an off period.
+    pub off_ps: Time,
+}
+
+/// One flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowSpec {
+    /// Sending host.
+    pub src: NodeId,
+    /// Receiving host.
+    pub dst: NodeId,
+    /// Marking.
+    pub class: FlowClass,
+    /// UDP source port (RoCEv2 picks one per QP; it feeds ECMP).
+    pub udp_src_port: u16,
+    /// Payload bytes per packet (the RoCE path MTU: 256, 512, 1024, 2048 or 4096 usually).
+    pub payload_bytes: u32,
+    /// Start time.
+    pub start_ps: Time,
+    /// Stop time (the flow sends nothing from then on); `None` = until done or end of run.
+    pub stop_ps: Option<Time>,
+    /// Bytes to send; `None` = unlimited.
+    pub size_bytes: Option<u64>,
+    /// Pacing rate in bit/s on the wire; `None` = as fast as the NIC port allows.
+    pub rate_bps: Option<u64>,
+    /// On/off pattern.
+    pub on_off: Option<OnOff>,
+}
+
+impl FlowSpec {
+    /// A sized flow sent at line rate.
+    pub fn sized(src: NodeId, dst: NodeId, class: FlowClass, bytes: u64) -> Self {
+        FlowSpec {
+            src,
+            dst,
+            class,
+            udp_src_port: 49152,
+            payload_bytes: 1024,
+            start_ps: 0,
+            stop_ps: None,
+            size_bytes: Some(bytes),
+            rate_bps: None,
+            on_off: None,
+        }
+    }
+
+    /// A constant-bit-rate flow at `rate_bps` (wire rate) until the end of the run.
+    pub fn cbr(src: NodeId, dst: NodeId, class: FlowClass, rate_bps: u64) -> Self {
+        FlowSpec {
+            size_bytes: None,
+            rate_bps: Some(rate_bps),
+            ..Self::sized(src, dst, class, 0)
+        }
+    }
+
+    /// An unlimited flow at line rate (a saturating source).
+    pub fn greedy(src: NodeId, dst: NodeId, class: FlowClass) -> Self {
+        FlowSpec {
+            size_bytes: None,
+            ..Self::sized(src, dst, class, 0)
+        }
+    }
+
+    /// Frame size of this flow's full-size packets.
+    pub fn frame_bytes(&self) -> u32 {
+        rocev2_frame_bytes(self.payload_bytes, self.class.tagged)
+    }
+
+    /// The ECN codepoint its packets carry.
+    pub fn ecn(&self) -> Ecn {
+        if self.class.ecn_capable {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        }
+    }
+}
+
+/// All flows of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Traffic {
+    /// Flows; a flow's index names it in the results.
+    pub flows: Vec<FlowSpec>,
+}
+
+impl Traffic {
+    /// No flow.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add `flow`, returning its index.
+    pub fn push(&mut self, flow: FlowSpec) -> usize {
+        self.flows.push(flow);
+        self.flows.len() - 1
+    }
+
+    /// N:1 incast: every host in `senders` sends a copy of `template` to `dst`. UDP source
+    /// ports are made distinct per sender.
+    pub fn incast(&mut self, senders: &[NodeId], dst: NodeId, template: &FlowSpec) {
+        for (i, &s) in senders.iter().enumerate() {
+            self.push(FlowSpec {
+                src: s,
+                dst,
+                udp_src_port: template.udp_src_port.wrapping_add(i as u16),
+                ..*template
+            });
+        }
+    }
+
+    /// Random permutation: each host sends to exactly one other and receives from exactly one
+    /// (a uniformly random derangement drawn from `seed`).
+    pub fn permutation(&mut self, hosts: &[NodeId], seed: u64, template: &FlowSpec) {
+        let n = hosts.len();
+        if n < 2 {
+            return;
+        }
+        let mut rng = Rng::new(seed);
+        let mut perm: Vec<usize> = (0..n).collect();
+        // Rejection sampling of a derangement: expected e ≈ 2.7 shuffles.
+        loop {
+            for i in (1..n).rev() {
+                let j = rng.below(i as u64 + 1) as usize;
+                perm.swap(i, j);
+            }
+            if perm.iter().enumerate().all(|(i, &p)| i != p) {
+                break;
+            }
+        }
+        for (i, &p) in perm.iter().enumerate() {
+            self.push(FlowSpec {
+                src: hosts[i],
+                dst: hosts[p],
+                udp_src_port: template.udp_src_port.wrapping_add(i as u16),
+                ..*template
+            });
+        }
+    }
+
+    /// All-to-all: every host sends `template` to every other host.
+    pub fn all_to_all(&mut self, hosts: &[NodeId], template: &FlowSpec) {
+        let mut k: u16 = 0;
+        for &s in hosts {
+            for &d in hosts {
+                if s != d {
+                    self.push(FlowSpec {
+                        src: s,
+                        dst: d,
+                        udp_src_port: template.udp_src_port.wrapping_add(k),
+                        ..*template
+                    });
+                    k = k.wrapping_add(1);
+                }
+            }
+        }
+    }
+
+    /// Check every flow against the network.
+    pub fn validate(&self, net: &NetworkSpec) -> Result<(), SimError> {
+        for (i, f) in self.flows.iter().enumerate() {
+            let path = format!("flows[{i}]");
+            for (what, n) in [("src", f.src), ("dst", f.dst)] {
+                if !net.is_host(n) {
+                    return Err(SimError::traffic(
+                        format!("{path}.{what}"),
+                        format!("node {n} is not a host; flows run between hosts"),
+                    ));
+                }
+            }
+            if f.src == f.dst {
+                return Err(SimError::traffic(
+                    path,
+                    "source and destination are the same host",
+                ));
+            }
+            if f.class.priority > 7 || f.class.dscp > 63 {
+                return Err(SimError::traffic(
+                    format!("{path}.class"),
+                    "priority is 0..=7 and DSCP 0..=63",
+                ));
+            }
+            if f.payload_bytes == 0 || f.frame_bytes() > MAX_FRAME_BYTES {
+                return Err(SimError::traffic(
+                    format!("{path}.payload_bytes"),
+                    format!(
+                        "payload per packet must be 1..={} bytes, got {}",
+                        MAX_FRAME_BYTES - crate::packet::rocev2_header_bytes(true),
+                        f.payload_bytes
+                    ),
+                ));
+            }
+            if f.rate_bps == Some(0) {
+                return Err(SimError::traffic(
+                    format!("{path}.rate_bps"),
+                    "rate 0 sends nothing; remove the flow or give a rate",
+                ));
+            }
+            if f.size_bytes == Some(0) {
+                return Err(SimError::traffic(
+                    format!("{path}.size_bytes"),
+                    "size 0 sends nothing; remove the flow or give a size",
+                ));
+            }
+            if let Some(o) = f.on_off {
+                if o.on_ps == 0 {
+                    return Err(SimError::traffic(
+                        format!("{path}.on_off"),
+                        "on period 0 sends nothing",
+                    ));
+                }
+            }
+            if f.stop_ps.is_some_and(|s| s <= f.start_ps) {
+                return Err(SimError::traffic(
+                    format!("{path}.stop_ps"),
+                    "stop is not after start",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn incast_and_all_to_all_shapes() {
+        let t0 = FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 1 << 20);
+        let mut t = Traffic::new();
+        t.incast(&[1, 2, 3], 9, &t0);
+        assert_eq!(t.flows.len(), 3);
+        assert!(t.flows.iter().all(|f| f.dst == 9));
+        let ports: Vec<u16> = t.flows.iter().map(|f| f.udp_src_port).collect();
+        assert_eq!(ports, vec![49152, 49153, 49154]);
+        let mut a = Traffic::new();
+        a.all_to_all(&[1, 2, 3, 4], &t0);
+        assert_eq!(a.flows.len(), 12);
+        assert!(a.flows.iter().all(|f| f.src != f.dst));
+    }
+
+    #[test]
+    fn permutation_is_a_derangement_and_seeded() {
+        let hosts: Vec<NodeId> = (10..42).collect();
+        let t0 = FlowSpec::greedy(0, 0, FlowClass::roce(3, 26));
+        let mut a = Traffic::new();
+        a.permutation(&hosts, 5, &t0);
+        let mut dsts: Vec<NodeId> = a.flows.iter().map(|f| f.dst).collect();
+        assert!(a.flows.iter().all(|f| f.src != f.dst));
+        dsts.sort();
+        assert_eq!(dsts, hosts, "everyone receives exactly once");
+        let mut b = Traffic::new();
+        b.permutation(&hosts, 5, &t0);
+        assert_eq!(a, b);
+        let mut c = Traffic::new();
+        c.permutation(&hosts, 6, &t0);
+        assert_ne!(a, c);
+    }
+}

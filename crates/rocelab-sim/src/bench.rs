@@ -32,6 +32,8 @@ pub struct BenchReport {
     pub peak_packets_in_flight: u64,
     /// Payload bytes delivered.
     pub delivered_bytes: u64,
+    /// Most events pending at once.
+    pub peak_pending_events: u64,
 }
 
 /// Lossless priority used by the scenarios.
@@ -91,6 +93,7 @@ pub fn measure(
         events_per_second: r.events as f64 / wall.max(1e-9),
         peak_packets_in_flight: r.peak_packets_in_flight,
         delivered_bytes: r.flows.iter().map(|f| f.delivered_bytes).sum(),
+        peak_pending_events: r.peak_pending_events,
     })
 }
 

@@ -13,8 +13,10 @@ use std::collections::BinaryHeap;
 pub enum Event {
     /// The port finished serializing its current frame (one pending per busy port, htsim style).
     TxDone { port: u32 },
-    /// Packet `pkt` arrives, fully received, at `port` (the receiving side of a link).
-    Arrive { port: u32, pkt: u32 },
+    /// The first data frame on the wire of `port`'s outgoing link arrives, fully received, at
+    /// the peer port. A link is a FIFO pipe (constant delay), so only its head frame has an
+    /// event; this keeps the heap as small as the number of busy links, not of frames in flight.
+    WireArrive { port: u32 },
     /// A PFC frame arrives at `port`: priorities in `enable` are set to `quanta` when their bit
     /// is in `xoff`, else to 0 (resume).
     PfcArrive {
@@ -70,6 +72,7 @@ impl Ord for Entry {
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     seq: u64,
+    peak: usize,
 }
 
 impl EventQueue {
@@ -84,12 +87,24 @@ impl EventQueue {
         let seq = self.seq;
         self.seq += 1;
         self.heap.push(Entry { time, seq, event });
+        self.peak = self.peak.max(self.heap.len());
+    }
+
+    /// Most events ever pending at once.
+    pub fn peak_len(&self) -> usize {
+        self.peak
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         self.heap.pop().map(|e| (e.time, e.event))
+    }
+
+    /// The earliest event, without removing it.
+    #[inline]
+    pub fn peek(&self) -> Option<&Event> {
+        self.heap.peek().map(|e| &e.event)
     }
 
     /// Time of the earliest event.
@@ -117,7 +132,7 @@ mod tests {
         let mut q = EventQueue::new();
         q.push(30, Event::TxDone { port: 3 });
         q.push(10, Event::TxDone { port: 1 });
-        q.push(20, Event::TxDone { port: 20 });
+        q.push(20, Event::WireArrive { port: 20 });
         q.push(10, Event::TxDone { port: 2 });
         q.push(10, Event::Sample);
         assert_eq!(q.len(), 5);
@@ -129,7 +144,7 @@ mod tests {
                 (10, Event::TxDone { port: 1 }),
                 (10, Event::TxDone { port: 2 }),
                 (10, Event::Sample),
-                (20, Event::TxDone { port: 20 }),
+                (20, Event::WireArrive { port: 20 }),
                 (30, Event::TxDone { port: 3 }),
             ]
         );

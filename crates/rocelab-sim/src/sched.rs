@@ -25,7 +25,8 @@ pub enum Tsa {
 /// DWRR + strict scheduler state of one egress port.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    strict: [bool; 8],
+    /// Strict classes, highest first.
+    strict: Vec<u8>,
     /// ETS classes in round-robin order.
     ets: Vec<u8>,
     quantum: [u64; 8],
@@ -39,18 +40,19 @@ impl Scheduler {
     /// unit is chosen so that the smallest-weight class's quantum covers it, which bounds each
     /// selection to one pass over the classes.
     pub fn new(tsa: &[Tsa; 8], max_frame: u32) -> Self {
-        let mut strict = [false; 8];
+        let mut strict = Vec::new();
         let mut ets = Vec::new();
         let mut min_w = u64::MAX;
         for (tc, t) in tsa.iter().enumerate() {
             match *t {
-                Tsa::Strict => strict[tc] = true,
+                Tsa::Strict => strict.push(tc as u8),
                 Tsa::Ets(w) => {
                     ets.push(tc as u8);
                     min_w = min_w.min(w.max(1) as u64);
                 }
             }
         }
+        strict.reverse();
         let unit = if ets.is_empty() {
             1
         } else {
@@ -76,8 +78,8 @@ impl Scheduler {
     /// `tc` when the class is eligible (non-empty and not paused), else `None`. The chosen
     /// class's deficit is charged; the caller must then dequeue that head frame.
     pub fn select(&mut self, mut head: impl FnMut(TrafficClass) -> Option<u32>) -> Option<u8> {
-        for tc in (0..8u8).rev() {
-            if self.strict[tc as usize] && head(tc).is_some() {
+        for &tc in &self.strict {
+            if head(tc).is_some() {
                 return Some(tc);
             }
         }

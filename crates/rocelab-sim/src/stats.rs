@@ -180,6 +180,8 @@ pub struct Results {
     pub events: u64,
     /// Most packets alive at once (packet-pool high-water mark).
     pub peak_packets_in_flight: u64,
+    /// Most events pending at once.
+    pub peak_pending_events: u64,
     /// Per port, indexed by global port index.
     pub ports: Vec<PortResults>,
     /// Per switch.

@@ -86,9 +86,6 @@ impl<O: Observer> Sim<'_, O> {
                         sent_at: now,
                         flow_hash: flow.hash,
                         priority: prio,
-                        ingress: port,
-                        pg: 0,
-                        charge: 0,
                     };
                     flow.psn = (flow.psn + 1) & 0x00FF_FFFF;
                     flow.sent_packets += 1;
@@ -107,7 +104,7 @@ impl<O: Observer> Sim<'_, O> {
                     self.cons.injected_packets += 1;
                     self.cons.injected_bytes += frame as u64;
                     let id = self.pool.alloc(pkt);
-                    self.start_data_tx(port, id);
+                    self.start_data_tx(port, id, frame, prio);
                     return;
                 }
             }

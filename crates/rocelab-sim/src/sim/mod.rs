@@ -86,6 +86,8 @@ pub(crate) struct PortRt {
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
     pub busy: bool,
+    /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
+    pub wire: VecDeque<(Time, u32)>,
     pub pfc_enabled: PriorityMask,
     pub pfc_quanta: u16,
     /// Duration of `pfc_quanta` at this port's rate.
@@ -97,13 +99,27 @@ pub(crate) struct PortRt {
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
     pub xoff: [XoffState; 8],
-    pub queues: [VecDeque<u32>; 8],
+    pub queues: [VecDeque<Queued>; 8],
     pub queue_bytes: [u64; 8],
     pub total_queue_bytes: u64,
     pub sched: Scheduler,
     pub ecn: [Option<EcnSpec>; 8],
     pub counters: [PriorityCounters; 8],
     pub peak_queue: [u64; 8],
+}
+
+/// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
+/// release need, so that dequeuing touches no packet memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Queued {
+    pub id: u32,
+    /// Global index of the ingress port charged.
+    pub ingress: u32,
+    /// Bytes charged to the ingress PG.
+    pub charge: u32,
+    pub frame: u16,
+    pub priority: u8,
+    pub pg: u8,
 }
 
 pub(crate) struct SwitchRt {
@@ -188,18 +204,17 @@ impl<O: Observer> Sim<'_, O> {
             }
             self.now = t;
             self.events += 1;
+            if let Some(&Event::WireArrive { port }) = self.queue.peek() {
+                if let Some(&(_, id)) = self.ports[port as usize].wire.front() {
+                    self.pool.prefetch(id);
+                }
+            }
             match ev {
                 Event::TxDone { port } => {
                     self.ports[port as usize].busy = false;
                     self.try_transmit(port);
                 }
-                Event::Arrive { port, pkt } => {
-                    if self.ports[port as usize].is_host {
-                        self.host_arrive(port, pkt);
-                    } else {
-                        self.switch_arrive(port, pkt);
-                    }
-                }
+                Event::WireArrive { port } => self.wire_arrive(port),
                 Event::PfcArrive {
                     port,
                     enable,
@@ -237,29 +252,41 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// Put data frame `id` on the wire of `port`.
+    /// Put data frame `id` (of `frame` bytes, counted under `priority`) on the wire of `port`.
     #[inline]
-    pub fn start_data_tx(&mut self, port: u32, id: u32) {
+    pub fn start_data_tx(&mut self, port: u32, id: u32, frame: u32, priority: u8) {
         let now = self.now;
-        let pkt = self.pool.get(id);
         let p = &mut self.ports[port as usize];
-        let ser = p
-            .rate
-            .bytes_time((pkt.frame_bytes + wire::WIRE_OVERHEAD) as u64);
+        let ser = p.rate.bytes_time((frame + wire::WIRE_OVERHEAD) as u64);
         p.busy = true;
-        let c = &mut p.counters[pkt.priority as usize];
+        let c = &mut p.counters[priority as usize];
         c.tx_packets += 1;
-        c.tx_bytes += pkt.frame_bytes as u64;
-        let (peer, arrive) = (p.peer, now + ser + p.arrival_delay);
-        self.obs.on_packet(now, port as usize, pkt, Direction::Tx);
+        c.tx_bytes += frame as u64;
+        let arrive = now + ser + p.arrival_delay;
+        let was_idle = p.wire.is_empty();
+        p.wire.push_back((arrive, id));
+        self.obs
+            .on_packet(now, port as usize, self.pool.get(id), Direction::Tx);
         self.queue.push(now + ser, Event::TxDone { port });
-        self.queue.push(
-            arrive,
-            Event::Arrive {
-                port: peer,
-                pkt: id,
-            },
-        );
+        if was_idle {
+            self.queue.push(arrive, Event::WireArrive { port });
+        }
+    }
+
+    /// The head frame of `port`'s wire reaches the peer.
+    #[inline]
+    fn wire_arrive(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        let (_, id) = p.wire.pop_front().expect("wire event without a frame");
+        if let Some(&(next, _)) = p.wire.front() {
+            self.queue.push(next, Event::WireArrive { port });
+        }
+        let peer = p.peer;
+        if self.ports[peer as usize].is_host {
+            self.host_arrive(peer, id);
+        } else {
+            self.switch_arrive(peer, id);
+        }
     }
 
     fn start_pfc_tx(&mut self, port: u32) {

@@ -2,7 +2,7 @@
 //! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
-use super::{Sim, SwitchRt};
+use super::{Queued, Sim, SwitchRt};
 use crate::mmu::{DropReason, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{Ecn, Packet};
@@ -81,9 +81,6 @@ impl<O: Observer> Sim<'_, O> {
         }
 
         let pkt = self.pool.get_mut(id);
-        pkt.ingress = port;
-        pkt.pg = pg;
-        pkt.charge = charge as u32;
         let e = &mut self.ports[egress as usize];
         if let Some(ecn) = &e.ecn[tc as usize] {
             if pkt.ecn.is_capable()
@@ -94,7 +91,14 @@ impl<O: Observer> Sim<'_, O> {
                 e.counters[prio as usize].ecn_marked += 1;
             }
         }
-        e.queues[tc as usize].push_back(id);
+        e.queues[tc as usize].push_back(Queued {
+            id,
+            ingress: port,
+            charge: charge as u32,
+            frame: frame as u16,
+            priority: prio,
+            pg,
+        });
         e.queue_bytes[tc as usize] += frame as u64;
         e.total_queue_bytes += frame as u64;
         if e.queue_bytes[tc as usize] > e.peak_queue[tc as usize] {
@@ -122,37 +126,33 @@ impl<O: Observer> Sim<'_, O> {
         if p.total_queue_bytes == 0 {
             return;
         }
-        let pool = &self.pool;
         let queues = &p.queues;
         let pause = &p.pause;
         let Some(tc) = p.sched.select(|tc| {
-            let &id = queues[tc as usize].front()?;
-            let pkt = pool.get(id);
-            if pause[pkt.priority as usize].is_paused() {
+            let q = queues[tc as usize].front()?;
+            if pause[q.priority as usize].is_paused() {
                 None
             } else {
-                Some(pkt.frame_bytes)
+                Some(q.frame as u32)
             }
         }) else {
             return;
         };
-        let id = p.queues[tc as usize]
+        let q = p.queues[tc as usize]
             .pop_front()
             .expect("scheduler chose a non-empty class");
-        let pkt = *self.pool.get(id);
-        p.queue_bytes[tc as usize] -= pkt.frame_bytes as u64;
-        p.total_queue_bytes -= pkt.frame_bytes as u64;
+        p.queue_bytes[tc as usize] -= q.frame as u64;
+        p.total_queue_bytes -= q.frame as u64;
         let sw_idx = p.aux as usize;
-        self.start_data_tx(port, id);
+        self.start_data_tx(port, q.id, q.frame as u32, q.priority);
         // The buffer is freed as the frame leaves; this may resume the upstream (XON).
-        let ingress = &self.ports[pkt.ingress as usize];
-        let in_local = ingress.local as usize;
+        let in_local = self.ports[q.ingress as usize].local as usize;
         let sw = &mut self.switches[sw_idx];
-        if sw.mmu.release(in_local, pkt.pg, pkt.charge as u64) {
-            let prios = sw.pg_priorities[pkt.pg as usize];
+        if sw.mmu.release(in_local, q.pg, q.charge as u64) {
+            let prios = sw.pg_priorities[q.pg as usize];
             for pr in 0..8u8 {
                 if prios & (1 << pr) != 0 {
-                    self.pfc_deassert(pkt.ingress, pr);
+                    self.pfc_deassert(q.ingress, pr);
                 }
             }
         }

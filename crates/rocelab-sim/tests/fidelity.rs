@@ -1,0 +1,497 @@
+//! Fidelity tests: each builds a small fabric, runs it, checks conservation, and asserts the
+//! behaviour the standards and the deployment guides describe, with stated tolerances.
+
+use rocelab_sim::packet::wire;
+use rocelab_sim::pfc::PfcFrame;
+use rocelab_sim::topology::{single_switch, FabricDefaults, NetworkBuilder};
+use rocelab_sim::*;
+
+const G100: u64 = 100_000_000_000;
+const G400: u64 = 400_000_000_000;
+const ROCE: u8 = 3;
+
+/// One metre of cable: about 5 ns of propagation.
+fn cable_m(m: u64) -> Time {
+    m * 5 * NS
+}
+
+/// Run and check conservation (every test goes through here).
+fn run_checked(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Results {
+    let r = run(spec, traffic, config).expect("run");
+    r.check_conservation().expect("conservation");
+    r
+}
+
+/// Payload rate of a stream that fills `rate_bps` on the wire with 1024-byte payloads.
+fn payload_rate(rate_bps: u64, tagged: bool) -> f64 {
+    let frame = packet::rocev2_frame_bytes(1024, tagged) as f64;
+    rate_bps as f64 * 1024.0 / (frame + wire::WIRE_OVERHEAD as f64)
+}
+
+fn total_drops(r: &Results) -> u64 {
+    r.conservation.dropped_packets
+}
+
+fn incast_defaults(buffer: u64, headroom: u64) -> FabricDefaults {
+    let mut d = FabricDefaults::lossless(ROCE, headroom);
+    d.switch.buffer.size_bytes = buffer;
+    d
+}
+
+/// N:1 incast of `size` bytes per sender through one 100G switch over `metres` of cable.
+fn incast(n: usize, metres: u64, d: &FabricDefaults, size: u64) -> (NetworkSpec, Traffic) {
+    let f = single_switch(n + 1, G100, cable_m(metres), d);
+    let mut t = Traffic::new();
+    let tmpl = FlowSpec::sized(0, 0, FlowClass::roce(ROCE, 26), size);
+    t.incast(&f.hosts[1..], f.hosts[0], &tmpl);
+    (f.spec, t)
+}
+
+#[test]
+fn lossless_incast_with_enough_headroom_drops_nothing() {
+    for n in [8usize, 16] {
+        // 100 m at 100G: 2 x 500 ns x 12.5 B/ns = 12.5 KB in flight plus two frames and the
+        // pause frame; 32 KB is ample. A 2 MB buffer makes PFC work hard.
+        let d = incast_defaults(2 << 20, 32_000);
+        let size = 1 << 20;
+        let (spec, traffic) = incast(n, 100, &d, size);
+        let r = run_checked(&spec, &traffic, &SimConfig::new(1, 5 * MS));
+        assert_eq!(total_drops(&r), 0, "{n}:1 dropped");
+        let pfc: u64 = r
+            .ports
+            .iter()
+            .map(|p| p.priorities[ROCE as usize].pfc_sent)
+            .sum();
+        assert!(pfc > 0, "{n}:1 never paused: the test would prove nothing");
+        // All flows complete, and the receiver link stayed busy: the last completion is within
+        // 2% of the ideal time to push n x size through one 100G link.
+        let last = r
+            .flows
+            .iter()
+            .map(|f| f.completion_ps.expect("completes"))
+            .max()
+            .unwrap();
+        let ideal = (n as f64 * size as f64 * 8.0 / payload_rate(G100, true) * 1e12) as u64;
+        assert!(last >= ideal, "faster than the link?");
+        assert!(
+            (last as f64) < ideal as f64 * 1.02,
+            "{n}:1 finished at {last} ps, ideal {ideal} ps"
+        );
+    }
+}
+
+#[test]
+fn headroom_too_small_for_the_cable_drops() {
+    // 300 m at 100G: about 37.5 KB are in flight when XOFF is sent. 4 KB of headroom is far too
+    // little; 64 KB is enough.
+    let small = incast_defaults(2 << 20, 4_000);
+    let (spec, traffic) = incast(8, 300, &small, 1 << 20);
+    let r = run_checked(&spec, &traffic, &SimConfig::new(1, 3 * MS));
+    let headroom_drops: u64 = r.switches.iter().map(|s| s.drops_headroom).sum();
+    assert!(headroom_drops > 100, "only {headroom_drops} headroom drops");
+    assert_eq!(
+        headroom_drops,
+        total_drops(&r),
+        "all drops are headroom overflow"
+    );
+    assert!(r.flows.iter().any(|f| f.completion_ps.is_none()));
+
+    let enough = incast_defaults(2 << 20, 64_000);
+    let (spec, traffic) = incast(8, 300, &enough, 1 << 20);
+    let r = run_checked(&spec, &traffic, &SimConfig::new(1, 3 * MS));
+    assert_eq!(total_drops(&r), 0);
+    assert!(r.flows.iter().all(|f| f.completion_ps.is_some()));
+}
+
+#[test]
+fn pfc_disabled_on_a_hop_overflows_the_lossless_pg() {
+    // The PG is lossless but nobody sends PFC: headroom fills and drops (the "PFC missing on a
+    // hop" misconfiguration).
+    let mut d = incast_defaults(2 << 20, 64_000);
+    d.switch_port.pfc.enabled = PriorityMask::NONE;
+    let (spec, traffic) = incast(8, 10, &d, 1 << 20);
+    let r = run_checked(&spec, &traffic, &SimConfig::new(1, 2 * MS));
+    let pfc: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
+    assert_eq!(pfc, 0);
+    assert!(r.switches[0].drops_headroom > 0);
+}
+
+#[test]
+fn lossy_incast_drops_at_the_dynamic_threshold() {
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 1 << 20;
+    let (spec, traffic) = incast(8, 10, &d, 1 << 20);
+    let r = run_checked(&spec, &traffic, &SimConfig::new(1, 2 * MS));
+    assert!(r.switches[0].drops_lossy > 0);
+    assert_eq!(r.switches[0].drops_headroom, 0);
+    assert!(r.switches[0].peak_shared_used_bytes <= r.switches[0].shared_pool_bytes);
+    let pfc: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
+    assert_eq!(pfc, 0, "lossy traffic never pauses");
+}
+
+/// Two leaves and one spine. Leaf A: 8 incast senders and a victim sender; leaf B: the incast
+/// target T and the victim receiver R. Hosts at 100G, uplinks at 400G, 10 m cables, priorities
+/// 3 and 4 lossless everywhere.
+struct TwoTier {
+    spec: NetworkSpec,
+    senders: Vec<NodeId>,
+    victim_src: NodeId,
+    target: NodeId,
+    victim_dst: NodeId,
+    uplink_a: usize,
+}
+
+fn two_tier() -> TwoTier {
+    let mut d = FabricDefaults::lossless(3, 64_000);
+    d.host_port.pfc.enabled = PriorityMask::of(&[3, 4]);
+    d.switch_port = d.switch_port.with_lossless(4, 64_000);
+    d.switch.buffer.size_bytes = 4 << 20;
+    let mut b = NetworkBuilder::new();
+    let senders: Vec<NodeId> = (0..8)
+        .map(|i| b.add_host(format!("a{i}"), d.host.clone(), d.host_port))
+        .collect();
+    let victim_src = b.add_host("victim-src", d.host.clone(), d.host_port);
+    let target = b.add_host("target", d.host.clone(), d.host_port);
+    let victim_dst = b.add_host("victim-dst", d.host.clone(), d.host_port);
+    let leaf_a = b.add_switch("leafA", d.switch.clone(), d.switch_port);
+    let leaf_b = b.add_switch("leafB", d.switch.clone(), d.switch_port);
+    let spine = b.add_switch("spine", d.switch.clone(), d.switch_port);
+    let c = cable_m(10);
+    for &h in senders.iter().chain([&victim_src]) {
+        b.connect(h, leaf_a, G100, c);
+    }
+    b.connect(target, leaf_b, G100, c);
+    b.connect(victim_dst, leaf_b, G100, c);
+    let (up_a, _) = b.connect(leaf_a, spine, G400, c);
+    b.connect(leaf_b, spine, G400, c);
+    let f = b.build();
+    // Global port index of leaf A's uplink: ports are numbered node by node.
+    let uplink_a = (0..up_a.node).map(|n| f.spec.port_count(n)).sum::<usize>() + up_a.port;
+    TwoTier {
+        spec: f.spec,
+        senders,
+        victim_src,
+        target,
+        victim_dst,
+        uplink_a,
+    }
+}
+
+/// Victim at 50G CBR, plus (optionally) 8 x 40G CBR incast on `incast_priority`: 370G fits the
+/// 400G uplink, so the only bottleneck is the target's 100G link.
+fn spreading_traffic(t: &TwoTier, incast_priority: Option<u8>) -> Traffic {
+    let mut tr = Traffic::new();
+    tr.push(FlowSpec {
+        udp_src_port: 40000,
+        ..FlowSpec::cbr(
+            t.victim_src,
+            t.victim_dst,
+            FlowClass::roce(3, 26),
+            50_000_000_000,
+        )
+    });
+    if let Some(p) = incast_priority {
+        let tmpl = FlowSpec::cbr(0, 0, FlowClass::roce(p, 26), 40_000_000_000);
+        tr.incast(&t.senders, t.target, &tmpl);
+    }
+    tr
+}
+
+#[test]
+fn congestion_spreading_hits_a_victim_on_the_same_priority_only() {
+    let t = two_tier();
+    let cfg = SimConfig::new(1, 2 * MS);
+    let alone = run_checked(&t.spec, &spreading_traffic(&t, None), &cfg);
+    let base = alone.flows[0].throughput_bps;
+    let expected = payload_rate(50_000_000_000, true);
+    assert!(
+        (base - expected).abs() / expected < 0.01,
+        "victim alone {base} vs {expected}"
+    );
+
+    // Same priority: the target's port pauses leaf B's ingress, the spine, and leaf A's
+    // uplink; the victim, which never goes near the target, collapses.
+    let same = run_checked(&t.spec, &spreading_traffic(&t, Some(3)), &cfg);
+    assert_eq!(total_drops(&same), 0);
+    let v = same.flows[0].throughput_bps;
+    assert!(v < 0.5 * base, "victim kept {v} of {base} bit/s");
+    let up = &same.ports[t.uplink_a].priorities[3];
+    assert!(up.pfc_received > 0, "spine never paused leaf A");
+    assert!(
+        up.paused_ps > cfg.end_time_ps / 4,
+        "leaf A uplink paused only {} ps",
+        up.paused_ps
+    );
+
+    // Incast on its own lossless priority 4: pauses stay on priority 4, victim untouched
+    // (within 1% of running alone).
+    let other = run_checked(&t.spec, &spreading_traffic(&t, Some(4)), &cfg);
+    assert_eq!(total_drops(&other), 0);
+    let v = other.flows[0].throughput_bps;
+    assert!((v - base).abs() / base < 0.01, "victim {v} vs alone {base}");
+    let up = &other.ports[t.uplink_a].priorities;
+    assert!(up[4].paused_ps > 0, "incast priority still spreads");
+    assert_eq!(up[3].paused_ps, 0, "victim priority never paused");
+    let _ = (t.target, t.victim_dst);
+}
+
+/// h1 sends on priority 3 (ETS 90) and h2 on priority 4 (ETS 10), both greedy, to h0.
+fn ets_run(h1_active: bool) -> Results {
+    let mut d = FabricDefaults::lossless(3, 64_000);
+    d.host_port.pfc.enabled = PriorityMask::of(&[3, 4]);
+    d.switch_port = d
+        .switch_port
+        .with_lossless(4, 64_000)
+        .with_ets(3, 90)
+        .with_ets(4, 10);
+    let f = single_switch(3, G100, cable_m(5), &d);
+    let mut t = Traffic::new();
+    if h1_active {
+        t.push(FlowSpec::greedy(
+            f.hosts[1],
+            f.hosts[0],
+            FlowClass::roce(3, 26),
+        ));
+    }
+    t.push(FlowSpec::greedy(
+        f.hosts[2],
+        f.hosts[0],
+        FlowClass::roce(4, 34),
+    ));
+    run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS))
+}
+
+#[test]
+fn ets_shares_90_10_and_gives_an_idle_share_away() {
+    let r = ets_run(true);
+    let (a, b) = (
+        r.flows[0].delivered_bytes as f64,
+        r.flows[1].delivered_bytes as f64,
+    );
+    let share = a / (a + b);
+    assert!((share - 0.9).abs() < 0.01, "share {share}");
+    let total = r.flows[0].throughput_bps + r.flows[1].throughput_bps;
+    assert!(
+        total > 0.99 * payload_rate(G100, true),
+        "link not full: {total}"
+    );
+
+    // The 90% class idle: the 10% class takes the whole link.
+    let r = ets_run(false);
+    let alone = r.flows[0].throughput_bps;
+    assert!(
+        alone > 0.99 * payload_rate(G100, true),
+        "idle share not reused: {alone}"
+    );
+}
+
+#[test]
+fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
+    let mut d = FabricDefaults::lossless(ROCE, 64_000);
+    d.host.rx = HostRxSpec {
+        drain_bps: Some(50_000_000_000),
+        capacity_bytes: 256 << 10,
+        xoff_bytes: 128 << 10,
+        xon_bytes: 64 << 10,
+    };
+    let f = single_switch(2, G100, cable_m(5), &d);
+    let mut t = Traffic::new();
+    t.push(FlowSpec::greedy(
+        f.hosts[1],
+        f.hosts[0],
+        FlowClass::roce(ROCE, 26),
+    ));
+    let r = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
+    assert_eq!(total_drops(&r), 0);
+    let host0 = &r.ports[0].priorities[ROCE as usize];
+    assert!(host0.pfc_sent > 0, "host never paused the switch");
+    assert!(r.hosts[0].peak_rx_buffer_bytes <= 256 << 10);
+    // Delivery follows the 50G drain (counted in frame bytes).
+    let frame = packet::rocev2_frame_bytes(1024, true) as f64;
+    let expected = 50e9 * 1024.0 / frame;
+    let got = r.flows[0].throughput_bps;
+    assert!(
+        (got - expected).abs() / expected < 0.02,
+        "{got} vs {expected}"
+    );
+}
+
+fn ecn_incast() -> (NetworkSpec, Traffic) {
+    let mut d = incast_defaults(4 << 20, 64_000);
+    d.switch_port = d.switch_port.with_ecn(
+        ROCE,
+        EcnSpec {
+            kmin_bytes: 20_000,
+            kmax_bytes: 400_000,
+            pmax: 0.2,
+        },
+    );
+    incast(4, 10, &d, 256 << 10)
+}
+
+#[test]
+fn ecn_marks_reach_the_receivers() {
+    let (spec, traffic) = ecn_incast();
+    let r = run_checked(&spec, &traffic, &SimConfig::new(3, 2 * MS));
+    let marked: u64 = r.ports.iter().map(|p| p.total(|c| c.ecn_marked)).sum();
+    let ce: u64 = r.flows.iter().map(|f| f.ce_packets).sum();
+    assert!(marked > 0);
+    assert_eq!(r.conservation.in_flight_packets, 0, "all delivered");
+    assert_eq!(marked, ce, "every mark arrives");
+}
+
+#[test]
+fn same_scenario_and_seed_give_byte_identical_results() {
+    let (spec, traffic) = ecn_incast();
+    let cfg = SimConfig::new(11, MS);
+    let a = serde_json::to_string(&run_checked(&spec, &traffic, &cfg)).unwrap();
+    let b = serde_json::to_string(&run_checked(&spec, &traffic, &cfg)).unwrap();
+    assert_eq!(a, b);
+    // The seed matters (ECN draws), so identical output is not an accident.
+    let c = serde_json::to_string(&run_checked(&spec, &traffic, &SimConfig::new(12, MS))).unwrap();
+    assert_ne!(a, c);
+    let back: Results = serde_json::from_str(&a).unwrap();
+    assert_eq!(back.schema_version, SCHEMA_VERSION);
+}
+
+#[test]
+fn two_simulations_in_one_process() {
+    let (s1, t1) = ecn_incast();
+    let t = two_tier();
+    let t2 = spreading_traffic(&t, Some(3));
+    let c = SimConfig::new(5, 500 * US);
+    let seq1 = serde_json::to_string(&run_checked(&s1, &t1, &c)).unwrap();
+    let seq2 = serde_json::to_string(&run_checked(&t.spec, &t2, &c)).unwrap();
+    let (par1, par2) = std::thread::scope(|s| {
+        let h1 = s.spawn(|| serde_json::to_string(&run_checked(&s1, &t1, &c)).unwrap());
+        let h2 = s.spawn(|| serde_json::to_string(&run_checked(&t.spec, &t2, &c)).unwrap());
+        (h1.join().unwrap(), h2.join().unwrap())
+    });
+    assert_eq!(seq1, par1);
+    assert_eq!(seq2, par2);
+}
+
+#[test]
+fn queue_sampling_and_refusal_of_oversized_outputs() {
+    let (spec, traffic) = ecn_incast();
+    let mut cfg = SimConfig::new(1, MS);
+    cfg.sampling.queue_interval_ps = Some(US);
+    let r = run_checked(&spec, &traffic, &cfg);
+    let s = r.queue_samples.as_ref().expect("samples");
+    assert_eq!(s.ports.len(), 5, "every switch port");
+    assert!(s.depth_bytes.iter().all(|d| d.len() == 1001));
+    let k = s
+        .ports
+        .iter()
+        .position(|&p| p == r.ports.len() - 5)
+        .unwrap();
+    let max_sampled = *s.depth_bytes[k].iter().max().unwrap() as u64;
+    let peak: u64 = r.ports[s.ports[k]].peak_queue_bytes.iter().sum();
+    assert!(max_sampled > 0 && max_sampled <= peak);
+
+    // Every nanosecond for ten seconds over the switch ports: refused before running.
+    cfg.end_time_ps = 10 * SECOND;
+    cfg.sampling.queue_interval_ps = Some(NS);
+    match run(&spec, &traffic, &cfg) {
+        Err(SimError::OutputTooLarge {
+            estimated,
+            limit,
+            hint,
+        }) => {
+            assert!(estimated > limit);
+            assert!(hint.contains("sample at least every"), "{hint}");
+        }
+        other => panic!("expected OutputTooLarge, got {:?}", other.map(|r| r.events)),
+    }
+}
+
+#[test]
+fn invalid_inputs_are_errors_not_panics() {
+    let (spec, mut traffic) = ecn_incast();
+    traffic.flows[0].dst = 999;
+    let e = run(&spec, &traffic, &SimConfig::new(1, MS)).unwrap_err();
+    assert!(e.to_string().contains("flows[0].dst"), "{e}");
+    let (spec, traffic) = ecn_incast();
+    let e = run(&spec, &traffic, &SimConfig::new(1, 0)).unwrap_err();
+    assert!(matches!(e, SimError::InvalidConfig { .. }));
+}
+
+/// Records PFC frames and packet directions.
+#[derive(Default)]
+struct Recorder {
+    pfc_tx: Vec<PfcFrame>,
+    data_tx: u64,
+    data_rx: u64,
+}
+
+impl Observer for Recorder {
+    fn on_packet(&mut self, _t: Time, _port: usize, _p: &Packet, dir: Direction) {
+        match dir {
+            Direction::Tx => self.data_tx += 1,
+            Direction::Rx => self.data_rx += 1,
+        }
+    }
+    fn on_pfc(&mut self, _t: Time, _port: usize, f: &PfcFrame, dir: Direction) {
+        if dir == Direction::Tx {
+            self.pfc_tx.push(*f);
+        }
+    }
+}
+
+#[test]
+fn observer_sees_what_the_counters_count() {
+    let d = incast_defaults(1 << 20, 32_000);
+    let (spec, traffic) = incast(8, 10, &d, 256 << 10);
+    let mut rec = Recorder::default();
+    let r = run_with_observer(&spec, &traffic, &SimConfig::new(1, MS), &mut rec).unwrap();
+    r.check_conservation().unwrap();
+    let pfc_sent: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
+    assert!(pfc_sent > 0);
+    assert_eq!(
+        rec.pfc_tx.len() as u64,
+        pfc_sent,
+        "one priority per frame here"
+    );
+    assert!(rec
+        .pfc_tx
+        .iter()
+        .all(|f| f.class_enable == 1 << ROCE && matches!(f.quanta[ROCE as usize], 0 | 0xFFFF)));
+    assert!(
+        rec.pfc_tx.iter().any(|f| f.quanta[ROCE as usize] == 0),
+        "XON sent"
+    );
+    let tx: u64 = r.ports.iter().map(|p| p.total(|c| c.tx_packets)).sum();
+    let rx: u64 = r.ports.iter().map(|p| p.total(|c| c.rx_packets)).sum();
+    assert_eq!((rec.data_tx, rec.data_rx), (tx, rx));
+    // Same results with and without an observer.
+    let plain = run(&spec, &traffic, &SimConfig::new(1, MS)).unwrap();
+    assert_eq!(plain, r);
+}
+
+#[test]
+fn on_off_and_stop_times_bound_the_traffic() {
+    let d = FabricDefaults::lossless(ROCE, 64_000);
+    let f = single_switch(2, G100, cable_m(5), &d);
+    let mut t = Traffic::new();
+    t.push(FlowSpec {
+        on_off: Some(OnOff {
+            on_ps: 100 * US,
+            off_ps: 300 * US,
+        }),
+        stop_ps: Some(800 * US),
+        ..FlowSpec::cbr(
+            f.hosts[1],
+            f.hosts[0],
+            FlowClass::roce(ROCE, 26),
+            40_000_000_000,
+        )
+    });
+    let r = run_checked(&f.spec, &t, &SimConfig::new(1, MS));
+    // Two on periods of 100 us at 40G before the stop at 800 us.
+    let expected = 2.0 * 100e-6 * payload_rate(40_000_000_000, true) / 8.0;
+    let got = r.flows[0].delivered_bytes as f64;
+    assert!(
+        (got - expected).abs() / expected < 0.01,
+        "{got} vs {expected}"
+    );
+}

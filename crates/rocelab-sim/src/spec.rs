@@ -160,7 +160,7 @@ impl Default for HostRxSpec {
 }
 
 /// A shared-buffer switch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SwitchSpec {
     /// Packet buffer.
     pub buffer: BufferSpec,
@@ -172,18 +172,6 @@ pub struct SwitchSpec {
     pub latency_ps: Time,
     /// Seed mixed into the ECMP hash, so that tiers do not polarise.
     pub ecmp_seed: u64,
-}
-
-impl Default for SwitchSpec {
-    fn default() -> Self {
-        SwitchSpec {
-            buffer: BufferSpec::default(),
-            qos: QosSpec::default(),
-            ports: Vec::new(),
-            latency_ps: 0,
-            ecmp_seed: 0,
-        }
-    }
 }
 
 /// The packet buffer of a switch (one shared-buffer MMU; see [`crate::mmu`]).

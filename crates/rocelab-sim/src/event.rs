@@ -152,6 +152,42 @@ mod tests {
     }
 
     #[test]
+    fn matches_a_sorted_reference_under_interleaved_pushes_and_pops() {
+        // Pseudo-random times, pushes never in the past, as the engine does.
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u64, u32)> = Vec::new();
+        let mut rng = crate::rng::Rng::new(9);
+        let mut now = 0;
+        let mut seq = 0u64;
+        let mut popped = Vec::new();
+        let mut expected = Vec::new();
+        for round in 0..20_000u32 {
+            for _ in 0..(rng.below(3)) {
+                let t = now + rng.below(4) * rng.below(1000);
+                q.push(t, Event::TxDone { port: round });
+                reference.push((t, seq, round));
+                seq += 1;
+            }
+            if rng.below(2) == 0 {
+                reference.sort();
+                if !reference.is_empty() {
+                    let (t, _, p) = reference.remove(0);
+                    expected.push((t, p));
+                    let (qt, ev) = q.pop().unwrap();
+                    let Event::TxDone { port } = ev else {
+                        unreachable!()
+                    };
+                    popped.push((qt, port));
+                    now = qt;
+                    assert!(q.peek_time().unwrap_or(Time::MAX) >= now);
+                }
+            }
+        }
+        assert_eq!(popped, expected);
+        assert_eq!(q.len(), reference.len());
+    }
+
+    #[test]
     fn events_are_small() {
         assert!(std::mem::size_of::<Event>() <= 16);
     }

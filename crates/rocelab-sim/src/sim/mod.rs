@@ -204,6 +204,7 @@ impl<O: Observer> Sim<'_, O> {
             }
             self.now = t;
             self.events += 1;
+            // Fetch the packet of the next arrival while this event is handled.
             if let Some(&Event::WireArrive { port }) = self.queue.peek() {
                 if let Some(&(_, id)) = self.ports[port as usize].wire.front() {
                     self.pool.prefetch(id);

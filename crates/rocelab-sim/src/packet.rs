@@ -89,7 +89,10 @@ pub enum PacketKind {
 }
 
 /// One frame in flight. Plain data; lives in the [`PacketPool`] and is named by a `u32` id.
+/// Aligned to a cache line (it is exactly 64 bytes today), so that touching a packet costs one
+/// cache miss, not two.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub struct Packet {
     /// Kind of packet.
     pub kind: PacketKind,
@@ -286,6 +289,11 @@ mod tests {
         assert_eq!(pool.capacity_used(), 2);
         assert_eq!(pool.get(b).frame_bytes, 200);
         assert_eq!(pool.iter_live().map(|p| p.frame_bytes).sum::<u32>(), 500);
+    }
+
+    #[test]
+    fn packet_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Packet>(), 64);
     }
 
     #[test]

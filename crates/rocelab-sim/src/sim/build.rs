@@ -184,6 +184,9 @@ fn build<'o, O: Observer>(
                     );
                     for (tc, t) in sp.tcs.iter().enumerate() {
                         p.ecn[tc] = t.ecn;
+                        if t.ecn.is_some() {
+                            p.ecn_enabled |= 1 << tc;
+                        }
                     }
                     ports.push(p);
                     for pg in &sp.pgs {
@@ -332,6 +335,8 @@ fn new_port(
         prop,
         arrival_delay: prop + peer_latency,
         busy: false,
+        paused: 0,
+        ecn_enabled: 0,
         wire: VecDeque::new(),
         pfc_enabled: pfc.enabled,
         pfc_quanta: pfc.quanta,

@@ -51,7 +51,7 @@ impl<O: Observer> Sim<'_, O> {
             };
             let flow = &mut self.flows[f as usize];
             let prio = flow.spec.class.priority;
-            if self.ports[port as usize].pause[prio as usize].is_paused() {
+            if self.ports[port as usize].paused & (1 << prio) != 0 {
                 nic.ready.push_back(f);
                 continue;
             }

@@ -71,41 +71,48 @@ impl Default for Sampling {
     }
 }
 
-/// Runtime state of one port (both directions of a full-duplex link end).
+/// Runtime state of one port (both directions of a full-duplex link end). `repr(C)` keeps
+/// the fields every packet touches together at the front (two cache lines); PFC timers, ECN
+/// parameters and most counters follow.
+#[repr(C)]
 pub(crate) struct PortRt {
+    /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
+    pub wire: VecDeque<(Time, u32)>,
+    pub rate: LinkRate,
+    /// Propagation plus the receiving node's latency: when a data frame is handled there.
+    pub arrival_delay: Time,
+    pub total_queue_bytes: u64,
+    pub peer: u32,
     pub node: u32,
     /// Index of the port within its node.
     pub local: u32,
     /// Switch index (switch port) or NIC index (host port).
     pub aux: u32,
+    pub busy: bool,
     pub is_host: bool,
-    pub peer: u32,
-    pub rate: LinkRate,
+    pub pfc_pending: bool,
+    /// Bit `p`: priority `p` is paused by the peer (mirror of `pause[p].is_paused()`).
+    pub paused: u8,
+    /// Bit `tc`: ECN marking configured on traffic class `tc`.
+    pub ecn_enabled: u8,
+    pub pfc_pending_enable: u8,
+    pub pfc_pending_xoff: u8,
+    pub pfc_enabled: PriorityMask,
+    pub queue_bytes: [u64; 8],
+    pub queues: [VecDeque<Queued>; 8],
+    pub sched: Scheduler,
+    pub counters: [PriorityCounters; 8],
+    pub peak_queue: [u64; 8],
     /// Propagation delay of the link.
     pub prop: Time,
-    /// Propagation plus the receiving node's latency: when a data frame is handled there.
-    pub arrival_delay: Time,
-    pub busy: bool,
-    /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
-    pub wire: VecDeque<(Time, u32)>,
-    pub pfc_enabled: PriorityMask,
     pub pfc_quanta: u16,
     /// Duration of `pfc_quanta` at this port's rate.
     pub pause_time: Time,
-    pub pfc_pending: bool,
-    pub pfc_pending_enable: u8,
-    pub pfc_pending_xoff: u8,
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
     pub xoff: [XoffState; 8],
-    pub queues: [VecDeque<Queued>; 8],
-    pub queue_bytes: [u64; 8],
-    pub total_queue_bytes: u64,
-    pub sched: Scheduler,
     pub ecn: [Option<EcnSpec>; 8],
-    pub counters: [PriorityCounters; 8],
-    pub peak_queue: [u64; 8],
 }
 
 /// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
@@ -224,7 +231,9 @@ impl<O: Observer> Sim<'_, O> {
                 } => self.pfc_arrive(port, enable, xoff, quanta),
                 Event::PauseExpire { port, prio, gen } => {
                     let now = self.now;
-                    if self.ports[port as usize].pause[prio as usize].on_expire(now, gen) {
+                    let p = &mut self.ports[port as usize];
+                    if p.pause[prio as usize].on_expire(now, gen) {
+                        p.paused &= !(1 << prio);
                         self.try_transmit(port);
                     }
                 }
@@ -388,10 +397,14 @@ impl<O: Observer> Sim<'_, O> {
             }
             match p.pause[prio as usize].on_frame(now, frame.quanta[prio as usize], p.rate.bps()) {
                 PauseChange::Paused { until, gen } => {
+                    p.paused |= 1 << prio;
                     self.queue
                         .push(until, Event::PauseExpire { port, prio, gen });
                 }
-                PauseChange::Resumed => resumed = true,
+                PauseChange::Resumed => {
+                    p.paused &= !(1 << prio);
+                    resumed = true;
+                }
                 PauseChange::None => {}
             }
         }

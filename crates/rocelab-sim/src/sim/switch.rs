@@ -82,7 +82,8 @@ impl<O: Observer> Sim<'_, O> {
 
         let pkt = self.pool.get_mut(id);
         let e = &mut self.ports[egress as usize];
-        if let Some(ecn) = &e.ecn[tc as usize] {
+        if e.ecn_enabled & (1 << tc) != 0 {
+            let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
             if pkt.ecn.is_capable()
                 && pkt.ecn != Ecn::Ce
                 && ecn.should_mark(e.queue_bytes[tc as usize], &mut self.rng)
@@ -127,10 +128,10 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         let queues = &p.queues;
-        let pause = &p.pause;
+        let paused = p.paused;
         let Some(tc) = p.sched.select(|tc| {
             let q = queues[tc as usize].front()?;
-            if pause[q.priority as usize].is_paused() {
+            if paused & (1 << q.priority) != 0 {
                 None
             } else {
                 Some(q.frame as u32)

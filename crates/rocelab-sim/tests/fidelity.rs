@@ -495,3 +495,37 @@ fn on_off_and_stop_times_bound_the_traffic() {
         "{got} vs {expected}"
     );
 }
+
+#[test]
+fn dscp_trust_classifies_untagged_roce_into_the_lossless_class() {
+    // Switches trust DSCP with DSCP 26 -> priority 3 (lossless); flows are untagged.
+    let mut d = incast_defaults(1 << 20, 64_000);
+    d.switch.qos.trust = Trust::Dscp;
+    d.switch.qos.dscp_to_priority.0[26] = ROCE;
+    let f = single_switch(9, G100, cable_m(10), &d);
+    let class = |dscp| FlowClass {
+        priority: ROCE,
+        dscp,
+        ecn_capable: true,
+        tagged: false,
+    };
+    let traffic = |dscp| {
+        let mut t = Traffic::new();
+        t.incast(
+            &f.hosts[1..],
+            f.hosts[0],
+            &FlowSpec::sized(0, 0, class(dscp), 512 << 10),
+        );
+        t
+    };
+    let ok = run_checked(&f.spec, &traffic(26), &SimConfig::new(1, 2 * MS));
+    assert_eq!(total_drops(&ok), 0);
+    let sw_in = &ok.ports[f.hosts.len()..];
+    assert!(sw_in.iter().all(|p| p.priorities[0].rx_packets == 0));
+    assert!(sw_in
+        .iter()
+        .any(|p| p.priorities[ROCE as usize].pfc_sent > 0));
+    // Mismarked (DSCP 0 -> priority 0, lossy): the same incast now drops.
+    let bad = run_checked(&f.spec, &traffic(0), &SimConfig::new(1, 2 * MS));
+    assert!(bad.switches[0].drops_lossy > 0);
+}

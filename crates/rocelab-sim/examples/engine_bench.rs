@@ -1,0 +1,91 @@
+//! Runs one standard benchmark scenario once and prints what `rocelab bench` will print:
+//! events, wall time, events per second, packet-pool high-water mark.
+//!
+//! ```text
+//! cargo build --release -p rocelab-sim --example engine_bench
+//! /usr/bin/time -v target/release/examples/engine_bench incast 10000
+//! /usr/bin/time -v target/release/examples/engine_bench fat-tree 1000
+//! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
+//! ```
+//! Arguments: scenario (`incast`, `fat-tree`, `fat-txt`), simulated microseconds, and for
+//! `fat-txt` the path of the HPCC-format topology.
+
+use rocelab_sim::bench::{fat_tree, fat_tree_defaults, fat_tree_permutation, incast_16, measure};
+use rocelab_sim::topology::parse_hpcc_topology;
+use rocelab_sim::{SimConfig, US};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let scenario = args.get(1).map(String::as_str).unwrap_or("incast");
+    let micros: u64 = match args.get(2).map(|s| s.parse()) {
+        None => 1000,
+        Some(Ok(v)) => v,
+        Some(Err(_)) => {
+            eprintln!("simulated time must be a whole number of microseconds");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cfg = SimConfig::new(1, micros * US);
+    let report = match scenario {
+        "incast" => {
+            let (spec, traffic) = incast_16();
+            measure("incast-16:1-100G", &spec, &traffic, &cfg)
+        }
+        "fat-tree" => {
+            let f = fat_tree();
+            measure(
+                "fat-tree-320-permutation",
+                &f.spec,
+                &fat_tree_permutation(&f, 1),
+                &cfg,
+            )
+        }
+        "fat-txt" => {
+            let Some(path) = args.get(3) else {
+                eprintln!("fat-txt needs the path of fat.txt");
+                return ExitCode::FAILURE;
+            };
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("{path}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match parse_hpcc_topology(&text, &fat_tree_defaults()) {
+                Ok(f) => measure(
+                    "fat-txt-320-permutation",
+                    &f.spec,
+                    &fat_tree_permutation(&f, 1),
+                    &cfg,
+                ),
+                Err(e) => Err(e),
+            }
+        }
+        other => {
+            eprintln!("unknown scenario {other:?}: use incast, fat-tree or fat-txt");
+            return ExitCode::FAILURE;
+        }
+    };
+    match report {
+        Ok(r) => {
+            println!(
+                "{}: {} events in {:.3} s = {:.2} M events/s; simulated {} us; peak {} packets in flight, {} pending events; {:.1} GB delivered",
+                r.name,
+                r.events,
+                r.wall_seconds,
+                r.events_per_second / 1e6,
+                r.simulated_ps / US,
+                r.peak_packets_in_flight,
+                r.peak_pending_events,
+                r.delivered_bytes as f64 / 1e9
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -39,16 +39,17 @@ pub enum Event {
     Sample,
 }
 
+/// A pending event. The key packs time (high 64 bits) and insertion sequence (low 64 bits), so
+/// one 128-bit comparison — branch-free on x86-64 — orders entries, and keys are unique.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: Event,
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -56,14 +57,20 @@ impl PartialOrd for Entry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
+    #[inline]
+    fn le(&self, other: &Self) -> bool {
+        other.key <= self.key
+    }
+    #[inline]
+    fn lt(&self, other: &Self) -> bool {
+        other.key < self.key
+    }
 }
 impl Ord for Entry {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest, then first-inserted.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .cmp(&self.time)
-            .then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -84,9 +91,9 @@ impl EventQueue {
     /// Schedule `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
-        let seq = self.seq;
+        let key = ((time as u128) << 64) | self.seq as u128;
         self.seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry { key, event });
         self.peak = self.peak.max(self.heap.len());
     }
 
@@ -98,7 +105,7 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|e| (e.time, e.event))
+        self.heap.pop().map(|e| ((e.key >> 64) as Time, e.event))
     }
 
     /// The earliest event, without removing it.
@@ -109,7 +116,7 @@ impl EventQueue {
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| (e.key >> 64) as Time)
     }
 
     /// Number of pending events.

@@ -25,6 +25,12 @@ pub type NodeId = usize;
 /// Largest frame the simulator carries: a 9216-byte jumbo MTU plus Ethernet, tag and FCS.
 pub const MAX_FRAME_BYTES: u32 = 9216 + wire::ETHERNET + wire::VLAN_TAG + wire::FCS;
 
+/// Longest link delay accepted (10 s): anything longer is a unit mistake.
+pub const MAX_LINK_DELAY: Time = 10 * crate::time::SECOND;
+
+/// Largest buffer accounting cell accepted.
+pub const MAX_CELL_BYTES: u32 = 4096;
+
 /// A port of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortRef {
@@ -405,6 +411,15 @@ impl NetworkSpec {
                     "rate_bps is 0; give the link speed in bit/s",
                 ));
             }
+            if l.delay_ps > MAX_LINK_DELAY {
+                return Err(SimError::spec(
+                    path,
+                    format!(
+                        "delay_ps {} is over {MAX_LINK_DELAY} (10 s); give the one-way delay in picoseconds",
+                        l.delay_ps
+                    ),
+                ));
+            }
             for (end, r) in [("a", l.a), ("b", l.b)] {
                 let Some(ports) = seen.get_mut(r.node) else {
                     return Err(SimError::spec(
@@ -455,9 +470,22 @@ impl NetworkSpec {
     }
 }
 
+fn validate_pfc(path: String, pfc: &PfcPortSpec) -> Result<(), SimError> {
+    if pfc.enabled != PriorityMask::NONE && pfc.quanta == 0 {
+        return Err(SimError::spec(
+            path,
+            "PFC is enabled with a pause of 0 quanta, which never pauses; use 0xFFFF (the usual) or disable PFC",
+        ));
+    }
+    Ok(())
+}
+
 fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
     if h.ports.is_empty() {
         return Err(SimError::spec(path, "host has no port"));
+    }
+    for (i, p) in h.ports.iter().enumerate() {
+        validate_pfc(format!("{path}.ports[{i}].pfc"), &p.pfc)?;
     }
     let rx = &h.rx;
     if rx.drain_bps == Some(0) {
@@ -486,10 +514,13 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
             format!("alpha must be a positive number, got {}", b.alpha),
         ));
     }
-    if b.cell_bytes == 0 {
+    if b.cell_bytes == 0 || b.cell_bytes > MAX_CELL_BYTES {
         return Err(SimError::spec(
             format!("{path}.buffer.cell_bytes"),
-            "cell size 0; use 1 for byte-accurate accounting",
+            format!(
+                "cell size {} is not in 1..={MAX_CELL_BYTES}; use 1 for byte-accurate accounting",
+                b.cell_bytes
+            ),
         ));
     }
     let q = &s.qos;
@@ -505,6 +536,7 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
     }
     let mut carved: u64 = 0;
     for (pi, port) in s.ports.iter().enumerate() {
+        validate_pfc(format!("{path}.ports[{pi}].pfc"), &port.pfc)?;
         for (g, pg) in port.pgs.iter().enumerate() {
             let pp = format!("{path}.ports[{pi}].pgs[{g}]");
             if let XoffThreshold::DynamicAlpha(a) = pg.threshold {
@@ -619,6 +651,18 @@ mod tests {
         }
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("nodes[1]") && e.contains("xon_bytes"), "{e}");
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[0].kind {
+            h.ports[0].pfc = PfcPortSpec {
+                enabled: PriorityMask::of(&[3]),
+                quanta: 0,
+            };
+        }
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("ports[0].pfc") && e.contains("0 quanta"), "{e}");
+        let mut s = two_hosts();
+        s.links[0].delay_ps = u64::MAX;
+        assert!(s.validate().unwrap_err().to_string().contains("delay_ps"));
     }
 
     #[test]

@@ -21,6 +21,9 @@ use crate::time::{LinkRate, Time, SECOND};
 use crate::traffic::Traffic;
 use std::collections::{BinaryHeap, VecDeque};
 
+/// Longest simulated time accepted (2⁶² ps ≈ 53 days), far from `u64` overflow.
+pub const MAX_END_TIME: Time = 1 << 62;
+
 /// Run `traffic` over `spec` as configured and return the results.
 ///
 /// Everything is checked first; a bad description or a run whose outputs would not fit in memory
@@ -47,9 +50,12 @@ pub fn run_with_observer<O: Observer>(
 
 /// Refuse unusable configurations and outputs that would not fit in memory.
 fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> {
-    if config.end_time_ps == 0 {
+    if config.end_time_ps == 0 || config.end_time_ps > MAX_END_TIME {
         return Err(SimError::InvalidConfig {
-            message: "end_time_ps is 0; give the simulated time to run".into(),
+            message: format!(
+                "end_time_ps {} is not in 1..={MAX_END_TIME} (about 53 days); give the simulated time in picoseconds",
+                config.end_time_ps
+            ),
         });
     }
     if let Some(iv) = config.sampling.queue_interval_ps {

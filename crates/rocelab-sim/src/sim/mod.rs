@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-pub use build::{run, run_with_observer};
+pub use build::{run, run_with_observer, MAX_END_TIME};
 
 /// How long to run and what to record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

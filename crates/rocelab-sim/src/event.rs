@@ -16,7 +16,8 @@ pub enum Event {
     /// The first data frame on the wire of `port`'s outgoing link arrives, fully received, at
     /// the peer port. A link is a FIFO pipe (constant delay), so only its head frame has an
     /// event; this keeps the heap as small as the number of busy links, not of frames in flight.
-    WireArrive { port: u32 },
+    /// `pkt` names that head frame, so the engine can fetch it into cache ahead of time.
+    WireArrive { port: u32, pkt: u32 },
     /// A PFC frame arrives at `port`: priorities in `enable` are set to `quanta` when their bit
     /// is in `xoff`, else to 0 (resume).
     PfcArrive {
@@ -139,7 +140,7 @@ mod tests {
         let mut q = EventQueue::new();
         q.push(30, Event::TxDone { port: 3 });
         q.push(10, Event::TxDone { port: 1 });
-        q.push(20, Event::WireArrive { port: 20 });
+        q.push(20, Event::WireArrive { port: 20, pkt: 0 });
         q.push(10, Event::TxDone { port: 2 });
         q.push(10, Event::Sample);
         assert_eq!(q.len(), 5);
@@ -151,7 +152,7 @@ mod tests {
                 (10, Event::TxDone { port: 1 }),
                 (10, Event::TxDone { port: 2 }),
                 (10, Event::Sample),
-                (20, Event::WireArrive { port: 20 }),
+                (20, Event::WireArrive { port: 20, pkt: 0 }),
                 (30, Event::TxDone { port: 3 }),
             ]
         );

@@ -147,6 +147,22 @@ pub fn five_tuple_hash(src_ip: u32, dst_ip: u32, proto: u8, sport: u16, dport: u
     crate::rng::mix64(crate::rng::mix64(a) ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// Hint the CPU to fetch the cache line holding `r` (no effect on results).
+#[inline]
+pub(crate) fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` only hints the cache and never faults; the address is that of a
+    // live reference.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            (r as *const T).cast::<i8>(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
+}
+
 /// Pool of packets: a `Vec` with a free list, so the steady state allocates nothing and memory
 /// is proportional to the packets in flight, not to simulated time.
 #[derive(Debug, Default)]
@@ -200,23 +216,13 @@ impl PacketPool {
     }
 
     /// Hint the CPU to fetch packet `id` into cache (no effect on results). The engine calls it
-    /// for the packet of the next event while it handles the current one, hiding most of the
+    /// for the packets of the next events while it handles the current one, hiding most of the
     /// memory latency of large pools.
     #[inline]
     pub fn prefetch(&self, id: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.slots.get(id as usize) {
-            // SAFETY: `_mm_prefetch` only hints the cache; any address is allowed, and this one
-            // points into a live allocation.
-            #[allow(unused_unsafe)]
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    (p as *const Packet).cast::<i8>(),
-                );
-            }
+            prefetch(p);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
     }
 
     /// Packets currently allocated.

@@ -212,17 +212,15 @@ impl<O: Observer> Sim<'_, O> {
             self.now = t;
             self.events += 1;
             // Fetch the packet of the next arrival while this event is handled.
-            if let Some(&Event::WireArrive { port }) = self.queue.peek() {
-                if let Some(&(_, id)) = self.ports[port as usize].wire.front() {
-                    self.pool.prefetch(id);
-                }
+            if let Some(&Event::WireArrive { pkt, .. }) = self.queue.peek() {
+                self.pool.prefetch(pkt);
             }
             match ev {
                 Event::TxDone { port } => {
                     self.ports[port as usize].busy = false;
                     self.try_transmit(port);
                 }
-                Event::WireArrive { port } => self.wire_arrive(port),
+                Event::WireArrive { port, .. } => self.wire_arrive(port),
                 Event::PfcArrive {
                     port,
                     enable,
@@ -279,7 +277,7 @@ impl<O: Observer> Sim<'_, O> {
             .on_packet(now, port as usize, self.pool.get(id), Direction::Tx);
         self.queue.push(now + ser, Event::TxDone { port });
         if was_idle {
-            self.queue.push(arrive, Event::WireArrive { port });
+            self.queue.push(arrive, Event::WireArrive { port, pkt: id });
         }
     }
 
@@ -288,8 +286,9 @@ impl<O: Observer> Sim<'_, O> {
     fn wire_arrive(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
         let (_, id) = p.wire.pop_front().expect("wire event without a frame");
-        if let Some(&(next, _)) = p.wire.front() {
-            self.queue.push(next, Event::WireArrive { port });
+        if let Some(&(next, next_id)) = p.wire.front() {
+            self.queue
+                .push(next, Event::WireArrive { port, pkt: next_id });
         }
         let peer = p.peer;
         if self.ports[peer as usize].is_host {

@@ -416,24 +416,51 @@ fn invalid_inputs_are_errors_not_panics() {
     assert!(matches!(e, SimError::InvalidConfig { .. }));
 }
 
-/// Records PFC frames and packet directions.
+/// Records PFC frames and packet directions, and checks that no data frame of a paused
+/// priority starts on a port between an XOFF and the following XON it received.
 #[derive(Default)]
 struct Recorder {
     pfc_tx: Vec<PfcFrame>,
     data_tx: u64,
     data_rx: u64,
+    /// Per port: priorities currently paused by received PFC.
+    paused: std::collections::HashMap<usize, u8>,
+    sent_while_paused: u64,
+    sent_after_resume: u64,
+    resumed: std::collections::HashMap<usize, bool>,
 }
 
 impl Observer for Recorder {
-    fn on_packet(&mut self, _t: Time, _port: usize, _p: &Packet, dir: Direction) {
+    fn on_packet(&mut self, _t: Time, port: usize, p: &Packet, dir: Direction) {
         match dir {
-            Direction::Tx => self.data_tx += 1,
+            Direction::Tx => {
+                self.data_tx += 1;
+                if self.paused.get(&port).copied().unwrap_or(0) & (1 << p.priority) != 0 {
+                    self.sent_while_paused += 1;
+                }
+                if self.resumed.get(&port).copied().unwrap_or(false) {
+                    self.sent_after_resume += 1;
+                }
+            }
             Direction::Rx => self.data_rx += 1,
         }
     }
-    fn on_pfc(&mut self, _t: Time, _port: usize, f: &PfcFrame, dir: Direction) {
-        if dir == Direction::Tx {
-            self.pfc_tx.push(*f);
+    fn on_pfc(&mut self, _t: Time, port: usize, f: &PfcFrame, dir: Direction) {
+        match dir {
+            Direction::Tx => self.pfc_tx.push(*f),
+            Direction::Rx => {
+                let m = self.paused.entry(port).or_default();
+                for p in 0..8 {
+                    if f.class_enable & (1 << p) != 0 {
+                        if f.quanta[p] > 0 {
+                            *m |= 1 << p;
+                        } else {
+                            *m &= !(1 << p);
+                            self.resumed.insert(port, true);
+                        }
+                    }
+                }
+            }
         }
     }
 }
@@ -528,4 +555,28 @@ fn dscp_trust_classifies_untagged_roce_into_the_lossless_class() {
     // Mismarked (DSCP 0 -> priority 0, lossy): the same incast now drops.
     let bad = run_checked(&f.spec, &traffic(0), &SimConfig::new(1, 2 * MS));
     assert!(bad.switches[0].drops_lossy > 0);
+}
+
+#[test]
+fn memory_follows_packets_in_flight_not_simulated_time() {
+    // A saturated lossless incast reaches a steady state within a millisecond; running four
+    // times longer must not grow the packet pool or the event queue.
+    let d = incast_defaults(2 << 20, 32_000);
+    let f = single_switch(9, G100, cable_m(10), &d);
+    let mut t = Traffic::new();
+    t.incast(
+        &f.hosts[1..],
+        f.hosts[0],
+        &FlowSpec::greedy(0, 0, FlowClass::roce(ROCE, 26)),
+    );
+    let short = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
+    let long = run_checked(&f.spec, &t, &SimConfig::new(1, 8 * MS));
+    assert!(long.events > 3 * short.events);
+    assert!(
+        long.peak_packets_in_flight as f64 <= short.peak_packets_in_flight as f64 * 1.05,
+        "pool grew from {} to {}",
+        short.peak_packets_in_flight,
+        long.peak_packets_in_flight
+    );
+    assert!(long.peak_pending_events <= short.peak_pending_events + 16);
 }

@@ -2,6 +2,7 @@
 //!
 //! * `incast-16:1-100G`: 16 greedy senders to one host through one 100G switch, 1 ms simulated.
 //! * `fat-tree-320-permutation`: the generated 320-host fat tree, permutation traffic, 100 µs.
+//! * `fat-tree-320-permutation-30pct`: the same at 30 Gb/s per host (few packets in flight).
 //! * `fat-txt-320-permutation`: the same from the HPCC simulator's `fat.txt`, read in place
 //!   (from `$ROCELAB_FAT_TXT`, or `shared/data/hpcc-formats/fat.txt` in an ancestor of this
 //!   crate); skipped with a message when absent.
@@ -10,7 +11,9 @@
 //! figure `rocelab bench` will show.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rocelab_sim::bench::{fat_tree, fat_tree_defaults, fat_tree_permutation, incast_16, measure};
+use rocelab_sim::bench::{
+    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure,
+};
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{run, SimConfig, MS, US};
 use std::path::PathBuf;
@@ -65,6 +68,15 @@ fn engine(c: &mut Criterion) {
     );
     g.bench_function("fat-tree-320-permutation", |b| {
         b.iter(|| run(&f.spec, &t, &cfg).expect("fat tree runs"))
+    });
+
+    let t30 = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
+    report(
+        "fat-tree-320-permutation-30pct",
+        &measure("fat 30%", &f.spec, &t30, &cfg).expect("fat tree runs"),
+    );
+    g.bench_function("fat-tree-320-permutation-30pct", |b| {
+        b.iter(|| run(&f.spec, &t30, &cfg).expect("fat tree runs"))
     });
 
     match fat_txt() {

@@ -5,12 +5,16 @@
 //! cargo build --release -p rocelab-sim --example engine_bench
 //! /usr/bin/time -v target/release/examples/engine_bench incast 10000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree 1000
+//! /usr/bin/time -v target/release/examples/engine_bench fat-tree-30 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
 //! ```
-//! Arguments: scenario (`incast`, `fat-tree`, `fat-txt`), simulated microseconds, and for
+//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`), simulated
+//! microseconds, and for
 //! `fat-txt` the path of the HPCC-format topology.
 
-use rocelab_sim::bench::{fat_tree, fat_tree_defaults, fat_tree_permutation, incast_16, measure};
+use rocelab_sim::bench::{
+    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure,
+};
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
 use std::process::ExitCode;
@@ -41,6 +45,11 @@ fn main() -> ExitCode {
                 &cfg,
             )
         }
+        "fat-tree-30" => {
+            let f = fat_tree();
+            let t = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
+            measure("fat-tree-320-permutation-30pct", &f.spec, &t, &cfg)
+        }
         "fat-txt" => {
             let Some(path) = args.get(3) else {
                 eprintln!("fat-txt needs the path of fat.txt");
@@ -64,7 +73,7 @@ fn main() -> ExitCode {
             }
         }
         other => {
-            eprintln!("unknown scenario {other:?}: use incast, fat-tree or fat-txt");
+            eprintln!("unknown scenario {other:?}: use incast, fat-tree, fat-tree-30 or fat-txt");
             return ExitCode::FAILURE;
         }
     };

@@ -5,7 +5,8 @@
 //!   lossless priority 3 with PFC — the switch pauses the senders continuously.
 //! * [`fat_tree_permutation`]: the 320-host three-tier fat tree of the HPCC simulator's
 //!   `fat.txt` (100 Gb/s hosts, 400 Gb/s fabric, 1 µs links) with random-permutation line-rate
-//!   traffic on a lossless priority; ECMP collisions make PFC act in the fabric.
+//!   traffic on a lossless priority; ECMP collisions make PFC act in the fabric. A variant at
+//!   30 Gb/s per host ([`fat_tree_permutation_at`]) keeps few packets in flight.
 
 use crate::error::SimError;
 use crate::sim::{run, SimConfig};
@@ -69,8 +70,19 @@ pub fn fat_tree() -> Fabric {
 
 /// Random-permutation line-rate traffic over `fabric`'s hosts.
 pub fn fat_tree_permutation(fabric: &Fabric, seed: u64) -> Traffic {
+    fat_tree_permutation_at(fabric, seed, None)
+}
+
+/// Random-permutation traffic over `fabric`'s hosts, each flow at `rate_bps` (CBR) or at line
+/// rate (`None`). At 30 Gb/s per 100 Gb/s host the fabric holds few packets in flight, which
+/// measures the engine rather than the memory system.
+pub fn fat_tree_permutation_at(fabric: &Fabric, seed: u64, rate_bps: Option<u64>) -> Traffic {
     let mut t = Traffic::new();
-    let tmpl = FlowSpec::greedy(0, 0, FlowClass::roce(BENCH_PRIORITY, 26));
+    let class = FlowClass::roce(BENCH_PRIORITY, 26);
+    let tmpl = match rate_bps {
+        Some(r) => FlowSpec::cbr(0, 0, class, r),
+        None => FlowSpec::greedy(0, 0, class),
+    };
     t.permutation(&fabric.hosts, seed, &tmpl);
     t
 }
@@ -97,7 +109,8 @@ pub fn measure(
     })
 }
 
-/// Run both standard scenarios for `simulated_ps` each and report events per second.
+/// Run the standard scenarios (incast, fat tree at line rate, fat tree at 30 %) for
+/// `simulated_ps` each and report events per second.
 pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimError> {
     let config = SimConfig::new(1, simulated_ps);
     let (spec, traffic) = incast_16();
@@ -109,7 +122,13 @@ pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimErro
         &fat_tree_permutation(&f, 1),
         &config,
     )?;
-    Ok(vec![a, b])
+    let c = measure(
+        "fat-tree-320-permutation-30pct",
+        &f.spec,
+        &fat_tree_permutation_at(&f, 1, Some(30_000_000_000)),
+        &config,
+    )?;
+    Ok(vec![a, b, c])
 }
 
 /// Default simulated time of [`events_per_second`] runs.
@@ -126,7 +145,7 @@ mod tests {
         r.check_conservation().unwrap();
         assert!(r.events > 1_000, "events {}", r.events);
         let rep = events_per_second(5 * US).unwrap();
-        assert_eq!(rep.len(), 2);
+        assert_eq!(rep.len(), 3);
         assert!(rep
             .iter()
             .all(|b| b.events > 0 && b.events_per_second > 0.0));

@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub fabric: Fabric,
+    /// Run settings for `rocelab sim`.
+    #[serde(default)]
+    pub simulation: crate::workload::Simulation,
+    /// Traffic for `rocelab sim`.
+    #[serde(default, skip_serializing_if = "crate::workload::Workloads::is_empty")]
+    pub workloads: crate::workload::Workloads,
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<Variant>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

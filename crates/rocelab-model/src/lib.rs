@@ -45,6 +45,7 @@ pub mod qos;
 mod qos_check;
 pub mod resolve;
 pub mod units;
+pub mod workload;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use fabric::{Device, Fabric, Link, Platform, Role, Scenario};

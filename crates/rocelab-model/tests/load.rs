@@ -378,3 +378,40 @@ proptest! {
         let _ = load(&format!("fabric:\n  {text}"));
     }
 }
+
+const WORKLOADS: &str = r#"simulation: {duration: 2ms, seed: 7, sample_interval: 5us}
+workloads:
+  flows:
+    - {name: victim, from: node1, to: node2, class: roce, rate: 10G}
+    - {name: burst, from: node2, to: node1, class: default, on: 100us, off: 300us, size: 1MB}
+  incast:
+    - {name: in, senders: [node1], receiver: node2, class: roce, size: 64KiB}
+  permutation:
+    - {name: perm, class: roce}
+"#;
+
+#[test]
+fn workloads_load_and_name_real_hosts_and_classes() {
+    let l = load(&format!("{BASE}{WORKLOADS}")).unwrap();
+    assert_eq!(l.scenario.simulation.seed, 7);
+    assert_eq!(l.scenario.workloads.flows.len(), 2);
+    assert_eq!(l.scenario.workloads.incast[0].size.unwrap().to_string(), "64KiB");
+    let bad = format!("{BASE}{WORKLOADS}")
+        .replace("to: node2, class: roce, rate: 10G", "to: node3, class: rocee, rate: 10G")
+        .replace("senders: [node1]", "senders: [node1-3]")
+        .replace("on: 100us, off: 300us", "on: 100us");
+    let e = errors(&bad);
+    let got: Vec<(&str, &str)> = e.iter().map(|d| (d.path.as_str(), d.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("workloads.flows[0].to", "no host `node3`"),
+            ("workloads.flows[0].class", "no class `rocee`"),
+            ("workloads.flows[1].on", "an on/off flow needs both `on` and `off`"),
+            ("workloads.incast[0].senders[0]", "no host `node3`"),
+            ("workloads.incast[0].receiver", "receiver `node2` is also a sender"),
+        ]
+    );
+    assert_eq!(e[0].suggestion.as_deref(), Some("did you mean \"node1\"?"));
+    assert_eq!(e[0].line, 22);
+}

@@ -51,46 +51,26 @@ fn engine(c: &mut Criterion) {
 
     let (spec, traffic) = incast_16();
     let cfg = SimConfig::new(1, MS);
-    report(
-        "incast-16:1-100G",
-        &measure("incast", &spec, &traffic, &cfg).expect("incast runs"),
-    );
-    g.bench_function("incast-16:1-100G", |b| {
-        b.iter(|| run(&spec, &traffic, &cfg).expect("incast runs"))
-    });
+    report("incast-16:1-100G", &measure("incast", &spec, &traffic, &cfg).expect("incast runs"));
+    g.bench_function("incast-16:1-100G", |b| b.iter(|| run(&spec, &traffic, &cfg).expect("incast runs")));
 
     let f = fat_tree();
     let t = fat_tree_permutation(&f, 1);
     let cfg = SimConfig::new(1, 100 * US);
-    report(
-        "fat-tree-320-permutation",
-        &measure("fat", &f.spec, &t, &cfg).expect("fat tree runs"),
-    );
-    g.bench_function("fat-tree-320-permutation", |b| {
-        b.iter(|| run(&f.spec, &t, &cfg).expect("fat tree runs"))
-    });
+    report("fat-tree-320-permutation", &measure("fat", &f.spec, &t, &cfg).expect("fat tree runs"));
+    g.bench_function("fat-tree-320-permutation", |b| b.iter(|| run(&f.spec, &t, &cfg).expect("fat tree runs")));
 
     let t30 = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
-    report(
-        "fat-tree-320-permutation-30pct",
-        &measure("fat 30%", &f.spec, &t30, &cfg).expect("fat tree runs"),
-    );
-    g.bench_function("fat-tree-320-permutation-30pct", |b| {
-        b.iter(|| run(&f.spec, &t30, &cfg).expect("fat tree runs"))
-    });
+    report("fat-tree-320-permutation-30pct", &measure("fat 30%", &f.spec, &t30, &cfg).expect("fat tree runs"));
+    g.bench_function("fat-tree-320-permutation-30pct", |b| b.iter(|| run(&f.spec, &t30, &cfg).expect("fat tree runs")));
 
     match fat_txt() {
         Some(path) => {
             let text = std::fs::read_to_string(&path).expect("read fat.txt");
             let f = parse_hpcc_topology(&text, &fat_tree_defaults()).expect("parse fat.txt");
             let t = fat_tree_permutation(&f, 1);
-            report(
-                "fat-txt-320-permutation",
-                &measure("fat.txt", &f.spec, &t, &cfg).expect("fat.txt runs"),
-            );
-            g.bench_function("fat-txt-320-permutation", |b| {
-                b.iter(|| run(&f.spec, &t, &cfg).expect("fat.txt runs"))
-            });
+            report("fat-txt-320-permutation", &measure("fat.txt", &f.spec, &t, &cfg).expect("fat.txt runs"));
+            g.bench_function("fat-txt-320-permutation", |b| b.iter(|| run(&f.spec, &t, &cfg).expect("fat.txt runs")));
         }
         None => println!(
             "fat-txt-320-permutation: skipped, no fat.txt (set ROCELAB_FAT_TXT or put \

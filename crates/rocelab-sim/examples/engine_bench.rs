@@ -38,12 +38,7 @@ fn main() -> ExitCode {
         }
         "fat-tree" => {
             let f = fat_tree();
-            measure(
-                "fat-tree-320-permutation",
-                &f.spec,
-                &fat_tree_permutation(&f, 1),
-                &cfg,
-            )
+            measure("fat-tree-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg)
         }
         "fat-tree-30" => {
             let f = fat_tree();
@@ -63,12 +58,7 @@ fn main() -> ExitCode {
                 }
             };
             match parse_hpcc_topology(&text, &fat_tree_defaults()) {
-                Ok(f) => measure(
-                    "fat-txt-320-permutation",
-                    &f.spec,
-                    &fat_tree_permutation(&f, 1),
-                    &cfg,
-                ),
+                Ok(f) => measure("fat-txt-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg),
                 Err(e) => Err(e),
             }
         }

@@ -42,10 +42,7 @@ pub const BENCH_PRIORITY: u8 = 3;
 
 fn defaults(headroom: u64) -> FabricDefaults {
     let mut d = FabricDefaults::lossless(BENCH_PRIORITY, headroom);
-    d.switch.buffer = BufferSpec {
-        size_bytes: 32 << 20,
-        ..BufferSpec::default()
-    };
+    d.switch.buffer = BufferSpec { size_bytes: 32 << 20, ..BufferSpec::default() };
     d
 }
 
@@ -88,12 +85,7 @@ pub fn fat_tree_permutation_at(fabric: &Fabric, seed: u64, rate_bps: Option<u64>
 }
 
 /// Run one scenario and time it.
-pub fn measure(
-    name: &str,
-    spec: &NetworkSpec,
-    traffic: &Traffic,
-    config: &SimConfig,
-) -> Result<BenchReport, SimError> {
+pub fn measure(name: &str, spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Result<BenchReport, SimError> {
     let t0 = Instant::now();
     let r = run(spec, traffic, config)?;
     let wall = t0.elapsed().as_secs_f64();
@@ -116,12 +108,7 @@ pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimErro
     let (spec, traffic) = incast_16();
     let a = measure("incast-16:1-100G", &spec, &traffic, &config)?;
     let f = fat_tree();
-    let b = measure(
-        "fat-tree-320-permutation",
-        &f.spec,
-        &fat_tree_permutation(&f, 1),
-        &config,
-    )?;
+    let b = measure("fat-tree-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &config)?;
     let c = measure(
         "fat-tree-320-permutation-30pct",
         &f.spec,
@@ -146,8 +133,6 @@ mod tests {
         assert!(r.events > 1_000, "events {}", r.events);
         let rep = events_per_second(5 * US).unwrap();
         assert_eq!(rep.len(), 3);
-        assert!(rep
-            .iter()
-            .all(|b| b.events > 0 && b.events_per_second > 0.0));
+        assert!(rep.iter().all(|b| b.events > 0 && b.events_per_second > 0.0));
     }
 }

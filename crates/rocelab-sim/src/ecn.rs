@@ -52,11 +52,7 @@ mod tests {
 
     #[test]
     fn probability_curve() {
-        let e = EcnSpec {
-            kmin_bytes: 100_000,
-            kmax_bytes: 400_000,
-            pmax: 0.2,
-        };
+        let e = EcnSpec { kmin_bytes: 100_000, kmax_bytes: 400_000, pmax: 0.2 };
         assert_eq!(e.mark_probability(0), 0.0);
         assert_eq!(e.mark_probability(100_000), 0.0);
         assert!((e.mark_probability(250_000) - 0.1).abs() < 1e-12);
@@ -66,11 +62,7 @@ mod tests {
 
     #[test]
     fn empirical_marking_rate() {
-        let e = EcnSpec {
-            kmin_bytes: 0,
-            kmax_bytes: 1000,
-            pmax: 0.5,
-        };
+        let e = EcnSpec { kmin_bytes: 0, kmax_bytes: 1000, pmax: 0.5 };
         let mut rng = Rng::new(1);
         let n = 200_000;
         let marked = (0..n).filter(|_| e.should_mark(500, &mut rng)).count();

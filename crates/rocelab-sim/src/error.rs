@@ -39,17 +39,11 @@ pub enum SimError {
 
 impl SimError {
     pub(crate) fn spec(path: impl Into<String>, message: impl Into<String>) -> Self {
-        SimError::InvalidSpec {
-            path: path.into(),
-            message: message.into(),
-        }
+        SimError::InvalidSpec { path: path.into(), message: message.into() }
     }
 
     pub(crate) fn traffic(path: impl Into<String>, message: impl Into<String>) -> Self {
-        SimError::InvalidTraffic {
-            path: path.into(),
-            message: message.into(),
-        }
+        SimError::InvalidTraffic { path: path.into(), message: message.into() }
     }
 }
 
@@ -59,11 +53,7 @@ impl fmt::Display for SimError {
             SimError::InvalidSpec { path, message } => write!(f, "network {path}: {message}"),
             SimError::InvalidTraffic { path, message } => write!(f, "traffic {path}: {message}"),
             SimError::InvalidConfig { message } => write!(f, "configuration: {message}"),
-            SimError::OutputTooLarge {
-                estimated,
-                limit,
-                hint,
-            } => write!(
+            SimError::OutputTooLarge { estimated, limit, hint } => write!(
                 f,
                 "outputs too large: the run would record {estimated} values, more than the limit of {limit}; {hint}"
             ),

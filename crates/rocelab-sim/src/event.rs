@@ -20,12 +20,7 @@ pub enum Event {
     WireArrive { port: u32, pkt: u32 },
     /// A PFC frame arrives at `port`: priorities in `enable` are set to `quanta` when their bit
     /// is in `xoff`, else to 0 (resume).
-    PfcArrive {
-        port: u32,
-        enable: u8,
-        xoff: u8,
-        quanta: u16,
-    },
+    PfcArrive { port: u32, enable: u8, xoff: u8, quanta: u16 },
     /// The pause of `prio` received on `port` runs out (stale unless `gen` matches).
     PauseExpire { port: u32, prio: u8, gen: u32 },
     /// The XOFF side of `port` re-sends its pause for `prio` before it expires.
@@ -182,9 +177,7 @@ mod tests {
                     let (t, _, p) = reference.remove(0);
                     expected.push((t, p));
                     let (qt, ev) = q.pop().unwrap();
-                    let Event::TxDone { port } = ev else {
-                        unreachable!()
-                    };
+                    let Event::TxDone { port } = ev else { unreachable!() };
                     popped.push((qt, port));
                     now = qt;
                     assert!(q.peek_time().unwrap_or(Time::MAX) >= now);

@@ -55,13 +55,13 @@ pub use packet::{Ecn, Packet};
 pub use sched::{TrafficClass, Tsa};
 pub use sim::{run, run_with_observer, Sampling, SimConfig, MAX_END_TIME};
 pub use spec::{
-    BufferSpec, DscpMap, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId,
-    NodeKind, NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec,
-    SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust,
+    BufferSpec, DscpMap, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId, NodeKind, NodeSpec,
+    PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec,
+    Trust,
 };
 pub use stats::{
-    Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results,
-    SwitchResults, SCHEMA_VERSION,
+    Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
+    SCHEMA_VERSION,
 };
 pub use time::{Time, MS, NS, SECOND, US};
 pub use traffic::{FlowClass, FlowSpec, OnOff, Traffic};

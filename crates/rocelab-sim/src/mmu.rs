@@ -112,14 +112,7 @@ impl Mmu {
     /// bytes and the switch-wide dynamic-threshold `alpha`.
     pub fn new(cfg: Vec<PgConfig>, shared_size: u64, alpha: f64) -> Self {
         let n = cfg.len();
-        Mmu {
-            alpha,
-            shared_size,
-            shared_used: 0,
-            peak_shared_used: 0,
-            cfg,
-            state: vec![PgState::default(); n],
-        }
+        Mmu { alpha, shared_size, shared_used: 0, peak_shared_used: 0, cfg, state: vec![PgState::default(); n] }
     }
 
     /// Current shared-pool limit of a PG.
@@ -143,43 +136,27 @@ impl Mmu {
         let delta = new_shared - old_shared;
         if delta == 0 {
             self.state[i].used += bytes;
-            return Admission {
-                verdict: Verdict::Reserved,
-                xoff: false,
-            };
+            return Admission { verdict: Verdict::Reserved, xoff: false };
         }
-        let fits_shared = !st.xoff
-            && new_shared <= self.threshold(&cfg)
-            && self.shared_used + delta <= self.shared_size;
+        let fits_shared =
+            !st.xoff && new_shared <= self.threshold(&cfg) && self.shared_used + delta <= self.shared_size;
         if fits_shared {
             self.state[i].used += bytes;
             self.shared_used += delta;
             self.peak_shared_used = self.peak_shared_used.max(self.shared_used);
-            return Admission {
-                verdict: Verdict::Shared,
-                xoff: false,
-            };
+            return Admission { verdict: Verdict::Shared, xoff: false };
         }
         if !cfg.lossless {
-            return Admission {
-                verdict: Verdict::Drop(DropReason::LossyThreshold),
-                xoff: false,
-            };
+            return Admission { verdict: Verdict::Drop(DropReason::LossyThreshold), xoff: false };
         }
         let xoff = !st.xoff;
         self.state[i].xoff = true;
         if st.headroom_used + bytes <= cfg.headroom {
             self.state[i].used += bytes;
             self.state[i].headroom_used += bytes;
-            Admission {
-                verdict: Verdict::Headroom,
-                xoff,
-            }
+            Admission { verdict: Verdict::Headroom, xoff }
         } else {
-            Admission {
-                verdict: Verdict::Drop(DropReason::HeadroomOverflow),
-                xoff,
-            }
+            Admission { verdict: Verdict::Drop(DropReason::HeadroomOverflow), xoff }
         }
     }
 
@@ -197,10 +174,7 @@ impl Mmu {
         let new_shared = st.shared(cfg.reserved);
         self.shared_used = self.shared_used + new_shared - old_shared;
         let mut xon = false;
-        if st.xoff
-            && st.headroom_used == 0
-            && new_shared <= self.threshold(&cfg).saturating_sub(cfg.xon_offset)
-        {
+        if st.xoff && st.headroom_used == 0 && new_shared <= self.threshold(&cfg).saturating_sub(cfg.xon_offset) {
             st.xoff = false;
             xon = true;
         }
@@ -239,23 +213,11 @@ mod tests {
     use super::*;
 
     fn lossless(reserved: u64, headroom: u64, xon_offset: u64) -> PgConfig {
-        PgConfig {
-            lossless: true,
-            reserved,
-            headroom,
-            threshold: XoffThreshold::Dynamic,
-            xon_offset,
-        }
+        PgConfig { lossless: true, reserved, headroom, threshold: XoffThreshold::Dynamic, xon_offset }
     }
 
     fn lossy(reserved: u64) -> PgConfig {
-        PgConfig {
-            lossless: false,
-            reserved,
-            headroom: 0,
-            threshold: XoffThreshold::Dynamic,
-            xon_offset: 0,
-        }
+        PgConfig { lossless: false, reserved, headroom: 0, threshold: XoffThreshold::Dynamic, xon_offset: 0 }
     }
 
     /// One port, PG0 lossy and PG3 lossless, everything else unused.
@@ -324,10 +286,7 @@ mod tests {
             assert_eq!(a.verdict, Verdict::Headroom);
             assert!(!a.xoff, "XOFF is asserted once");
         }
-        assert_eq!(
-            m.admit(0, 3, 100).verdict,
-            Verdict::Drop(DropReason::HeadroomOverflow)
-        );
+        assert_eq!(m.admit(0, 3, 100).verdict, Verdict::Drop(DropReason::HeadroomOverflow));
         assert_eq!(m.pg(0, 3).headroom_used, 3000);
     }
 
@@ -363,14 +322,8 @@ mod tests {
     #[test]
     fn static_threshold_and_shared_pool_limit() {
         let mut cfg = vec![lossy(0); 16];
-        cfg[2] = PgConfig {
-            threshold: XoffThreshold::Static(300),
-            ..lossless(0, 10_000, 100)
-        };
-        cfg[8] = PgConfig {
-            threshold: XoffThreshold::Static(10_000),
-            ..lossy(0)
-        };
+        cfg[2] = PgConfig { threshold: XoffThreshold::Static(300), ..lossless(0, 10_000, 100) };
+        cfg[8] = PgConfig { threshold: XoffThreshold::Static(10_000), ..lossy(0) };
         let mut m = Mmu::new(cfg, 1_000, 1.0);
         for _ in 0..3 {
             assert_eq!(m.admit(0, 2, 100).verdict, Verdict::Shared);
@@ -381,10 +334,7 @@ mod tests {
         for _ in 0..7 {
             assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Shared);
         }
-        assert_eq!(
-            m.admit(1, 0, 100).verdict,
-            Verdict::Drop(DropReason::LossyThreshold)
-        );
+        assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
         assert_eq!(m.peak_shared_used(), 1_000);
         assert_eq!(m.total_used(), 1_100);
     }

@@ -82,11 +82,7 @@ impl RxBuffer {
     /// A frame of `bytes` arrives at `now`.
     pub fn on_arrival(&mut self, now: Time, bytes: u64) -> RxArrival {
         let Some(rate) = self.drain else {
-            return RxArrival::Accepted {
-                delivered_at: now,
-                xoff: false,
-                check_at: now,
-            };
+            return RxArrival::Accepted { delivered_at: now, xoff: false, check_at: now };
         };
         let occ = self.occupancy(now);
         if occ + bytes > self.capacity {
@@ -99,18 +95,12 @@ impl RxBuffer {
         if xoff {
             self.xoff = true;
         }
-        RxArrival::Accepted {
-            delivered_at: self.drain_done,
-            xoff,
-            check_at: self.xon_time(now),
-        }
+        RxArrival::Accepted { delivered_at: self.drain_done, xoff, check_at: self.xon_time(now) }
     }
 
     fn xon_time(&self, now: Time) -> Time {
         let rate = self.drain.expect("xon_time needs a drain rate");
-        self.drain_done
-            .saturating_sub(rate.bytes_time(self.xon_level))
-            .max(now + 1)
+        self.drain_done.saturating_sub(rate.bytes_time(self.xon_level)).max(now + 1)
     }
 
     /// The check scheduled after XOFF fires.
@@ -176,16 +166,10 @@ impl FlowSource {
             let phase = (now - self.start) % period;
             if phase >= on {
                 let next_on = now - phase + period;
-                return if next_on >= self.stop {
-                    SourcePoll::Finished
-                } else {
-                    SourcePoll::WaitUntil(next_on)
-                };
+                return if next_on >= self.stop { SourcePoll::Finished } else { SourcePoll::WaitUntil(next_on) };
             }
         }
-        SourcePoll::Send {
-            payload: self.remaining.min(self.payload as u64) as u32,
-        }
+        SourcePoll::Send { payload: self.remaining.min(self.payload as u64) as u32 }
     }
 
     /// Record that a packet with `payload` bytes and `frame_bytes` was sent at `now`.
@@ -218,10 +202,7 @@ mod tests {
     fn unbounded_drain_never_fills() {
         let mut b = RxBuffer::new(None, 1000, 500, 100);
         for i in 0..100 {
-            assert!(matches!(
-                b.on_arrival(i, 1000),
-                RxArrival::Accepted { xoff: false, .. }
-            ));
+            assert!(matches!(b.on_arrival(i, 1000), RxArrival::Accepted { xoff: false, .. }));
         }
     }
 
@@ -230,21 +211,9 @@ mod tests {
         // 8 Gb/s drain = 1 byte per ns.
         let mut b = RxBuffer::new(Some(8_000_000_000), 3000, 2000, 1000);
         let a = b.on_arrival(0, 1000);
-        assert_eq!(
-            a,
-            RxArrival::Accepted {
-                delivered_at: 1000 * NS,
-                xoff: false,
-                check_at: 1
-            }
-        );
+        assert_eq!(a, RxArrival::Accepted { delivered_at: 1000 * NS, xoff: false, check_at: 1 });
         b.on_arrival(0, 500);
-        let RxArrival::Accepted {
-            delivered_at,
-            xoff: true,
-            check_at,
-        } = b.on_arrival(0, 500)
-        else {
+        let RxArrival::Accepted { delivered_at, xoff: true, check_at } = b.on_arrival(0, 500) else {
             panic!("expected XOFF at 2000 bytes")
         };
         assert_eq!(delivered_at, 2 * US);
@@ -299,11 +268,7 @@ mod tests {
         s.next_time = 0;
         assert_eq!(s.poll(15 * US), SourcePoll::WaitUntil(40 * US));
         assert_eq!(s.poll(41 * US), SourcePoll::Send { payload: 1000 });
-        assert_eq!(
-            s.poll(95 * US),
-            SourcePoll::Finished,
-            "next on period is past stop"
-        );
+        assert_eq!(s.poll(95 * US), SourcePoll::Finished, "next on period is past stop");
         assert!(s.is_timed());
     }
 }

@@ -155,9 +155,7 @@ pub(crate) fn prefetch<T>(r: &T) {
     // live reference.
     #[allow(unused_unsafe)]
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            (r as *const T).cast::<i8>(),
-        );
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>((r as *const T).cast::<i8>());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
@@ -237,11 +235,7 @@ impl PacketPool {
 
     /// Iterate over the packets currently allocated (for the conservation check).
     pub fn iter_live(&self) -> impl Iterator<Item = &Packet> {
-        self.slots
-            .iter()
-            .zip(self.live.iter())
-            .filter(|(_, l)| **l)
-            .map(|(p, _)| p)
+        self.slots.iter().zip(self.live.iter()).filter(|(_, l)| **l).map(|(p, _)| p)
     }
 }
 

@@ -47,10 +47,7 @@ impl PfcFrame {
                 *slot = quanta;
             }
         }
-        PfcFrame {
-            class_enable: enable,
-            quanta: q,
-        }
+        PfcFrame { class_enable: enable, quanta: q }
     }
 
     /// The frame as it is on the wire, without the FCS (60 bytes; a capture writer appends the
@@ -95,11 +92,7 @@ impl PauseState {
     /// Apply a timer of `quanta` received at `now` on a link of `rate_bps`.
     pub fn on_frame(&mut self, now: Time, quanta: u16, rate_bps: u64) -> PauseChange {
         if quanta == 0 {
-            return if self.resume(now) {
-                PauseChange::Resumed
-            } else {
-                PauseChange::None
-            };
+            return if self.resume(now) { PauseChange::Resumed } else { PauseChange::None };
         }
         if !self.paused {
             self.paused = true;
@@ -107,10 +100,7 @@ impl PauseState {
         }
         self.until = now + pause_duration(quanta, rate_bps);
         self.gen = self.gen.wrapping_add(1);
-        PauseChange::Paused {
-            until: self.until,
-            gen: self.gen,
-        }
+        PauseChange::Paused { until: self.until, gen: self.gen }
     }
 
     /// The expiry scheduled with `gen` fires at `now`; true when this resumed the priority.
@@ -176,10 +166,7 @@ impl XoffState {
         }
         self.asserted = true;
         self.gen = self.gen.wrapping_add(1);
-        XoffAction::SendXoff {
-            refresh_at: now + (pause_time / 2).max(1),
-            gen: self.gen,
-        }
+        XoffAction::SendXoff { refresh_at: now + (pause_time / 2).max(1), gen: self.gen }
     }
 
     /// The buffer condition clears (XON).
@@ -196,10 +183,7 @@ impl XoffState {
     pub fn on_refresh(&mut self, now: Time, gen: u32, pause_time: Time) -> XoffAction {
         if self.asserted && gen == self.gen {
             self.gen = self.gen.wrapping_add(1);
-            XoffAction::SendXoff {
-                refresh_at: now + (pause_time / 2).max(1),
-                gen: self.gen,
-            }
+            XoffAction::SendXoff { refresh_at: now + (pause_time / 2).max(1), gen: self.gen }
         } else {
             XoffAction::None
         }
@@ -235,13 +219,7 @@ mod tests {
         let mut s = PauseState::default();
         let ch = s.on_frame(1_000, 1000, G100);
         // 1000 quanta * 512 bits at 100G = 5.12 us.
-        assert_eq!(
-            ch,
-            PauseChange::Paused {
-                until: 1_000 + 5_120_000,
-                gen: 1
-            }
-        );
+        assert_eq!(ch, PauseChange::Paused { until: 1_000 + 5_120_000, gen: 1 });
         assert!(s.is_paused());
         assert!(!s.on_expire(5_000_000, 1), "too early");
         assert!(s.on_expire(5_121_000, 1));
@@ -252,12 +230,8 @@ mod tests {
     #[test]
     fn refresh_extends_and_stale_expiry_is_ignored() {
         let mut s = PauseState::default();
-        let PauseChange::Paused { gen: g1, .. } = s.on_frame(0, 100, G100) else {
-            panic!("not paused")
-        };
-        let PauseChange::Paused { until, gen: g2 } = s.on_frame(20_000, 100, G100) else {
-            panic!("not paused")
-        };
+        let PauseChange::Paused { gen: g1, .. } = s.on_frame(0, 100, G100) else { panic!("not paused") };
+        let PauseChange::Paused { until, gen: g2 } = s.on_frame(20_000, 100, G100) else { panic!("not paused") };
         assert_eq!(until, 20_000 + 512_000);
         assert!(!s.on_expire(512_000, g1), "old expiry is stale");
         assert!(s.is_paused());
@@ -281,16 +255,10 @@ mod tests {
     fn xoff_side_refreshes_at_half_and_sends_xon_once() {
         let mut x = XoffState::default();
         let pause = pause_duration(MAX_QUANTA, G100);
-        let XoffAction::SendXoff { refresh_at, gen } = x.assert(0, pause) else {
-            panic!("expected XOFF")
-        };
+        let XoffAction::SendXoff { refresh_at, gen } = x.assert(0, pause) else { panic!("expected XOFF") };
         assert_eq!(refresh_at, pause / 2);
         assert_eq!(x.assert(10, pause), XoffAction::None, "already asserted");
-        let XoffAction::SendXoff {
-            refresh_at: r2,
-            gen: g2,
-        } = x.on_refresh(refresh_at, gen, pause)
-        else {
+        let XoffAction::SendXoff { refresh_at: r2, gen: g2 } = x.on_refresh(refresh_at, gen, pause) else {
             panic!("expected refresh")
         };
         assert_eq!(r2, refresh_at + pause / 2);

@@ -99,13 +99,7 @@ impl Routes {
                 table[u * nh + k] = id;
             }
         }
-        Routes {
-            n_hosts: nh,
-            host_index,
-            table,
-            set_offsets,
-            ports,
-        }
+        Routes { n_hosts: nh, host_index, table, set_offsets, ports }
     }
 
     /// Equal-cost next-hop ports of `node` towards host `dst` (empty: unreachable or itself).
@@ -172,45 +166,24 @@ mod tests {
     #[test]
     fn equal_cost_next_hops() {
         let (adj, is_host) = diamond();
-        let r = Routes::compute(&Topology {
-            adjacency: &adj,
-            is_host: &is_host,
-        });
+        let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
         assert_eq!(r.next_hops(2, 1), &[2, 3]);
         assert_eq!(r.next_hops(3, 1), &[5]);
         assert_eq!(r.next_hops(5, 0), &[8, 9]);
         assert_eq!(r.next_hops(0, 1), &[0]);
         assert_eq!(r.next_hops(1, 1), &[] as &[u32]);
-        assert_eq!(
-            r.next_hops(2, 3),
-            &[] as &[u32],
-            "switches are not destinations"
-        );
-        let peer = |p: u32| -> u32 {
-            adj.iter()
-                .flat_map(|ps| ps.iter())
-                .find(|(q, _)| *q == p)
-                .map(|&(_, v)| v)
-                .unwrap()
-        };
+        assert_eq!(r.next_hops(2, 3), &[] as &[u32], "switches are not destinations");
+        let peer =
+            |p: u32| -> u32 { adj.iter().flat_map(|ps| ps.iter()).find(|(q, _)| *q == p).map(|&(_, v)| v).unwrap() };
         assert_eq!(r.hop_count(0, 1, peer), Some(4));
     }
 
     #[test]
     fn never_routes_through_a_host() {
         // s0 - h1 - s2 - h3 ; s0 - h4 : h4 cannot reach h3 through h1.
-        let adj = vec![
-            vec![(0, 1), (5, 4)],
-            vec![(1, 0), (2, 2)],
-            vec![(3, 1), (4, 3)],
-            vec![(6, 2)],
-            vec![(7, 0)],
-        ];
+        let adj = vec![vec![(0, 1), (5, 4)], vec![(1, 0), (2, 2)], vec![(3, 1), (4, 3)], vec![(6, 2)], vec![(7, 0)]];
         let is_host = vec![false, true, false, true, true];
-        let r = Routes::compute(&Topology {
-            adjacency: &adj,
-            is_host: &is_host,
-        });
+        let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
         assert!(r.next_hops(4, 3).is_empty());
         assert!(r.next_hops(0, 3).is_empty());
         assert_eq!(r.next_hops(2, 3), &[4]);
@@ -223,10 +196,7 @@ mod tests {
             let h = crate::packet::five_tuple_hash(1, 2, 17, 49152 + sport as u16, 4791);
             counts[ecmp_select(h, 7, 4)] += 1;
         }
-        assert!(
-            counts.iter().all(|&c| (800..1200).contains(&c)),
-            "{counts:?}"
-        );
+        assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
         assert_eq!(ecmp_select(123, 7, 4), ecmp_select(123, 7, 4));
         assert_eq!(ecmp_select(123, 7, 1), 0);
     }

@@ -53,25 +53,14 @@ impl Scheduler {
             }
         }
         strict.reverse();
-        let unit = if ets.is_empty() {
-            1
-        } else {
-            (max_frame as u64).div_ceil(min_w).max(1)
-        };
+        let unit = if ets.is_empty() { 1 } else { (max_frame as u64).div_ceil(min_w).max(1) };
         let mut quantum = [0u64; 8];
         for (tc, t) in tsa.iter().enumerate() {
             if let Tsa::Ets(w) = *t {
                 quantum[tc] = w.max(1) as u64 * unit;
             }
         }
-        Scheduler {
-            strict,
-            ets,
-            quantum,
-            deficit: [0; 8],
-            cur: 0,
-            fresh_visit: true,
-        }
+        Scheduler { strict, ets, quantum, deficit: [0; 8], cur: 0, fresh_visit: true }
     }
 
     /// Pick the class to send next. `head(tc)` returns the frame bytes at the head of class
@@ -144,9 +133,7 @@ mod tests {
     fn serve(s: &mut Scheduler, frames: [Option<u32>; 8], rounds: usize) -> [u64; 8] {
         let mut sent = [0u64; 8];
         for _ in 0..rounds {
-            let tc = s
-                .select(|tc| frames[tc as usize])
-                .expect("something eligible");
+            let tc = s.select(|tc| frames[tc as usize]).expect("something eligible");
             sent[tc as usize] += frames[tc as usize].unwrap() as u64;
         }
         sent
@@ -187,10 +174,7 @@ mod tests {
         frames[3] = Some(1500);
         let sent = serve(&mut s, frames, 100_000);
         let share = sent[2] as f64 / (sent[2] + sent[3]) as f64;
-        assert!(
-            (share - 0.6).abs() < 0.005,
-            "30:20 of the rest, got {share}"
-        );
+        assert!((share - 0.6).abs() < 0.005, "30:20 of the rest, got {share}");
         assert_eq!(s.deficit(1), 0, "idle class keeps no credit");
     }
 

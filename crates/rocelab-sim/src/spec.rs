@@ -112,10 +112,7 @@ pub struct PfcPortSpec {
 
 impl Default for PfcPortSpec {
     fn default() -> Self {
-        PfcPortSpec {
-            enabled: PriorityMask::NONE,
-            quanta: MAX_QUANTA,
-        }
+        PfcPortSpec { enabled: PriorityMask::NONE, quanta: MAX_QUANTA }
     }
 }
 
@@ -156,12 +153,7 @@ pub struct HostRxSpec {
 
 impl Default for HostRxSpec {
     fn default() -> Self {
-        HostRxSpec {
-            drain_bps: None,
-            capacity_bytes: 1 << 20,
-            xoff_bytes: 512 << 10,
-            xon_bytes: 256 << 10,
-        }
+        HostRxSpec { drain_bps: None, capacity_bytes: 1 << 20, xoff_bytes: 512 << 10, xon_bytes: 256 << 10 }
     }
 }
 
@@ -196,12 +188,7 @@ pub struct BufferSpec {
 impl Default for BufferSpec {
     /// 16 MiB, alpha 1, byte-accurate: in the range of 100G top-of-rack ASICs.
     fn default() -> Self {
-        BufferSpec {
-            size_bytes: 16 << 20,
-            alpha: 1.0,
-            cell_bytes: 1,
-            shared_bytes: None,
-        }
+        BufferSpec { size_bytes: 16 << 20, alpha: 1.0, cell_bytes: 1, shared_bytes: None }
     }
 }
 
@@ -233,9 +220,7 @@ impl Default for DscpMap {
 impl TryFrom<Vec<u8>> for DscpMap {
     type Error = String;
     fn try_from(v: Vec<u8>) -> Result<Self, String> {
-        let a: [u8; 64] = v
-            .try_into()
-            .map_err(|v: Vec<u8>| format!("DSCP map needs 64 entries, got {}", v.len()))?;
+        let a: [u8; 64] = v.try_into().map_err(|v: Vec<u8>| format!("DSCP map needs 64 entries, got {}", v.len()))?;
         Ok(DscpMap(a))
     }
 }
@@ -332,10 +317,7 @@ pub struct TrafficClassSpec {
 
 impl Default for TrafficClassSpec {
     fn default() -> Self {
-        TrafficClassSpec {
-            tsa: Tsa::Ets(1),
-            ecn: None,
-        }
+        TrafficClassSpec { tsa: Tsa::Ets(1), ecn: None }
     }
 }
 
@@ -389,10 +371,7 @@ impl NetworkSpec {
 
     /// Whether `node` is a host.
     pub fn is_host(&self, node: NodeId) -> bool {
-        matches!(
-            self.nodes.get(node).map(|n| &n.kind),
-            Some(NodeKind::Host(_))
-        )
+        matches!(self.nodes.get(node).map(|n| &n.kind), Some(NodeKind::Host(_)))
     }
 
     /// Check the description; the first problem found is returned with its path.
@@ -400,16 +379,11 @@ impl NetworkSpec {
         if self.nodes.is_empty() {
             return Err(SimError::spec("nodes", "no node; add hosts and switches"));
         }
-        let mut seen: Vec<Vec<bool>> = (0..self.nodes.len())
-            .map(|n| vec![false; self.port_count(n)])
-            .collect();
+        let mut seen: Vec<Vec<bool>> = (0..self.nodes.len()).map(|n| vec![false; self.port_count(n)]).collect();
         for (i, l) in self.links.iter().enumerate() {
             let path = format!("links[{i}]");
             if l.rate_bps == 0 {
-                return Err(SimError::spec(
-                    path,
-                    "rate_bps is 0; give the link speed in bit/s",
-                ));
+                return Err(SimError::spec(path, "rate_bps is 0; give the link speed in bit/s"));
             }
             if l.delay_ps > MAX_LINK_DELAY {
                 return Err(SimError::spec(
@@ -441,10 +415,7 @@ impl NetworkSpec {
                 if *used {
                     return Err(SimError::spec(
                         format!("{path}.{end}"),
-                        format!(
-                            "port {} of \"{}\" is already on another link",
-                            r.port, self.nodes[r.node].name
-                        ),
+                        format!("port {} of \"{}\" is already on another link", r.port, self.nodes[r.node].name),
                     ));
                 }
                 *used = true;
@@ -517,10 +488,7 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
     if b.cell_bytes == 0 || b.cell_bytes > MAX_CELL_BYTES {
         return Err(SimError::spec(
             format!("{path}.buffer.cell_bytes"),
-            format!(
-                "cell size {} is not in 1..={MAX_CELL_BYTES}; use 1 for byte-accurate accounting",
-                b.cell_bytes
-            ),
+            format!("cell size {} is not in 1..={MAX_CELL_BYTES}; use 1 for byte-accurate accounting", b.cell_bytes),
         ));
     }
     let q = &s.qos;
@@ -529,10 +497,7 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
         || q.priority_to_tc.iter().any(|&t| t > 7)
         || q.priority_to_pg.iter().any(|&g| g > 7)
     {
-        return Err(SimError::spec(
-            format!("{path}.qos"),
-            "priorities, traffic classes and priority groups are 0..=7",
-        ));
+        return Err(SimError::spec(format!("{path}.qos"), "priorities, traffic classes and priority groups are 0..=7"));
     }
     let mut carved: u64 = 0;
     for (pi, port) in s.ports.iter().enumerate() {
@@ -573,9 +538,7 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
             }
         }
     }
-    let shared = b
-        .shared_bytes
-        .unwrap_or(b.size_bytes.saturating_sub(carved));
+    let shared = b.shared_bytes.unwrap_or(b.size_bytes.saturating_sub(carved));
     if carved > b.size_bytes || shared + carved > b.size_bytes {
         return Err(SimError::spec(
             format!("{path}.buffer"),
@@ -592,15 +555,9 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
 impl SwitchSpec {
     /// Bytes of the shared pool (explicit, or what reserves and headroom leave).
     pub fn shared_pool_bytes(&self) -> u64 {
-        let carved: u64 = self
-            .ports
-            .iter()
-            .flat_map(|p| p.pgs.iter())
-            .map(|g| g.reserved_bytes + g.headroom_bytes)
-            .sum();
-        self.buffer
-            .shared_bytes
-            .unwrap_or(self.buffer.size_bytes.saturating_sub(carved))
+        let carved: u64 =
+            self.ports.iter().flat_map(|p| p.pgs.iter()).map(|g| g.reserved_bytes + g.headroom_bytes).sum();
+        self.buffer.shared_bytes.unwrap_or(self.buffer.size_bytes.saturating_sub(carved))
     }
 }
 
@@ -611,10 +568,7 @@ mod tests {
     fn two_hosts() -> NetworkSpec {
         let host = || NodeSpec {
             name: "h".into(),
-            kind: NodeKind::Host(HostSpec {
-                ports: vec![HostPortSpec::default()],
-                ..Default::default()
-            }),
+            kind: NodeKind::Host(HostSpec { ports: vec![HostPortSpec::default()], ..Default::default() }),
         };
         NetworkSpec {
             nodes: vec![host(), host()],
@@ -653,10 +607,7 @@ mod tests {
         assert!(e.contains("nodes[1]") && e.contains("xon_bytes"), "{e}");
         let mut s = two_hosts();
         if let NodeKind::Host(h) = &mut s.nodes[0].kind {
-            h.ports[0].pfc = PfcPortSpec {
-                enabled: PriorityMask::of(&[3]),
-                quanta: 0,
-            };
+            h.ports[0].pfc = PfcPortSpec { enabled: PriorityMask::of(&[3]), quanta: 0 };
         }
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("ports[0].pfc") && e.contains("0 quanta"), "{e}");
@@ -668,10 +619,7 @@ mod tests {
     #[test]
     fn headroom_larger_than_buffer_is_refused() {
         let sw = SwitchSpec {
-            buffer: BufferSpec {
-                size_bytes: 100_000,
-                ..Default::default()
-            },
+            buffer: BufferSpec { size_bytes: 100_000, ..Default::default() },
             ports: vec![SwitchPortSpec::default().with_lossless(3, 200_000)],
             ..Default::default()
         };

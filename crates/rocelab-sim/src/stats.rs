@@ -215,14 +215,7 @@ impl Results {
             sum(&|f| f.dropped_packets),
             sum(&|f| f.in_flight_packets),
         );
-        if flows
-            != (
-                c.injected_packets,
-                c.delivered_packets,
-                c.dropped_packets,
-                c.in_flight_packets,
-            )
-        {
+        if flows != (c.injected_packets, c.delivered_packets, c.dropped_packets, c.in_flight_packets) {
             return Err(format!("flow counters {flows:?} disagree with {c:?}"));
         }
         for f in &self.flows {
@@ -238,23 +231,15 @@ impl Results {
             .chain(self.hosts.iter().map(|h| h.drops_rx_overflow))
             .sum();
         if port_drops != c.dropped_packets || node_drops != c.dropped_packets {
-            return Err(format!(
-                "drops: ports {port_drops}, nodes {node_drops}, balance {}",
-                c.dropped_packets
-            ));
+            return Err(format!("drops: ports {port_drops}, nodes {node_drops}, balance {}", c.dropped_packets));
         }
         // Every frame received on a link was transmitted on it.
         for p in &self.ports {
-            let peer = self
-                .ports
-                .get(p.peer_index)
-                .ok_or_else(|| format!("port {} has no peer in results", p.index))?;
+            let peer =
+                self.ports.get(p.peer_index).ok_or_else(|| format!("port {} has no peer in results", p.index))?;
             let (tx, rx) = (p.total(|c| c.tx_packets), peer.total(|c| c.rx_packets));
             if rx > tx {
-                return Err(format!(
-                    "port {} received {rx} frames but its peer sent {tx}",
-                    peer.index
-                ));
+                return Err(format!("port {} received {rx} frames but its peer sent {tx}", peer.index));
             }
         }
         Ok(())

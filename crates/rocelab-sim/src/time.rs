@@ -50,11 +50,7 @@ impl LinkRate {
     pub fn new(bps: u64) -> Self {
         let bps = bps.max(1);
         let per_byte = 8 * SECOND;
-        let ps_per_byte = if per_byte % bps == 0 {
-            per_byte / bps
-        } else {
-            0
-        };
+        let ps_per_byte = if per_byte % bps == 0 { per_byte / bps } else { 0 };
         LinkRate { bps, ps_per_byte }
     }
 

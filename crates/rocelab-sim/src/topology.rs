@@ -5,8 +5,7 @@
 
 use crate::error::SimError;
 use crate::spec::{
-    HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeId, NodeKind, NodeSpec, PortRef,
-    SwitchPortSpec, SwitchSpec,
+    HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeId, NodeKind, NodeSpec, PortRef, SwitchPortSpec, SwitchSpec,
 };
 use crate::time::{Time, NS};
 
@@ -73,17 +72,9 @@ impl NetworkBuilder {
     }
 
     /// Add a host whose ports are copies of `port`.
-    pub fn add_host(
-        &mut self,
-        name: impl Into<String>,
-        host: HostSpec,
-        port: HostPortSpec,
-    ) -> NodeId {
+    pub fn add_host(&mut self, name: impl Into<String>, host: HostSpec, port: HostPortSpec) -> NodeId {
         let id = self.spec.nodes.len();
-        self.spec.nodes.push(NodeSpec {
-            name: name.into(),
-            kind: NodeKind::Host(host),
-        });
+        self.spec.nodes.push(NodeSpec { name: name.into(), kind: NodeKind::Host(host) });
         self.host_ports.push(Some(port));
         self.switch_ports.push(None);
         self.hosts.push(id);
@@ -91,17 +82,9 @@ impl NetworkBuilder {
     }
 
     /// Add a switch whose ports are copies of `port`.
-    pub fn add_switch(
-        &mut self,
-        name: impl Into<String>,
-        switch: SwitchSpec,
-        port: SwitchPortSpec,
-    ) -> NodeId {
+    pub fn add_switch(&mut self, name: impl Into<String>, switch: SwitchSpec, port: SwitchPortSpec) -> NodeId {
         let id = self.spec.nodes.len();
-        self.spec.nodes.push(NodeSpec {
-            name: name.into(),
-            kind: NodeKind::Switch(switch),
-        });
+        self.spec.nodes.push(NodeSpec { name: name.into(), kind: NodeKind::Switch(switch) });
         self.host_ports.push(None);
         self.switch_ports.push(Some(port));
         self.switches.push(id);
@@ -123,21 +106,10 @@ impl NetworkBuilder {
     }
 
     /// Join `a` and `b` with a link of `rate_bps` and one-way `delay_ps`; returns the new ports.
-    pub fn connect(
-        &mut self,
-        a: NodeId,
-        b: NodeId,
-        rate_bps: u64,
-        delay_ps: Time,
-    ) -> (PortRef, PortRef) {
+    pub fn connect(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay_ps: Time) -> (PortRef, PortRef) {
         let pa = self.new_port(a);
         let pb = self.new_port(b);
-        self.spec.links.push(LinkSpec {
-            a: pa,
-            b: pb,
-            rate_bps,
-            delay_ps,
-        });
+        self.spec.links.push(LinkSpec { a: pa, b: pb, rate_bps, delay_ps });
         (pa, pb)
     }
 
@@ -151,20 +123,14 @@ impl NetworkBuilder {
 
     /// Finish.
     pub fn build(self) -> Fabric {
-        Fabric {
-            spec: self.spec,
-            hosts: self.hosts,
-            switches: self.switches,
-        }
+        Fabric { spec: self.spec, hosts: self.hosts, switches: self.switches }
     }
 }
 
 /// `n_hosts` hosts on one switch, all links at `rate_bps` with `delay_ps`.
 pub fn single_switch(n_hosts: usize, rate_bps: u64, delay_ps: Time, d: &FabricDefaults) -> Fabric {
     let mut b = NetworkBuilder::new();
-    let hosts: Vec<NodeId> = (0..n_hosts)
-        .map(|i| b.add_host(format!("h{i}"), d.host.clone(), d.host_port))
-        .collect();
+    let hosts: Vec<NodeId> = (0..n_hosts).map(|i| b.add_host(format!("h{i}"), d.host.clone(), d.host_port)).collect();
     let sw = b.add_switch("sw0", d.switch.clone(), d.switch_port);
     for h in hosts {
         b.connect(h, sw, rate_bps, delay_ps);
@@ -201,20 +167,13 @@ pub fn leaf_spine(shape: &LeafSpine, d: &FabricDefaults) -> Fabric {
             hosts.push(b.add_host(format!("leaf{l}-h{i}"), d.host.clone(), d.host_port));
         }
     }
-    let leaves: Vec<NodeId> = (0..shape.leaves)
-        .map(|l| b.add_switch(format!("leaf{l}"), d.switch.clone(), d.switch_port))
-        .collect();
-    let spines: Vec<NodeId> = (0..shape.spines)
-        .map(|s| b.add_switch(format!("spine{s}"), d.switch.clone(), d.switch_port))
-        .collect();
+    let leaves: Vec<NodeId> =
+        (0..shape.leaves).map(|l| b.add_switch(format!("leaf{l}"), d.switch.clone(), d.switch_port)).collect();
+    let spines: Vec<NodeId> =
+        (0..shape.spines).map(|s| b.add_switch(format!("spine{s}"), d.switch.clone(), d.switch_port)).collect();
     for (l, &leaf) in leaves.iter().enumerate() {
         for i in 0..shape.hosts_per_leaf {
-            b.connect(
-                hosts[l * shape.hosts_per_leaf + i],
-                leaf,
-                shape.host_rate_bps,
-                shape.host_delay_ps,
-            );
+            b.connect(hosts[l * shape.hosts_per_leaf + i], leaf, shape.host_rate_bps, shape.host_delay_ps);
         }
     }
     for &leaf in &leaves {
@@ -235,12 +194,8 @@ pub fn hpcc_fat_tree(d: &FabricDefaults) -> Fabric {
     const G400: u64 = 400_000_000_000;
     let delay = 1000 * NS;
     let mut b = NetworkBuilder::new();
-    let hosts: Vec<NodeId> = (0..320)
-        .map(|i| b.add_host(format!("n{i}"), d.host.clone(), d.host_port))
-        .collect();
-    let sw: Vec<NodeId> = (320..376)
-        .map(|i| b.add_switch(format!("n{i}"), d.switch.clone(), d.switch_port))
-        .collect();
+    let hosts: Vec<NodeId> = (0..320).map(|i| b.add_host(format!("n{i}"), d.host.clone(), d.host_port)).collect();
+    let sw: Vec<NodeId> = (320..376).map(|i| b.add_switch(format!("n{i}"), d.switch.clone(), d.switch_port)).collect();
     let (tor, agg, core) = (&sw[0..20], &sw[20..40], &sw[40..56]);
     for (i, &h) in hosts.iter().enumerate() {
         b.connect(h, tor[i / 16], G100, delay);
@@ -300,46 +255,28 @@ fn parse_delay(s: &str) -> Option<Time> {
 /// simulator has no random loss).
 pub fn parse_hpcc_topology(text: &str, d: &FabricDefaults) -> Result<Fabric, SimError> {
     let err = |line: usize, msg: String| SimError::spec(format!("topology line {line}"), msg);
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (l0, head) = lines
-        .next()
-        .ok_or_else(|| err(1, "empty topology".into()))?;
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let (l0, head) = lines.next().ok_or_else(|| err(1, "empty topology".into()))?;
     let nums: Vec<usize> = head
         .split_whitespace()
-        .map(|t| {
-            t.parse()
-                .map_err(|_| err(l0 + 1, format!("not a number: {t:?}")))
-        })
+        .map(|t| t.parse().map_err(|_| err(l0 + 1, format!("not a number: {t:?}"))))
         .collect::<Result<_, _>>()?;
     let [n_nodes, n_switches, n_links] = nums[..] else {
         return Err(err(l0 + 1, "expected `nodes switches links`".into()));
     };
     let mut is_switch = vec![false; n_nodes];
-    let (l1, sw_line) = lines
-        .next()
-        .ok_or_else(|| err(l0 + 2, "missing the line of switch ids".into()))?;
+    let (l1, sw_line) = lines.next().ok_or_else(|| err(l0 + 2, "missing the line of switch ids".into()))?;
     let mut count = 0;
     for t in sw_line.split_whitespace() {
-        let id: usize = t
-            .parse()
-            .map_err(|_| err(l1 + 1, format!("not a node id: {t:?}")))?;
+        let id: usize = t.parse().map_err(|_| err(l1 + 1, format!("not a node id: {t:?}")))?;
         if id >= n_nodes {
-            return Err(err(
-                l1 + 1,
-                format!("switch id {id} >= node count {n_nodes}"),
-            ));
+            return Err(err(l1 + 1, format!("switch id {id} >= node count {n_nodes}")));
         }
         is_switch[id] = true;
         count += 1;
     }
     if count != n_switches {
-        return Err(err(
-            l1 + 1,
-            format!("{count} switch ids, header says {n_switches}"),
-        ));
+        return Err(err(l1 + 1, format!("{count} switch ids, header says {n_switches}")));
     }
     let mut b = NetworkBuilder::new();
     for (id, &sw) in is_switch.iter().enumerate() {
@@ -356,9 +293,7 @@ pub fn parse_hpcc_topology(text: &str, d: &FabricDefaults) -> Result<Fabric, Sim
             return Err(err(ln + 1, "expected `a b rate delay error_rate`".into()));
         }
         let node = |t: &str| -> Result<usize, SimError> {
-            let id: usize = t
-                .parse()
-                .map_err(|_| err(ln + 1, format!("not a node id: {t:?}")))?;
+            let id: usize = t.parse().map_err(|_| err(ln + 1, format!("not a node id: {t:?}")))?;
             if id >= n_nodes {
                 return Err(err(ln + 1, format!("node {id} >= node count {n_nodes}")));
             }
@@ -366,16 +301,12 @@ pub fn parse_hpcc_topology(text: &str, d: &FabricDefaults) -> Result<Fabric, Sim
         };
         let (a, bb) = (node(f[0])?, node(f[1])?);
         let rate = parse_rate(f[2]).ok_or_else(|| err(ln + 1, format!("bad rate {:?}", f[2])))?;
-        let delay =
-            parse_delay(f[3]).ok_or_else(|| err(ln + 1, format!("bad delay {:?}", f[3])))?;
+        let delay = parse_delay(f[3]).ok_or_else(|| err(ln + 1, format!("bad delay {:?}", f[3])))?;
         b.connect(a, bb, rate, delay);
         links += 1;
     }
     if links != n_links {
-        return Err(err(
-            1,
-            format!("{links} links found, header says {n_links}"),
-        ));
+        return Err(err(1, format!("{links} links found, header says {n_links}")));
     }
     Ok(b.build())
 }
@@ -399,10 +330,7 @@ mod tests {
         text.push('\n');
         for l in &gen.spec.links {
             let gbps = l.rate_bps / 1_000_000_000;
-            text.push_str(&format!(
-                "{} {} {gbps}Gbps 1000ns 0.000000\n",
-                l.a.node, l.b.node
-            ));
+            text.push_str(&format!("{} {} {gbps}Gbps 1000ns 0.000000\n", l.a.node, l.b.node));
         }
         let parsed = parse_hpcc_topology(&text, &d).unwrap();
         assert_eq!(parsed.spec, gen.spec);
@@ -412,10 +340,7 @@ mod tests {
     fn hpcc_format_errors_are_located() {
         let d = FabricDefaults::lossy();
         let e = parse_hpcc_topology("3 1 1\n2\n0 2 10Gbps 1xs 0\n", &d).unwrap_err();
-        assert!(
-            e.to_string().contains("line 3") && e.to_string().contains("bad delay"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("line 3") && e.to_string().contains("bad delay"), "{e}");
         let e = parse_hpcc_topology("3 1 2\n2\n0 2 10Gbps 1us 0\n", &d).unwrap_err();
         assert!(e.to_string().contains("header says 2"), "{e}");
         assert_eq!(parse_rate("2.5Gbps"), Some(2_500_000_000));

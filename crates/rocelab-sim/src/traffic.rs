@@ -31,12 +31,7 @@ pub struct FlowClass {
 impl FlowClass {
     /// Tagged, ECN-capable RoCE class on `priority` with DSCP `dscp`.
     pub fn roce(priority: u8, dscp: u8) -> Self {
-        FlowClass {
-            priority,
-            dscp,
-            ecn_capable: true,
-            tagged: true,
-        }
+        FlowClass { priority, dscp, ecn_capable: true, tagged: true }
     }
 }
 
@@ -93,19 +88,12 @@ impl FlowSpec {
 
     /// A constant-bit-rate flow at `rate_bps` (wire rate) until the end of the run.
     pub fn cbr(src: NodeId, dst: NodeId, class: FlowClass, rate_bps: u64) -> Self {
-        FlowSpec {
-            size_bytes: None,
-            rate_bps: Some(rate_bps),
-            ..Self::sized(src, dst, class, 0)
-        }
+        FlowSpec { size_bytes: None, rate_bps: Some(rate_bps), ..Self::sized(src, dst, class, 0) }
     }
 
     /// An unlimited flow at line rate (a saturating source).
     pub fn greedy(src: NodeId, dst: NodeId, class: FlowClass) -> Self {
-        FlowSpec {
-            size_bytes: None,
-            ..Self::sized(src, dst, class, 0)
-        }
+        FlowSpec { size_bytes: None, ..Self::sized(src, dst, class, 0) }
     }
 
     /// Frame size of this flow's full-size packets.
@@ -215,16 +203,10 @@ impl Traffic {
                 }
             }
             if f.src == f.dst {
-                return Err(SimError::traffic(
-                    path,
-                    "source and destination are the same host",
-                ));
+                return Err(SimError::traffic(path, "source and destination are the same host"));
             }
             if f.class.priority > 7 || f.class.dscp > 63 {
-                return Err(SimError::traffic(
-                    format!("{path}.class"),
-                    "priority is 0..=7 and DSCP 0..=63",
-                ));
+                return Err(SimError::traffic(format!("{path}.class"), "priority is 0..=7 and DSCP 0..=63"));
             }
             if f.payload_bytes == 0 || f.frame_bytes() > MAX_FRAME_BYTES {
                 return Err(SimError::traffic(
@@ -250,17 +232,11 @@ impl Traffic {
             }
             if let Some(o) = f.on_off {
                 if o.on_ps == 0 {
-                    return Err(SimError::traffic(
-                        format!("{path}.on_off"),
-                        "on period 0 sends nothing",
-                    ));
+                    return Err(SimError::traffic(format!("{path}.on_off"), "on period 0 sends nothing"));
                 }
             }
             if f.stop_ps.is_some_and(|s| s <= f.start_ps) {
-                return Err(SimError::traffic(
-                    format!("{path}.stop_ps"),
-                    "stop is not after start",
-                ));
+                return Err(SimError::traffic(format!("{path}.stop_ps"), "stop is not after start"));
             }
         }
         Ok(())

@@ -57,26 +57,14 @@ fn lossless_incast_with_enough_headroom_drops_nothing() {
         let (spec, traffic) = incast(n, 100, &d, size);
         let r = run_checked(&spec, &traffic, &SimConfig::new(1, 5 * MS));
         assert_eq!(total_drops(&r), 0, "{n}:1 dropped");
-        let pfc: u64 = r
-            .ports
-            .iter()
-            .map(|p| p.priorities[ROCE as usize].pfc_sent)
-            .sum();
+        let pfc: u64 = r.ports.iter().map(|p| p.priorities[ROCE as usize].pfc_sent).sum();
         assert!(pfc > 0, "{n}:1 never paused: the test would prove nothing");
         // All flows complete, and the receiver link stayed busy: the last completion is within
         // 2% of the ideal time to push n x size through one 100G link.
-        let last = r
-            .flows
-            .iter()
-            .map(|f| f.completion_ps.expect("completes"))
-            .max()
-            .unwrap();
+        let last = r.flows.iter().map(|f| f.completion_ps.expect("completes")).max().unwrap();
         let ideal = (n as f64 * size as f64 * 8.0 / payload_rate(G100, true) * 1e12) as u64;
         assert!(last >= ideal, "faster than the link?");
-        assert!(
-            (last as f64) < ideal as f64 * 1.02,
-            "{n}:1 finished at {last} ps, ideal {ideal} ps"
-        );
+        assert!((last as f64) < ideal as f64 * 1.02, "{n}:1 finished at {last} ps, ideal {ideal} ps");
     }
 }
 
@@ -89,11 +77,7 @@ fn headroom_too_small_for_the_cable_drops() {
     let r = run_checked(&spec, &traffic, &SimConfig::new(1, 3 * MS));
     let headroom_drops: u64 = r.switches.iter().map(|s| s.drops_headroom).sum();
     assert!(headroom_drops > 100, "only {headroom_drops} headroom drops");
-    assert_eq!(
-        headroom_drops,
-        total_drops(&r),
-        "all drops are headroom overflow"
-    );
+    assert_eq!(headroom_drops, total_drops(&r), "all drops are headroom overflow");
     assert!(r.flows.iter().any(|f| f.completion_ps.is_none()));
 
     let enough = incast_defaults(2 << 20, 64_000);
@@ -147,9 +131,7 @@ fn two_tier() -> TwoTier {
     d.switch_port = d.switch_port.with_lossless(4, 64_000);
     d.switch.buffer.size_bytes = 4 << 20;
     let mut b = NetworkBuilder::new();
-    let senders: Vec<NodeId> = (0..8)
-        .map(|i| b.add_host(format!("a{i}"), d.host.clone(), d.host_port))
-        .collect();
+    let senders: Vec<NodeId> = (0..8).map(|i| b.add_host(format!("a{i}"), d.host.clone(), d.host_port)).collect();
     let victim_src = b.add_host("victim-src", d.host.clone(), d.host_port);
     let target = b.add_host("target", d.host.clone(), d.host_port);
     let victim_dst = b.add_host("victim-dst", d.host.clone(), d.host_port);
@@ -167,14 +149,7 @@ fn two_tier() -> TwoTier {
     let f = b.build();
     // Global port index of leaf A's uplink: ports are numbered node by node.
     let uplink_a = (0..up_a.node).map(|n| f.spec.port_count(n)).sum::<usize>() + up_a.port;
-    TwoTier {
-        spec: f.spec,
-        senders,
-        victim_src,
-        target,
-        victim_dst,
-        uplink_a,
-    }
+    TwoTier { spec: f.spec, senders, victim_src, target, victim_dst, uplink_a }
 }
 
 /// Victim at 50G CBR, plus (optionally) 8 x 40G CBR incast on `incast_priority`: 370G fits the
@@ -183,12 +158,7 @@ fn spreading_traffic(t: &TwoTier, incast_priority: Option<u8>) -> Traffic {
     let mut tr = Traffic::new();
     tr.push(FlowSpec {
         udp_src_port: 40000,
-        ..FlowSpec::cbr(
-            t.victim_src,
-            t.victim_dst,
-            FlowClass::roce(3, 26),
-            50_000_000_000,
-        )
+        ..FlowSpec::cbr(t.victim_src, t.victim_dst, FlowClass::roce(3, 26), 50_000_000_000)
     });
     if let Some(p) = incast_priority {
         let tmpl = FlowSpec::cbr(0, 0, FlowClass::roce(p, 26), 40_000_000_000);
@@ -204,10 +174,7 @@ fn congestion_spreading_hits_a_victim_on_the_same_priority_only() {
     let alone = run_checked(&t.spec, &spreading_traffic(&t, None), &cfg);
     let base = alone.flows[0].throughput_bps;
     let expected = payload_rate(50_000_000_000, true);
-    assert!(
-        (base - expected).abs() / expected < 0.01,
-        "victim alone {base} vs {expected}"
-    );
+    assert!((base - expected).abs() / expected < 0.01, "victim alone {base} vs {expected}");
 
     // Same priority: the target's port pauses leaf B's ingress, the spine, and leaf A's
     // uplink; the victim, which never goes near the target, collapses.
@@ -217,11 +184,7 @@ fn congestion_spreading_hits_a_victim_on_the_same_priority_only() {
     assert!(v < 0.5 * base, "victim kept {v} of {base} bit/s");
     let up = &same.ports[t.uplink_a].priorities[3];
     assert!(up.pfc_received > 0, "spine never paused leaf A");
-    assert!(
-        up.paused_ps > cfg.end_time_ps / 4,
-        "leaf A uplink paused only {} ps",
-        up.paused_ps
-    );
+    assert!(up.paused_ps > cfg.end_time_ps / 4, "leaf A uplink paused only {} ps", up.paused_ps);
 
     // Incast on its own lossless priority 4: pauses stay on priority 4, victim untouched
     // (within 1% of running alone).
@@ -239,50 +202,29 @@ fn congestion_spreading_hits_a_victim_on_the_same_priority_only() {
 fn ets_run(h1_active: bool) -> Results {
     let mut d = FabricDefaults::lossless(3, 64_000);
     d.host_port.pfc.enabled = PriorityMask::of(&[3, 4]);
-    d.switch_port = d
-        .switch_port
-        .with_lossless(4, 64_000)
-        .with_ets(3, 90)
-        .with_ets(4, 10);
+    d.switch_port = d.switch_port.with_lossless(4, 64_000).with_ets(3, 90).with_ets(4, 10);
     let f = single_switch(3, G100, cable_m(5), &d);
     let mut t = Traffic::new();
     if h1_active {
-        t.push(FlowSpec::greedy(
-            f.hosts[1],
-            f.hosts[0],
-            FlowClass::roce(3, 26),
-        ));
+        t.push(FlowSpec::greedy(f.hosts[1], f.hosts[0], FlowClass::roce(3, 26)));
     }
-    t.push(FlowSpec::greedy(
-        f.hosts[2],
-        f.hosts[0],
-        FlowClass::roce(4, 34),
-    ));
+    t.push(FlowSpec::greedy(f.hosts[2], f.hosts[0], FlowClass::roce(4, 34)));
     run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS))
 }
 
 #[test]
 fn ets_shares_90_10_and_gives_an_idle_share_away() {
     let r = ets_run(true);
-    let (a, b) = (
-        r.flows[0].delivered_bytes as f64,
-        r.flows[1].delivered_bytes as f64,
-    );
+    let (a, b) = (r.flows[0].delivered_bytes as f64, r.flows[1].delivered_bytes as f64);
     let share = a / (a + b);
     assert!((share - 0.9).abs() < 0.01, "share {share}");
     let total = r.flows[0].throughput_bps + r.flows[1].throughput_bps;
-    assert!(
-        total > 0.99 * payload_rate(G100, true),
-        "link not full: {total}"
-    );
+    assert!(total > 0.99 * payload_rate(G100, true), "link not full: {total}");
 
     // The 90% class idle: the 10% class takes the whole link.
     let r = ets_run(false);
     let alone = r.flows[0].throughput_bps;
-    assert!(
-        alone > 0.99 * payload_rate(G100, true),
-        "idle share not reused: {alone}"
-    );
+    assert!(alone > 0.99 * payload_rate(G100, true), "idle share not reused: {alone}");
 }
 
 #[test]
@@ -296,11 +238,7 @@ fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
     };
     let f = single_switch(2, G100, cable_m(5), &d);
     let mut t = Traffic::new();
-    t.push(FlowSpec::greedy(
-        f.hosts[1],
-        f.hosts[0],
-        FlowClass::roce(ROCE, 26),
-    ));
+    t.push(FlowSpec::greedy(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26)));
     let r = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
     assert_eq!(total_drops(&r), 0);
     let host0 = &r.ports[0].priorities[ROCE as usize];
@@ -310,22 +248,12 @@ fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
     let frame = packet::rocev2_frame_bytes(1024, true) as f64;
     let expected = 50e9 * 1024.0 / frame;
     let got = r.flows[0].throughput_bps;
-    assert!(
-        (got - expected).abs() / expected < 0.02,
-        "{got} vs {expected}"
-    );
+    assert!((got - expected).abs() / expected < 0.02, "{got} vs {expected}");
 }
 
 fn ecn_incast() -> (NetworkSpec, Traffic) {
     let mut d = incast_defaults(4 << 20, 64_000);
-    d.switch_port = d.switch_port.with_ecn(
-        ROCE,
-        EcnSpec {
-            kmin_bytes: 20_000,
-            kmax_bytes: 400_000,
-            pmax: 0.2,
-        },
-    );
+    d.switch_port = d.switch_port.with_ecn(ROCE, EcnSpec { kmin_bytes: 20_000, kmax_bytes: 400_000, pmax: 0.2 });
     incast(4, 10, &d, 256 << 10)
 }
 
@@ -380,11 +308,7 @@ fn queue_sampling_and_refusal_of_oversized_outputs() {
     let s = r.queue_samples.as_ref().expect("samples");
     assert_eq!(s.ports.len(), 5, "every switch port");
     assert!(s.depth_bytes.iter().all(|d| d.len() == 1001));
-    let k = s
-        .ports
-        .iter()
-        .position(|&p| p == r.ports.len() - 5)
-        .unwrap();
+    let k = s.ports.iter().position(|&p| p == r.ports.len() - 5).unwrap();
     let max_sampled = *s.depth_bytes[k].iter().max().unwrap() as u64;
     let peak: u64 = r.ports[s.ports[k]].peak_queue_bytes.iter().sum();
     assert!(max_sampled > 0 && max_sampled <= peak);
@@ -393,11 +317,7 @@ fn queue_sampling_and_refusal_of_oversized_outputs() {
     cfg.end_time_ps = 10 * SECOND;
     cfg.sampling.queue_interval_ps = Some(NS);
     match run(&spec, &traffic, &cfg) {
-        Err(SimError::OutputTooLarge {
-            estimated,
-            limit,
-            hint,
-        }) => {
+        Err(SimError::OutputTooLarge { estimated, limit, hint }) => {
             assert!(estimated > limit);
             assert!(hint.contains("sample at least every"), "{hint}");
         }
@@ -474,19 +394,9 @@ fn observer_sees_what_the_counters_count() {
     r.check_conservation().unwrap();
     let pfc_sent: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
     assert!(pfc_sent > 0);
-    assert_eq!(
-        rec.pfc_tx.len() as u64,
-        pfc_sent,
-        "one priority per frame here"
-    );
-    assert!(rec
-        .pfc_tx
-        .iter()
-        .all(|f| f.class_enable == 1 << ROCE && matches!(f.quanta[ROCE as usize], 0 | 0xFFFF)));
-    assert!(
-        rec.pfc_tx.iter().any(|f| f.quanta[ROCE as usize] == 0),
-        "XON sent"
-    );
+    assert_eq!(rec.pfc_tx.len() as u64, pfc_sent, "one priority per frame here");
+    assert!(rec.pfc_tx.iter().all(|f| f.class_enable == 1 << ROCE && matches!(f.quanta[ROCE as usize], 0 | 0xFFFF)));
+    assert!(rec.pfc_tx.iter().any(|f| f.quanta[ROCE as usize] == 0), "XON sent");
     let tx: u64 = r.ports.iter().map(|p| p.total(|c| c.tx_packets)).sum();
     let rx: u64 = r.ports.iter().map(|p| p.total(|c| c.rx_packets)).sum();
     assert_eq!((rec.data_tx, rec.data_rx), (tx, rx));
@@ -501,26 +411,15 @@ fn on_off_and_stop_times_bound_the_traffic() {
     let f = single_switch(2, G100, cable_m(5), &d);
     let mut t = Traffic::new();
     t.push(FlowSpec {
-        on_off: Some(OnOff {
-            on_ps: 100 * US,
-            off_ps: 300 * US,
-        }),
+        on_off: Some(OnOff { on_ps: 100 * US, off_ps: 300 * US }),
         stop_ps: Some(800 * US),
-        ..FlowSpec::cbr(
-            f.hosts[1],
-            f.hosts[0],
-            FlowClass::roce(ROCE, 26),
-            40_000_000_000,
-        )
+        ..FlowSpec::cbr(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26), 40_000_000_000)
     });
     let r = run_checked(&f.spec, &t, &SimConfig::new(1, MS));
     // Two on periods of 100 us at 40G before the stop at 800 us.
     let expected = 2.0 * 100e-6 * payload_rate(40_000_000_000, true) / 8.0;
     let got = r.flows[0].delivered_bytes as f64;
-    assert!(
-        (got - expected).abs() / expected < 0.01,
-        "{got} vs {expected}"
-    );
+    assert!((got - expected).abs() / expected < 0.01, "{got} vs {expected}");
 }
 
 #[test]
@@ -530,28 +429,17 @@ fn dscp_trust_classifies_untagged_roce_into_the_lossless_class() {
     d.switch.qos.trust = Trust::Dscp;
     d.switch.qos.dscp_to_priority.0[26] = ROCE;
     let f = single_switch(9, G100, cable_m(10), &d);
-    let class = |dscp| FlowClass {
-        priority: ROCE,
-        dscp,
-        ecn_capable: true,
-        tagged: false,
-    };
+    let class = |dscp| FlowClass { priority: ROCE, dscp, ecn_capable: true, tagged: false };
     let traffic = |dscp| {
         let mut t = Traffic::new();
-        t.incast(
-            &f.hosts[1..],
-            f.hosts[0],
-            &FlowSpec::sized(0, 0, class(dscp), 512 << 10),
-        );
+        t.incast(&f.hosts[1..], f.hosts[0], &FlowSpec::sized(0, 0, class(dscp), 512 << 10));
         t
     };
     let ok = run_checked(&f.spec, &traffic(26), &SimConfig::new(1, 2 * MS));
     assert_eq!(total_drops(&ok), 0);
     let sw_in = &ok.ports[f.hosts.len()..];
     assert!(sw_in.iter().all(|p| p.priorities[0].rx_packets == 0));
-    assert!(sw_in
-        .iter()
-        .any(|p| p.priorities[ROCE as usize].pfc_sent > 0));
+    assert!(sw_in.iter().any(|p| p.priorities[ROCE as usize].pfc_sent > 0));
     // Mismarked (DSCP 0 -> priority 0, lossy): the same incast now drops.
     let bad = run_checked(&f.spec, &traffic(0), &SimConfig::new(1, 2 * MS));
     assert!(bad.switches[0].drops_lossy > 0);
@@ -564,11 +452,7 @@ fn memory_follows_packets_in_flight_not_simulated_time() {
     let d = incast_defaults(2 << 20, 32_000);
     let f = single_switch(9, G100, cable_m(10), &d);
     let mut t = Traffic::new();
-    t.incast(
-        &f.hosts[1..],
-        f.hosts[0],
-        &FlowSpec::greedy(0, 0, FlowClass::roce(ROCE, 26)),
-    );
+    t.incast(&f.hosts[1..], f.hosts[0], &FlowSpec::greedy(0, 0, FlowClass::roce(ROCE, 26)));
     let short = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
     let long = run_checked(&f.spec, &t, &SimConfig::new(1, 8 * MS));
     assert!(long.events > 3 * short.events);

@@ -1,1 +1,192 @@
-fn main() {}
+//! The `rocelab` command: argument parsing, files and output. The work is done by the library
+//! crates; this is glue.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rocelab_model::{Diagnostics, Loaded};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod builtin;
+
+#[derive(Parser)]
+#[command(
+    name = "rocelab",
+    version,
+    about = "Describe, configure, check and simulate lossless Ethernet fabrics for RDMA and storage"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check that fabric files load: every error of each file, located; exit 1 if any.
+    Validate {
+        /// Fabric files (YAML).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Print the expanded fabric: devices, ports, links, QoS classes, DCQCN, classes per link.
+    Show {
+        /// A fabric file; without one, the built-in example (`rocelab examples` lists them).
+        file: Option<PathBuf>,
+        /// Apply a named variant first.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Use a built-in example instead of a file.
+        #[arg(long, conflicts_with = "file")]
+        example: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// List the built-in examples (the seed deployments), or print one as YAML.
+    Examples {
+        /// Print this example's YAML.
+        name: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Validate { files, format } => Ok(validate(&files, format)),
+        Command::Show { file, variant, example, format } => {
+            show(file.as_deref(), example.as_deref(), variant.as_deref(), format)
+        }
+        Command::Examples { name } => examples(name.as_deref()),
+    }
+}
+
+fn print_diagnostics(d: &Diagnostics) {
+    for x in &d.0 {
+        eprintln!("{x}");
+    }
+}
+
+fn validate(files: &[PathBuf], format: Format) -> ExitCode {
+    let mut failed = false;
+    let mut reports = Vec::new();
+    for f in files {
+        let (ok, diags, summary) = match rocelab_model::load_file(f) {
+            Ok(loaded) => {
+                let d = loaded.validate_all();
+                let ok = !d.has_errors();
+                let summary = format!(
+                    "{} devices, {} links; {} variants and {} sweep points checked",
+                    loaded.fabric.devices.len(),
+                    loaded.fabric.links.len(),
+                    loaded.scenario.variants.len(),
+                    loaded.sweep_points().len()
+                );
+                (ok, d, summary)
+            }
+            Err(d) => (false, d, String::new()),
+        };
+        failed |= !ok;
+        match format {
+            Format::Text => {
+                print_diagnostics(&diags);
+                if ok {
+                    println!("OK {} ({summary})", f.display());
+                } else {
+                    let n = diags.errors().count();
+                    println!("FAILED {} ({n} error{})", f.display(), if n == 1 { "" } else { "s" });
+                }
+            }
+            Format::Json => reports.push(serde_json::json!({
+                "file": f.display().to_string(),
+                "ok": ok,
+                "diagnostics": diags.0,
+            })),
+        }
+    }
+    if format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&reports).unwrap_or_default());
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn load(file: Option<&Path>, example: Option<&str>) -> Result<Loaded, Diagnostics> {
+    match file {
+        Some(f) => rocelab_model::load_file(f),
+        None => {
+            let ex = builtin::get(example.unwrap_or(builtin::DEFAULT)).ok_or_else(|| {
+                let mut d = rocelab_model::Diagnostic::error(
+                    Default::default(),
+                    "",
+                    format!("no built-in example `{}`", example.unwrap_or("")),
+                );
+                d.expected = Some(format!("one of {}", builtin::names().join(", ")));
+                Diagnostics(vec![d])
+            })?;
+            rocelab_model::load_str(ex.yaml, &format!("<built-in {}>", ex.name), Path::new("."))
+        }
+    }
+}
+
+fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, format: Format) -> Result<ExitCode, String> {
+    let loaded = match load(file, example) {
+        Ok(l) => l,
+        Err(d) => {
+            print_diagnostics(&d);
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let fabric = match variant {
+        None => loaded.fabric.clone(),
+        Some(v) => match loaded.variant(v) {
+            Ok(f) => f,
+            Err(d) => {
+                print_diagnostics(&d);
+                return Ok(ExitCode::from(1));
+            }
+        },
+    };
+    for w in &loaded.warnings {
+        eprintln!("{w}");
+    }
+    match format {
+        Format::Text => print!("{}", rocelab_model::display::summary(&fabric)),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&fabric).map_err(|e| e.to_string())?),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn examples(name: Option<&str>) -> Result<ExitCode, String> {
+    match name {
+        None => {
+            for e in builtin::EXAMPLES {
+                let mark = if e.name == builtin::DEFAULT { " (default)" } else { "" };
+                println!("{:32} {}{mark}", e.name, e.title);
+            }
+        }
+        Some(n) => match builtin::get(n) {
+            Some(e) => print!("{}", e.yaml),
+            None => return Err(format!("no built-in example `{n}`; `rocelab examples` lists them")),
+        },
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -14,8 +14,8 @@ use crate::routing::{ecmp_select, Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
 use crate::spec::{NetworkSpec, NodeKind, PfcPortSpec, MAX_FRAME_BYTES};
 use crate::stats::{
-    Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results,
-    SwitchResults, SCHEMA_VERSION,
+    Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
+    SCHEMA_VERSION,
 };
 use crate::time::{LinkRate, Time, SECOND};
 use crate::traffic::Traffic;
@@ -64,16 +64,12 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
                 message: "queue sampling interval is 0; give an interval or None".into(),
             });
         }
-        let ports: u64 = (0..spec.nodes.len())
-            .filter(|&n| !spec.is_host(n))
-            .map(|n| spec.port_count(n) as u64)
-            .sum();
+        let ports: u64 = (0..spec.nodes.len()).filter(|&n| !spec.is_host(n)).map(|n| spec.port_count(n) as u64).sum();
         let samples = config.end_time_ps / iv + 1;
         let values = samples.saturating_mul(ports);
         let limit = config.sampling.max_values;
         if values > limit {
-            let min_iv =
-                (config.end_time_ps as u128 * ports as u128).div_ceil(limit.max(1) as u128);
+            let min_iv = (config.end_time_ps as u128 * ports as u128).div_ceil(limit.max(1) as u128);
             return Err(SimError::OutputTooLarge {
                 estimated: values,
                 limit,
@@ -140,12 +136,7 @@ fn build<'o, O: Observer>(
                         local as u32,
                         nics.len() as u32,
                         true,
-                        (
-                            peer,
-                            rate,
-                            delay,
-                            node_latency[port_node[peer as usize] as usize],
-                        ),
+                        (peer, rate, delay, node_latency[port_node[peer as usize] as usize]),
                         hp.pfc,
                         &[Tsa::Ets(1); 8],
                     ));
@@ -154,12 +145,7 @@ fn build<'o, O: Observer>(
                         ready: VecDeque::new(),
                         pacing: BinaryHeap::new(),
                         wake_at: Time::MAX,
-                        rx: RxBuffer::new(
-                            rx.drain_bps,
-                            rx.capacity_bytes,
-                            rx.xoff_bytes,
-                            rx.xon_bytes,
-                        ),
+                        rx: RxBuffer::new(rx.drain_bps, rx.capacity_bytes, rx.xoff_bytes, rx.xon_bytes),
                         rx_gen: 0,
                         rx_drops: 0,
                     });
@@ -179,12 +165,7 @@ fn build<'o, O: Observer>(
                         local as u32,
                         switches.len() as u32,
                         false,
-                        (
-                            peer,
-                            rate,
-                            delay,
-                            node_latency[port_node[peer as usize] as usize],
-                        ),
+                        (peer, rate, delay, node_latency[port_node[peer as usize] as usize]),
                         sp.pfc,
                         &tsa,
                     );
@@ -214,9 +195,7 @@ fn build<'o, O: Observer>(
                     mmu: Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
                     qos: s.qos,
                     pg_priorities,
-                    ecmp_seed: mix64(
-                        s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D),
-                    ),
+                    ecmp_seed: mix64(s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
                     cell: s.buffer.cell_bytes,
                     drops_lossy: 0,
                     drops_headroom: 0,
@@ -228,16 +207,11 @@ fn build<'o, O: Observer>(
 
     let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
         .map(|node| {
-            (first_port[node]..first_port[node + 1])
-                .map(|g| (g, port_node[ports[g as usize].peer as usize]))
-                .collect()
+            (first_port[node]..first_port[node + 1]).map(|g| (g, port_node[ports[g as usize].peer as usize])).collect()
         })
         .collect();
     let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
-    let routes = Routes::compute(&Topology {
-        adjacency: &adjacency,
-        is_host: &is_host,
-    });
+    let routes = Routes::compute(&Topology { adjacency: &adjacency, is_host: &is_host });
 
     let mut queue = EventQueue::new();
     let mut flows = Vec::with_capacity(traffic.flows.len());
@@ -253,10 +227,7 @@ fn build<'o, O: Observer>(
         if hops.is_empty() {
             return Err(SimError::traffic(
                 format!("flows[{i}]"),
-                format!(
-                    "no path from \"{}\" to \"{}\"; connect them",
-                    spec.nodes[f.src].name, spec.nodes[f.dst].name
-                ),
+                format!("no path from \"{}\" to \"{}\"; connect them", spec.nodes[f.src].name, spec.nodes[f.dst].name),
             ));
         }
         let port = hops[ecmp_select(hash, mix64(f.src as u64), hops.len())];
@@ -293,11 +264,7 @@ fn build<'o, O: Observer>(
     let samples = config.sampling.queue_interval_ps.map(|interval| {
         let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
         let expected = (config.end_time_ps / interval + 1) as usize;
-        SampleState {
-            interval,
-            depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(),
-            ports: sp,
-        }
+        SampleState { interval, depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(), ports: sp }
     });
     if samples.is_some() {
         queue.push(0, Event::Sample);
@@ -412,11 +379,8 @@ impl<O: Observer> Sim<'_, O> {
         let mut hosts = Vec::new();
         for (node, nd) in spec.nodes.iter().enumerate() {
             if let NodeKind::Host(h) = &nd.kind {
-                let nics = (0..h.ports.len())
-                    .map(|l| &self.nics[self.ports[first_port[node] + l].aux as usize]);
-                let (peak, drops) = nics.fold((0, 0), |(pk, d), nic| {
-                    (pk.max(nic.rx.peak()), d + nic.rx_drops)
-                });
+                let nics = (0..h.ports.len()).map(|l| &self.nics[self.ports[first_port[node] + l].aux as usize]);
+                let (peak, drops) = nics.fold((0, 0), |(pk, d), nic| (pk.max(nic.rx.peak()), d + nic.rx_drops));
                 hosts.push(HostResults {
                     node,
                     name: nd.name.clone(),
@@ -444,11 +408,8 @@ impl<O: Observer> Sim<'_, O> {
                     None => end,
                 };
                 let active = until.saturating_sub(start);
-                let throughput_bps = if active == 0 {
-                    0.0
-                } else {
-                    f.delivered_bytes as f64 * 8.0 * SECOND as f64 / active as f64
-                };
+                let throughput_bps =
+                    if active == 0 { 0.0 } else { f.delivered_bytes as f64 * 8.0 * SECOND as f64 / active as f64 };
                 FlowResults {
                     flow: i,
                     src: f.spec.src,

@@ -93,8 +93,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.source.sent(now, payload, frame);
                     if flow.source.has_more(now) {
                         if flow.source.is_timed() {
-                            nic.pacing
-                                .push(Reverse((flow.source.next_time.max(now), f)));
+                            nic.pacing.push(Reverse((flow.source.next_time.max(now), f)));
                         } else {
                             nic.ready.push_back(f);
                         }
@@ -136,11 +135,7 @@ impl<O: Observer> Sim<'_, O> {
                 nic.rx_drops += 1;
                 self.drop_packet(port, id, pkt.priority, DropCause::HostRxOverflow);
             }
-            RxArrival::Accepted {
-                delivered_at,
-                xoff,
-                check_at,
-            } => {
+            RxArrival::Accepted { delivered_at, xoff, check_at } => {
                 self.cons.delivered_packets += 1;
                 self.cons.delivered_bytes += pkt.frame_bytes as u64;
                 let flow = &mut self.flows[pkt.flow as usize];
@@ -150,8 +145,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.ce_packets += 1;
                 }
                 flow.last_delivery = flow.last_delivery.max(delivered_at);
-                if flow.completed_at.is_none() && flow.spec.size_bytes == Some(flow.delivered_bytes)
-                {
+                if flow.completed_at.is_none() && flow.spec.size_bytes == Some(flow.delivered_bytes) {
                     flow.completed_at = Some(delivered_at);
                 }
                 self.pool.free(id);

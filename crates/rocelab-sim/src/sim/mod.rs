@@ -44,11 +44,7 @@ pub struct SimConfig {
 impl SimConfig {
     /// Run until `end_time_ps` with `seed` and no sampling.
     pub fn new(seed: u64, end_time_ps: Time) -> Self {
-        SimConfig {
-            seed,
-            end_time_ps,
-            sampling: Sampling::default(),
-        }
+        SimConfig { seed, end_time_ps, sampling: Sampling::default() }
     }
 }
 
@@ -64,10 +60,7 @@ pub struct Sampling {
 impl Default for Sampling {
     /// No sampling; at most 50 million recorded values (200 MB).
     fn default() -> Self {
-        Sampling {
-            queue_interval_ps: None,
-            max_values: 50_000_000,
-        }
+        Sampling { queue_interval_ps: None, max_values: 50_000_000 }
     }
 }
 
@@ -221,12 +214,7 @@ impl<O: Observer> Sim<'_, O> {
                     self.try_transmit(port);
                 }
                 Event::WireArrive { port, .. } => self.wire_arrive(port),
-                Event::PfcArrive {
-                    port,
-                    enable,
-                    xoff,
-                    quanta,
-                } => self.pfc_arrive(port, enable, xoff, quanta),
+                Event::PfcArrive { port, enable, xoff, quanta } => self.pfc_arrive(port, enable, xoff, quanta),
                 Event::PauseExpire { port, prio, gen } => {
                     let now = self.now;
                     let p = &mut self.ports[port as usize];
@@ -273,8 +261,7 @@ impl<O: Observer> Sim<'_, O> {
         let arrive = now + ser + p.arrival_delay;
         let was_idle = p.wire.is_empty();
         p.wire.push_back((arrive, id));
-        self.obs
-            .on_packet(now, port as usize, self.pool.get(id), Direction::Tx);
+        self.obs.on_packet(now, port as usize, self.pool.get(id), Direction::Tx);
         self.queue.push(now + ser, Event::TxDone { port });
         if was_idle {
             self.queue.push(arrive, Event::WireArrive { port, pkt: id });
@@ -287,8 +274,7 @@ impl<O: Observer> Sim<'_, O> {
         let p = &mut self.ports[port as usize];
         let (_, id) = p.wire.pop_front().expect("wire event without a frame");
         if let Some(&(next, next_id)) = p.wire.front() {
-            self.queue
-                .push(next, Event::WireArrive { port, pkt: next_id });
+            self.queue.push(next, Event::WireArrive { port, pkt: next_id });
         }
         let peer = p.peer;
         if self.ports[peer as usize].is_host {
@@ -316,15 +302,7 @@ impl<O: Observer> Sim<'_, O> {
         let frame = PfcFrame::from_masks(enable, xoff, quanta);
         self.obs.on_pfc(now, port as usize, &frame, Direction::Tx);
         self.queue.push(now + ser, Event::TxDone { port });
-        self.queue.push(
-            arrive,
-            Event::PfcArrive {
-                port: peer,
-                enable,
-                xoff,
-                quanta,
-            },
-        );
+        self.queue.push(arrive, Event::PfcArrive { port: peer, enable, xoff, quanta });
     }
 
     /// Queue a PFC timer for `prio` on `port` (merged with one already pending) and send it as
@@ -351,12 +329,9 @@ impl<O: Observer> Sim<'_, O> {
         if !p.pfc_enabled.contains(prio) {
             return;
         }
-        if let XoffAction::SendXoff { refresh_at, gen } =
-            p.xoff[prio as usize].assert(now, p.pause_time)
-        {
+        if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].assert(now, p.pause_time) {
             self.request_pfc(port, prio, true);
-            self.queue
-                .push(refresh_at, Event::PfcRefresh { port, prio, gen });
+            self.queue.push(refresh_at, Event::PfcRefresh { port, prio, gen });
         }
     }
 
@@ -371,12 +346,9 @@ impl<O: Observer> Sim<'_, O> {
     fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        if let XoffAction::SendXoff { refresh_at, gen } =
-            p.xoff[prio as usize].on_refresh(now, gen, p.pause_time)
-        {
+        if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
             self.request_pfc(port, prio, true);
-            self.queue
-                .push(refresh_at, Event::PfcRefresh { port, prio, gen });
+            self.queue.push(refresh_at, Event::PfcRefresh { port, prio, gen });
         }
     }
 
@@ -397,8 +369,7 @@ impl<O: Observer> Sim<'_, O> {
             match p.pause[prio as usize].on_frame(now, frame.quanta[prio as usize], p.rate.bps()) {
                 PauseChange::Paused { until, gen } => {
                     p.paused |= 1 << prio;
-                    self.queue
-                        .push(until, Event::PauseExpire { port, prio, gen });
+                    self.queue.push(until, Event::PauseExpire { port, prio, gen });
                 }
                 PauseChange::Resumed => {
                     p.paused &= !(1 << prio);

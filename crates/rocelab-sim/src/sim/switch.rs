@@ -46,8 +46,7 @@ impl<O: Observer> Sim<'_, O> {
             c.rx_packets += 1;
             c.rx_bytes += frame as u64;
         }
-        self.obs
-            .on_packet(now, port as usize, self.pool.get(id), Direction::Rx);
+        self.obs.on_packet(now, port as usize, self.pool.get(id), Direction::Rx);
 
         let pkt = self.pool.get(id);
         let hops = self.routes.next_hops(sw.node, pkt.dst);
@@ -84,9 +83,7 @@ impl<O: Observer> Sim<'_, O> {
         let e = &mut self.ports[egress as usize];
         if e.ecn_enabled & (1 << tc) != 0 {
             let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
-            if pkt.ecn.is_capable()
-                && pkt.ecn != Ecn::Ce
-                && ecn.should_mark(e.queue_bytes[tc as usize], &mut self.rng)
+            if pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(e.queue_bytes[tc as usize], &mut self.rng)
             {
                 pkt.ecn = Ecn::Ce;
                 e.counters[prio as usize].ecn_marked += 1;
@@ -139,9 +136,7 @@ impl<O: Observer> Sim<'_, O> {
         }) else {
             return;
         };
-        let q = p.queues[tc as usize]
-            .pop_front()
-            .expect("scheduler chose a non-empty class");
+        let q = p.queues[tc as usize].pop_front().expect("scheduler chose a non-empty class");
         p.queue_bytes[tc as usize] -= q.frame as u64;
         p.total_queue_bytes -= q.frame as u64;
         let sw_idx = p.aux as usize;
@@ -173,12 +168,7 @@ mod tests {
         SwitchRt {
             node: 0,
             mmu: Mmu::new(vec![], 0, 1.0),
-            qos: QosSpec {
-                trust,
-                default_priority: 1,
-                dscp_to_priority: dscp,
-                ..QosSpec::default()
-            },
+            qos: QosSpec { trust, default_priority: 1, dscp_to_priority: dscp, ..QosSpec::default() },
             pg_priorities: [0; 8],
             ecmp_seed: 0,
             cell: 1,
@@ -196,16 +186,8 @@ mod tests {
         assert_eq!(switch(Trust::Pcp).classify(&p), 5);
         assert_eq!(switch(Trust::Dscp).classify(&p), 3);
         p.tagged = false;
-        assert_eq!(
-            switch(Trust::Pcp).classify(&p),
-            1,
-            "untagged: default priority"
-        );
+        assert_eq!(switch(Trust::Pcp).classify(&p), 1, "untagged: default priority");
         p.dscp = 46;
-        assert_eq!(
-            switch(Trust::Dscp).classify(&p),
-            5,
-            "class selector DSCP>>3"
-        );
+        assert_eq!(switch(Trust::Dscp).classify(&p), 5, "class selector DSCP>>3");
     }
 }

@@ -1,0 +1,188 @@
+//! What rocelab knows about platforms and switch models: how each platform names its ports, and
+//! the port layout and packet buffer of the switch models the seed deployments used.
+
+use crate::fabric::{Platform, PortGroup};
+use crate::units::{Rate, Size};
+
+impl Platform {
+    /// The name of the `index`-th front-panel port (1-based) running at `speed`, as the
+    /// platform's CLI shows it.
+    pub fn port_name(self, index: u32, speed: Rate) -> String {
+        match self {
+            Platform::NvidiaOnyx => format!("eth1/{index}"),
+            Platform::NvidiaCumulus => format!("swp{index}"),
+            Platform::AristaEos => format!("Ethernet{index}"),
+            Platform::HpeComware => {
+                let kind = match speed.0 / 1_000_000_000 {
+                    0 | 1 => "GigabitEthernet",
+                    10 => "Ten-GigabitEthernet",
+                    25 => "Twenty-FiveGigE",
+                    40 => "FortyGigE",
+                    100 => "HundredGigE",
+                    _ => "Ten-GigabitEthernet",
+                };
+                format!("{kind}1/0/{index}")
+            }
+            Platform::Sonic => format!("Ethernet{}", (index - 1) * 4),
+            Platform::DellOs10 => format!("ethernet1/1/{index}"),
+            Platform::CiscoNxos => format!("Ethernet1/{index}"),
+            Platform::Generic => format!("p{index}"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::NvidiaOnyx => "nvidia-onyx",
+            Platform::NvidiaCumulus => "nvidia-cumulus",
+            Platform::AristaEos => "arista-eos",
+            Platform::HpeComware => "hpe-comware",
+            Platform::Sonic => "sonic",
+            Platform::DellOs10 => "dell-os10",
+            Platform::CiscoNxos => "cisco-nxos",
+            Platform::Generic => "generic",
+        }
+    }
+}
+
+/// A switch model's front panel and buffer, with where the figures come from.
+#[derive(Debug, Clone)]
+pub struct SwitchModel {
+    pub platform: Platform,
+    /// Names this model is known by (case-insensitive).
+    pub names: &'static [&'static str],
+    pub ports: &'static [(&'static str, u64, &'static [u64])],
+    pub buffer: Size,
+    pub source: &'static str,
+}
+
+impl SwitchModel {
+    pub fn port_groups(&self) -> Vec<PortGroup> {
+        self.ports
+            .iter()
+            .map(|(names, gbps, others)| PortGroup {
+                names: names.to_string(),
+                speed: Rate::gbps(*gbps),
+                speeds: others.iter().map(|g| Rate::gbps(*g)).collect(),
+            })
+            .collect()
+    }
+}
+
+const QSFP28: &[u64] = &[40, 50, 25, 10];
+const SFP28: &[u64] = &[10];
+
+pub const SWITCH_MODELS: &[SwitchModel] = &[
+    SwitchModel {
+        platform: Platform::NvidiaOnyx,
+        names: &["SN2410", "MSN2410"],
+        ports: &[("eth1/1-48", 25, SFP28), ("eth1/49-56", 100, QSFP28)],
+        buffer: Size::mb(16),
+        source: "NVIDIA Spectrum SN2000 series datasheet: 48x25G + 8x100G, 16MB shared buffer",
+    },
+    SwitchModel {
+        platform: Platform::NvidiaOnyx,
+        names: &["SN2100", "MSN2100"],
+        ports: &[("eth1/1-16", 100, QSFP28)],
+        buffer: Size::mb(16),
+        source: "NVIDIA Spectrum SN2000 series datasheet: 16x100G, 16MB shared buffer",
+    },
+    SwitchModel {
+        platform: Platform::NvidiaOnyx,
+        names: &["SN2700", "MSN2700"],
+        ports: &[("eth1/1-32", 100, QSFP28)],
+        buffer: Size::mb(16),
+        source: "NVIDIA Spectrum SN2000 series datasheet: 32x100G, 16MB shared buffer",
+    },
+    SwitchModel {
+        platform: Platform::HpeComware,
+        names: &["5900", "JG838A", "5900AF-48XG-4QSFP+"],
+        ports: &[("Ten-GigabitEthernet1/0/1-48", 10, &[1]), ("FortyGigE1/0/49-52", 40, &[10])],
+        buffer: Size::mb(9),
+        source: "HPE FlexFabric 5900 datasheet (JG838A): 48x10G SFP+ + 4x40G QSFP+, 9MB packet buffer",
+    },
+    SwitchModel {
+        platform: Platform::AristaEos,
+        names: &["7050SX3-48YC12", "DCS-7050SX3-48YC12"],
+        ports: &[("Ethernet1-48", 25, SFP28), ("Ethernet49-60/1", 100, QSFP28)],
+        buffer: Size::mb(32),
+        source: "Arista 7050X3 datasheet and the Arista/Pure NVMe-oF guide: 48x25G + 12x100G, 32MB shared buffer",
+    },
+    SwitchModel {
+        platform: Platform::AristaEos,
+        names: &["7050CX3-32S", "DCS-7050CX3-32S"],
+        ports: &[("Ethernet1-32/1", 100, QSFP28)],
+        buffer: Size::mb(32),
+        source: "Arista 7050X3 datasheet: 32x100G, 32MB shared buffer",
+    },
+];
+
+/// The known switch model called `name` (case-insensitive).
+pub fn switch_model(name: &str) -> Option<&'static SwitchModel> {
+    SWITCH_MODELS.iter().find(|m| m.names.iter().any(|n| n.eq_ignore_ascii_case(name)))
+}
+
+/// Buffer of a switch whose size the fabric does not give and whose model rocelab does not
+/// know: 12MB, about a Broadcom Trident2's, a middle figure for a data-centre ToR.
+pub const DEFAULT_SWITCH_BUFFER: Size = Size::mb(12);
+
+/// Expands `eth1/1-48` to `eth1/1` … `eth1/48`. The range is the first `N-M` between digits;
+/// text without one is a single port. Errors on a reversed or huge range.
+pub fn expand_port_range(pattern: &str) -> Result<Vec<String>, String> {
+    let bytes = pattern.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'-' || i == 0 || i + 1 >= bytes.len() {
+            continue;
+        }
+        if !bytes[i - 1].is_ascii_digit() || !bytes[i + 1].is_ascii_digit() {
+            continue;
+        }
+        let start = bytes[..i].iter().rposition(|c| !c.is_ascii_digit()).map_or(0, |p| p + 1);
+        let end = bytes[i + 1..].iter().position(|c| !c.is_ascii_digit()).map_or(bytes.len(), |p| i + 1 + p);
+        let lo: u32 = pattern[start..i].parse().map_err(|_| format!("bad range in `{pattern}`"))?;
+        let hi: u32 = pattern[i + 1..end].parse().map_err(|_| format!("bad range in `{pattern}`"))?;
+        if hi < lo {
+            return Err(format!("range `{lo}-{hi}` in `{pattern}` runs backwards"));
+        }
+        if hi - lo >= 4096 {
+            return Err(format!("range `{lo}-{hi}` in `{pattern}` names more than 4096 ports"));
+        }
+        let (head, tail) = (&pattern[..start], &pattern[end..]);
+        return Ok((lo..=hi).map(|n| format!("{head}{n}{tail}")).collect());
+    }
+    Ok(vec![pattern.to_string()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_expand_on_any_number() {
+        assert_eq!(expand_port_range("eth1/1-3").unwrap(), ["eth1/1", "eth1/2", "eth1/3"]);
+        assert_eq!(expand_port_range("Ethernet49-50/1").unwrap(), ["Ethernet49/1", "Ethernet50/1"]);
+        assert_eq!(
+            expand_port_range("Ten-GigabitEthernet1/0/1-2").unwrap(),
+            ["Ten-GigabitEthernet1/0/1", "Ten-GigabitEthernet1/0/2"]
+        );
+        assert_eq!(expand_port_range("swp7").unwrap(), ["swp7"]);
+        assert!(expand_port_range("eth1/9-2").is_err());
+    }
+
+    #[test]
+    fn platforms_name_ports_their_own_way() {
+        assert_eq!(Platform::NvidiaOnyx.port_name(49, Rate::gbps(100)), "eth1/49");
+        assert_eq!(Platform::HpeComware.port_name(49, Rate::gbps(40)), "FortyGigE1/0/49");
+        assert_eq!(Platform::HpeComware.port_name(1, Rate::gbps(10)), "Ten-GigabitEthernet1/0/1");
+        assert_eq!(Platform::Sonic.port_name(3, Rate::gbps(100)), "Ethernet8");
+        assert_eq!(Platform::NvidiaCumulus.port_name(1, Rate::gbps(100)), "swp1");
+    }
+
+    #[test]
+    fn known_models_have_their_front_panel() {
+        let m = switch_model("sn2410").unwrap();
+        let names: usize = m.ports.iter().map(|(p, _, _)| expand_port_range(p).unwrap().len()).sum();
+        assert_eq!(names, 56);
+        let m = switch_model("JG838A").unwrap();
+        assert_eq!(m.platform, Platform::HpeComware);
+    }
+}

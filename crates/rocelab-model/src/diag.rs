@@ -1,0 +1,167 @@
+//! Diagnostics: what went wrong in a fabric file, where, and what to do about it. Returned as
+//! data (never printed here) so that the CLI, an editor integration or a test can render them.
+
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// A position in a source file, 1-based as editors show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Mark {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One finding about an input file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// The file the fabric was read from (empty for text given in memory).
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// The field's path, e.g. `fabric.topology.links[3].b`.
+    pub path: String,
+    pub message: String,
+    /// What would have been accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// A close match or a fix, e.g. `did you mean "sw2"?`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(mark: Mark, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            file: String::new(),
+            line: mark.line,
+            column: mark.column,
+            path: path.into(),
+            message: message.into(),
+            expected: None,
+            suggestion: None,
+        }
+    }
+    pub fn warning(mark: Mark, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(mark, path, message) }
+    }
+    pub fn expected(mut self, e: impl Into<String>) -> Diagnostic {
+        self.expected = Some(e.into());
+        self
+    }
+    pub fn suggest(mut self, s: Option<String>) -> Diagnostic {
+        self.suggestion = s;
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let file = if self.file.is_empty() { "<input>" } else { &self.file };
+        write!(f, "{file}:{}:{}: {sev}: ", self.line, self.column)?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)?;
+        if let Some(e) = &self.expected {
+            write!(f, " (expected {e})")?;
+        }
+        if let Some(s) = &self.suggestion {
+            write!(f, "; {s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a, I>(word: &str, candidates: I) -> Option<String>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let mut best: Option<(f64, &str)> = None;
+    for c in candidates {
+        let score = strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase());
+        if score > 0.8 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, c));
+        }
+    }
+    best.map(|(_, c)| format!("did you mean \"{c}\"?"))
+}
+
+/// All diagnostics of one load, errors and warnings.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.0.iter().filter(|d| d.is_error())
+    }
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.0.iter().filter(|d| !d.is_error())
+    }
+    pub fn push(&mut self, d: Diagnostic) {
+        self.0.push(d)
+    }
+    pub fn set_file(&mut self, file: &str) {
+        for d in &mut self.0 {
+            if d.file.is_empty() {
+                d.file = file.to_string();
+            }
+        }
+    }
+    /// Sorted by position so that a reader goes through the file once.
+    pub fn sort(&mut self) {
+        self.0.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        self.0.dedup();
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.0 {
+            writeln!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestion_finds_close_names() {
+        assert_eq!(did_you_mean("sw3", ["sw1", "sw2", "node1"]).as_deref(), Some("did you mean \"sw1\"?"));
+        assert_eq!(did_you_mean("lossles", ["lossless", "ets"]).as_deref(), Some("did you mean \"lossless\"?"));
+        assert_eq!(did_you_mean("zzzz", ["lossless", "ets"]), None);
+    }
+
+    #[test]
+    fn display_has_file_line_column_path() {
+        let mut d = Diagnostic::error(Mark { line: 3, column: 7 }, "fabric.qos.mtu", "bad")
+            .expected("a number")
+            .suggest(Some("did you mean \"x\"?".into()));
+        d.file = "f.yaml".into();
+        assert_eq!(d.to_string(), "f.yaml:3:7: error: fabric.qos.mtu: bad (expected a number); did you mean \"x\"?");
+    }
+}

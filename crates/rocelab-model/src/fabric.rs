@@ -1,0 +1,271 @@
+//! The fabric intent as written in YAML: devices, links, topology generators and imports, and
+//! the scenario around it (variants and a sweep). `expand` turns it into the resolved fabric.
+
+use crate::de::{one_or_many, recover_vec};
+use crate::generators::Generator;
+use crate::qos::Qos;
+use crate::units::{Length, Rate, Size, Time};
+use serde::{Deserialize, Serialize};
+
+/// A scenario file: the fabric, and optionally named variants and a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub fabric: Fabric,
+    /// Run settings for `rocelab sim`.
+    #[serde(default)]
+    pub simulation: crate::workload::Simulation,
+    /// Traffic for `rocelab sim`.
+    #[serde(default, skip_serializing_if = "crate::workload::Workloads::is_empty")]
+    pub workloads: crate::workload::Workloads,
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Variant>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fabric {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub topology: Topology,
+    pub qos: Qos,
+}
+
+/// Devices and links, listed, generated, imported, or a mix (a generator plus extra devices
+/// such as a storage array and the links that attach them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<Generator>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<Import>,
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<Device>,
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<Link>,
+}
+
+/// A topology read from another tool's file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Import {
+    /// An ns-3 HPCC simulator topology file (`nodes switches links`, switch ids, then
+    /// `a b rate delay error_rate` per link), relative to the fabric file.
+    pub hpcc: String,
+    /// Platform given to the imported switches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_platform: Option<Platform>,
+    /// Shared buffer of the imported switches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_buffer: Option<Size>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Switch,
+    Host,
+    Storage,
+}
+
+/// Switch operating systems rocelab knows the port naming (and, in `rocelab-config`, the
+/// configuration syntax) of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Platform {
+    /// NVIDIA (Mellanox) Onyx, formerly MLNX-OS: ports `ethernet 1/1` shown as `Eth1/1`.
+    #[serde(alias = "mlnx-os")]
+    NvidiaOnyx,
+    /// NVIDIA Cumulus Linux: `swp1`.
+    NvidiaCumulus,
+    /// Arista EOS: `Ethernet1`, or `Ethernet49/1` on QSFP ports.
+    AristaEos,
+    /// HPE Comware 7 (5900/5940): `Ten-GigabitEthernet1/0/1`, `FortyGigE1/0/49`.
+    HpeComware,
+    /// SONiC: `Ethernet0`, `Ethernet4`, … (numbered by first SerDes lane).
+    Sonic,
+    /// Dell OS10: `ethernet1/1/1`.
+    DellOs10,
+    /// Cisco NX-OS: `Ethernet1/1`.
+    CiscoNxos,
+    /// A switch without a vendor OS (simulation only): `p1`, `p2`, …
+    Generic,
+}
+
+pub const PLATFORMS: &[&str] =
+    &["nvidia-onyx", "nvidia-cumulus", "arista-eos", "hpe-comware", "sonic", "dell-os10", "cisco-nxos", "generic"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Os {
+    Linux,
+    Windows,
+    Esxi,
+    /// A storage array's own operating system (Purity, ONTAP, …).
+    Appliance,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum NicVendor {
+    #[serde(alias = "mellanox")]
+    Nvidia,
+    Broadcom,
+    #[serde(alias = "cavium", alias = "qlogic")]
+    Marvell,
+    Intel,
+    Chelsio,
+    Other,
+}
+
+/// Which RDMA transport an adapter runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum RdmaKind {
+    RoceV2,
+    RoceV1,
+    Iwarp,
+    /// RoCE and iWARP at the same time (e.g. Marvell FastLinQ 41000).
+    RoceAndIwarp,
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nic {
+    pub vendor: NicVendor,
+    pub model: String,
+    /// Number of ports.
+    #[serde(default = "one")]
+    pub ports: u32,
+    pub speed: Rate,
+    /// Other speeds the ports can run at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speeds: Vec<Rate>,
+    /// RDMA transport; default by vendor (RoCEv2, iWARP for Chelsio, none for Intel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<RdmaKind>,
+    /// Port names as the host OS shows them; default `p0`, `p1`, … across the host's adapters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub port_names: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Nic {
+    pub fn rdma_kind(&self) -> RdmaKind {
+        self.rdma.unwrap_or(match self.vendor {
+            NicVendor::Chelsio => RdmaKind::Iwarp,
+            NicVendor::Intel | NicVendor::Other => RdmaKind::None,
+            _ => RdmaKind::RoceV2,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum StorageProtocol {
+    NvmeRdma,
+    NvmeTcp,
+    Iser,
+    Iscsi,
+    SmbDirect,
+    Smb,
+    NfsRdma,
+    NfsTcp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageKind {
+    Array,
+    Server,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageTarget {
+    pub kind: StorageKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
+    pub protocols: Vec<StorageProtocol>,
+}
+
+/// Ports of a switch: one name or a range over the last number (`eth1/1-48`, `Ethernet49/1-52/1`
+/// is not a range; write `Ethernet49-52/1`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortGroup {
+    #[serde(alias = "name")]
+    pub names: String,
+    pub speed: Rate,
+    /// Other speeds these ports can run at (e.g. 40G on a 100G QSFP28 port).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speeds: Vec<Rate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    pub name: String,
+    pub role: Role,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<Os>,
+    #[serde(default, alias = "nic", deserialize_with = "one_or_many", skip_serializing_if = "Vec::is_empty")]
+    pub nics: Vec<Nic>,
+    /// Switch ports; default: the port layout of a known `model`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortGroup>,
+    /// Shared packet buffer (switches); default: the known model's, else `qos.buffer.size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<StorageTarget>,
+}
+
+/// A cable between two ports, `device:port` at each end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub a: String,
+    pub b: String,
+    /// Link speed; default: the ports' speed (both ends must agree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<Rate>,
+    /// Cable length; default 3 m (a typical in-rack DAC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cable: Option<Length>,
+    /// One-way propagation delay, when known instead of the length (imported topologies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Time>,
+}
+
+/// Named overrides of any field, e.g. `qos.dcqcn.enabled: true` or `qos.classes[roce].ets: 95`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Field path from the top of the file (`fabric.qos.mtu`) → new value.
+    pub set: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One field and the values it takes, each giving a point of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    /// Field path from the top of the file, e.g. `fabric.qos.mtu`.
+    pub field: String,
+    pub values: Vec<serde_json::Value>,
+}

@@ -1,0 +1,229 @@
+//! Loading a scenario file: parse, decode, generate, import, resolve, check; and the same for
+//! each variant and sweep point. Everything found is returned at once, located.
+
+use crate::de::decode;
+use crate::diag::{Diagnostic, Diagnostics, Mark};
+use crate::fabric::{Platform, Scenario};
+use crate::node::{parse, Node, NodeKind};
+use crate::paths::{mark_of, set_path};
+use crate::qos_check::{apply_port_overrides, check_policy};
+use crate::resolve::{resolve, Origin, Problem, ResolvedFabric};
+use std::path::{Path, PathBuf};
+
+/// A scenario file as loaded: its node tree (for variants), the decoded scenario, and the
+/// resolved base fabric.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub file: String,
+    pub base_dir: PathBuf,
+    pub root: Node,
+    pub scenario: Scenario,
+    pub fabric: ResolvedFabric,
+    /// Warnings of the base fabric (errors make the load fail).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Reads and loads a scenario file.
+pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let mut d = Diagnostic::error(Mark { line: 0, column: 0 }, "", format!("cannot read the file: {e}"));
+        d.file = file.clone();
+        Diagnostics(vec![d])
+    })?;
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    load_str(&text, &file, &base)
+}
+
+/// Loads scenario text; `file` names it in diagnostics and `base_dir` resolves relative paths
+/// (imported topology files).
+pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Loaded, Diagnostics> {
+    let root = parse(text).map_err(|mut d| {
+        d.file = file.to_string();
+        Diagnostics(vec![d])
+    })?;
+    let (scenario, fabric, warnings) = build(&root, file, base_dir)?;
+    Ok(Loaded { file: file.to_string(), base_dir: base_dir.to_path_buf(), root, scenario, fabric, warnings })
+}
+
+/// Decodes and resolves one node tree.
+pub fn build(
+    root: &Node,
+    file: &str,
+    base_dir: &Path,
+) -> Result<(Scenario, ResolvedFabric, Vec<Diagnostic>), Diagnostics> {
+    let (scenario, diags) = decode::<Scenario>(root, "");
+    let mut all = Diagnostics(diags);
+    let Some(scenario) = scenario.filter(|_| !all.has_errors()) else {
+        all.set_file(file);
+        all.sort();
+        return Err(all);
+    };
+    let mut problems: Vec<Problem> = Vec::new();
+    let fabric = &scenario.fabric;
+    let topo = &fabric.topology;
+    let mut devices = Vec::new();
+    let mut links = Vec::new();
+    if let Some(g) = &topo.generator {
+        match g.generate() {
+            Ok((d, l)) => {
+                devices.extend(d.into_iter().map(|d| (d, Origin::Generated)));
+                links.extend(l.into_iter().map(|l| (l, Origin::Generated)));
+            }
+            Err(e) => problems.push(crate::resolve::problem("fabric.topology.generator".into(), e)),
+        }
+    }
+    if let Some(imp) = &topo.import {
+        let path = base_dir.join(&imp.hpcc);
+        match std::fs::read_to_string(&path) {
+            Err(e) => problems.push(crate::resolve::problem(
+                "fabric.topology.import.hpcc".into(),
+                format!("cannot read HPCC topology `{}`: {e}", path.display()),
+            )),
+            Ok(text) => match crate::hpcc::parse_topology(
+                &text,
+                imp.switch_platform.unwrap_or(Platform::Generic),
+                imp.switch_buffer,
+            ) {
+                Ok((d, l, warnings)) => {
+                    devices.extend(d.into_iter().map(|d| (d, Origin::Imported)));
+                    links.extend(l.into_iter().map(|l| (l, Origin::Imported)));
+                    for mut w in warnings {
+                        w.file = path.display().to_string();
+                        all.push(w);
+                    }
+                }
+                Err(ds) => {
+                    for mut d in ds {
+                        d.file = path.display().to_string();
+                        all.push(d);
+                    }
+                }
+            },
+        }
+    }
+    devices.extend(topo.devices.iter().cloned().enumerate().map(|(i, d)| (d, Origin::Listed(i))));
+    links.extend(topo.links.iter().cloned().enumerate().map(|(i, l)| (l, Origin::Listed(i))));
+    if devices.is_empty() && topo.generator.is_none() && topo.import.is_none() {
+        problems.push(crate::resolve::problem(
+            "fabric.topology".into(),
+            "the topology has no devices: list `devices` and `links`, or use a `generator` or an `import`".into(),
+        ));
+    }
+    check_policy(&fabric.qos, &mut problems);
+    let mut resolved = resolve(fabric, devices, links, &mut problems);
+    apply_port_overrides(&mut resolved, &mut problems);
+    crate::workload::check(&scenario.workloads, &scenario.simulation, &resolved, &mut problems);
+    for p in problems {
+        let mark = mark_of(root, &p.path);
+        let mut d = p.diag;
+        d.line = mark.line;
+        d.column = mark.column;
+        all.push(d);
+    }
+    all.set_file(file);
+    all.sort();
+    if all.has_errors() {
+        return Err(all);
+    }
+    Ok((scenario, resolved, all.0))
+}
+
+/// A variant or sweep point's name and the overrides that make it.
+struct Overrides<'a> {
+    entries: Vec<(String, &'a Node, Mark)>,
+}
+
+impl Loaded {
+    pub fn variant_names(&self) -> Vec<&str> {
+        self.scenario.variants.iter().map(|v| v.name.as_str()).collect()
+    }
+
+    fn variant_overrides(&self, name: &str) -> Option<Overrides<'_>> {
+        let NodeKind::Seq(items) = &self.root.get("variants")?.kind else { return None };
+        let v = items.iter().find(|v| v.get("name").and_then(Node::scalar_text).as_deref() == Some(name))?;
+        let NodeKind::Map(entries) = &v.get("set")?.kind else { return None };
+        Some(Overrides {
+            entries: entries.iter().map(|(k, val)| (k.scalar_text().unwrap_or_default(), val, k.mark)).collect(),
+        })
+    }
+
+    fn apply(&self, o: &Overrides<'_>, what: &str) -> Result<Node, Diagnostics> {
+        let mut root = self.root.clone();
+        let mut diags = Diagnostics::default();
+        for (path, value, mark) in &o.entries {
+            if let Err(mut d) = set_path(&mut root, path, (*value).clone(), *mark, what) {
+                d.file = self.file.clone();
+                diags.push(d);
+            }
+        }
+        if diags.has_errors() {
+            return Err(diags);
+        }
+        Ok(root)
+    }
+
+    /// The fabric with the named variant applied.
+    pub fn variant(&self, name: &str) -> Result<ResolvedFabric, Diagnostics> {
+        self.variant_scenario(name).map(|(_, f)| f)
+    }
+
+    /// The scenario and fabric with the named variant applied.
+    pub fn variant_scenario(&self, name: &str) -> Result<(Scenario, ResolvedFabric), Diagnostics> {
+        let Some(o) = self.variant_overrides(name) else {
+            let names = self.variant_names();
+            let mut d = Diagnostic::error(Mark::default(), "variants", format!("no variant `{name}`"));
+            d.file = self.file.clone();
+            d.expected = Some(if names.is_empty() {
+                "no variants are declared".into()
+            } else {
+                format!("one of {}", names.join(", "))
+            });
+            d.suggestion = crate::diag::did_you_mean(name, names.iter().copied());
+            return Err(Diagnostics(vec![d]));
+        };
+        let root = self.apply(&o, &format!("variants[{name}]"))?;
+        build(&root, &self.file, &self.base_dir).map(|(s, f, _)| (s, f))
+    }
+
+    /// Every sweep point as (`field=value`, node tree with it applied).
+    pub fn sweep_points(&self) -> Vec<(String, Result<Node, Diagnostics>)> {
+        let Some(sweep) = self.root.get("sweep") else { return Vec::new() };
+        let Some(field) = sweep.get("field").and_then(Node::scalar_text) else { return Vec::new() };
+        let field_mark = sweep.get("field").map(|n| n.mark).unwrap_or_default();
+        let Some(NodeKind::Seq(values)) = sweep.get("values").map(|n| &n.kind) else { return Vec::new() };
+        values
+            .iter()
+            .map(|v| {
+                let label = format!("{field}={}", v.scalar_text().unwrap_or_else(|| "…".into()));
+                let o = Overrides { entries: vec![(field.clone(), v, field_mark)] };
+                (label.clone(), self.apply(&o, &format!("sweep[{label}]")))
+            })
+            .collect()
+    }
+
+    /// Checks the base fabric, every variant and every sweep point; all diagnostics at once,
+    /// each variant's and point's tagged with its name.
+    pub fn validate_all(&self) -> Diagnostics {
+        let mut all = Diagnostics(self.warnings.clone());
+        for name in self.variant_names() {
+            if let Err(ds) = self.variant(name) {
+                for mut d in ds.0 {
+                    d.message = format!("in variant `{name}`: {}", d.message);
+                    all.push(d);
+                }
+            }
+        }
+        for (label, point) in self.sweep_points() {
+            let r = point.and_then(|root| build(&root, &self.file, &self.base_dir).map(|_| ()));
+            if let Err(ds) = r {
+                for mut d in ds.0 {
+                    d.message = format!("at sweep point `{label}`: {}", d.message);
+                    all.push(d);
+                }
+            }
+        }
+        all.sort();
+        all
+    }
+}

@@ -1,0 +1,318 @@
+//! The fabric's QoS intent: how RDMA and storage traffic is marked (PCP on a VLAN, or DSCP),
+//! which traffic classes exist with their priority, DSCP values, losslessness (PFC), ETS share,
+//! ECN thresholds, the CNP class, DCQCN parameters, MTU, buffer settings, and per-port
+//! overrides. Vendor-independent; `rocelab-config` renders it per platform.
+
+use crate::de::recover_vec;
+use crate::units::{Rate, Size, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How switches and NICs classify traffic into priorities ("trust mode").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Marking {
+    /// IEEE 802.1p priority code point in an 802.1Q VLAN tag (needs a VLAN).
+    #[default]
+    Pcp,
+    /// DiffServ code point in the IP header (RFC 2474); survives routing, works untagged.
+    Dscp,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qos {
+    /// Trust mode: `pcp` (with `vlan`) or `dscp`.
+    #[serde(default)]
+    pub marking: Marking,
+    /// The VLAN that carries the lossless traffic when marking is `pcp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vlan: Option<u16>,
+    #[serde(deserialize_with = "recover_vec")]
+    pub classes: Vec<TrafficClass>,
+    #[serde(default)]
+    pub dcqcn: Dcqcn,
+    /// Port MTU in bytes (layer-2 payload). Default 1500, the IEEE 802.3 default; RoCE and
+    /// iSCSI fabrics usually raise it to 9000-9216 ("jumbo frames").
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    /// RoCE path MTU (the InfiniBand MTU: 256, 512, 1024, 2048 or 4096 bytes of payload).
+    /// Default: the largest that fits in the port MTU, as `rdma_cm` chooses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roce_mtu: Option<u32>,
+    #[serde(default)]
+    pub pfc: Pfc,
+    #[serde(default)]
+    pub buffer: Buffer,
+    /// Settings that differ on some ports.
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortOverride>,
+}
+
+fn default_mtu() -> u32 {
+    1500
+}
+
+impl Qos {
+    pub fn class(&self, name: &str) -> Option<&TrafficClass> {
+        self.classes.iter().find(|c| c.name == name)
+    }
+    /// The class that carries CNPs: the one marked `cnp: true`.
+    pub fn cnp_class(&self) -> Option<&TrafficClass> {
+        self.classes.iter().find(|c| c.cnp)
+    }
+    pub fn lossless_classes(&self) -> impl Iterator<Item = &TrafficClass> {
+        self.classes.iter().filter(|c| c.lossless)
+    }
+    /// The RoCE path MTU in use: the configured one, else the largest IB MTU that fits in the
+    /// port MTU after the RoCEv2 headers (IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 60 bytes).
+    pub fn effective_roce_mtu(&self) -> u32 {
+        self.roce_mtu
+            .unwrap_or_else(|| [4096, 2048, 1024, 512, 256].into_iter().find(|m| m + 60 <= self.mtu).unwrap_or(256))
+    }
+}
+
+/// One traffic class of the policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficClass {
+    pub name: String,
+    /// IEEE 802.1p priority, 0-7.
+    pub priority: u8,
+    /// DSCP values (0-63) that map to this priority under DSCP trust.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dscp: Vec<u8>,
+    /// Lossless: PFC pauses this priority instead of dropping (IEEE 802.1Qbb).
+    #[serde(default)]
+    pub lossless: bool,
+    /// ETS bandwidth share in percent (IEEE 802.1Qaz); the non-strict classes sum to 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ets: Option<u8>,
+    /// Strict priority instead of an ETS share.
+    #[serde(default)]
+    pub strict: bool,
+    /// ECN marking (RED thresholds on the egress queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<Ecn>,
+    /// PFC on this priority; defaults to `lossless`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<bool>,
+    /// This class carries DCQCN congestion notification packets.
+    #[serde(default)]
+    pub cnp: bool,
+}
+
+impl TrafficClass {
+    pub fn pfc_enabled(&self) -> bool {
+        self.pfc.unwrap_or(self.lossless)
+    }
+}
+
+/// RED-style ECN marking on an egress queue: no marks below `kmin`, probability rising linearly
+/// to `pmax` at `kmax`, every packet above `kmax` (DCQCN, Zhu et al. SIGCOMM 2015, §3.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ecn {
+    pub kmin: Size,
+    pub kmax: Size,
+    /// Marking probability at `kmax`, 0 to 1.
+    pub pmax: f64,
+}
+
+/// PFC settings common to all lossless priorities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pfc {
+    /// Global switch for PFC; off models a fabric that relies on ECN alone.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Time from a buffer crossing XOFF to the pause frame leaving, plus the peer's time to stop
+    /// after receiving it; feeds the headroom calculation. Default 1.5 µs: IEEE 802.1Qbb allows
+    /// a receiver 3840 bit times (≈ 0.04-0.4 µs at 10-100G) and switch vendors' headroom
+    /// calculators add about 1 µs of internal delay on each side.
+    #[serde(default = "default_response")]
+    pub response_time: Time,
+    /// IEEE 802.3x link-level (global) pause on host links instead of or beside PFC.
+    #[serde(default)]
+    pub link_pause: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_response() -> Time {
+    Time::ns(1500)
+}
+
+impl Default for Pfc {
+    fn default() -> Self {
+        Pfc { enabled: true, response_time: default_response(), link_pause: false }
+    }
+}
+
+/// Shared-buffer settings of the switches (Broadcom / Spectrum style MMU).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    /// Dynamic-threshold alpha: a queue may grow to alpha × the free shared buffer
+    /// (Choudhury & Hahne 1998). Default 1/8 when not given, a common ASIC default for
+    /// lossless pools (and the HPCC simulator's shift of 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// PFC headroom per lossless (port, priority group); default: computed from speed, cable
+    /// length, MTU and response time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<Size>,
+    /// XON = XOFF threshold minus this offset. Default: two MTUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xon_offset: Option<Size>,
+    /// Shared buffer of every switch that does not give its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+}
+
+impl Buffer {
+    pub fn alpha(&self) -> f64 {
+        self.alpha.unwrap_or(0.125)
+    }
+}
+
+/// Settings that apply to some ports only, e.g. a different ETS split on an uplink, PFC off on
+/// spine ports (the Arista/Pure "ECN with edge PFC" case), or a 1500-byte MTU on a host link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortOverride {
+    /// `device:port` references; `device:*` selects every port of a device.
+    pub ports: Vec<String>,
+    /// ETS share per class name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ets: Option<BTreeMap<String, u8>>,
+    /// PFC on or off per class name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<BTreeMap<String, bool>>,
+    /// ECN thresholds per class name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<BTreeMap<String, Ecn>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marking: Option<Marking>,
+}
+
+/// Where a set of DCQCN defaults comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DcqcnProfile {
+    /// Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015.
+    #[default]
+    Paper,
+}
+
+/// DCQCN: notification point (NP) at the receiver, reaction point (RP) at the sender.
+/// Every parameter may be set; unset ones come from `profile`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Dcqcn {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default)]
+    pub profile: DcqcnProfile,
+    /// Notification point on (default: `enabled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notification_point: Option<bool>,
+    /// Reaction point on (default: `enabled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reaction_point: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub g: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha_update_interval: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_increase_timer: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_counter: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fast_recovery_steps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additive_increase: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyper_increase: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnp_interval: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rate: Option<Rate>,
+}
+
+/// Every DCQCN parameter, resolved, with where each value came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DcqcnParams {
+    pub notification_point: bool,
+    pub reaction_point: bool,
+    /// EWMA gain of alpha.
+    pub g: f64,
+    /// K: alpha decays when no CNP arrived for this long.
+    pub alpha_update_interval: Time,
+    /// T: the rate-increase timer.
+    pub rate_increase_timer: Time,
+    /// B: the rate-increase byte counter.
+    pub byte_counter: Size,
+    /// F: stages of fast recovery before additive increase.
+    pub fast_recovery_steps: u32,
+    /// R_AI.
+    pub additive_increase: Rate,
+    /// R_HAI.
+    pub hyper_increase: Rate,
+    /// N: at most one CNP per QP per interval at the notification point.
+    pub cnp_interval: Time,
+    pub min_rate: Rate,
+    /// For each parameter name, `profile` (with the profile's source) or `set in the fabric`.
+    pub sources: BTreeMap<&'static str, String>,
+}
+
+pub const DCQCN_PAPER_SOURCE: &str =
+    "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015 (§5, parameter table)";
+
+impl Dcqcn {
+    pub fn resolve(&self) -> DcqcnParams {
+        let src = match self.profile {
+            DcqcnProfile::Paper => DCQCN_PAPER_SOURCE,
+        };
+        let mut sources = BTreeMap::new();
+        let mut pick = |name: &'static str, set: bool| {
+            sources.insert(name, if set { "set in the fabric".to_string() } else { src.to_string() });
+        };
+        pick("g", self.g.is_some());
+        pick("alpha_update_interval", self.alpha_update_interval.is_some());
+        pick("rate_increase_timer", self.rate_increase_timer.is_some());
+        pick("byte_counter", self.byte_counter.is_some());
+        pick("fast_recovery_steps", self.fast_recovery_steps.is_some());
+        pick("additive_increase", self.additive_increase.is_some());
+        pick("hyper_increase", self.hyper_increase.is_some());
+        pick("cnp_interval", self.cnp_interval.is_some());
+        sources.insert(
+            "min_rate",
+            if self.min_rate.is_some() {
+                "set in the fabric"
+            } else {
+                "rocelab default: a floor so that a QP never stops"
+            }
+            .to_string(),
+        );
+        DcqcnParams {
+            notification_point: self.notification_point.unwrap_or(self.enabled),
+            reaction_point: self.reaction_point.unwrap_or(self.enabled),
+            g: self.g.unwrap_or(1.0 / 256.0),
+            alpha_update_interval: self.alpha_update_interval.unwrap_or(Time::us(55)),
+            rate_increase_timer: self.rate_increase_timer.unwrap_or(Time::us(55)),
+            byte_counter: self.byte_counter.unwrap_or(Size::mb(10)),
+            fast_recovery_steps: self.fast_recovery_steps.unwrap_or(5),
+            additive_increase: self.additive_increase.unwrap_or(Rate::mbps(40)),
+            hyper_increase: self.hyper_increase.unwrap_or(Rate::mbps(200)),
+            cnp_interval: self.cnp_interval.unwrap_or(Time::us(50)),
+            min_rate: self.min_rate.unwrap_or(Rate::mbps(10)),
+            sources,
+        }
+    }
+}

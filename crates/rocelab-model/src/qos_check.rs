@@ -1,0 +1,244 @@
+//! Consistency of the QoS policy itself (priorities, DSCP values, ETS sums, ECN thresholds,
+//! MTUs) and application of the per-port overrides. Deeper, path-wide checks (PFC on every
+//! hop, headroom, deadlock) belong to `rocelab-verify`; these are the ones without which the
+//! fabric cannot even be described.
+
+use crate::diag::did_you_mean;
+use crate::qos::{Ecn, Marking, Qos};
+use crate::resolve::{problem, PortSettings, Problem, ResolvedFabric};
+use std::collections::HashMap;
+
+const IB_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
+
+pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
+    let p = |field: &str| format!("fabric.qos.{field}");
+    if q.marking == Marking::Pcp && q.vlan.is_none() && !q.classes.iter().all(|c| c.priority == 0) {
+        problems.push(problem(
+            p("vlan"),
+            "PCP marking needs a VLAN to carry the priority tag; set `vlan:` or use `marking: dscp`".into(),
+        ));
+    }
+    if let Some(v) = q.vlan {
+        if !(1..=4094).contains(&v) {
+            problems.push(problem(p("vlan"), format!("VLAN {v} is outside 1-4094")));
+        }
+    }
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut prios: HashMap<u8, &str> = HashMap::new();
+    let mut dscps: HashMap<u8, &str> = HashMap::new();
+    for (i, c) in q.classes.iter().enumerate() {
+        let f = |field: &str| format!("fabric.qos.classes[{i}].{field}");
+        if names.insert(&c.name, i).is_some() {
+            problems.push(problem(f("name"), format!("duplicate class name `{}`", c.name)));
+        }
+        if c.priority > 7 {
+            problems.push(problem(
+                f("priority"),
+                format!("priority {} is outside 0-7 (IEEE 802.1p has eight)", c.priority),
+            ));
+        } else if let Some(other) = prios.insert(c.priority, &c.name) {
+            problems.push(problem(f("priority"), format!("priority {} is already class `{other}`", c.priority)));
+        }
+        for (j, d) in c.dscp.iter().enumerate() {
+            if *d > 63 {
+                problems.push(problem(
+                    format!("fabric.qos.classes[{i}].dscp[{j}]"),
+                    format!("DSCP {d} is above 63 (six bits)"),
+                ));
+            } else if let Some(other) = dscps.insert(*d, &c.name) {
+                problems.push(problem(
+                    format!("fabric.qos.classes[{i}].dscp[{j}]"),
+                    format!("DSCP {d} is already class `{other}`"),
+                ));
+            }
+        }
+        if q.marking == Marking::Dscp && c.dscp.is_empty() && c.priority != 0 {
+            problems.push(problem(f("dscp"), format!("class `{}` has no DSCP values but marking is `dscp`", c.name)));
+        }
+        if c.strict && c.ets.is_some() {
+            problems.push(problem(
+                f("ets"),
+                format!("class `{}` is strict priority and has an ETS share; choose one", c.name),
+            ));
+        }
+        if let Some(e) = c.ets {
+            if e > 100 {
+                problems.push(problem(f("ets"), format!("ETS share {e}% is above 100%")));
+            }
+        }
+        if let Some(e) = &c.ecn {
+            check_ecn(e, &f("ecn"), problems);
+        }
+        if c.lossless && c.pfc == Some(false) {
+            let mut pr = problem(
+                f("pfc"),
+                format!("class `{}` is lossless but has PFC off: it will drop under congestion", c.name),
+            );
+            pr.diag.severity = crate::diag::Severity::Warning;
+            problems.push(pr);
+        }
+    }
+    if q.classes.iter().filter(|c| c.cnp).count() > 1 {
+        problems.push(problem(p("classes"), "more than one class has `cnp: true`".into()));
+    }
+    let weights: Vec<(String, u8)> = q.classes.iter().filter_map(|c| c.ets.map(|w| (c.name.clone(), w))).collect();
+    check_ets_sum(&weights, "fabric.qos.classes".into(), "every port", problems);
+    if !(576..=16384).contains(&q.mtu) {
+        problems.push(problem(p("mtu"), format!("MTU {} is outside 576-16384 bytes", q.mtu)));
+    }
+    if let Some(m) = q.roce_mtu {
+        if !IB_MTUS.contains(&m) {
+            problems.push(problem(
+                p("roce_mtu"),
+                format!("RoCE path MTU {m} is not an InfiniBand MTU (256, 512, 1024, 2048, 4096)"),
+            ));
+        } else if m + 60 > q.mtu {
+            problems.push(problem(
+                p("roce_mtu"),
+                format!("RoCE MTU {m} plus 60 bytes of RoCEv2 headers does not fit in the {}-byte port MTU", q.mtu),
+            ));
+        }
+    }
+    if let Some(a) = q.buffer.alpha {
+        if !(a > 0.0 && a <= 64.0) {
+            problems.push(problem(p("buffer.alpha"), format!("alpha {a} must be above 0 (and at most 64)")));
+        }
+    }
+    let d = &q.dcqcn;
+    if let Some(g) = d.g {
+        if !(g > 0.0 && g <= 1.0) {
+            problems.push(problem(p("dcqcn.g"), format!("g {g} must be in (0, 1]")));
+        }
+    }
+}
+
+fn check_ecn(e: &Ecn, path: &str, problems: &mut Vec<Problem>) {
+    if e.kmin > e.kmax {
+        problems.push(problem(format!("{path}.kmin"), format!("kmin {} is above kmax {}", e.kmin, e.kmax)));
+    }
+    if !(0.0..=1.0).contains(&e.pmax) {
+        problems
+            .push(problem(format!("{path}.pmax"), format!("pmax {} must be a probability between 0 and 1", e.pmax)));
+    }
+}
+
+fn check_ets_sum(weights: &[(String, u8)], path: String, on: &str, problems: &mut Vec<Problem>) {
+    if weights.is_empty() {
+        return;
+    }
+    let sum: u32 = weights.iter().map(|(_, w)| *w as u32).sum();
+    if sum != 100 {
+        let terms: Vec<String> = weights.iter().map(|(n, w)| format!("{n} {w}")).collect();
+        problems.push(problem(
+            path,
+            format!("ETS weights on {on} sum to {sum} ({}); they must sum to 100", terms.join(" + ")),
+        ));
+    }
+}
+
+/// Applies `qos.ports` overrides to the ports they name; checks the names and the resulting
+/// ETS sums.
+pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Problem>) {
+    let q = f.qos.clone();
+    if q.ports.is_empty() {
+        return;
+    }
+    let by_name: HashMap<&str, usize> = f.devices.iter().enumerate().map(|(i, d)| (d.name.as_str(), i)).collect();
+    let class_idx = |name: &str| q.classes.iter().position(|c| c.name == name);
+    let mut targets: Vec<(usize, usize, usize)> = Vec::new();
+    for (oi, o) in q.ports.iter().enumerate() {
+        for (k, name) in o.ports.iter().enumerate() {
+            let path = format!("fabric.qos.ports[{oi}].ports[{k}]");
+            let Some((dev, port)) = name.split_once(':') else {
+                let mut p = problem(path, format!("`{name}` is not a port reference"));
+                p.diag.suggestion = Some("write `device:port`, or `device:*` for all its ports".into());
+                problems.push(p);
+                continue;
+            };
+            let Some(&di) = by_name.get(dev) else {
+                let mut p = problem(path, format!("no device `{dev}`"));
+                p.diag.suggestion = did_you_mean(dev, f.devices.iter().map(|d| d.name.as_str()));
+                problems.push(p);
+                continue;
+            };
+            if port == "*" {
+                targets.extend((0..f.devices[di].ports.len()).map(|pi| (oi, di, pi)));
+            } else if let Some(pi) = f.devices[di].ports.iter().position(|p| p.name == port) {
+                targets.push((oi, di, pi));
+            } else {
+                let mut p = problem(path, format!("device `{dev}` has no port `{port}`"));
+                p.diag.suggestion = did_you_mean(port, f.devices[di].ports.iter().map(|p| p.name.as_str()));
+                problems.push(p);
+            }
+        }
+        let maps: [(&str, Vec<&String>); 3] = [
+            ("ets", o.ets.iter().flat_map(|m| m.keys()).collect()),
+            ("pfc", o.pfc.iter().flat_map(|m| m.keys()).collect()),
+            ("ecn", o.ecn.iter().flat_map(|m| m.keys()).collect()),
+        ];
+        for (field, keys) in maps {
+            for k in keys {
+                if class_idx(k).is_none() {
+                    let mut p = problem(format!("fabric.qos.ports[{oi}].{field}.{k}"), format!("no class `{k}`"));
+                    p.diag.suggestion = did_you_mean(k, q.classes.iter().map(|c| c.name.as_str()));
+                    problems.push(p);
+                }
+            }
+        }
+        if let Some(ecn) = &o.ecn {
+            for (k, e) in ecn {
+                check_ecn(e, &format!("fabric.qos.ports[{oi}].ecn.{k}"), problems);
+            }
+        }
+    }
+    let mut touched: Vec<(usize, usize, usize)> = Vec::new();
+    for (oi, di, pi) in targets {
+        let o = &q.ports[oi];
+        let port = &mut f.devices[di].ports[pi];
+        let s = port.settings.get_or_insert_with(|| PortSettings::from_policy(&q));
+        if let Some(m) = o.mtu {
+            s.mtu = m;
+        }
+        if let Some(m) = o.marking {
+            s.marking = m;
+        }
+        if o.headroom.is_some() {
+            s.headroom = o.headroom;
+        }
+        for (ci, c) in q.classes.iter().enumerate() {
+            if let Some(w) = o.ets.as_ref().and_then(|m| m.get(&c.name)) {
+                s.classes[ci].ets = Some(*w);
+            }
+            if let Some(v) = o.pfc.as_ref().and_then(|m| m.get(&c.name)) {
+                s.classes[ci].pfc = *v;
+            }
+            if let Some(e) = o.ecn.as_ref().and_then(|m| m.get(&c.name)) {
+                s.classes[ci].ecn = Some(e.clone());
+            }
+        }
+        if o.ets.is_some() {
+            touched.push((oi, di, pi));
+        }
+    }
+    let mut reported = std::collections::HashSet::new();
+    for (oi, di, pi) in touched {
+        if reported.contains(&oi) {
+            continue;
+        }
+        let d = &f.devices[di];
+        let s = d.ports[pi].settings.as_ref().expect("override applied above");
+        let weights: Vec<(String, u8)> =
+            q.classes.iter().zip(&s.classes).filter_map(|(c, pc)| pc.ets.map(|w| (c.name.clone(), w))).collect();
+        let before = problems.len();
+        check_ets_sum(
+            &weights,
+            format!("fabric.qos.ports[{oi}].ets"),
+            &format!("port {}:{}", d.name, d.ports[pi].name),
+            problems,
+        );
+        if problems.len() > before {
+            // One report per override is enough; its other ports would say the same.
+            reported.insert(oi);
+        }
+    }
+}

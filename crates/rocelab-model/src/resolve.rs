@@ -1,0 +1,478 @@
+//! From the fabric as written to the fabric as it is: generators run, imports read, port ranges
+//! and known models expanded, every link resolved to two ports with one speed, a cable and a
+//! propagation delay, per-port QoS overrides applied. Every reference is checked on the way;
+//! problems are collected (never the first one only) and located.
+
+use crate::catalog::{expand_port_range, switch_model, DEFAULT_SWITCH_BUFFER};
+use crate::diag::{did_you_mean, Diagnostic};
+use crate::fabric::{Device, Fabric, Link, Nic, Os, Platform, Role, StorageTarget};
+use crate::qos::{DcqcnParams, Ecn, Marking, Qos};
+use crate::units::{Length, Rate, Size, Time};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// The fabric with everything expanded and resolved; what `show` prints and what the
+/// configuration renderer, the checker and the simulator consume.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedFabric {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub devices: Vec<ResolvedDevice>,
+    pub links: Vec<ResolvedLink>,
+    pub qos: Qos,
+    pub dcqcn: DcqcnParams,
+    /// The RoCE path MTU in use.
+    pub roce_mtu: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedDevice {
+    pub name: String,
+    pub role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os: Option<Os>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nics: Vec<Nic>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage: Option<StorageTarget>,
+    /// Shared packet buffer (switches) and where the figure comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Size>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_source: Option<String>,
+    pub ports: Vec<ResolvedPort>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedPort {
+    pub name: String,
+    pub speed: Rate,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub speeds: Vec<Rate>,
+    /// Index of the NIC (hosts and storage) this port belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic: Option<usize>,
+    /// Index into `links` of the cable plugged in here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<usize>,
+    /// QoS of this port where a `qos.ports` override changes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<PortSettings>,
+}
+
+/// One end of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PortId {
+    pub device: usize,
+    pub port: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedLink {
+    pub a: PortId,
+    pub b: PortId,
+    pub speed: Rate,
+    pub cable: Length,
+    /// One-way propagation delay.
+    pub propagation: Time,
+}
+
+/// The QoS a port applies: the fabric policy with any `qos.ports` overrides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortSettings {
+    pub mtu: u32,
+    pub marking: Marking,
+    pub headroom: Option<Size>,
+    /// Per class of `qos.classes`, in the same order.
+    pub classes: Vec<PortClass>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortClass {
+    pub pfc: bool,
+    pub ets: Option<u8>,
+    pub ecn: Option<Ecn>,
+}
+
+impl PortSettings {
+    pub fn from_policy(q: &Qos) -> PortSettings {
+        PortSettings {
+            mtu: q.mtu,
+            marking: q.marking,
+            headroom: q.buffer.headroom,
+            classes: q
+                .classes
+                .iter()
+                .map(|c| PortClass { pfc: q.pfc.enabled && c.pfc_enabled(), ets: c.ets, ecn: c.ecn.clone() })
+                .collect(),
+        }
+    }
+}
+
+impl ResolvedFabric {
+    pub fn device(&self, name: &str) -> Option<&ResolvedDevice> {
+        self.devices.iter().find(|d| d.name == name)
+    }
+    pub fn port(&self, id: PortId) -> &ResolvedPort {
+        &self.devices[id.device].ports[id.port]
+    }
+    /// `device:port`.
+    pub fn port_label(&self, id: PortId) -> String {
+        format!("{}:{}", self.devices[id.device].name, self.devices[id.device].ports[id.port].name)
+    }
+    /// The QoS in force on a port.
+    pub fn port_settings(&self, id: PortId) -> PortSettings {
+        self.port(id).settings.clone().unwrap_or_else(|| PortSettings::from_policy(&self.qos))
+    }
+    pub fn hosts(&self) -> impl Iterator<Item = &ResolvedDevice> {
+        self.devices.iter().filter(|d| d.role != Role::Switch)
+    }
+    pub fn switches(&self) -> impl Iterator<Item = &ResolvedDevice> {
+        self.devices.iter().filter(|d| d.role == Role::Switch)
+    }
+}
+
+/// Where a device or link came from, to locate errors about it.
+#[derive(Debug, Clone)]
+pub(crate) enum Origin {
+    Listed(usize),
+    Generated,
+    Imported,
+}
+
+impl Origin {
+    pub(crate) fn path(&self, list: &str, field: &str) -> String {
+        match self {
+            Origin::Listed(i) if field.is_empty() => format!("fabric.topology.{list}[{i}]"),
+            Origin::Listed(i) => format!("fabric.topology.{list}[{i}].{field}"),
+            Origin::Generated => "fabric.topology.generator".into(),
+            Origin::Imported => "fabric.topology.import.hpcc".into(),
+        }
+    }
+}
+
+/// A problem found while resolving, with the field path it belongs to; the loader turns the
+/// path into a file position.
+pub(crate) struct Problem {
+    pub path: String,
+    pub diag: Diagnostic,
+}
+
+pub(crate) fn problem(path: String, message: String) -> Problem {
+    Problem { diag: Diagnostic::error(Default::default(), path.clone(), message), path }
+}
+
+/// Resolves devices and links (already generated/imported and tagged with their origin).
+pub(crate) fn resolve(
+    fabric: &Fabric,
+    devices: Vec<(Device, Origin)>,
+    links: Vec<(Link, Origin)>,
+    problems: &mut Vec<Problem>,
+) -> ResolvedFabric {
+    let mut by_name: HashMap<String, usize> = HashMap::with_capacity(devices.len());
+    let mut out_devices: Vec<ResolvedDevice> = Vec::with_capacity(devices.len());
+    let mut port_index: Vec<HashMap<String, usize>> = Vec::with_capacity(devices.len());
+    for (d, origin) in &devices {
+        if by_name.contains_key(&d.name) {
+            problems.push(problem(origin.path("devices", "name"), format!("duplicate device name `{}`", d.name)));
+            continue;
+        }
+        let (rd, ports) = resolve_device(fabric, d, origin, problems);
+        by_name.insert(d.name.clone(), out_devices.len());
+        out_devices.push(rd);
+        port_index.push(ports);
+    }
+
+    let mut out_links: Vec<ResolvedLink> = Vec::with_capacity(links.len());
+    for (l, origin) in &links {
+        let ends = [("a", &l.a), ("b", &l.b)].map(|(field, text)| {
+            resolve_port_ref(text, &by_name, &out_devices, &port_index).map_err(|(msg, hint)| {
+                let mut p = problem(origin.path("links", field), msg);
+                p.diag.suggestion = hint;
+                p
+            })
+        });
+        let [a, b] = ends;
+        let (a, b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                problems.extend(a.err());
+                problems.extend(b.err());
+                continue;
+            }
+        };
+        if a.device == b.device {
+            problems.push(problem(origin.path("links", "b"), format!("link from `{}` to its own device", l.a)));
+            continue;
+        }
+        let mut used = false;
+        for (id, field) in [(a, "a"), (b, "b")] {
+            if let Some(prev) = out_devices[id.device].ports[id.port].link {
+                let other = &out_links[prev];
+                let label =
+                    |p: PortId| format!("{}:{}", out_devices[p.device].name, out_devices[p.device].ports[p.port].name);
+                problems.push(problem(
+                    origin.path("links", field),
+                    format!(
+                        "port `{}` is used twice: it is already cabled to `{}`",
+                        label(id),
+                        label(if other.a == id { other.b } else { other.a })
+                    ),
+                ));
+                used = true;
+            }
+        }
+        if used {
+            continue;
+        }
+        let pa = &out_devices[a.device].ports[a.port];
+        let pb = &out_devices[b.device].ports[b.port];
+        let speed = match l.speed {
+            Some(s) => {
+                let mut ok = true;
+                for (p, text) in [(pa, &l.a), (pb, &l.b)] {
+                    if p.speed != s && !p.speeds.contains(&s) {
+                        problems.push(problem(
+                            origin.path("links", "speed"),
+                            format!("link speed {s} but port `{text}` runs at {}{}", p.speed, other_speeds(p)),
+                        ));
+                        ok = false;
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                s
+            }
+            None if pa.speed == pb.speed => pa.speed,
+            None => {
+                let common = [pa.speed, pb.speed]
+                    .into_iter()
+                    .chain(pa.speeds.iter().copied())
+                    .filter(|s| (pa.speed == *s || pa.speeds.contains(s)) && (pb.speed == *s || pb.speeds.contains(s)))
+                    .max();
+                let mut p = problem(
+                    origin.path("links", ""),
+                    format!(
+                        "different speeds at the two ends of a link: `{}` runs at {}, `{}` at {}",
+                        l.a, pa.speed, l.b, pb.speed
+                    ),
+                );
+                p.diag.suggestion = Some(match common {
+                    Some(c) => format!("set `speed: {c}` on the link, a speed both ports support"),
+                    None => "the two ports share no speed; cable different ports".into(),
+                });
+                problems.push(p);
+                continue;
+            }
+        };
+        let cable = l.cable.unwrap_or(Length::metres(3));
+        let propagation = l.delay.unwrap_or_else(|| cable.propagation());
+        let idx = out_links.len();
+        out_devices[a.device].ports[a.port].link = Some(idx);
+        out_devices[b.device].ports[b.port].link = Some(idx);
+        out_links.push(ResolvedLink { a, b, speed, cable, propagation });
+    }
+
+    ResolvedFabric {
+        name: fabric.name.clone(),
+        description: fabric.description.clone(),
+        devices: out_devices,
+        links: out_links,
+        qos: fabric.qos.clone(),
+        dcqcn: fabric.qos.dcqcn.resolve(),
+        roce_mtu: fabric.qos.effective_roce_mtu(),
+    }
+}
+
+fn other_speeds(p: &ResolvedPort) -> String {
+    if p.speeds.is_empty() {
+        String::new()
+    } else {
+        format!(" (also {})", p.speeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "))
+    }
+}
+
+fn resolve_device(
+    fabric: &Fabric,
+    d: &Device,
+    origin: &Origin,
+    problems: &mut Vec<Problem>,
+) -> (ResolvedDevice, HashMap<String, usize>) {
+    let mut ports: Vec<ResolvedPort> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut push = |ports: &mut Vec<ResolvedPort>,
+                    problems: &mut Vec<Problem>,
+                    name: String,
+                    speed: Rate,
+                    speeds: Vec<Rate>,
+                    nic: Option<usize>,
+                    path: String| {
+        if index.contains_key(&name) {
+            problems.push(problem(path, format!("device `{}` has two ports named `{name}`", d.name)));
+            return;
+        }
+        index.insert(name.clone(), ports.len());
+        ports.push(ResolvedPort { name, speed, speeds, nic, link: None, settings: None });
+    };
+    let model = d.model.as_deref().and_then(switch_model);
+    let mut buffer = None;
+    let mut buffer_source = None;
+    match d.role {
+        Role::Switch => {
+            if !d.nics.is_empty() {
+                problems.push(problem(
+                    origin.path("devices", "nics"),
+                    format!("switch `{}` has NICs; switches have `ports`", d.name),
+                ));
+            }
+            let groups = if !d.ports.is_empty() {
+                d.ports.clone()
+            } else if let Some(m) = model {
+                m.port_groups()
+            } else {
+                let msg = match &d.model {
+                    Some(name) => format!(
+                        "switch `{}` lists no ports and rocelab does not know model `{name}`; list its `ports` (e.g. `{{names: eth1/1-32, speed: 100G}}`)",
+                        d.name
+                    ),
+                    None => format!("switch `{}` lists no ports; list its `ports` or give a known `model`", d.name),
+                };
+                let mut p = problem(origin.path("devices", ""), msg);
+                if let Some(name) = &d.model {
+                    p.diag.suggestion =
+                        did_you_mean(name, crate::catalog::SWITCH_MODELS.iter().flat_map(|m| m.names.iter().copied()));
+                }
+                problems.push(p);
+                Vec::new()
+            };
+            for (gi, g) in groups.iter().enumerate() {
+                match expand_port_range(&g.names) {
+                    Ok(names) => {
+                        for n in names {
+                            push(
+                                &mut ports,
+                                problems,
+                                n,
+                                g.speed,
+                                g.speeds.clone(),
+                                None,
+                                origin.path("devices", &format!("ports[{gi}]")),
+                            );
+                        }
+                    }
+                    Err(e) => problems.push(problem(origin.path("devices", &format!("ports[{gi}].names")), e)),
+                }
+            }
+            let (b, src) = match (d.buffer, model, fabric.qos.buffer.size) {
+                (Some(b), _, _) => (b, "set on the device".to_string()),
+                (None, Some(m), _) => (m.buffer, m.source.to_string()),
+                (None, None, Some(b)) => (b, "qos.buffer.size".to_string()),
+                (None, None, None) => (
+                    DEFAULT_SWITCH_BUFFER,
+                    "rocelab default for an unknown switch (about a Trident2's 12MB)".to_string(),
+                ),
+            };
+            buffer = Some(b);
+            buffer_source = Some(src);
+        }
+        Role::Host | Role::Storage => {
+            if !d.ports.is_empty() {
+                problems.push(problem(
+                    origin.path("devices", "ports"),
+                    format!(
+                        "`{}` is a {}; its ports come from its `nics`",
+                        d.name,
+                        if d.role == Role::Host { "host" } else { "storage target" }
+                    ),
+                ));
+            }
+            if d.nics.is_empty() {
+                problems.push(problem(
+                    origin.path("devices", ""),
+                    format!("`{}` has no NIC; add `nic: {{vendor: …, model: …, speed: …}}`", d.name),
+                ));
+            }
+            if d.role == Role::Storage && d.storage.is_none() {
+                problems.push(problem(
+                    origin.path("devices", ""),
+                    format!("storage target `{}` needs `storage: {{kind: array, protocols: […]}}`", d.name),
+                ));
+            }
+            let mut n = 0;
+            for (ni, nic) in d.nics.iter().enumerate() {
+                if !nic.port_names.is_empty() && nic.port_names.len() != nic.ports as usize {
+                    problems.push(problem(
+                        origin.path("devices", &format!("nics[{ni}].port_names")),
+                        format!("{} port names for {} ports", nic.port_names.len(), nic.ports),
+                    ));
+                }
+                for p in 0..nic.ports as usize {
+                    let name = nic.port_names.get(p).cloned().unwrap_or_else(|| format!("p{n}"));
+                    n += 1;
+                    push(
+                        &mut ports,
+                        problems,
+                        name,
+                        nic.speed,
+                        nic.speeds.clone(),
+                        Some(ni),
+                        origin.path("devices", &format!("nics[{ni}]")),
+                    );
+                }
+            }
+        }
+    }
+    let rd = ResolvedDevice {
+        name: d.name.clone(),
+        role: d.role,
+        platform: if d.role == Role::Switch {
+            Some(d.platform.or(model.map(|m| m.platform)).unwrap_or(Platform::Generic))
+        } else {
+            None
+        },
+        model: d.model.clone(),
+        os: d.os,
+        nics: d.nics.clone(),
+        storage: d.storage.clone(),
+        buffer,
+        buffer_source,
+        ports,
+    };
+    (rd, index)
+}
+
+type RefError = (String, Option<String>);
+
+fn resolve_port_ref(
+    text: &str,
+    by_name: &HashMap<String, usize>,
+    devices: &[ResolvedDevice],
+    ports: &[HashMap<String, usize>],
+) -> Result<PortId, RefError> {
+    let Some((dev, port)) = text.split_once(':') else {
+        return Err((
+            format!("`{text}` is not a port reference"),
+            Some("write `device:port`, e.g. `sw1:eth1/1`".into()),
+        ));
+    };
+    let Some(&di) = by_name.get(dev) else {
+        return Err((format!("no device `{dev}`"), did_you_mean(dev, devices.iter().map(|d| d.name.as_str()))));
+    };
+    match ports[di].get(port) {
+        Some(&pi) => Ok(PortId { device: di, port: pi }),
+        None => Err((
+            format!("device `{dev}` has no port `{port}`"),
+            did_you_mean(port, devices[di].ports.iter().map(|p| p.name.as_str())).or_else(|| {
+                let names = &devices[di].ports;
+                (!names.is_empty())
+                    .then(|| format!("its ports are {} … {}", names[0].name, names[names.len() - 1].name))
+            }),
+        )),
+    }
+}

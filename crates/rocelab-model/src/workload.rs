@@ -1,0 +1,368 @@
+//! What runs on the fabric in a simulation: flows at a constant rate or on/off, sized flows, and
+//! the traffic patterns the literature and the seeds use (N:1 incast, permutation,
+//! all-to-all), plus the run settings (simulated duration, seed, queue sampling interval).
+//! Checked against the fabric: every host and class named must exist.
+
+use crate::de::recover_vec;
+use crate::diag::did_you_mean;
+use crate::resolve::{problem, Problem, ResolvedFabric};
+use crate::units::{Rate, Size, Time};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// How long to simulate and what to record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Simulation {
+    /// Simulated time to run; default 10 ms.
+    #[serde(default = "default_duration")]
+    pub duration: Time,
+    /// Seed of every random choice (ECN marking, ECMP salt, arrivals); default 1.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Queue depth sampling interval, like Arista LANZ's polling; default 10 µs.
+    #[serde(default = "default_sample")]
+    pub sample_interval: Time,
+}
+
+fn default_duration() -> Time {
+    Time::ms(10)
+}
+fn default_seed() -> u64 {
+    1
+}
+fn default_sample() -> Time {
+    Time::us(10)
+}
+
+impl Default for Simulation {
+    fn default() -> Self {
+        Simulation { duration: default_duration(), seed: default_seed(), sample_interval: default_sample() }
+    }
+}
+
+/// A rate, or `line` for the sender's port speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RateSpec {
+    #[default]
+    Line,
+    Rate(Rate),
+}
+
+impl RateSpec {
+    /// The rate in force on a port running at `line`.
+    pub fn at(self, line: Rate) -> Rate {
+        match self {
+            RateSpec::Line => line,
+            RateSpec::Rate(r) => r.min(line),
+        }
+    }
+}
+
+impl Serialize for RateSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RateSpec::Line => s.serialize_str("line"),
+            RateSpec::Rate(r) => r.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RateSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RateSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a rate such as `25G`, or `line` for the port's speed")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RateSpec, E> {
+                if v == "line" {
+                    return Ok(RateSpec::Line);
+                }
+                v.parse().map(RateSpec::Rate).map_err(|e: crate::units::UnitError| E::custom(e.message))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// One flow between two hosts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Traffic class (by name) the flow is marked with.
+    pub class: String,
+    /// Sending rate; default `line`.
+    #[serde(default)]
+    pub rate: RateSpec,
+    /// Bytes to send; without it the flow sends until `stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    #[serde(default)]
+    pub start: Time,
+    /// Default: the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Time>,
+    /// On/off source: send for `on`, pause for `off`, repeat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<Time>,
+}
+
+/// N senders to one receiver, all at once: the storage read / partition-aggregate pattern that
+/// fills a switch egress queue and triggers PFC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Incast {
+    pub name: String,
+    /// Host names; `host1-8` is a range.
+    pub senders: Vec<String>,
+    pub receiver: String,
+    pub class: String,
+    #[serde(default)]
+    pub rate: RateSpec,
+    /// Bytes per sender; without it senders send until `stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Time>,
+}
+
+/// Every host sends to one other host and receives from one (a random permutation without
+/// fixed points, drawn from the run's seed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Permutation {
+    pub name: String,
+    /// Hosts taking part; default every host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+    pub class: String,
+    #[serde(default)]
+    pub rate: RateSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Time>,
+}
+
+/// Every host sends to every other host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllToAll {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+    pub class: String,
+    #[serde(default)]
+    pub rate: RateSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    #[serde(default)]
+    pub start: Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Time>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Workloads {
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<Flow>,
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub incast: Vec<Incast>,
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub permutation: Vec<Permutation>,
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub all_to_all: Vec<AllToAll>,
+}
+
+impl Workloads {
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty() && self.incast.is_empty() && self.permutation.is_empty() && self.all_to_all.is_empty()
+    }
+}
+
+/// The device indices of the hosts `names` selects (`host1-8` ranges, `*` or an empty list for
+/// every host), in order. For a scenario that loaded, every name is known.
+pub fn resolve_hosts(names: &[String], fabric: &ResolvedFabric) -> Vec<usize> {
+    expand_hosts(names, fabric, "", &mut Vec::new())
+}
+
+/// Expands host names against the fabric; unknown names are reported at `path`.
+pub(crate) fn expand_hosts(
+    names: &[String],
+    fabric: &ResolvedFabric,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> Vec<usize> {
+    let mut out = Vec::new();
+    if names.is_empty() {
+        return fabric
+            .devices
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.role != crate::Role::Switch)
+            .map(|(i, _)| i)
+            .collect();
+    }
+    for (i, n) in names.iter().enumerate() {
+        if n == "*" {
+            out.extend(
+                fabric.devices.iter().enumerate().filter(|(_, d)| d.role != crate::Role::Switch).map(|(i, _)| i),
+            );
+            continue;
+        }
+        let expanded = match crate::catalog::expand_port_range(n) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(problem(format!("{path}[{i}]"), e));
+                continue;
+            }
+        };
+        for name in expanded {
+            match host_index(fabric, &name) {
+                Ok(idx) => out.push(idx),
+                Err((msg, hint)) => {
+                    let mut p = problem(format!("{path}[{i}]"), msg);
+                    p.diag.suggestion = hint;
+                    problems.push(p);
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn host_index(fabric: &ResolvedFabric, name: &str) -> Result<usize, (String, Option<String>)> {
+    match fabric.devices.iter().position(|d| d.name == name) {
+        Some(i) if fabric.devices[i].role == crate::Role::Switch => {
+            Err((format!("`{name}` is a switch; traffic starts and ends at hosts"), None))
+        }
+        Some(i) => Ok(i),
+        None => Err((
+            format!("no host `{name}`"),
+            did_you_mean(
+                name,
+                fabric.devices.iter().filter(|d| d.role != crate::Role::Switch).map(|d| d.name.as_str()),
+            ),
+        )),
+    }
+}
+
+fn check_class(fabric: &ResolvedFabric, class: &str, path: String, problems: &mut Vec<Problem>) {
+    if fabric.qos.class(class).is_none() {
+        let mut p = problem(path, format!("no class `{class}`"));
+        p.diag.suggestion = did_you_mean(class, fabric.qos.classes.iter().map(|c| c.name.as_str()));
+        problems.push(p);
+    }
+}
+
+fn check_window(start: Time, stop: Option<Time>, sim: &Simulation, path: &str, problems: &mut Vec<Problem>) {
+    if let Some(stop) = stop {
+        if stop <= start {
+            problems.push(problem(format!("{path}.stop"), format!("stop {stop} is not after start {start}")));
+        }
+    }
+    if start >= sim.duration {
+        problems.push(problem(
+            format!("{path}.start"),
+            format!("start {start} is at or after the end of the run ({}); raise `simulation.duration`", sim.duration),
+        ));
+    }
+}
+
+/// Checks every host and class the workloads name, and their time windows.
+pub(crate) fn check(w: &Workloads, sim: &Simulation, fabric: &ResolvedFabric, problems: &mut Vec<Problem>) {
+    let mut names = std::collections::HashSet::new();
+    let mut unique = |name: &str, path: String, problems: &mut Vec<Problem>| {
+        if !names.insert(name.to_string()) {
+            problems.push(problem(path, format!("duplicate workload name `{name}`")));
+        }
+    };
+    for (i, f) in w.flows.iter().enumerate() {
+        let p = format!("workloads.flows[{i}]");
+        unique(&f.name, format!("{p}.name"), problems);
+        for (field, host) in [("from", &f.from), ("to", &f.to)] {
+            if let Err((msg, hint)) = host_index(fabric, host) {
+                let mut pr = problem(format!("{p}.{field}"), msg);
+                pr.diag.suggestion = hint;
+                problems.push(pr);
+            }
+        }
+        if f.from == f.to {
+            problems.push(problem(format!("{p}.to"), format!("flow `{}` sends to its own sender", f.name)));
+        }
+        check_class(fabric, &f.class, format!("{p}.class"), problems);
+        check_window(f.start, f.stop, sim, &p, problems);
+        match (f.on, f.off) {
+            (Some(_), None) | (None, Some(_)) => {
+                problems.push(problem(format!("{p}.on"), "an on/off flow needs both `on` and `off`".into()))
+            }
+            (Some(on), Some(_)) if on == Time::ZERO => {
+                problems.push(problem(format!("{p}.on"), "`on` must be above 0".into()))
+            }
+            _ => {}
+        }
+    }
+    for (i, x) in w.incast.iter().enumerate() {
+        let p = format!("workloads.incast[{i}]");
+        unique(&x.name, format!("{p}.name"), problems);
+        let senders = expand_hosts(&x.senders, fabric, &format!("{p}.senders"), problems);
+        match host_index(fabric, &x.receiver) {
+            Ok(r) => {
+                if senders.contains(&r) {
+                    problems
+                        .push(problem(format!("{p}.receiver"), format!("receiver `{}` is also a sender", x.receiver)));
+                }
+            }
+            Err((msg, hint)) => {
+                let mut pr = problem(format!("{p}.receiver"), msg);
+                pr.diag.suggestion = hint;
+                problems.push(pr);
+            }
+        }
+        if x.senders.is_empty() {
+            problems.push(problem(format!("{p}.senders"), "an incast needs at least one sender".into()));
+        }
+        check_class(fabric, &x.class, format!("{p}.class"), problems);
+        check_window(x.start, x.stop, sim, &p, problems);
+    }
+    for (i, x) in w.permutation.iter().enumerate() {
+        let p = format!("workloads.permutation[{i}]");
+        unique(&x.name, format!("{p}.name"), problems);
+        let hosts = expand_hosts(&x.hosts, fabric, &format!("{p}.hosts"), problems);
+        if hosts.len() < 2 {
+            problems.push(problem(format!("{p}.hosts"), "a permutation needs at least two hosts".into()));
+        }
+        check_class(fabric, &x.class, format!("{p}.class"), problems);
+        check_window(x.start, x.stop, sim, &p, problems);
+    }
+    for (i, x) in w.all_to_all.iter().enumerate() {
+        let p = format!("workloads.all_to_all[{i}]");
+        unique(&x.name, format!("{p}.name"), problems);
+        let hosts = expand_hosts(&x.hosts, fabric, &format!("{p}.hosts"), problems);
+        if hosts.len() < 2 {
+            problems.push(problem(format!("{p}.hosts"), "all-to-all needs at least two hosts".into()));
+        }
+        check_class(fabric, &x.class, format!("{p}.class"), problems);
+        check_window(x.start, x.stop, sim, &p, problems);
+    }
+    if sim.sample_interval == Time::ZERO {
+        problems.push(problem("simulation.sample_interval".into(), "the sampling interval must be above 0".into()));
+    }
+    if sim.duration == Time::ZERO {
+        problems.push(problem("simulation.duration".into(), "the duration must be above 0".into()));
+    }
+}

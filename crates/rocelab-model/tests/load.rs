@@ -1,0 +1,417 @@
+//! Loading fabric files end to end: round trips, generators, the HPCC import, variants, sweeps,
+//! and one test per class of bad input, each checking where the error points and what it says.
+
+use proptest::prelude::*;
+use rocelab_model::{load_str, Diagnostic, Diagnostics, Loaded, Role};
+use std::path::{Path, PathBuf};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn load(text: &str) -> Result<Loaded, Diagnostics> {
+    load_str(text, "t.yaml", &workspace())
+}
+
+fn errors(text: &str) -> Vec<Diagnostic> {
+    match load(text) {
+        Ok(_) => panic!("expected errors"),
+        Err(d) => d.0.into_iter().filter(|d| d.is_error()).collect(),
+    }
+}
+
+/// A small valid fabric whose parts the error tests break one at a time.
+const BASE: &str = r#"fabric:
+  name: base
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: nvidia-onyx, model: SN2410}
+      - {name: sw2, role: switch, platform: hpe-comware, model: "5900"}
+      - {name: node1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}
+      - {name: node2, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}
+    links:
+      - {a: "sw1:eth1/1", b: "node1:p0", cable: 3m}
+      - {a: "sw2:Ten-GigabitEthernet1/0/1", b: "node2:p0", speed: 10G, cable: 3m}
+      - {a: "sw1:eth1/49", b: "sw2:FortyGigE1/0/49", speed: 40G, cable: 10m}
+  qos:
+    marking: pcp
+    vlan: 2
+    classes:
+      - {name: roce, priority: 5, lossless: true, ets: 90}
+      - {name: default, priority: 0, ets: 10}
+"#;
+
+#[test]
+fn base_loads_and_resolves_links() {
+    let l = load(BASE).unwrap();
+    assert_eq!(l.fabric.devices.len(), 4);
+    assert_eq!(l.fabric.links.len(), 3);
+    let isl = &l.fabric.links[2];
+    assert_eq!(isl.speed.to_string(), "40G");
+    assert_eq!(isl.propagation.to_string(), "50ns");
+    assert_eq!(l.fabric.device("sw1").unwrap().buffer.unwrap().to_string(), "16MB");
+}
+
+fn broken(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "BASE has no `{from}`");
+    BASE.replacen(from, to, 1)
+}
+
+fn one_error(text: &str) -> Diagnostic {
+    let e = errors(text);
+    assert_eq!(e.len(), 1, "{e:#?}");
+    e.into_iter().next().unwrap()
+}
+
+#[test]
+fn unknown_field_suggests_the_close_one() {
+    let e = one_error(&broken("lossless: true, ets: 90", "lossles: true, ets: 90"));
+    assert_eq!((e.line, e.column, e.path.as_str()), (17, 35, "fabric.qos.classes[0].lossles"));
+    assert_eq!(e.message, "unknown field `lossles`");
+    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"lossless\"?"));
+    assert!(e.to_string().starts_with("t.yaml:17:35: error: fabric.qos.classes[0].lossles: unknown field"));
+}
+
+#[test]
+fn wrong_type_says_what_was_expected() {
+    let e = one_error(&broken("priority: 5", "priority: high"));
+    assert_eq!(e.path, "fabric.qos.classes[0].priority");
+    assert_eq!(e.line, 17);
+    assert!(e.message.contains("the string `high`"), "{}", e.message);
+    assert_eq!(e.column, 32);
+    assert!(e.expected.as_deref().unwrap().contains("integer"), "{e:?}");
+}
+
+#[test]
+fn bad_unit_is_explained() {
+    let e = one_error(&broken("cable: 10m", "cable: 10 meters"));
+    assert_eq!(e.path, "fabric.topology.links[2].cable");
+    assert!(e.message.contains("unknown length unit `meters`"), "{}", e.message);
+    let e = one_error(&broken("speed: 10G,", "speed: 10gbps,"));
+    assert!(e.message.contains("did you mean `Gbps`"), "{}", e.message);
+}
+
+#[test]
+fn link_to_missing_device_suggests_one() {
+    let e = one_error(&broken(r#"b: "sw2:FortyGigE1/0/49""#, r#"b: "sw3:FortyGigE1/0/49""#));
+    assert_eq!(e.path, "fabric.topology.links[2].b");
+    assert_eq!(e.line, 12);
+    assert_eq!(e.message, "no device `sw3`");
+    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"sw1\"?"));
+}
+
+#[test]
+fn link_to_missing_port() {
+    let e = one_error(&broken(r#"a: "sw1:eth1/49""#, r#"a: "sw1:eth1/99""#));
+    assert_eq!(e.path, "fabric.topology.links[2].a");
+    assert_eq!(e.message, "device `sw1` has no port `eth1/99`");
+    assert!(e.suggestion.is_some());
+}
+
+#[test]
+fn duplicate_device_names() {
+    let e = errors(&broken("{name: node2, role: host", "{name: node1, role: host"));
+    assert_eq!(e[0].path, "fabric.topology.devices[3].name");
+    assert_eq!(e[0].line, 8);
+    assert_eq!(e[0].message, "duplicate device name `node1`");
+    // The link to the device that is now gone is reported too.
+    assert_eq!(e[1].message, "no device `node2`");
+    assert_eq!(e.len(), 2);
+}
+
+#[test]
+fn duplicate_class_names() {
+    let e = one_error(&broken("{name: default, priority: 0", "{name: roce, priority: 0"));
+    assert_eq!(e.path, "fabric.qos.classes[1].name");
+    assert_eq!(e.message, "duplicate class name `roce`");
+}
+
+#[test]
+fn port_used_twice() {
+    let e = one_error(&broken(r#"a: "sw1:eth1/49""#, r#"a: "sw1:eth1/1""#));
+    assert_eq!(e.path, "fabric.topology.links[2].a");
+    assert!(e.message.contains("port `sw1:eth1/1` is used twice: it is already cabled to `node1:p0`"), "{}", e.message);
+}
+
+#[test]
+fn different_speeds_at_the_two_ends() {
+    let e = one_error(&broken(r#"b: "sw2:FortyGigE1/0/49", speed: 40G,"#, r#"b: "sw2:FortyGigE1/0/49","#));
+    assert_eq!(e.path, "fabric.topology.links[2]");
+    assert!(
+        e.message.starts_with("different speeds at the two ends of a link: `sw1:eth1/49` runs at 100G"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.suggestion.as_deref(), Some("set `speed: 40G` on the link, a speed both ports support"));
+    let e = one_error(&broken("speed: 40G, cable: 10m", "speed: 25G, cable: 10m"));
+    assert!(e.message.contains("port `sw2:FortyGigE1/0/49` runs at 40G (also 10G)"), "{}", e.message);
+}
+
+#[test]
+fn priority_outside_0_to_7() {
+    let e = one_error(&broken("priority: 5", "priority: 9"));
+    assert_eq!((e.path.as_str(), e.line), ("fabric.qos.classes[0].priority", 17));
+    assert!(e.message.contains("outside 0-7"), "{}", e.message);
+}
+
+#[test]
+fn dscp_above_63() {
+    let e = one_error(&broken("priority: 5,", "priority: 5, dscp: [26, 64],"));
+    assert_eq!(e.path, "fabric.qos.classes[0].dscp[1]");
+    assert_eq!(e.message, "DSCP 64 is above 63 (six bits)");
+}
+
+#[test]
+fn ets_must_sum_to_100_everywhere_and_per_port() {
+    let e = one_error(&broken("ets: 10}", "ets: 5}"));
+    assert_eq!(e.path, "fabric.qos.classes");
+    assert!(e.message.contains("sum to 95 (roce 90 + default 5)"), "{}", e.message);
+    let text = format!("{BASE}    ports:\n      - {{ports: [\"sw1:eth1/49\"], ets: {{roce: 50}}}}\n");
+    let e = one_error(&text);
+    assert_eq!((e.path.as_str(), e.line), ("fabric.qos.ports[0].ets", 20));
+    assert!(e.message.contains("ETS weights on port sw1:eth1/49 sum to 60"), "{}", e.message);
+}
+
+#[test]
+fn every_error_of_a_file_at_once() {
+    let text = broken("lossless: true, ets: 90", "lossles: true, ets: 90")
+        .replacen("speed: 10G,", "speed: 10Q,", 1)
+        .replacen("os: linux, nic", "os: beos, nic", 1);
+    let e = errors(&text);
+    let paths: Vec<&str> = e.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["fabric.topology.devices[2].os", "fabric.topology.links[1].speed", "fabric.qos.classes[0].lossles"]
+    );
+    let text = broken(r#"a: "sw1:eth1/49""#, r#"a: "sw1:eth1/99""#).replacen("priority: 5", "priority: 8", 1);
+    assert_eq!(errors(&text).len(), 2);
+}
+
+#[test]
+fn yaml_syntax_errors_are_located() {
+    let e = one_error("fabric:\n  name: [unclosed\n  qos: 1\n");
+    assert!(e.message.starts_with("YAML syntax"), "{}", e.message);
+    assert!(e.line >= 2);
+}
+
+#[test]
+fn round_trip_through_json() {
+    let l = load(BASE).unwrap();
+    let json = serde_json::to_string(&l.scenario).unwrap();
+    // JSON is YAML 1.2, so the loader reads it back.
+    let again = load(&json).unwrap();
+    assert_eq!(l.scenario, again.scenario);
+    assert_eq!(serde_json::to_string(&again.scenario).unwrap(), json);
+}
+
+#[test]
+fn every_example_round_trips() {
+    for entry in std::fs::read_dir(workspace().join("examples")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let l = rocelab_model::load_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!l.validate_all().has_errors(), "{}", path.display());
+        let json = serde_json::to_string(&l.scenario).unwrap();
+        let again = load_str(&json, "json", path.parent().unwrap()).unwrap();
+        assert_eq!(l.scenario, again.scenario, "{}", path.display());
+    }
+}
+
+fn generated(generator: &str) -> Loaded {
+    let text = format!(
+        "fabric:\n  name: g\n  topology:\n    generator:\n{generator}\n  qos:\n    marking: dscp\n    classes:\n      - {{name: roce, priority: 3, dscp: [26], lossless: true}}\n"
+    );
+    load(&text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn counts(l: &Loaded) -> (usize, usize, usize) {
+    let f = &l.fabric;
+    (f.hosts().count(), f.switches().count(), f.links.len())
+}
+
+#[test]
+fn generator_counts() {
+    let ft = generated("      fat-tree: {k: 4, host_speed: 100G, fabric_speed: 400G}");
+    assert_eq!(counts(&ft), (16, 20, 48));
+    let ls = generated(
+        "      leaf-spine: {leaves: 4, spines: 2, hosts_per_leaf: 16, host_speed: 25G, uplink_speed: 100G, oversubscription: 2}",
+    );
+    assert_eq!(counts(&ls), (64, 6, 64 + 4 * 2));
+    let ss = generated(
+        "      single-switch: {hosts: 4, speed: 100G, switch: {model: 7050SX3-48YC12}, targets: {count: 1, ports: 2, protocols: [nvme-rdma]}}",
+    );
+    assert_eq!(counts(&ss), (5, 1, 6));
+    assert_eq!(ss.fabric.hosts().filter(|d| d.role == Role::Storage).count(), 1);
+    let d = generated("      direct: {hosts: 4, speed: 25G, target: {protocols: [nvme-rdma, iscsi]}}");
+    assert_eq!(counts(&d), (5, 0, 4));
+    let t = generated("      two-switch: {hosts: [3, 2], host_speed: 25G, bottleneck: 40G}");
+    assert_eq!(counts(&t), (5, 2, 6));
+}
+
+#[test]
+fn generator_errors_point_at_the_generator() {
+    let text = "fabric:\n  name: g\n  topology:\n    generator:\n      fat-tree: {k: 5, host_speed: 100G}\n  qos:\n    classes: []\n";
+    let e = one_error(text);
+    assert_eq!((e.path.as_str(), e.line), ("fabric.topology.generator", 5));
+    assert!(e.message.contains("even"), "{}", e.message);
+    let text = "fabric:\n  name: g\n  topology:\n    generator:\n      fat-tree: {k: 4, host_sped: 100G}\n  qos:\n    classes: []\n";
+    let e = errors(text);
+    assert!(e.iter().any(|d| d.suggestion.as_deref() == Some("did you mean \"host_speed\"?")), "{e:#?}");
+}
+
+fn hpcc(file: &str) -> Option<Loaded> {
+    let path = workspace().join("../shared/data/hpcc-formats").join(file);
+    if !path.exists() {
+        eprintln!("{} not present: the HPCC import is tested on inline text only", path.display());
+        return None;
+    }
+    let text = format!(
+        "fabric:\n  name: h\n  topology:\n    import: {{hpcc: \"{}\"}}\n  qos:\n    marking: dscp\n    classes:\n      - {{name: roce, priority: 3, dscp: [26], lossless: true}}\n",
+        path.display()
+    );
+    Some(load(&text).unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn hpcc_topologies_import_as_they_are() {
+    if let Some(l) = hpcc("fat.txt") {
+        assert_eq!(counts(&l), (320, 56, 480));
+        let host_link = &l.fabric.links[0];
+        assert_eq!((host_link.speed.to_string().as_str(), host_link.propagation.to_string().as_str()), ("100G", "1us"));
+        assert!(l.fabric.links.iter().any(|k| k.speed.to_string() == "400G"));
+    }
+    if let Some(l) = hpcc("topology.txt") {
+        // The header declares 65 links; like the HPCC simulator, the import reads that many
+        // lines and ignores the rest of the file (with a warning).
+        assert_eq!(counts(&l), (65, 1, 65));
+        assert!(l.warnings.iter().any(|w| w.message.contains("ignored")), "{:?}", l.warnings);
+    }
+    if let Some(l) = hpcc("ali_32host_10rack.txt") {
+        assert_eq!(l.fabric.switches().count(), 28);
+        assert_eq!(l.fabric.links.len(), 800);
+    }
+}
+
+#[test]
+fn hpcc_errors_name_the_topology_file() {
+    let dir = std::env::temp_dir().join(format!("rocelab-hpcc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.txt"), "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 fast 1us 0\n").unwrap();
+    let text = "fabric:\n  name: h\n  topology:\n    import: {hpcc: bad.txt}\n  qos:\n    classes: []\n";
+    let e = load_str(text, "t.yaml", &dir).unwrap_err();
+    let d = e.errors().next().unwrap();
+    assert!(d.file.ends_with("bad.txt"), "{d}");
+    assert_eq!((d.line, d.column), (4, 5));
+    let e = load_str(&text.replace("bad.txt", "missing.txt"), "t.yaml", &dir).unwrap_err();
+    assert_eq!(e.0[0].path, "fabric.topology.import.hpcc");
+}
+
+const WITH_VARIANTS: &str = r#"
+variants:
+  - name: dcqcn
+    set:
+      fabric.qos.dcqcn.enabled: true
+      fabric.qos.classes[roce].ecn: {kmin: 150KB, kmax: 1500KB, pmax: 0.01}
+  - name: broken
+    set:
+      fabric.qos.classes[rocee].ets: 95
+  - name: bad-value
+    set:
+      fabric.qos.classes[roce].priority: 12
+sweep:
+  field: fabric.qos.mtu
+  values: [1500, 9000, 100000]
+"#;
+
+#[test]
+fn variants_and_sweeps_apply_and_check() {
+    let l = load(&format!("{BASE}{WITH_VARIANTS}")).unwrap();
+    assert_eq!(l.variant_names(), ["dcqcn", "broken", "bad-value"]);
+    let v = l.variant("dcqcn").unwrap();
+    assert!(v.qos.dcqcn.enabled && v.dcqcn.reaction_point);
+    assert_eq!(v.qos.class("roce").unwrap().ecn.as_ref().unwrap().kmax.to_string(), "1500KB");
+    let e = l.variant("broken").unwrap_err();
+    assert_eq!(e.0[0].suggestion.as_deref(), Some("did you mean \"roce\"?"));
+    // The bad value is reported where the variant wrote it.
+    let e = l.variant("bad-value").unwrap_err();
+    assert_eq!((e.0[0].line, e.0[0].path.as_str()), (30, "fabric.qos.classes[0].priority"));
+    let e = l.variant("nope").unwrap_err();
+    assert!(e.0[0].expected.as_deref().unwrap().contains("dcqcn"));
+    let points = l.sweep_points();
+    assert_eq!(points.len(), 3);
+    assert_eq!(points[1].0, "fabric.qos.mtu=9000");
+    let all = l.validate_all();
+    let msgs: Vec<&str> = all.errors().map(|d| d.message.as_str()).collect();
+    assert_eq!(msgs.len(), 3, "{msgs:#?}");
+    assert!(msgs.iter().any(|m| m.starts_with("at sweep point `fabric.qos.mtu=100000`")));
+}
+
+/// Valid documents with one byte changed, and arbitrary text: the loader answers with a fabric
+/// or with diagnostics, never a panic.
+fn mutate(base: &str, pos: usize, byte: u8, delete: bool) -> String {
+    let mut bytes = base.as_bytes().to_vec();
+    let pos = pos % bytes.len();
+    if delete {
+        bytes.remove(pos);
+    } else {
+        bytes.insert(pos, byte);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn mutated_fabrics_never_panic(pos in 0usize..2000, byte in prop::sample::select(b" :-[]{},\n#&*!|>'\"0aZ9.".to_vec()), delete: bool) {
+        let text = mutate(&format!("{BASE}{WITH_VARIANTS}"), pos, byte, delete);
+        if let Ok(l) = load(&text) {
+            let _ = l.validate_all();
+        }
+    }
+
+    #[test]
+    fn random_yaml_never_panics(text in "[ a-z0-9:\\-\\[\\]{},\\n#&*!|>'\".]{0,300}") {
+        let _ = load(&text);
+        let _ = load(&format!("fabric:\n  {text}"));
+    }
+}
+
+const WORKLOADS: &str = r#"simulation: {duration: 2ms, seed: 7, sample_interval: 5us}
+workloads:
+  flows:
+    - {name: victim, from: node1, to: node2, class: roce, rate: 10G}
+    - {name: burst, from: node2, to: node1, class: default, on: 100us, off: 300us, size: 1MB}
+  incast:
+    - {name: in, senders: [node1], receiver: node2, class: roce, size: 64KiB}
+  permutation:
+    - {name: perm, class: roce}
+"#;
+
+#[test]
+fn workloads_load_and_name_real_hosts_and_classes() {
+    let l = load(&format!("{BASE}{WORKLOADS}")).unwrap();
+    assert_eq!(l.scenario.simulation.seed, 7);
+    assert_eq!(l.scenario.workloads.flows.len(), 2);
+    assert_eq!(l.scenario.workloads.incast[0].size.unwrap().to_string(), "64KiB");
+    let bad = format!("{BASE}{WORKLOADS}")
+        .replace("to: node2, class: roce, rate: 10G", "to: node3, class: rocee, rate: 10G")
+        .replace("senders: [node1]", "senders: [node1-3]")
+        .replace("on: 100us, off: 300us", "on: 100us");
+    let e = errors(&bad);
+    let got: Vec<(&str, &str)> = e.iter().map(|d| (d.path.as_str(), d.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("workloads.flows[0].to", "no host `node3`"),
+            ("workloads.flows[0].class", "no class `rocee`"),
+            ("workloads.flows[1].on", "an on/off flow needs both `on` and `off`"),
+            ("workloads.incast[0].senders[0]", "no host `node3`"),
+            ("workloads.incast[0].receiver", "receiver `node2` is also a sender"),
+        ]
+    );
+    assert_eq!(e[0].suggestion.as_deref(), Some("did you mean \"node1\"?"));
+    assert_eq!(e[0].line, 22);
+}

@@ -464,3 +464,42 @@ fn memory_follows_packets_in_flight_not_simulated_time() {
     );
     assert!(long.peak_pending_events <= short.peak_pending_events + 16);
 }
+
+#[test]
+fn ecmp_spreads_flows_over_equal_cost_spines() {
+    use rocelab_sim::topology::{leaf_spine, LeafSpine};
+    let f = leaf_spine(
+        &LeafSpine {
+            leaves: 2,
+            spines: 2,
+            hosts_per_leaf: 8,
+            host_rate_bps: 25_000_000_000,
+            fabric_rate_bps: G100,
+            host_delay_ps: cable_m(3),
+            fabric_delay_ps: cable_m(20),
+        },
+        &FabricDefaults::lossless(ROCE, 64_000),
+    );
+    // 8 x 8 flows from leaf 0 to leaf 1, each with its own UDP source port.
+    let mut t = Traffic::new();
+    let mut sport = 50_000u16;
+    for &s in &f.hosts[..8] {
+        for &d in &f.hosts[8..] {
+            t.push(FlowSpec { udp_src_port: sport, ..FlowSpec::sized(s, d, FlowClass::roce(ROCE, 26), 64 << 10) });
+            sport += 1;
+        }
+    }
+    let r = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
+    assert!(r.flows.iter().all(|fl| fl.completion_ps.is_some()));
+    // Leaf 0's two uplinks are its last two ports.
+    let leaf0 = f.switches[0];
+    let up: Vec<u64> = r
+        .ports
+        .iter()
+        .filter(|p| p.node == leaf0 && f.switches.contains(&p.peer_node))
+        .map(|p| p.total(|c| c.tx_packets))
+        .collect();
+    assert_eq!(up.len(), 2);
+    let share = up[0] as f64 / (up[0] + up[1]) as f64;
+    assert!((0.3..=0.7).contains(&share), "uplink share {share} ({up:?})");
+}

@@ -137,11 +137,9 @@ pub fn required_headroom(input: &HeadroomInput) -> Headroom {
         how: format!("{PFC_FRAME} + {WIRE_OVERHEAD} preamble/IFG"),
     });
     match input.response {
-        Response::Time(t) => terms.push(Term {
-            name: "response delay",
-            bytes: bytes_in(t, speed),
-            how: format!("{t} × {speed}"),
-        }),
+        Response::Time(t) => {
+            terms.push(Term { name: "response delay", bytes: bytes_in(t, speed), how: format!("{t} × {speed}") })
+        }
         Response::Standard => {
             let (intf, resp) = standard_delays(speed);
             terms.push(Term {

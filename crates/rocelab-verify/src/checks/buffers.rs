@@ -87,6 +87,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                     why: "what is in flight after XOFF does not fit: the lossless priority group drops packets at the very moment PFC should protect them".into(),
                     fix: format!("configure at least {} B of headroom for this priority group (or shorten the cable, lower the MTU)", required.bytes),
                     source: HEADROOM_SOURCE,
+                    others: Vec::new(),
                 });
             }
         }
@@ -95,7 +96,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
     for (dev, t) in &total {
         let d = &s.devices[*dev as usize];
         let Some(buf) = d.buffer else { continue };
-        if *t > buf {
+        if *t >= buf {
             out.push(Draft {
                 id: "HEADROOM-BUFFER",
                 severity: Severity::Error,
@@ -106,12 +107,16 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 why: "the switch cannot reserve it: the configuration is refused or headroom is silently cut, and lossless traffic is dropped".into(),
                 fix: "reduce lossless priorities or ports, shorten cables or lower the MTU, or use a switch with more buffer".into(),
                 source: HEADROOM_SOURCE,
+                others: Vec::new(),
             });
         }
         // The XOFF point of one congested priority group under a dynamic threshold:
         // T = alpha × (shared − T), so T = alpha × shared / (1 + alpha) (Choudhury & Hahne).
-        let shared = buf.saturating_sub(*t) as f64;
-        xoff.insert(*dev, (pol.alpha * shared / (1.0 + pol.alpha)) as u64);
+        // Not defined when headroom leaves no shared pool (reported above).
+        if *t < buf {
+            let shared = (buf - *t) as f64;
+            xoff.insert(*dev, (pol.alpha * shared / (1.0 + pol.alpha)) as u64);
+        }
     }
     out.extend(ecn(cx, &xoff));
     out.extend(ets(cx));
@@ -145,6 +150,7 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                     },
                     fix: "configure ECN (RED) on the lossless queue with Kmin below the PFC XOFF point".into(),
                     source: SRC_DCQCN,
+                    others: Vec::new(),
                 });
                 continue;
             };
@@ -159,6 +165,7 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                     why: "the marking probability ramp between Kmin and Kmax is empty or inverted: marking jumps from none to all".into(),
                     fix: "set Kmin below Kmax".into(),
                     source: SRC_DCQCN,
+                    others: Vec::new(),
                 });
             }
             // The XOFF point: per port, static if configured, else the switch's dynamic one.
@@ -184,6 +191,7 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                         why: "PFC pauses the upstream before any packet is marked, so DCQCN never sees congestion and PFC does all the work".into(),
                         fix: format!("lower Kmin below {x} B, or raise the XOFF threshold"),
                         source: SRC_DCQCN,
+                        others: Vec::new(),
                     });
                 } else if e.kmax > x {
                     out.push(Draft {
@@ -196,6 +204,7 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                         why: "with a single congested ingress, PFC triggers before marking reaches Pmax; with many ingresses feeding the queue it does not".into(),
                         fix: "consider Kmax below the XOFF point".into(),
                         source: SRC_DCQCN,
+                        others: Vec::new(),
                     });
                 }
             }
@@ -236,6 +245,7 @@ fn ets(cx: &Ctx) -> Vec<Draft> {
                 why: "IEEE 802.1Qaz bandwidth shares are percentages of the link: devices reject the set or rescale it, so no class gets the share intended".into(),
                 fix: "make the ETS weights of the port sum to 100".into(),
                 source: SRC_QAZ,
+                others: Vec::new(),
             });
         }
         for p in pol.lossless_priorities() {
@@ -251,6 +261,7 @@ fn ets(cx: &Ctx) -> Vec<Draft> {
                     why: "under load the lossless class is starved by the weighted classes; its queue grows until PFC pauses the fabric".into(),
                     fix: format!("give queue {queue} an ETS share (the RDMA guides use 50-90%)"),
                     source: SRC_QAZ,
+                    others: Vec::new(),
                 });
             }
         }
@@ -271,6 +282,7 @@ fn ets(cx: &Ctx) -> Vec<Draft> {
                         "make queue {queue} strict priority (NVIDIA's RoCE recommendation) or give it a share"
                     ),
                     source: SRC_NVIDIA_ROCE,
+                    others: Vec::new(),
                 });
             }
         }

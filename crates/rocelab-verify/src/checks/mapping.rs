@@ -33,6 +33,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 why: "a port that classifies on the other field puts RDMA into the default priority, where it is neither paused nor marked as intended".into(),
                 fix: format!("set the port's trust mode to {}", trust_name(pol.trust)),
                 source: SRC_NVIDIA_ROCE,
+                others: Vec::new(),
             });
         }
         if q.trust == Trust::Dscp {
@@ -59,6 +60,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                         ),
                         fix: format!("map DSCP {d} to priority {want} in the port's DSCP map"),
                         source: SRC_NVIDIA_ROCE,
+                        others: Vec::new(),
                     });
                 }
             }
@@ -101,6 +103,7 @@ fn queue_sharing(cx: &Ctx, q: &PortQos, ports: Vec<super::End>) -> Vec<Draft> {
                 why: why.into(),
                 fix: format!("give priority {p} a priority group and queue of its own"),
                 source: SRC_QBB,
+                others: Vec::new(),
             });
         }
     }
@@ -157,6 +160,7 @@ fn host_tos(cx: &Ctx) -> Vec<Draft> {
                     None => format!("map DSCP {dscp} to priority {want} on {}", cx.label(peer)),
                 },
                 source: SRC_NVIDIA_ROCE,
+                others: Vec::new(),
             });
         }
     }

@@ -68,6 +68,7 @@ fn dcqcn(cx: &Ctx) -> Vec<Draft> {
                     why: "without the notification point ECN marks are never turned into CNPs; without the reaction point CNPs are ignored: either way this endpoint's flows are controlled by PFC alone".into(),
                     fix: format!("enable DCQCN notification and reaction points for priority {rp} on the adapter"),
                     source: SRC_DCQCN,
+                    others: Vec::new(),
                 });
             }
         }
@@ -86,6 +87,7 @@ fn dcqcn(cx: &Ctx) -> Vec<Draft> {
                     why: "CNPs in another class queue behind data (or get paused and dropped): senders learn of congestion late".into(),
                     fix: format!("set the adapter's CNP priority to {want}"),
                     source: SRC_NVIDIA_ROCE,
+                    others: Vec::new(),
                 });
             }
         }
@@ -120,6 +122,7 @@ fn overlay(cx: &Ctx) -> Vec<Draft> {
                 why: "a CE mark set by an underlay switch on the outer header is lost at decapsulation: the receiver sends no CNP and DCQCN never slows the sender".into(),
                 fix: "enable ECN propagation on the VTEP (Arista: `vxlan qos ecn propagation` under interface Vxlan1)".into(),
                 source: SRC_RFC3168,
+                others: Vec::new(),
             });
         }
         if !v.dscp_preservation && s.policy.trust == Trust::Dscp {
@@ -133,6 +136,7 @@ fn overlay(cx: &Ctx) -> Vec<Draft> {
                 why: "the underlay classifies the encapsulated RoCE by the outer DSCP: it lands in the default class, unpaused and unmarked".into(),
                 fix: "copy the inner DSCP to the outer IP header at encapsulation (or re-mark to the RDMA DSCP on ingress)".into(),
                 source: SRC_PURE,
+                others: Vec::new(),
             });
         }
     }
@@ -157,6 +161,7 @@ fn bonding(cx: &Ctx) -> Vec<Draft> {
             why: "RDMA queue pairs are bound to one NIC's IP address; a packet the bond hashes to the other NIC cannot land there, and a failover breaks the QPs. NVMe/RoCE and iSER get redundancy from multipathing over independent NICs".into(),
             fix: "give each NIC its own IP address (and subnet) and use NVMe or iSCSI multipathing (dm-multipath, native NVMe multipath) instead of a bond".into(),
             source: SRC_PURE,
+            others: Vec::new(),
         });
     }
     out
@@ -196,6 +201,7 @@ fn deadlock(cx: &Ctx) -> Vec<Draft> {
             why: "when each buffer of the cycle fills, each pauses the one before it and none can drain: a PFC deadlock that stops the priority until a watchdog drops traffic".into(),
             fix: "route so that no lossless path turns from a down link back up (up*/down*), or break the cycle by disabling PFC on one of its links".into(),
             source: SRC_DEADLOCK,
+            others: Vec::new(),
         });
     }
     for (failed, c) in &r.failure_cycles {
@@ -216,6 +222,7 @@ fn deadlock(cx: &Ctx) -> Vec<Draft> {
             why: "after the failure traffic bounces through a lower tier and routes turn down then up; the cycle can deadlock the lossless priority".into(),
             fix: "add redundancy so the failure does not force a valley route, or use deadlock-free routing (up*/down*, Tagger)".into(),
             source: SRC_DEADLOCK,
+            others: Vec::new(),
         });
     }
     if r.failures_not_analysed > 0 || r.graph_too_large {
@@ -239,6 +246,7 @@ fn deadlock(cx: &Ctx) -> Vec<Draft> {
             why: "a deadlock risk in the cases not analysed is neither shown nor excluded".into(),
             fix: "analyse the remaining failures separately, or simplify the routing".into(),
             source: SRC_DEADLOCK,
+            others: Vec::new(),
         });
     }
     out
@@ -286,6 +294,7 @@ fn dcbx(cx: &Ctx) -> Vec<Draft> {
             why: "DCBX lets a willing port replace its configured PFC and ETS with its peer's: the intended lossless settings are silently overridden".into(),
             fix: "make switch ports non-willing (they advertise the intent) and hosts willing, or configure hosts statically with DCBX off".into(),
             source: SRC_QAZ,
+            others: Vec::new(),
         });
     }
     out

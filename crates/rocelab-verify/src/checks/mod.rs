@@ -73,12 +73,15 @@ pub struct Draft {
     pub id: &'static str,
     pub severity: Severity,
     pub ports: Vec<End>,
+    /// For findings about a device rather than a port.
     pub device: Option<String>,
     pub class: Option<String>,
     pub what: String,
     pub why: String,
     pub fix: String,
     pub source: &'static str,
+    /// Other devices with the same device-level finding (filled by [`merge`]).
+    pub others: Vec<String>,
 }
 
 impl Draft {
@@ -86,9 +89,24 @@ impl Draft {
     pub fn finish(self, cx: &Ctx) -> Finding {
         let (device, port, location) = match self.ports.first() {
             Some(e) => (cx.s.device(*e).name.clone(), Some(cx.s.port(*e).name.clone()), cx.s.port(*e).origin.clone()),
-            None => (self.device.unwrap_or_default(), None, None),
+            None => {
+                let name = self.device.clone().unwrap_or_default();
+                let origin = cx.s.devices.iter().find(|d| d.name == name).and_then(|d| d.origin.clone());
+                (name, None, origin)
+            }
         };
         let mut what = self.what;
+        if self.others.len() > 0 {
+            let shown: Vec<&str> = self.others.iter().take(3).map(String::as_str).collect();
+            let more = self.others.len() - shown.len();
+            what.push_str(&format!(
+                " (also on {} other device{}: {}{})",
+                self.others.len(),
+                if self.others.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if more > 0 { format!(", … {more} more") } else { String::new() }
+            ));
+        }
         if self.ports.len() > 1 {
             let shown: Vec<String> = self.ports.iter().skip(1).take(3).map(|e| cx.label(*e)).collect();
             let more = self.ports.len() - 1 - shown.len();
@@ -117,12 +135,19 @@ impl Draft {
 
 /// Groups drafts that differ only in their ports (same rule, class and text).
 pub fn merge(drafts: Vec<Draft>) -> Vec<Draft> {
-    let mut by: BTreeMap<(&'static str, Option<String>, String, String), Draft> = BTreeMap::new();
+    let mut by: BTreeMap<(&'static str, Option<String>, String), Draft> = BTreeMap::new();
     let mut order = Vec::new();
     for d in drafts {
-        let key = (d.id, d.class.clone(), d.what.clone(), d.device.clone().unwrap_or_default());
+        let key = (d.id, d.class.clone(), d.what.clone());
         match by.get_mut(&key) {
-            Some(existing) => existing.ports.extend(d.ports),
+            Some(existing) => {
+                existing.ports.extend(d.ports);
+                if let (Some(first), Some(other)) = (&existing.device, d.device) {
+                    if *first != other {
+                        existing.others.push(other);
+                    }
+                }
+            }
             None => {
                 order.push(key.clone());
                 by.insert(key, d);

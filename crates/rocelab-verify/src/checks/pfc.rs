@@ -37,6 +37,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                     why: "without PFC this hop drops lossless traffic under congestion instead of pausing the sender; RDMA go-back-N retransmission then collapses throughput".into(),
                     fix: format!("enable PFC for priority {p} on this port"),
                     source: SRC_QBB,
+                    others: Vec::new(),
                 });
             }
         }
@@ -52,6 +53,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 why: "pausing a lossy class spreads its congestion to other ports and flows (head-of-line blocking, pause storms) and needs headroom it was not given".into(),
                 fix: format!("disable PFC for priority {p}, or make its class lossless"),
                 source: SRC_QBB,
+                others: Vec::new(),
             });
         }
         if q.link_pause {
@@ -65,6 +67,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 why: "global pause stops every priority of the link, lossy and lossless alike, and devices that honour it ignore PFC or mix the two unpredictably".into(),
                 fix: "disable 802.3x flow control (flowcontrol send/receive off) and use PFC for the lossless priorities".into(),
                 source: SRC_8023,
+                others: Vec::new(),
             });
         }
     }
@@ -98,6 +101,7 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
                 why: "frames larger than the smaller MTU are dropped by the receiver (or fragmented, which RoCE does not allow): large transfers stall while small ones pass".into(),
                 fix: format!("set the same MTU at both ends (at least {})", qa.mtu.max(qb.mtu)),
                 source: "IEEE 802.3 / RFC 1191",
+                others: Vec::new(),
             });
         }
         if !on_path {
@@ -115,6 +119,7 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
                     why: "full-size RoCE packets are dropped at this hop; the queue pairs time out or fall back to a smaller path MTU".into(),
                     fix: format!("raise the MTU to at least {need}, or lower the RoCE path MTU"),
                     source: "InfiniBand Architecture Specification, Annex A17 (RoCEv2)",
+                    others: Vec::new(),
                 });
             } else if jumbo_storage && q.mtu < 9000 {
                 out.push(Draft {
@@ -127,6 +132,7 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
                     why: "jumbo frames only help end to end; one hop with a standard MTU drops or fragments them and iSCSI throughput falls".into(),
                     fix: "set MTU 9000 or more on every hop between the storage endpoints".into(),
                     source: "Dell EqualLogic / RHEL iSCSI network optimisation guides",
+                    others: Vec::new(),
                 });
             }
         }

@@ -13,6 +13,7 @@
 pub mod checks;
 pub mod finding;
 pub mod headroom;
+pub mod import;
 pub mod intent;
 pub mod render;
 pub mod routes;

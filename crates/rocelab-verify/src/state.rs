@@ -89,6 +89,9 @@ pub struct PortQos {
     pub dcbx_willing: Option<bool>,
     /// Host and storage ports only.
     pub host: Option<HostRdma>,
+    /// Nothing is known of this port's configuration (an imported fabric's device without a
+    /// configuration file): checks skip it rather than guess.
+    pub unknown: bool,
 }
 
 impl PortQos {
@@ -109,6 +112,7 @@ impl PortQos {
             xoff: [None; 8],
             dcbx_willing: None,
             host: None,
+            unknown: false,
         }
     }
     pub fn pfc_on(&self, priority: u8) -> bool {

@@ -32,6 +32,9 @@ fn needs(cx: &Ctx) -> (Vec<PortNeed>, Vec<Headroom>) {
                 continue;
             }
             let q = s.qos(rx);
+            if q.unknown {
+                continue;
+            }
             let mut seen = 0u8;
             for p in pol.lossless_priorities().filter(|p| q.pfc_on(*p)) {
                 let pg = q.priority_to_pg[p as usize] & 7;
@@ -39,13 +42,14 @@ fn needs(cx: &Ctx) -> (Vec<PortNeed>, Vec<Headroom>) {
                     continue;
                 }
                 seen |= 1 << pg;
-                let key = (l.speed.bits_per_second(), l.cable.as_mm(), q.mtu, s.qos(tx).mtu);
+                let tx_mtu = if s.qos(tx).unknown { q.mtu } else { s.qos(tx).mtu };
+                let key = (l.speed.bits_per_second(), l.cable.as_mm(), q.mtu, tx_mtu);
                 let required = *cache.entry(key).or_insert_with(|| {
                     computed.push(required_headroom(&HeadroomInput {
                         speed: l.speed,
                         cable: l.cable,
                         receiver_mtu: q.mtu,
-                        sender_mtu: s.qos(tx).mtu,
+                        sender_mtu: tx_mtu,
                         response: Response::Time(pol.response_time),
                     }));
                     computed.len() - 1

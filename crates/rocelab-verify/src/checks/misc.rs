@@ -259,6 +259,9 @@ fn dcbx(cx: &Ctx) -> Vec<Draft> {
     for &li in &cx.path_links {
         let l = &s.links[li as usize];
         let (qa, qb) = (s.qos(l.a), s.qos(l.b));
+        if qa.unknown || qb.unknown {
+            continue;
+        }
         let (Some(wa), Some(wb)) = (qa.dcbx_willing, qb.dcbx_willing) else { continue };
         let differ = qa.pfc != qb.pfc || qa.sched != qb.sched;
         let (what, port, sev) = match (wa, wb) {

@@ -38,12 +38,21 @@ impl<'a> Ctx<'a> {
             if ab || ba {
                 path_links.push(li);
             }
-            if ab {
+            // A port whose configuration is unknown is not judged; its peer still is.
+            let (ua, ub) = (s.qos(l.a).unknown, s.qos(l.b).unknown);
+            let (ab_a, ab_b) = (ab && !ua, ab && !ub);
+            let (ba_a, ba_b) = (ba && !ua, ba && !ub);
+            let (ab, ba) = ((ab_a, ab_b), (ba_a, ba_b));
+            if ab.0 {
                 egress[s.port(l.a).qos as usize].push(l.a);
+            }
+            if ab.1 {
                 ingress[s.port(l.b).qos as usize].push(l.b);
             }
-            if ba {
+            if ba.1 {
                 egress[s.port(l.b).qos as usize].push(l.b);
+            }
+            if ba.0 {
                 ingress[s.port(l.a).qos as usize].push(l.a);
             }
         }
@@ -96,7 +105,7 @@ impl Draft {
             }
         };
         let mut what = self.what;
-        if self.others.len() > 0 {
+        if !self.others.is_empty() {
             let shown: Vec<&str> = self.others.iter().take(3).map(String::as_str).collect();
             let more = self.others.len() - shown.len();
             what.push_str(&format!(

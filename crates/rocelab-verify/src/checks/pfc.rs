@@ -89,6 +89,9 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
     });
     for (li, l) in s.links.iter().enumerate() {
         let (qa, qb) = (s.qos(l.a), s.qos(l.b));
+        if qa.unknown || qb.unknown {
+            continue;
+        }
         let on_path = cx.path_links.binary_search(&(li as u32)).is_ok();
         if qa.mtu != qb.mtu {
             out.push(Draft {

@@ -157,7 +157,7 @@ fn bonding(cx: &Ctx) -> Vec<Draft> {
             ports: Vec::new(),
             device: Some(d.name.clone()),
             class: None,
-            what: format!("RDMA endpoint attached with a {} bond", if b == Bonding::Mlag { "MLAG (LACP)" } else { "LACP" }),
+            what: format!("RDMA endpoint attached with {} bond", if b == Bonding::Mlag { "an MLAG (LACP)" } else { "an LACP" }),
             why: "RDMA queue pairs are bound to one NIC's IP address; a packet the bond hashes to the other NIC cannot land there, and a failover breaks the QPs. NVMe/RoCE and iSER get redundancy from multipathing over independent NICs".into(),
             fix: "give each NIC its own IP address (and subnet) and use NVMe or iSCSI multipathing (dm-multipath, native NVMe multipath) instead of a bond".into(),
             source: SRC_PURE,

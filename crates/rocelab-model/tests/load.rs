@@ -424,7 +424,7 @@ fn port_overrides_express_deviations_for_the_checker() {
     let l = load(&text).unwrap();
     let f = &l.fabric;
     assert_eq!(f.qos.effective_roce_tos(), Some(106));
-    assert_eq!(f.qos.dcbx.unwrap().hosts_willing, true);
+    assert!(f.qos.dcbx.unwrap().hosts_willing);
     let node = f.device("node1").unwrap();
     let s = node.ports[0].settings.as_ref().unwrap();
     assert_eq!(

@@ -231,6 +231,36 @@ pub struct Device {
     pub buffer: Option<Size>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageTarget>,
+    /// A VXLAN tunnel endpoint (EVPN leaf): how it carries QoS across the overlay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vxlan: Option<Vxlan>,
+    /// Hosts and storage: how the adapter ports are aggregated, if at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bonding: Option<Bonding>,
+}
+
+/// QoS across a VXLAN overlay. Both fields must be stated: vendors' defaults differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vxlan {
+    /// ECN copied from the inner to the outer header at encapsulation and a CE mark copied back
+    /// at decapsulation (RFC 6040; Arista `vxlan qos ecn propagation`).
+    pub ecn_propagation: bool,
+    /// The inner DSCP copied to the outer header, so that the underlay classifies RoCE into
+    /// its lossless class.
+    pub dscp_preservation: bool,
+}
+
+/// Link aggregation of a host's or array's ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bonding {
+    /// LACP bond across two switches in an MLAG pair.
+    Mlag,
+    /// LACP bond to one switch.
+    Lacp,
+    /// Active-backup bond (one port carries traffic).
+    ActiveBackup,
 }
 
 /// A cable between two ports, `device:port` at each end.

@@ -218,6 +218,8 @@ impl SwitchBuilder {
             ports: Vec::new(),
             buffer: t.buffer,
             storage: None,
+            vxlan: None,
+            bonding: None,
         };
         SwitchBuilder { device, platform, known, used: 0 }
     }
@@ -268,6 +270,8 @@ fn host(name: String, t: &HostTemplate, speed: Rate, ports: u32) -> Device {
         ports: Vec::new(),
         buffer: None,
         storage: None,
+        vxlan: None,
+        bonding: None,
     }
 }
 
@@ -290,6 +294,8 @@ fn target(name: String, t: &TargetTemplate, speed: Rate, ports: u32) -> Device {
         ports: Vec::new(),
         buffer: None,
         storage: Some(StorageTarget { kind: t.kind, product: t.product.clone(), protocols: t.protocols.clone() }),
+        vxlan: None,
+        bonding: None,
     }
 }
 

@@ -86,6 +86,8 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                     ports: Vec::new(),
                     buffer,
                     storage: None,
+                    vxlan: None,
+                    bonding: None,
                 }
             } else {
                 Device {
@@ -98,6 +100,8 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                     ports: Vec::new(),
                     buffer: None,
                     storage: None,
+                    vxlan: None,
+                    bonding: None,
                 }
             }
         })

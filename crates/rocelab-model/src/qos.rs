@@ -47,6 +47,29 @@ pub struct Qos {
     /// Settings that differ on some ports.
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<PortOverride>,
+    /// The IP ToS byte RDMA adapters put on RoCEv2 packets (mlx5 `cma_roce_tos`, Broadcom
+    /// `bnxt_re` `cc_mode`/ToS, Windows `Set-NetQosPolicy -DSCPAction`). Default: the first
+    /// lossless class's first DSCP in the upper six bits and ECT(0) in the ECN bits, so DSCP 26
+    /// gives the ToS 106 the NVIDIA RoCE guides use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roce_tos: Option<u8>,
+    /// DCBX (IEEE 802.1Qaz clause 38): who may take DCB settings from its peer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcbx: Option<Dcbx>,
+}
+
+/// DCBX willingness by role. The usual intent (NVIDIA and Microsoft RoCE guides): switches
+/// advertise and are not willing, hosts either configure themselves and ignore DCBX or are
+/// willing and take the switch's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dcbx {
+    /// Switch ports accept their peer's settings.
+    #[serde(default)]
+    pub switches_willing: bool,
+    /// Host and storage ports accept the switch's settings.
+    #[serde(default)]
+    pub hosts_willing: bool,
 }
 
 fn default_mtu() -> u32 {
@@ -63,6 +86,15 @@ impl Qos {
     }
     pub fn lossless_classes(&self) -> impl Iterator<Item = &TrafficClass> {
         self.classes.iter().filter(|c| c.lossless)
+    }
+    /// The class RDMA traffic travels in: the first lossless one.
+    pub fn rdma_class(&self) -> Option<&TrafficClass> {
+        self.classes.iter().find(|c| c.lossless)
+    }
+    /// The ToS byte hosts mark RoCE with: `roce_tos`, else the RDMA class's first DSCP with
+    /// ECT(0) (RFC 3168: ECN field `10`), else none (PCP marking without DSCP).
+    pub fn effective_roce_tos(&self) -> Option<u8> {
+        self.roce_tos.or_else(|| self.rdma_class().and_then(|c| c.dscp.first()).map(|d| (d << 2) | 0b10))
     }
     /// The RoCE path MTU in use: the configured one, else the largest IB MTU that fits in the
     /// port MTU after the RoCEv2 headers (IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 60 bytes).
@@ -127,9 +159,10 @@ pub struct Pfc {
     #[serde(default = "yes")]
     pub enabled: bool,
     /// Time from a buffer crossing XOFF to the pause frame leaving, plus the peer's time to stop
-    /// after receiving it; feeds the headroom calculation. Default 1.5 µs: IEEE 802.1Qbb allows
-    /// a receiver 3840 bit times (≈ 0.04-0.4 µs at 10-100G) and switch vendors' headroom
-    /// calculators add about 1 µs of internal delay on each side.
+    /// after receiving it; feeds the headroom calculation (`rocelab_verify::headroom`).
+    /// Default 1.5 µs, a figure for current switch and NIC silicon. The standards' upper bounds
+    /// are larger: IEEE 802.1Qbb lets a 10G receiver take 60 pause quanta (30,720 bit times,
+    /// i.e. 3,840 bytes, about 3 µs) to respond, plus IEEE 802.3 interface delays.
     #[serde(default = "default_response")]
     pub response_time: Time,
     /// IEEE 802.3x link-level (global) pause on host links instead of or beside PFC.
@@ -199,6 +232,42 @@ pub struct PortOverride {
     pub headroom: Option<Size>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marking: Option<Marking>,
+    /// DSCP values per class name that this port maps to the class's priority (a trust map
+    /// that differs from the policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dscp: Option<BTreeMap<String, Vec<u8>>>,
+    /// 802.1p priority per class name on this port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<BTreeMap<String, u8>>,
+    /// IEEE 802.3x link-level pause on this port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_pause: Option<bool>,
+    /// A static XOFF threshold for the lossless priority groups of this port, instead of the
+    /// dynamic threshold (`qos.buffer.alpha`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xoff: Option<Size>,
+    /// Host ports: the ToS byte the adapter puts on RoCEv2 packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roce_tos: Option<u8>,
+    /// Host ports: the priority the adapter sends CNPs with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnp_priority: Option<u8>,
+    /// Host ports: DCQCN notification and reaction point on or off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcqcn: Option<PortDcqcn>,
+    /// DCBX willing on this port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dcbx_willing: Option<bool>,
+}
+
+/// DCQCN switched on or off at one adapter port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortDcqcn {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notification_point: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reaction_point: Option<bool>,
 }
 
 /// Where a set of DCQCN defaults comes from.

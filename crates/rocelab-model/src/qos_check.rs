@@ -171,10 +171,12 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
                 problems.push(p);
             }
         }
-        let maps: [(&str, Vec<&String>); 3] = [
+        let maps: [(&str, Vec<&String>); 5] = [
             ("ets", o.ets.iter().flat_map(|m| m.keys()).collect()),
             ("pfc", o.pfc.iter().flat_map(|m| m.keys()).collect()),
             ("ecn", o.ecn.iter().flat_map(|m| m.keys()).collect()),
+            ("dscp", o.dscp.iter().flat_map(|m| m.keys()).collect()),
+            ("priority", o.priority.iter().flat_map(|m| m.keys()).collect()),
         ];
         for (field, keys) in maps {
             for k in keys {
@@ -189,6 +191,28 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
             for (k, e) in ecn {
                 check_ecn(e, &format!("fabric.qos.ports[{oi}].ecn.{k}"), problems);
             }
+        }
+        for (k, p) in o.priority.iter().flatten() {
+            if *p > 7 {
+                problems.push(problem(
+                    format!("fabric.qos.ports[{oi}].priority.{k}"),
+                    format!("priority {p} is outside 0-7 (IEEE 802.1p has eight)"),
+                ));
+            }
+        }
+        for (k, list) in o.dscp.iter().flatten() {
+            for d in list.iter().filter(|d| **d > 63) {
+                problems.push(problem(
+                    format!("fabric.qos.ports[{oi}].dscp.{k}"),
+                    format!("DSCP {d} is above 63 (six bits)"),
+                ));
+            }
+        }
+        if let Some(p) = o.cnp_priority.filter(|p| *p > 7) {
+            problems.push(problem(
+                format!("fabric.qos.ports[{oi}].cnp_priority"),
+                format!("priority {p} is outside 0-7 (IEEE 802.1p has eight)"),
+            ));
         }
     }
     let mut touched: Vec<(usize, usize, usize)> = Vec::new();
@@ -205,6 +229,25 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
         if o.headroom.is_some() {
             s.headroom = o.headroom;
         }
+        if let Some(v) = o.link_pause {
+            s.link_pause = v;
+        }
+        if o.xoff.is_some() {
+            s.xoff = o.xoff;
+        }
+        if o.roce_tos.is_some() {
+            s.roce_tos = o.roce_tos;
+        }
+        if o.cnp_priority.is_some() {
+            s.cnp_priority = o.cnp_priority;
+        }
+        if let Some(d) = o.dcqcn {
+            s.dcqcn_np = d.notification_point.unwrap_or(s.dcqcn_np);
+            s.dcqcn_rp = d.reaction_point.unwrap_or(s.dcqcn_rp);
+        }
+        if o.dcbx_willing.is_some() {
+            s.dcbx_willing = o.dcbx_willing;
+        }
         for (ci, c) in q.classes.iter().enumerate() {
             if let Some(w) = o.ets.as_ref().and_then(|m| m.get(&c.name)) {
                 s.classes[ci].ets = Some(*w);
@@ -214,6 +257,12 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
             }
             if let Some(e) = o.ecn.as_ref().and_then(|m| m.get(&c.name)) {
                 s.classes[ci].ecn = Some(e.clone());
+            }
+            if let Some(d) = o.dscp.as_ref().and_then(|m| m.get(&c.name)) {
+                s.classes[ci].dscp = d.clone();
+            }
+            if let Some(p) = o.priority.as_ref().and_then(|m| m.get(&c.name)) {
+                s.classes[ci].priority = *p;
             }
         }
         if o.ets.is_some() {

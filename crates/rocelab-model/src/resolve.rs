@@ -5,7 +5,7 @@
 
 use crate::catalog::{expand_port_range, switch_model, DEFAULT_SWITCH_BUFFER};
 use crate::diag::{did_you_mean, Diagnostic};
-use crate::fabric::{Device, Fabric, Link, Nic, Os, Platform, Role, StorageTarget};
+use crate::fabric::{Bonding, Device, Fabric, Link, Nic, Os, Platform, Role, StorageTarget, Vxlan};
 use crate::qos::{DcqcnParams, Ecn, Marking, Qos};
 use crate::units::{Length, Rate, Size, Time};
 use serde::Serialize;
@@ -40,6 +40,10 @@ pub struct ResolvedDevice {
     pub nics: Vec<Nic>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageTarget>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vxlan: Option<Vxlan>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bonding: Option<Bonding>,
     /// Shared packet buffer (switches) and where the figure comes from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Size>,
@@ -90,6 +94,20 @@ pub struct PortSettings {
     pub headroom: Option<Size>,
     /// Per class of `qos.classes`, in the same order.
     pub classes: Vec<PortClass>,
+    /// IEEE 802.3x link-level pause.
+    pub link_pause: bool,
+    /// Static XOFF threshold of the lossless priority groups (none: dynamic threshold).
+    pub xoff: Option<Size>,
+    /// Host ports: ToS byte of RoCEv2 packets.
+    pub roce_tos: Option<u8>,
+    /// Host ports: priority of the CNPs the adapter sends (none: no CNP class).
+    pub cnp_priority: Option<u8>,
+    /// Host ports: DCQCN notification point.
+    pub dcqcn_np: bool,
+    /// Host ports: DCQCN reaction point.
+    pub dcqcn_rp: bool,
+    /// DCBX willing, where set on the port (else `qos.dcbx` by role).
+    pub dcbx_willing: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -97,6 +115,10 @@ pub struct PortClass {
     pub pfc: bool,
     pub ets: Option<u8>,
     pub ecn: Option<Ecn>,
+    /// 802.1p priority of the class on this port.
+    pub priority: u8,
+    /// DSCP values this port maps to the class.
+    pub dscp: Vec<u8>,
 }
 
 impl PortSettings {
@@ -108,8 +130,21 @@ impl PortSettings {
             classes: q
                 .classes
                 .iter()
-                .map(|c| PortClass { pfc: q.pfc.enabled && c.pfc_enabled(), ets: c.ets, ecn: c.ecn.clone() })
+                .map(|c| PortClass {
+                    pfc: q.pfc.enabled && c.pfc_enabled(),
+                    ets: c.ets,
+                    ecn: c.ecn.clone(),
+                    priority: c.priority,
+                    dscp: c.dscp.clone(),
+                })
                 .collect(),
+            link_pause: q.pfc.link_pause,
+            xoff: None,
+            roce_tos: q.effective_roce_tos(),
+            cnp_priority: q.cnp_class().map(|c| c.priority),
+            dcqcn_np: q.dcqcn.notification_point.unwrap_or(q.dcqcn.enabled),
+            dcqcn_rp: q.dcqcn.reaction_point.unwrap_or(q.dcqcn.enabled),
+            dcbx_willing: None,
         }
     }
 }
@@ -440,6 +475,8 @@ fn resolve_device(
         os: d.os,
         nics: d.nics.clone(),
         storage: d.storage.clone(),
+        vxlan: d.vxlan,
+        bonding: d.bonding,
         buffer,
         buffer_source,
         ports,

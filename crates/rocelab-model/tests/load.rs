@@ -415,3 +415,59 @@ fn workloads_load_and_name_real_hosts_and_classes() {
     assert_eq!(e[0].suggestion.as_deref(), Some("did you mean \"node1\"?"));
     assert_eq!(e[0].line, 22);
 }
+
+#[test]
+fn port_overrides_express_deviations_for_the_checker() {
+    let text = format!(
+        "{BASE}    roce_tos: 106\n    dcbx: {{hosts_willing: true}}\n    ports:\n      - {{ports: [\"node1:p0\"], roce_tos: 96, cnp_priority: 7, dcqcn: {{reaction_point: false}}, dcbx_willing: false, link_pause: true}}\n      - {{ports: [\"sw1:eth1/1\"], dscp: {{roce: [24]}}, priority: {{roce: 4}}, xoff: 20KB}}\n"
+    );
+    let l = load(&text).unwrap();
+    let f = &l.fabric;
+    assert_eq!(f.qos.effective_roce_tos(), Some(106));
+    assert!(f.qos.dcbx.unwrap().hosts_willing);
+    let node = f.device("node1").unwrap();
+    let s = node.ports[0].settings.as_ref().unwrap();
+    assert_eq!(
+        (s.roce_tos, s.cnp_priority, s.dcqcn_rp, s.dcbx_willing, s.link_pause),
+        (Some(96), Some(7), false, Some(false), true)
+    );
+    let sw = f.device("sw1").unwrap();
+    let s = sw.ports.iter().find(|p| p.name == "eth1/1").unwrap().settings.as_ref().unwrap();
+    assert_eq!((s.classes[0].dscp.clone(), s.classes[0].priority), (vec![24], 4));
+    assert_eq!(s.xoff.unwrap().to_string(), "20KB");
+
+    let bad =
+        format!("{BASE}    ports:\n      - {{ports: [\"sw1:eth1/1\"], priority: {{roce: 9}}, dscp: {{rocee: [1]}}}}\n");
+    let e = errors(&bad);
+    assert!(
+        e.iter().any(|d| d.path == "fabric.qos.ports[0].priority.roce" && d.message.contains("outside 0-7")),
+        "{e:?}"
+    );
+    assert!(
+        e.iter().any(|d| d.message == "no class `rocee`" && d.suggestion.as_deref() == Some("did you mean \"roce\"?")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn roce_tos_defaults_to_the_rdma_dscp_with_ect0() {
+    let text = broken("marking: pcp\n    vlan: 2", "marking: dscp")
+        .replace("priority: 5, lossless: true", "priority: 3, dscp: [26], lossless: true")
+        .replace("priority: 0, ets: 10", "priority: 0, dscp: [0], ets: 10");
+    let l = load(&text).unwrap();
+    // DSCP 26 << 2 | ECT(0) = 106, the ToS the NVIDIA RoCE guides configure.
+    assert_eq!(l.fabric.qos.effective_roce_tos(), Some(106));
+}
+
+#[test]
+fn overlay_and_bonding_are_device_fields() {
+    let text = BASE
+        .replace("model: SN2410}", "model: SN2410, vxlan: {ecn_propagation: true, dscp_preservation: false}}")
+        .replacen("os: linux, nic", "os: linux, bonding: mlag, nic", 1);
+    let l = load(&text).unwrap();
+    let sw = l.fabric.device("sw1").unwrap();
+    assert_eq!(sw.vxlan.map(|v| (v.ecn_propagation, v.dscp_preservation)), Some((true, false)));
+    assert_eq!(l.fabric.device("node1").unwrap().bonding, Some(rocelab_model::fabric::Bonding::Mlag));
+    let e = errors(&BASE.replace("model: SN2410}", "model: SN2410, vxlan: {ecn_propagation: true}}"));
+    assert!(e[0].message.contains("dscp_preservation"), "{:?}", e[0]);
+}

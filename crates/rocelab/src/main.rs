@@ -25,6 +25,13 @@ enum Format {
     Json,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Check that fabric files load: every error of each file, located; exit 1 if any.
@@ -47,6 +54,28 @@ enum Command {
         example: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Check a fabric statically: every finding with its rule, place, reason, fix and source.
+    /// Exit 0 when clean, 2 on errors (or a fabric that does not load), 1 on warnings with
+    /// --strict.
+    Check {
+        /// A fabric file (YAML).
+        #[arg(required_unless_present = "import")]
+        file: Option<PathBuf>,
+        /// Apply a named variant first.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Read running configurations of existing devices from this directory instead.
+        #[arg(long, conflicts_with = "file", requires = "links")]
+        import: Option<PathBuf>,
+        /// With --import: the cabling, as a links file (YAML) or LLDP neighbour output.
+        #[arg(long)]
+        links: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: CheckFormat,
+        /// Warnings fail the check too (exit 1).
+        #[arg(long)]
+        strict: bool,
     },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
@@ -71,6 +100,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Validate { files, format } => Ok(validate(&files, format)),
         Command::Show { file, variant, example, format } => {
             show(file.as_deref(), example.as_deref(), variant.as_deref(), format)
+        }
+        Command::Check { file, variant, import, links, format, strict } => {
+            check(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
         Command::Examples { name } => examples(name.as_deref()),
     }
@@ -173,6 +205,75 @@ fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, forma
         Format::Json => println!("{}", serde_json::to_string_pretty(&fabric).map_err(|e| e.to_string())?),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn check(
+    file: Option<&Path>,
+    variant: Option<&str>,
+    import: Option<&Path>,
+    links: Option<&Path>,
+    format: CheckFormat,
+    strict: bool,
+) -> Result<ExitCode, String> {
+    let (state, subject, artifact) = match (file, import) {
+        (Some(f), _) => {
+            let loaded = match rocelab_model::load_file(f) {
+                Ok(l) => l,
+                Err(d) => {
+                    print_diagnostics(&d);
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let fabric = match variant {
+                None => loaded.fabric.clone(),
+                Some(v) => match loaded.variant(v) {
+                    Ok(f) => f,
+                    Err(d) => {
+                        print_diagnostics(&d);
+                        return Ok(ExitCode::from(2));
+                    }
+                },
+            };
+            for w in &loaded.warnings {
+                eprintln!("{w}");
+            }
+            let subject = match variant {
+                Some(v) => format!("{} (variant {v})", f.display()),
+                None => f.display().to_string(),
+            };
+            (rocelab_verify::from_intent(&fabric), subject, f.display().to_string())
+        }
+        (None, Some(dir)) => {
+            let links = links.ok_or("--import needs --links")?;
+            let imported = rocelab_verify::import::import_dir(dir, links).map_err(|e| e.to_string())?;
+            for u in &imported.not_understood {
+                eprintln!("{u}");
+            }
+            (imported.state, dir.display().to_string(), dir.display().to_string())
+        }
+        (None, None) => return Err("give a fabric file or --import DIR".into()),
+    };
+    let findings = rocelab_verify::check(&state);
+    match format {
+        CheckFormat::Text => print!("{}", rocelab_verify::render::table(&findings, &subject)),
+        CheckFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())?
+        ),
+        CheckFormat::Sarif => println!(
+            "{}",
+            serde_json::to_string_pretty(&rocelab_verify::render::sarif(&findings, &artifact))
+                .map_err(|e| e.to_string())?
+        ),
+    }
+    let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
+    Ok(if errors > 0 {
+        ExitCode::from(2)
+    } else if strict && warnings > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn examples(name: Option<&str>) -> Result<ExitCode, String> {

@@ -89,3 +89,57 @@ fn examples_are_listed_and_printed() {
     let out = rocelab(&["examples", "nope"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn check_exit_codes_and_formats() {
+    let out = rocelab(&["check", "crates/rocelab-verify/tests/fabrics/healthy-leaf-spine.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("healthy-leaf-spine.yaml: no findings\n"));
+
+    let out = rocelab(&["check", "crates/rocelab-verify/tests/fabrics/ring-deadlock.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stdout).contains("error   DEADLOCK-CYCLE   s1:p2  [roce (priority 3)]"), "{}", text(&out.stdout));
+
+    // Warnings only: 0, or 1 with --strict.
+    let out = rocelab(&["check", "examples/demartek-config4-two-switch.yaml"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = rocelab(&["check", "examples/demartek-config4-two-switch.yaml", "--strict"]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = rocelab(&["check", "crates/rocelab-verify/tests/fabrics/misconfigured.yaml", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.as_array().unwrap().iter().any(|f| f["id"] == "MAP-TOS" && f["device"] == "h1"));
+
+    let out = rocelab(&["check", "crates/rocelab-verify/tests/fabrics/misconfigured.yaml", "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    assert!(!v["runs"][0]["results"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn check_imports_running_configs_and_reports_unread_lines() {
+    let out = rocelab(&[
+        "check",
+        "--import",
+        "crates/rocelab-verify/tests/fabrics/import",
+        "--links",
+        "crates/rocelab-verify/tests/fabrics/import-links.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("import/leaf1.cfg:32: not understood: ip routing"), "{err}");
+    assert!(text(&out.stdout).contains("PFC-MISSING      leaf2:Ethernet4"), "{}", text(&out.stdout));
+
+    let out = rocelab(&["check", "--import", "no/such/dir", "--links", "x.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot read the directory"));
+    assert!(!text(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn check_of_a_broken_file_is_an_error_not_a_panic() {
+    let out = rocelab(&["check", "no/such/file.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot read the file"));
+}

@@ -1,0 +1,249 @@
+//! One test that triggers each check and the healthy fabric that does not, over states built
+//! directly.
+
+use super::testkit::{ids, Kit};
+use crate::state::{EcnState, Sched, Trust};
+use crate::Severity;
+
+#[test]
+fn a_healthy_clos_has_no_findings() {
+    let (k, _) = Kit::clos();
+    let f = k.run();
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
+fn check1_host_tos_must_classify_into_the_lossless_priority() {
+    let (mut k, links) = Kit::clos();
+    // h11 marks RoCE with ToS 96 (DSCP 24), which the switch maps to priority 0.
+    k.change(links[0], false, |q| q.host.as_mut().unwrap().roce_tos = Some(96));
+    let f = k.run();
+    assert_eq!(ids(&f), ["MAP-TOS"]);
+    assert_eq!((f[0].device.as_str(), f[0].port.as_deref()), ("h11", Some("p1")));
+    assert!(f[0].what.contains("RoCE ToS 96 is DSCP 24, which leaf1:p1 maps to priority 0, not 3"), "{}", f[0].what);
+    assert!(f[0].fix.contains("106"));
+}
+
+#[test]
+fn check1_dscp_map_and_trust_agree_at_every_hop_cnp_included() {
+    let (mut k, links) = Kit::clos();
+    // spine1's port towards leaf1 maps CNP DSCP 48 to priority 0.
+    k.change(links[2], false, |q| q.dscp_to_priority[48] = 0);
+    // leaf2's uplink to spine2 trusts PCP.
+    k.change(links[7], true, |q| q.trust = Trust::Pcp);
+    let f = k.run();
+    assert_eq!(ids(&f), ["MAP-DSCP", "MAP-TRUST"]);
+    let d = f.iter().find(|f| f.id == "MAP-DSCP").unwrap();
+    assert_eq!((d.device.as_str(), d.class.as_deref()), ("spine1", Some("cnp (priority 6)")));
+    assert!(d.what.contains("maps DSCP 48 (CNP) to priority 0, not 6"));
+}
+
+#[test]
+fn check1_a_lossy_priority_must_not_share_the_lossless_group() {
+    let (mut k, _) = Kit::clos();
+    k.change_all(false, |q| q.priority_to_pg[0] = 3);
+    let f = k.run();
+    assert_eq!(ids(&f), ["MAP-QUEUE"]);
+    assert_eq!(f[0].severity, Severity::Error);
+}
+
+#[test]
+fn check2_pfc_on_exactly_the_lossless_priorities_no_link_pause() {
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.pfc = 0);
+    k.change(links[3], true, |q| q.pfc |= 1);
+    k.change(links[0], false, |q| q.link_pause = true);
+    let f = k.run();
+    assert_eq!(ids(&f), ["PFC-LINK-PAUSE", "PFC-LOSSY", "PFC-MISSING"]);
+    let m = f.iter().find(|f| f.id == "PFC-MISSING").unwrap();
+    assert_eq!((m.device.as_str(), m.port.as_deref()), ("leaf1", Some("p3")));
+}
+
+#[test]
+fn check3_headroom_shows_its_computation_and_fits_the_buffer() {
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.headroom[3] = Some(10_000));
+    let f = k.run();
+    assert_eq!(ids(&f), ["HEADROOM-SHORT"]);
+    let h = crate::headroom::required_headroom(&crate::headroom::HeadroomInput {
+        speed: rocelab_model::units::Rate::gbps(100),
+        cable: rocelab_model::units::Length::metres(3),
+        receiver_mtu: 9100,
+        sender_mtu: 9100,
+        response: crate::headroom::Response::Time(rocelab_model::units::Time::ns(1500)),
+    });
+    assert!(f[0].what.contains(&h.explain()), "{}", f[0].what);
+    assert!(f[0].what.contains("has 10000 B of headroom; spine1:p1 at 100G over 3m needs"));
+
+    let (mut k, _) = Kit::clos();
+    k.s.devices[0].buffer = Some(100_000);
+    let f = k.run();
+    assert!(ids(&f).contains(&"HEADROOM-BUFFER"), "{f:#?}");
+}
+
+#[test]
+fn check4_ecn_on_ordered_and_below_xoff() {
+    let (mut k, _) = Kit::clos();
+    k.change_all(false, |q| q.ecn[3] = None);
+    assert_eq!(ids(&k.run()), ["ECN-OFF"]);
+
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.ecn[3] = Some(EcnState { kmin: 500_000, kmax: 400_000, pmax: 0.1 }));
+    k.change(links[3], true, |q| {
+        q.ecn[3] = Some(EcnState { kmin: 50_000, kmax: 100_000, pmax: 0.1 });
+        q.xoff[3] = Some(40_000);
+    });
+    let f = k.run();
+    assert_eq!(ids(&f), ["ECN-ABOVE-XOFF", "ECN-ORDER"]);
+    let x = f.iter().find(|f| f.id == "ECN-ABOVE-XOFF" && f.severity == Severity::Error).unwrap();
+    assert!(x.what.contains("Kmin 50000 B is not below the PFC XOFF point of about 40000 B"), "{}", x.what);
+}
+
+#[test]
+fn check5_ets_sums_to_100_with_bandwidth_for_lossless_and_cnp() {
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.sched[0] = Sched::Ets(20));
+    k.change(links[3], true, |q| {
+        q.sched[3] = Sched::Unset;
+        q.sched[0] = Sched::Ets(100);
+        q.sched[6] = Sched::Unset;
+    });
+    let f = k.run();
+    assert_eq!(ids(&f), ["ETS-CNP", "ETS-LOSSLESS", "ETS-SUM"]);
+    assert!(f.iter().any(|f| f.what == "ETS weights sum to 110 (queue 0 20 + queue 3 90)"));
+}
+
+#[test]
+fn check6_dcqcn_at_every_endpoint_and_one_cnp_priority() {
+    let (mut k, links) = Kit::clos();
+    k.change(links[0], false, |q| q.host.as_mut().unwrap().rp = 0);
+    k.change(links[1], false, |q| q.host.as_mut().unwrap().cnp_priority = Some(7));
+    let f = k.run();
+    assert_eq!(ids(&f), ["DCQCN-CNP", "DCQCN-OFF"]);
+    assert!(f.iter().any(|f| f.device == "h11" && f.what == "DCQCN reaction point off for priority 3"));
+    assert!(f.iter().any(|f| f.device == "h12" && f.what.contains("priority 7")));
+}
+
+#[test]
+fn check7_mtu_equal_and_large_enough() {
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.mtu = 1500);
+    let f = k.run();
+    assert_eq!(ids(&f), ["MTU-MISMATCH", "MTU-SMALL"]);
+    assert!(f.iter().any(|f| f.what.contains("MTU 1500 is below the 4156 bytes")));
+}
+
+#[test]
+fn check7_jumbo_end_to_end_for_iscsi() {
+    let (mut k, links) = Kit::clos();
+    k.s.devices[4].protocols = vec![rocelab_model::fabric::StorageProtocol::Iscsi];
+    k.s.policy.roce_mtu = 1024;
+    // Every switch port at 4200: enough for RoCE 1024, not jumbo.
+    k.change_all(false, |q| q.mtu = 4200);
+    k.change_all(true, |q| q.mtu = 4200);
+    assert!(!ids(&k.run()).contains(&"MTU-JUMBO"));
+    k.change(links[0], false, |q| q.mtu = 9000);
+    assert!(ids(&k.run()).contains(&"MTU-JUMBO"));
+}
+
+#[test]
+fn check8_vxlan_endpoints_propagate_ecn_and_dscp() {
+    use rocelab_model::fabric::Vxlan;
+    let (mut k, _) = Kit::clos();
+    k.s.devices[0].vxlan = Some(Vxlan { ecn_propagation: true, dscp_preservation: true });
+    assert!(k.run().is_empty());
+    k.s.devices[0].vxlan = Some(Vxlan { ecn_propagation: false, dscp_preservation: false });
+    let f = k.run();
+    assert_eq!(ids(&f), ["VXLAN-DSCP", "VXLAN-ECN"]);
+    assert_eq!(f[0].device, "leaf1");
+}
+
+#[test]
+fn check9_mlag_bonded_rdma_host_is_a_warning() {
+    use rocelab_model::fabric::Bonding;
+    let (mut k, _) = Kit::clos();
+    k.s.devices[4].bonding = Some(Bonding::ActiveBackup);
+    assert!(k.run().is_empty());
+    k.s.devices[4].bonding = Some(Bonding::Mlag);
+    let f = k.run();
+    assert_eq!((ids(&f), f[0].severity), (vec!["BOND-RDMA"], Severity::Warning));
+}
+
+#[test]
+fn check10_a_ring_has_a_deadlock_cycle() {
+    let mut k = Kit::new();
+    let sw: Vec<u32> = (0..4).map(|i| k.switch(&format!("s{i}"))).collect();
+    for (i, s) in sw.iter().enumerate() {
+        let h = k.host(&format!("h{i}"));
+        k.link(*s, h);
+    }
+    for i in 0..4 {
+        k.link(sw[i], sw[(i + 1) % 4]);
+    }
+    let f = k.run();
+    let c = f.iter().find(|f| f.id == "DEADLOCK-CYCLE").expect("cycle found");
+    assert_eq!(c.class.as_deref(), Some("roce (priority 3)"));
+    // Four hops, each from one switch to the next, closing the ring.
+    assert_eq!(c.what.matches(" → ").count(), 4, "{}", c.what);
+
+    // PFC off on one ring link breaks the cycle.
+    let ring_link = 4;
+    k.change(ring_link, true, |q| q.pfc = 0);
+    k.change(ring_link, false, |q| q.pfc = 0);
+    assert!(!ids(&k.run()).contains(&"DEADLOCK-CYCLE"));
+}
+
+#[test]
+fn check10_a_cycle_after_a_single_link_failure() {
+    // Four switches fully meshed except the a–c diagonal: the routes are valley free. When
+    // b–d fails, b reaches d over a or c, and the four ring links depend on each other.
+    let mut k = Kit::new();
+    let sw: Vec<u32> = ["a", "b", "c", "d"].iter().map(|n| k.switch(n)).collect();
+    for (i, s) in sw.iter().enumerate() {
+        let h = k.host(&format!("h{i}"));
+        k.link(*s, h);
+    }
+    for (x, y) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+        k.link(sw[x], sw[y]);
+    }
+    let bd = k.link(sw[1], sw[3]);
+    let f = k.run();
+    assert!(!ids(&f).contains(&"DEADLOCK-CYCLE"), "{f:#?}");
+    let c = f.iter().find(|f| f.id == "DEADLOCK-FAILURE").expect("failure cycle found");
+    let l = &k.s.links[bd as usize];
+    assert!(c.what.contains(&format!("b:p{} – d:p{} fails", l.a.port + 1, l.b.port + 1)), "{}", c.what);
+}
+
+#[test]
+fn check10_a_healthy_clos_passes_every_single_failure() {
+    let (k, _) = Kit::clos();
+    let r = crate::routes::analyse(&k.s);
+    assert!(r.cycles.is_empty() && r.failure_cycles.is_empty());
+    assert_eq!(r.switch_links, 4);
+    assert_eq!(r.failures_not_analysed, 0);
+}
+
+#[test]
+fn check11_dcbx_willing_on_both_ends_or_on_a_switch() {
+    let (mut k, links) = Kit::clos();
+    k.change_all(false, |q| q.dcbx_willing = Some(false));
+    k.change_all(true, |q| q.dcbx_willing = Some(true));
+    assert!(k.run().is_empty());
+    k.change(links[0], true, |q| {
+        q.dcbx_willing = Some(true);
+        q.pfc = 1 << 3 | 1 << 4;
+    });
+    let f = k.run();
+    assert!(ids(&f).contains(&"DCBX-WILLING"), "{f:#?}");
+}
+
+#[test]
+fn findings_on_many_ports_of_one_profile_are_one_finding() {
+    let (mut k, _) = Kit::clos();
+    k.change_all(false, |q| q.pfc = 0);
+    let f = k.run();
+    let m: Vec<_> = f.iter().filter(|f| f.id == "PFC-MISSING").collect();
+    assert_eq!(m.len(), 1);
+    // 12 switch ports on routes: the finding names the first and counts the other 11.
+    assert!(m[0].what.contains("(also on 11 other ports: "), "{}", m[0].what);
+}

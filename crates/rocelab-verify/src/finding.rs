@@ -1,0 +1,218 @@
+//! Findings: what a check found, as data. Each names its rule, where (device, port, class),
+//! what is wrong, why it matters, how to fix it, and the source of the rule.
+
+use crate::state::Origin;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; not a fault.
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// Rule ID, e.g. `PFC-MISSING`.
+    pub id: &'static str,
+    pub severity: Severity,
+    pub device: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    pub what: String,
+    pub why: String,
+    pub fix: String,
+    pub source: &'static str,
+    /// The configuration line the finding is about, for imported devices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Origin>,
+}
+
+/// A rule's description, for SARIF `tool.driver.rules` and `rocelab check --rules`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Rule {
+    pub id: &'static str,
+    /// The check of the issue it implements (1-11).
+    pub check: u8,
+    pub summary: &'static str,
+    pub source: &'static str,
+}
+
+pub const SRC_QBB: &str = "IEEE 802.1Qbb-2011 (Priority-based Flow Control)";
+pub const SRC_QAZ: &str = "IEEE 802.1Qaz-2011 (ETS, DCBX)";
+pub const SRC_NVIDIA_ROCE: &str =
+    "NVIDIA \"RoCE Configuration for NVIDIA Switches and Adapters\" / Mellanox RoCE deployment guides (trust DSCP, ToS 106 = DSCP 26, CNP on priority 6)";
+pub const SRC_DCQCN: &str = "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015";
+pub const SRC_RFC3168: &str = "RFC 3168 (ECN); RFC 6040 (ECN in tunnels)";
+pub const SRC_DEADLOCK: &str = "Hu et al., Deadlocks in Datacenter Networks: Why Do They Form, and How to Avoid Them (HotNets 2016); Schroeder et al., Autonet (up*/down* routing), IEEE JSAC 1991";
+pub const SRC_PURE: &str = "Arista/Pure Storage, NVMe-oF over a leaf-spine network (MLAG is not suitable for NVMe/RoCE; vxlan qos ecn propagation)";
+pub const SRC_8023: &str = "IEEE 802.3 clause 31 / Annex 31B (MAC Control PAUSE)";
+
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "MAP-TOS",
+        check: 1,
+        summary: "The RoCE ToS set on a host classifies into the lossless priority at the switch it is cabled to",
+        source: SRC_NVIDIA_ROCE,
+    },
+    Rule {
+        id: "MAP-TRUST",
+        check: 1,
+        summary: "Every port on an RDMA path trusts the marking the policy uses (PCP or DSCP)",
+        source: SRC_NVIDIA_ROCE,
+    },
+    Rule {
+        id: "MAP-DSCP",
+        check: 1,
+        summary: "The RDMA and CNP DSCP values map to the same priority at every hop, both directions",
+        source: SRC_NVIDIA_ROCE,
+    },
+    Rule {
+        id: "MAP-QUEUE",
+        check: 1,
+        summary: "A lossless priority has its own priority group and queue, shared with no lossy priority",
+        source: SRC_QBB,
+    },
+    Rule {
+        id: "PFC-MISSING",
+        check: 2,
+        summary: "PFC is on for every lossless priority at both ends of every link on an RDMA path",
+        source: SRC_QBB,
+    },
+    Rule { id: "PFC-LOSSY", check: 2, summary: "No lossy priority is paused", source: SRC_QBB },
+    Rule {
+        id: "PFC-LINK-PAUSE",
+        check: 2,
+        summary: "No IEEE 802.3x link-level pause on a port that runs PFC or carries RDMA",
+        source: SRC_8023,
+    },
+    Rule {
+        id: "HEADROOM-SHORT",
+        check: 3,
+        summary: "Headroom per lossless (port, priority group) covers speed, cable, MTU and response time",
+        source: crate::headroom::SOURCE,
+    },
+    Rule {
+        id: "HEADROOM-BUFFER",
+        check: 3,
+        summary: "Total headroom of a switch fits its buffer with room for the shared pool",
+        source: crate::headroom::SOURCE,
+    },
+    Rule {
+        id: "ECN-OFF",
+        check: 4,
+        summary: "ECN marking is on for the lossless queues on RDMA paths",
+        source: SRC_DCQCN,
+    },
+    Rule { id: "ECN-ORDER", check: 4, summary: "ECN Kmin is below Kmax", source: SRC_DCQCN },
+    Rule { id: "ECN-ABOVE-XOFF", check: 4, summary: "ECN marking starts below the PFC XOFF point", source: SRC_DCQCN },
+    Rule { id: "ETS-SUM", check: 5, summary: "ETS weights of a port sum to 100", source: SRC_QAZ },
+    Rule {
+        id: "ETS-LOSSLESS",
+        check: 5,
+        summary: "The lossless class has bandwidth (an ETS share or strict priority)",
+        source: SRC_QAZ,
+    },
+    Rule {
+        id: "ETS-CNP",
+        check: 5,
+        summary: "CNPs are served strict or with a guaranteed share",
+        source: SRC_NVIDIA_ROCE,
+    },
+    Rule {
+        id: "DCQCN-OFF",
+        check: 6,
+        summary: "DCQCN notification and reaction points are on for the RDMA priority on every endpoint",
+        source: SRC_DCQCN,
+    },
+    Rule {
+        id: "DCQCN-CNP",
+        check: 6,
+        summary: "Every endpoint sends CNPs on the same priority, the policy's",
+        source: SRC_NVIDIA_ROCE,
+    },
+    Rule {
+        id: "MTU-MISMATCH",
+        check: 7,
+        summary: "MTU is equal at both ends of a link",
+        source: "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)",
+    },
+    Rule {
+        id: "MTU-SMALL",
+        check: 7,
+        summary: "The MTU on RDMA paths fits the RoCE path MTU plus RoCEv2 headers",
+        source: "InfiniBand Architecture Specification Annex A17 (RoCEv2)",
+    },
+    Rule {
+        id: "MTU-JUMBO",
+        check: 7,
+        summary: "Jumbo frames end to end where hosts use them for iSCSI/iSER",
+        source: "Dell EqualLogic / RHEL iSCSI optimisation guides (jumbo frames end to end)",
+    },
+    Rule {
+        id: "VXLAN-ECN",
+        check: 8,
+        summary: "VXLAN tunnel endpoints on RDMA paths propagate ECN between inner and outer headers",
+        source: SRC_RFC3168,
+    },
+    Rule {
+        id: "VXLAN-DSCP",
+        check: 8,
+        summary: "VXLAN tunnel endpoints on RDMA paths copy the inner DSCP to the outer header",
+        source: SRC_PURE,
+    },
+    Rule {
+        id: "BOND-RDMA",
+        check: 9,
+        summary: "No MLAG or LACP bonding for NVMe/RoCE or iSER host attachment",
+        source: SRC_PURE,
+    },
+    Rule {
+        id: "DEADLOCK-CYCLE",
+        check: 10,
+        summary: "The buffer dependency graph of the lossless routes has no cycle",
+        source: SRC_DEADLOCK,
+    },
+    Rule {
+        id: "DEADLOCK-FAILURE",
+        check: 10,
+        summary: "No cycle appears after any single link failure",
+        source: SRC_DEADLOCK,
+    },
+    Rule {
+        id: "DEADLOCK-BOUND",
+        check: 10,
+        summary: "Deadlock analysis was bounded (not every case analysed)",
+        source: SRC_DEADLOCK,
+    },
+    Rule {
+        id: "DCBX-WILLING",
+        check: 11,
+        summary: "DCBX willingness cannot let a peer override the intended DCB settings",
+        source: SRC_QAZ,
+    },
+];
+
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// Counts by severity.
+pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
+    let n = |s| findings.iter().filter(|f| f.severity == s).count();
+    (n(Severity::Error), n(Severity::Warning), n(Severity::Note))
+}

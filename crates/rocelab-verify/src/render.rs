@@ -1,0 +1,118 @@
+//! Findings as text: a readable table, JSON, and SARIF 2.1.0 (OASIS Static Analysis Results
+//! Interchange Format: `runs[].tool.driver.rules`, `runs[].results[]` with `ruleId`, `level`,
+//! `message.text` and `locations`), which code-scanning tools and editors read.
+
+use crate::finding::{counts, rule, Finding, Severity, RULES};
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// The readable report: one block per finding, then a count.
+pub fn table(findings: &[Finding], subject: &str) -> String {
+    let mut s = String::new();
+    for f in findings {
+        let mut at = f.device.clone();
+        if let Some(p) = &f.port {
+            at.push(':');
+            at.push_str(p);
+        }
+        let class = f.class.as_deref().map(|c| format!("  [{c}]")).unwrap_or_default();
+        let _ = writeln!(s, "{:7} {:16} {at}{class}", f.severity.as_str(), f.id);
+        if let Some(o) = &f.location {
+            let _ = writeln!(s, "        at     {}:{}", o.file, o.line);
+        }
+        let _ = writeln!(s, "        what   {}", f.what);
+        let _ = writeln!(s, "        why    {}", f.why);
+        let _ = writeln!(s, "        fix    {}", f.fix);
+        let _ = writeln!(s, "        source {}", f.source);
+    }
+    let (e, w, n) = counts(findings);
+    if findings.is_empty() {
+        let _ = writeln!(s, "{subject}: no findings");
+    } else {
+        let _ = writeln!(s, "{subject}: {e} error{}, {w} warning{}, {n} note{}", plural(e), plural(w), plural(n));
+    }
+    s
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Findings as a JSON array.
+pub fn json(findings: &[Finding]) -> Value {
+    json!(findings)
+}
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
+}
+
+/// A SARIF 2.1.0 log. `artifact` is the file the findings are about (the fabric file) for
+/// findings without a configuration line of their own.
+pub fn sarif(findings: &[Finding], artifact: &str) -> Value {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "name": r.id.replace('-', ""),
+                "shortDescription": {"text": r.summary},
+                "properties": {"check": r.check, "source": r.source},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let (uri, line) = match &f.location {
+                Some(o) => (o.file.clone(), o.line.max(1)),
+                None => (artifact.to_string(), 1),
+            };
+            let logical = match &f.port {
+                Some(p) => format!("{}:{p}", f.device),
+                None => f.device.clone(),
+            };
+            let text = format!("{} Why: {} Fix: {}", f.what, f.why, f.fix);
+            json!({
+                "ruleId": f.id,
+                "ruleIndex": RULES.iter().position(|r| r.id == f.id),
+                "level": level(f.severity),
+                "message": {"text": text},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri},
+                        "region": {"startLine": line},
+                    },
+                    "logicalLocations": [{"name": logical, "kind": if f.port.is_some() { "port" } else { "device" }}],
+                }],
+                "properties": {
+                    "device": f.device,
+                    "port": f.port,
+                    "class": f.class,
+                    "source": f.source,
+                    "check": rule(f.id).map(|r| r.check),
+                },
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "rocelab",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}

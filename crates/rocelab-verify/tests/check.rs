@@ -1,0 +1,131 @@
+//! `rocelab check` from fabric files and imported configurations: the example fabrics under
+//! `tests/fabrics/` each trigger what their comments say, and the healthy ones trigger nothing.
+
+use rocelab_verify::{check, from_intent, Severity};
+use std::path::{Path, PathBuf};
+
+fn fabrics() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fabrics")
+}
+
+fn findings(name: &str) -> Vec<rocelab_verify::Finding> {
+    let loaded = rocelab_model::load_file(&fabrics().join(name)).expect("fabric loads");
+    check(&from_intent(&loaded.fabric))
+}
+
+fn ids(f: &[rocelab_verify::Finding], s: Severity) -> Vec<&'static str> {
+    f.iter().filter(|f| f.severity == s).map(|f| f.id).collect()
+}
+
+#[test]
+fn a_healthy_leaf_spine_is_clean() {
+    let f = findings("healthy-leaf-spine.yaml");
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
+fn the_seed_examples_have_no_errors() {
+    let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for e in std::fs::read_dir(ex).unwrap() {
+        let path = e.unwrap().path();
+        let loaded = rocelab_model::load_file(&path).unwrap();
+        let f = check(&from_intent(&loaded.fabric));
+        assert!(ids(&f, Severity::Error).is_empty(), "{}: {f:#?}", path.display());
+    }
+}
+
+#[test]
+fn a_ring_is_caught_with_the_cycle_that_closes_it() {
+    let f = findings("ring-deadlock.yaml");
+    assert_eq!(ids(&f, Severity::Error), ["DEADLOCK-CYCLE"]);
+    let c = &f[0];
+    assert_eq!(c.class.as_deref(), Some("roce (priority 3)"));
+    assert!(
+        c.what.starts_with("cyclic buffer dependency on lossless priority 3: s1:p2 → s2:p3, s2:p2 → s3:p3, s3:p2 → s4:p3, s4:p2 → s1:p3, then back to the first"),
+        "{}",
+        c.what
+    );
+}
+
+#[test]
+fn every_deviation_of_the_misconfigured_fabric_is_found_where_it_is() {
+    let f = findings("misconfigured.yaml");
+    let at = |id: &str| -> Vec<String> {
+        f.iter()
+            .filter(|x| x.id == id && x.severity != Severity::Note)
+            .map(|x| format!("{}{}", x.device, x.port.as_ref().map(|p| format!(":{p}")).unwrap_or_default()))
+            .collect()
+    };
+    assert_eq!(at("MAP-TOS"), ["h1:p0"]);
+    assert_eq!(at("MAP-DSCP"), ["leaf2:Ethernet3"]);
+    assert_eq!(at("PFC-MISSING"), ["spine:Ethernet0"]);
+    assert_eq!(at("PFC-LINK-PAUSE"), ["h2:p0"]);
+    assert_eq!(at("HEADROOM-SHORT"), ["leaf1:Ethernet4"]);
+    assert_eq!(at("ECN-ABOVE-XOFF"), ["leaf2:Ethernet0"]);
+    assert_eq!(at("DCQCN-OFF"), ["h3:p0"]);
+    assert_eq!(at("DCQCN-CNP"), ["h3:p0"]);
+    assert_eq!(at("MTU-MISMATCH"), ["leaf2:Ethernet1"]);
+    assert_eq!(at("MTU-SMALL"), ["leaf2:Ethernet1"]);
+    assert_eq!(at("DCBX-WILLING"), ["leaf1:Ethernet4"]);
+    assert_eq!(at("VXLAN-ECN"), ["leaf1"]);
+    assert_eq!(at("BOND-RDMA"), ["h2"]);
+    let h = f.iter().find(|x| x.id == "HEADROOM-SHORT").unwrap();
+    // 100 m at 100G: 2 × 500 ns is 100,000 bits, 12,500 bytes of the required figure.
+    assert!(h.what.contains("12500 cable round trip (2 × 500ns (100m) × 100G)"), "{}", h.what);
+}
+
+#[test]
+fn imported_arista_and_sonic_configs_are_checked_and_unread_lines_reported() {
+    let imp =
+        rocelab_verify::import::import_dir(&fabrics().join("import"), &fabrics().join("import-links.yaml")).unwrap();
+    let nu: Vec<String> = imp
+        .not_understood
+        .iter()
+        .map(|u| format!("{}:{} {}", Path::new(&u.file).file_name().unwrap().to_string_lossy(), u.line, u.text))
+        .collect();
+    assert_eq!(
+        nu,
+        [
+            "leaf1.cfg:30 service-policy type qos input pm-RoCE",
+            "leaf1.cfg:32 ip routing",
+            "leaf2.json:23 table SYSLOG_SERVER"
+        ]
+    );
+    let f = check(&imp.state);
+    let got: Vec<(&str, &str, Option<&str>)> = f.iter().map(|f| (f.id, f.device.as_str(), f.port.as_deref())).collect();
+    assert_eq!(got, [("MTU-MISMATCH", "leaf1", Some("Ethernet1/1")), ("PFC-MISSING", "leaf2", Some("Ethernet4"))]);
+    let pfc = &f[1];
+    let loc = pfc.location.as_ref().unwrap();
+    assert!(loc.file.ends_with("leaf2.json") && loc.line == 5, "{loc:?}");
+}
+
+#[test]
+fn a_bad_links_file_is_a_located_error() {
+    let dir = std::env::temp_dir().join(format!("rocelab-verify-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let links = dir.join("links.yaml");
+    std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet1/1\", b: \"leaf3:Ethernet0\"}\n").unwrap();
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), &links).unwrap_err();
+    assert!(e.0.contains("links[0]: no device `leaf3`"), "{e}");
+    std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet9\", b: \"leaf2:Ethernet0\"}\n").unwrap();
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), &links).unwrap_err();
+    assert!(e.0.contains("device `leaf1` has no port `Ethernet9`"), "{e}");
+    std::fs::write(&links, "linx: []\n").unwrap();
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), &links).unwrap_err();
+    assert!(e.0.contains("unknown field `linx`"), "{e}");
+}
+
+#[test]
+fn sarif_has_rules_results_levels_and_locations() {
+    let f = findings("misconfigured.yaml");
+    let s = rocelab_verify::render::sarif(&f, "misconfigured.yaml");
+    assert_eq!(s["version"], "2.1.0");
+    let run = &s["runs"][0];
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), rocelab_verify::RULES.len());
+    let r = &run["results"][0];
+    assert_eq!(r["level"], "error");
+    assert!(r["ruleId"].as_str().is_some());
+    assert_eq!(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "misconfigured.yaml");
+    let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+    assert_eq!(run["tool"]["driver"]["rules"][idx]["id"], r["ruleId"]);
+}

@@ -152,6 +152,23 @@ pub struct Nic {
     /// Port names as the host OS shows them; default `p0`, `p1`, … across the host's adapters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub port_names: Vec<String>,
+    /// IP address with prefix length (`10.0.2.31/24`, `fd00::1/64`) of each port, in port order;
+    /// `rocelab config` uses them for storage attach (NVMe-oF, iSCSI portals, NFS exports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<String>,
+}
+
+/// Checks `address/prefix` (IPv4 prefix 0-32, IPv6 0-128); the reason when it is not one.
+pub fn check_cidr(text: &str) -> Result<(), String> {
+    let Some((addr, len)) = text.split_once('/') else {
+        return Err(format!("`{text}` has no prefix length; write it as `10.0.2.31/24`"));
+    };
+    let ip: std::net::IpAddr = addr.parse().map_err(|_| format!("`{addr}` is not an IPv4 or IPv6 address"))?;
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    match len.parse::<u8>() {
+        Ok(n) if n <= max => Ok(()),
+        _ => Err(format!("prefix length `{len}` is not 0-{max}")),
+    }
 }
 
 fn one() -> u32 {

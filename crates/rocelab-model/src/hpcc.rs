@@ -223,6 +223,7 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
             speeds: rates[1..].iter().copied().filter(|r| *r != rates[0]).collect(),
             rdma: None,
             port_names: Vec::new(),
+            addresses: Vec::new(),
         });
     }
     // Hosts without links have no NIC: drop them rather than invent one.

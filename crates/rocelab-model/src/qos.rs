@@ -132,6 +132,11 @@ pub struct TrafficClass {
     /// This class carries DCQCN congestion notification packets.
     #[serde(default)]
     pub cnp: bool,
+    /// Switch traffic class (egress queue) the class uses; default: its priority. Vendors' guides
+    /// often pick another: the Demartek guide puts priority 5 in Onyx traffic class 2 and in
+    /// Comware local precedence (queue) 1. `rocelab config` renders it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u8>,
 }
 
 impl TrafficClass {
@@ -202,6 +207,25 @@ pub struct Buffer {
     /// Shared buffer of every switch that does not give its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Size>,
+    /// Sizes of the shared-buffer pools of the switches (Spectrum/Onyx `pool iPool1 size …`,
+    /// SONiC `BUFFER_POOL`); unset ones are derived by `rocelab config` from the buffer size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pools: Option<BufferPools>,
+}
+
+/// Shared-buffer pools: ingress accounting by priority group, egress by traffic class, each split
+/// into a lossless pool (the PFC priorities) and a lossy one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct BufferPools {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingress_lossless: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingress_lossy: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress_lossless: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress_lossy: Option<Size>,
 }
 
 impl Buffer {
@@ -239,6 +263,9 @@ pub struct PortOverride {
     /// 802.1p priority per class name on this port.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<BTreeMap<String, u8>>,
+    /// Switch traffic class (egress queue) per class name on this port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<BTreeMap<String, u8>>,
     /// IEEE 802.3x link-level pause on this port.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_pause: Option<bool>,

@@ -39,6 +39,10 @@ pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
         } else if let Some(other) = prios.insert(c.priority, &c.name) {
             problems.push(problem(f("priority"), format!("priority {} is already class `{other}`", c.priority)));
         }
+        if let Some(t) = c.queue.filter(|t| *t > 7) {
+            problems
+                .push(problem(f("queue"), format!("traffic class {t} is outside 0-7 (switches have eight queues)")));
+        }
         for (j, d) in c.dscp.iter().enumerate() {
             if *d > 63 {
                 problems.push(problem(
@@ -171,12 +175,13 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
                 problems.push(p);
             }
         }
-        let maps: [(&str, Vec<&String>); 5] = [
+        let maps: [(&str, Vec<&String>); 6] = [
             ("ets", o.ets.iter().flat_map(|m| m.keys()).collect()),
             ("pfc", o.pfc.iter().flat_map(|m| m.keys()).collect()),
             ("ecn", o.ecn.iter().flat_map(|m| m.keys()).collect()),
             ("dscp", o.dscp.iter().flat_map(|m| m.keys()).collect()),
             ("priority", o.priority.iter().flat_map(|m| m.keys()).collect()),
+            ("queue", o.queue.iter().flat_map(|m| m.keys()).collect()),
         ];
         for (field, keys) in maps {
             for k in keys {
@@ -197,6 +202,14 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
                 problems.push(problem(
                     format!("fabric.qos.ports[{oi}].priority.{k}"),
                     format!("priority {p} is outside 0-7 (IEEE 802.1p has eight)"),
+                ));
+            }
+        }
+        for (k, q) in o.queue.iter().flatten() {
+            if *q > 7 {
+                problems.push(problem(
+                    format!("fabric.qos.ports[{oi}].queue.{k}"),
+                    format!("traffic class {q} is outside 0-7 (switches have eight queues)"),
                 ));
             }
         }
@@ -263,6 +276,9 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
             }
             if let Some(p) = o.priority.as_ref().and_then(|m| m.get(&c.name)) {
                 s.classes[ci].priority = *p;
+            }
+            if let Some(t) = o.queue.as_ref().and_then(|m| m.get(&c.name)) {
+                s.classes[ci].queue = *t;
             }
         }
         if o.ets.is_some() {

@@ -119,6 +119,8 @@ pub struct PortClass {
     pub priority: u8,
     /// DSCP values this port maps to the class.
     pub dscp: Vec<u8>,
+    /// Switch traffic class (egress queue) of the class on this port.
+    pub queue: u8,
 }
 
 impl PortSettings {
@@ -136,6 +138,7 @@ impl PortSettings {
                     ecn: c.ecn.clone(),
                     priority: c.priority,
                     dscp: c.dscp.clone(),
+                    queue: c.queue.unwrap_or(c.priority),
                 })
                 .collect(),
             link_pause: q.pfc.link_pause,
@@ -441,6 +444,17 @@ fn resolve_device(
             }
             let mut n = 0;
             for (ni, nic) in d.nics.iter().enumerate() {
+                if nic.addresses.len() > nic.ports as usize {
+                    problems.push(problem(
+                        origin.path("devices", &format!("nics[{ni}].addresses")),
+                        format!("{} addresses for {} ports", nic.addresses.len(), nic.ports),
+                    ));
+                }
+                for (ai, a) in nic.addresses.iter().enumerate() {
+                    if let Err(e) = crate::fabric::check_cidr(a) {
+                        problems.push(problem(origin.path("devices", &format!("nics[{ni}].addresses[{ai}]")), e));
+                    }
+                }
                 if !nic.port_names.is_empty() && nic.port_names.len() != nic.ports as usize {
                     problems.push(problem(
                         origin.path("devices", &format!("nics[{ni}].port_names")),

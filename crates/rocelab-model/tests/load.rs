@@ -471,3 +471,60 @@ fn overlay_and_bonding_are_device_fields() {
     let e = errors(&BASE.replace("model: SN2410}", "model: SN2410, vxlan: {ecn_propagation: true}}"));
     assert!(e[0].message.contains("dscp_preservation"), "{:?}", e[0]);
 }
+
+// Fields added for `rocelab config`: the switch traffic class of a class (`queue`), its
+// per-port override, buffer pool sizes and host addresses.
+
+#[test]
+fn queue_defaults_to_priority_and_port_override_changes_it() {
+    let text = BASE
+        .replace("lossless: true, ets: 90}", "lossless: true, ets: 90, queue: 2}")
+        .replace(
+            "      - {name: default, priority: 0, ets: 10}\n",
+            "      - {name: default, priority: 0, ets: 10}\n    buffer: {pools: {ingress_lossless: 8604460B}}\n    ports:\n      - {ports: [\"sw2:*\"], queue: {roce: 1}}\n",
+        );
+    let loaded = load(&text).unwrap_or_else(|d| panic!("{d:?}"));
+    let f = &loaded.fabric;
+    let sw1 = f.devices.iter().position(|d| d.name == "sw1").unwrap();
+    let sw2 = f.devices.iter().position(|d| d.name == "sw2").unwrap();
+    let roce = 0;
+    assert_eq!(f.port_settings(rocelab_model::PortId { device: sw1, port: 0 }).classes[roce].queue, 2);
+    assert_eq!(f.port_settings(rocelab_model::PortId { device: sw2, port: 0 }).classes[roce].queue, 1);
+    let default = f.qos.classes.iter().position(|c| c.name == "default").unwrap();
+    assert_eq!(f.port_settings(rocelab_model::PortId { device: sw1, port: 0 }).classes[default].queue, 0);
+    let pools = f.qos.buffer.pools.as_ref().unwrap();
+    assert_eq!(pools.ingress_lossless.unwrap().as_bytes(), 8_604_460);
+    assert!(pools.egress_lossy.is_none());
+}
+
+#[test]
+fn queue_outside_0_7_is_an_error() {
+    let text = BASE.replace(
+        "{name: roce, priority: 5, lossless: true, ets: 90}",
+        "{name: roce, priority: 5, lossless: true, ets: 90, queue: 9}",
+    );
+    let e = errors(&text);
+    assert!(e.iter().any(|d| d.path == "fabric.qos.classes[0].queue" && d.message.contains("outside 0-7")), "{e:?}");
+}
+
+#[test]
+fn host_addresses_are_checked() {
+    let ok = BASE.replace(
+        "speed: 25G, speeds: [10G]}}\n      - {name: node2",
+        "speed: 25G, speeds: [10G], addresses: [10.0.2.31/24]}}\n      - {name: node2",
+    );
+    let loaded = load(&ok).unwrap_or_else(|d| panic!("{d:?}"));
+    assert_eq!(loaded.fabric.devices.iter().find(|d| d.name == "node1").unwrap().nics[0].addresses, ["10.0.2.31/24"]);
+    let bad = BASE.replace(
+        "speed: 25G, speeds: [10G]}}\n      - {name: node2",
+        "speed: 25G, speeds: [10G], addresses: [10.0.2.311/24]}}\n      - {name: node2",
+    );
+    let e = errors(&bad);
+    assert!(e.iter().any(|d| d.path.ends_with("nics[0].addresses[0]") && d.message.contains("not an IPv4")), "{e:?}");
+    let two = BASE.replace(
+        "speed: 25G, speeds: [10G]}}\n      - {name: node2",
+        "speed: 25G, speeds: [10G], addresses: [10.0.2.31/24, 10.0.2.32/24]}}\n      - {name: node2",
+    );
+    let e = errors(&two);
+    assert!(e.iter().any(|d| d.message.contains("2 addresses for 1 ports")), "{e:?}");
+}

@@ -77,6 +77,25 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Render every switch and host configuration and a deployment runbook (DIR/RUNBOOK.md), or
+    /// one device to stdout. Exit 0 when every device rendered, 2 when some could not (their
+    /// reasons on stderr; the others are still written).
+    Config {
+        /// A fabric file (YAML).
+        file: PathBuf,
+        /// Write one file per device and RUNBOOK.md here.
+        #[arg(long, required_unless_present = "device", conflicts_with = "device")]
+        out: Option<PathBuf>,
+        /// Print this device's configuration to stdout instead.
+        #[arg(long)]
+        device: Option<String>,
+        /// Apply a named variant first.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Use the templates in this directory instead of the built-in ones of the same name.
+        #[arg(long)]
+        templates: Option<PathBuf>,
+    },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
         /// Print this example's YAML.
@@ -105,6 +124,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             check(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
         Command::Examples { name } => examples(name.as_deref()),
+        Command::Config { file, out, device, variant, templates } => {
+            config(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
+        }
     }
 }
 
@@ -290,4 +312,64 @@ fn examples(name: Option<&str>) -> Result<ExitCode, String> {
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn config(
+    file: &Path,
+    out: Option<&Path>,
+    device: Option<&str>,
+    variant: Option<&str>,
+    templates: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let loaded = match rocelab_model::load_file(file) {
+        Ok(l) => l,
+        Err(d) => {
+            print_diagnostics(&d);
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let fabric = match variant {
+        None => loaded.fabric.clone(),
+        Some(v) => match loaded.variant(v) {
+            Ok(f) => f,
+            Err(d) => {
+                print_diagnostics(&d);
+                return Ok(ExitCode::from(2));
+            }
+        },
+    };
+    for w in &loaded.warnings {
+        eprintln!("{w}");
+    }
+    let t = match templates {
+        Some(dir) => rocelab_config::Templates::with_overrides(dir).map_err(|e| e.to_string())?,
+        None => rocelab_config::Templates::builtin(),
+    };
+    if let Some(name) = device {
+        let (file, findings) = rocelab_config::render_device(&fabric, name, &t).map_err(|e| e.to_string())?;
+        for f in &findings {
+            eprintln!("{f}");
+        }
+        return Ok(match file {
+            Some(f) => {
+                print!("{}", f.text);
+                ExitCode::SUCCESS
+            }
+            None => ExitCode::from(2),
+        });
+    }
+    let dir = out.ok_or("give --out DIR or --device NAME")?;
+    let r = rocelab_config::render(&fabric, &t).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for f in &r.files {
+        let path = dir.join(&f.file_name);
+        std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let path = dir.join("RUNBOOK.md");
+    std::fs::write(&path, &r.runbook).map_err(|e| format!("{}: {e}", path.display()))?;
+    for f in &r.findings {
+        eprintln!("{f}");
+    }
+    println!("wrote {} device files and RUNBOOK.md to {}", r.files.len(), dir.display());
+    Ok(if r.findings.iter().any(|f| f.is_error()) { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }

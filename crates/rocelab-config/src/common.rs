@@ -1,0 +1,259 @@
+//! What every renderer needs from the resolved fabric, in one place: a device's cabled ports with
+//! the QoS in force on each (the policy with `qos.ports` overrides), each class seen from that
+//! port (priority, switch traffic class, DSCP, PFC, ETS, strict, ECN), and the peer at the other
+//! end of the cable.
+
+use crate::finding::{Finding, Findings};
+use rocelab_model::fabric::Platform;
+use rocelab_model::qos::{Ecn, Marking};
+use rocelab_model::resolve::{PortId, PortSettings, ResolvedDevice, ResolvedFabric};
+use rocelab_model::units::{Length, Rate};
+use serde::Serialize;
+
+/// One class as a port applies it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassView {
+    pub name: String,
+    /// IEEE 802.1p priority.
+    pub priority: u8,
+    /// Switch traffic class (egress queue).
+    pub queue: u8,
+    pub dscp: Vec<u8>,
+    /// PFC (no-drop) on this priority.
+    pub pfc: bool,
+    pub lossless: bool,
+    /// ETS share in percent, when the class has one.
+    pub ets: Option<u8>,
+    /// Strict priority instead of an ETS share.
+    pub strict: bool,
+    pub ecn: Option<Ecn>,
+    /// Carries CNPs.
+    pub cnp: bool,
+}
+
+/// A cabled port of a device and the QoS it applies.
+#[derive(Debug, Clone)]
+pub struct PortView {
+    pub id: PortId,
+    pub name: String,
+    pub speed: Rate,
+    pub cable: Length,
+    /// `device:port` at the other end.
+    pub peer: String,
+    pub peer_id: PortId,
+    pub peer_role: rocelab_model::Role,
+    /// MTU of the port at the other end (the sender into this port's buffer).
+    pub peer_mtu: u32,
+    pub settings: PortSettings,
+    pub classes: Vec<ClassView>,
+}
+
+impl PortView {
+    /// Priorities with PFC on, ascending.
+    pub fn pfc_priorities(&self) -> Vec<u8> {
+        let mut v: Vec<u8> = self.classes.iter().filter(|c| c.pfc).map(|c| c.priority).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    pub fn marking(&self) -> Marking {
+        self.settings.marking
+    }
+    /// The eight-entry PFC vector (`0,0,0,1,0,0,0,0`) NIC tools take.
+    pub fn pfc_vector(&self) -> String {
+        let on = self.pfc_priorities();
+        (0..8u8).map(|p| if on.contains(&p) { "1" } else { "0" }).collect::<Vec<_>>().join(",")
+    }
+    /// Whether any class has an ETS share (else the scheduler is left alone).
+    pub fn has_ets(&self) -> bool {
+        self.classes.iter().any(|c| c.ets.is_some())
+    }
+    pub fn class(&self, name: &str) -> Option<&ClassView> {
+        self.classes.iter().find(|c| c.name == name)
+    }
+    /// PFC headroom this port's lossless priority groups need: the fabric's where it sets one,
+    /// else rocelab's headroom function (`rocelab_verify::headroom`) for this cable and speed.
+    pub fn headroom(&self, f: &ResolvedFabric) -> u64 {
+        match self.settings.headroom {
+            Some(h) => h.as_bytes(),
+            None => {
+                rocelab_verify::headroom::required_headroom(&rocelab_verify::headroom::HeadroomInput {
+                    speed: self.speed,
+                    cable: self.cable,
+                    receiver_mtu: self.settings.mtu,
+                    sender_mtu: self.peer_mtu,
+                    response: rocelab_verify::headroom::Response::Time(f.qos.pfc.response_time),
+                })
+                .bytes
+            }
+        }
+    }
+    /// The class RDMA uses on this port: the first lossless one.
+    pub fn rdma_class(&self) -> Option<&ClassView> {
+        self.classes.iter().find(|c| c.lossless)
+    }
+}
+
+/// The classes of the policy as one port applies them.
+pub fn class_views(f: &ResolvedFabric, s: &PortSettings) -> Vec<ClassView> {
+    f.qos
+        .classes
+        .iter()
+        .zip(&s.classes)
+        .map(|(c, pc)| ClassView {
+            name: c.name.clone(),
+            priority: pc.priority,
+            queue: pc.queue,
+            dscp: pc.dscp.clone(),
+            pfc: pc.pfc,
+            lossless: c.lossless,
+            ets: if c.strict { None } else { pc.ets },
+            strict: c.strict,
+            ecn: pc.ecn.clone(),
+            cnp: c.cnp,
+        })
+        .collect()
+}
+
+/// The cabled ports of a device, in the device's port order. Ports without a cable are not
+/// configured: rocelab renders what the fabric describes.
+pub fn cabled_ports(f: &ResolvedFabric, device: usize) -> Vec<PortView> {
+    let d = &f.devices[device];
+    d.ports
+        .iter()
+        .enumerate()
+        .filter_map(|(pi, p)| {
+            let li = p.link?;
+            let l = &f.links[li];
+            let id = PortId { device, port: pi };
+            let other = if l.a == id { l.b } else { l.a };
+            let settings = f.port_settings(id);
+            Some(PortView {
+                id,
+                name: p.name.clone(),
+                speed: l.speed,
+                cable: l.cable,
+                peer: f.port_label(other),
+                peer_id: other,
+                peer_role: f.devices[other.device].role,
+                peer_mtu: f.port_settings(other).mtu,
+                classes: class_views(f, &settings),
+                settings,
+            })
+        })
+        .collect()
+}
+
+/// Devices have no QoS of their own until a port is cabled: say so rather than render nothing.
+pub fn no_ports_finding(d: &ResolvedDevice) -> Finding {
+    Finding::warning(&d.name, None, "no cabled ports: nothing to configure on this device".to_string())
+}
+
+/// Bytes to a whole number of `unit`-byte units; a remainder is reported as a rounding.
+pub fn whole_units(bytes: u64, unit: u64) -> (u64, bool) {
+    let n = (bytes + unit / 2) / unit;
+    (n.max(1), bytes % unit != 0)
+}
+
+/// The switch ports of `d` that share one device-wide setting must agree on it; report the ports
+/// that differ from the first and return the first port's value.
+pub fn device_wide<T: PartialEq + Clone + std::fmt::Debug>(
+    d: &ResolvedDevice,
+    ports: &[PortView],
+    what: &str,
+    why: &str,
+    get: impl Fn(&PortView) -> T,
+    findings: &mut Findings,
+) -> Option<T> {
+    let first = ports.first().map(&get)?;
+    for p in &ports[1..] {
+        let v = get(p);
+        if v != first {
+            findings.push(Finding::warning(
+                &d.name,
+                Some(&p.name),
+                format!(
+                    "{what} differs from port {} ({v:?} here, {first:?} there) but {why}; rendered {first:?} for the whole device",
+                    ports[0].name
+                ),
+            ));
+        }
+    }
+    Some(first)
+}
+
+/// `platform` in the kebab-case the fabric file uses.
+pub fn platform_key(p: Platform) -> &'static str {
+    match p {
+        Platform::NvidiaOnyx => "nvidia-onyx",
+        Platform::NvidiaCumulus => "nvidia-cumulus",
+        Platform::AristaEos => "arista-eos",
+        Platform::HpeComware => "hpe-comware",
+        Platform::Sonic => "sonic",
+        Platform::DellOs10 => "dell-os10",
+        Platform::CiscoNxos => "cisco-nxos",
+        Platform::Generic => "generic",
+    }
+}
+
+/// Whole percent of a probability (`0.01` → 1), at least 1.
+pub fn percent(p: f64) -> u8 {
+    ((p * 100.0).round() as i64).clamp(1, 100) as u8
+}
+
+/// Smallest integers `1..=max` whose ratio best matches the given shares, for schedulers that
+/// take weights rather than percentages. Shares of 0 stay 0. Returns the weights and the largest
+/// difference (in percentage points) between a share and what the weights give.
+pub fn weights_for(shares: &[u8], max: u32) -> (Vec<u32>, f64) {
+    let total: u32 = shares.iter().map(|s| *s as u32).sum();
+    if total == 0 {
+        return (vec![0; shares.len()], 0.0);
+    }
+    let target: Vec<f64> = shares.iter().map(|s| *s as f64 / total as f64).collect();
+    let mut best: Option<(Vec<u32>, f64)> = None;
+    // Scale so that the largest share gets `top`, for every `top` up to `max`, and keep the
+    // closest; ties go to the smaller weights.
+    let largest = *shares.iter().max().unwrap_or(&1) as f64;
+    for top in 1..=max {
+        let w: Vec<u32> = shares
+            .iter()
+            .map(|s| if *s == 0 { 0 } else { ((*s as f64 / largest) * top as f64).round().max(1.0) as u32 })
+            .collect();
+        if w.iter().any(|x| *x > max) {
+            continue;
+        }
+        let sum: u32 = w.iter().sum();
+        let err = w.iter().zip(&target).map(|(x, t)| ((*x as f64 / sum as f64) - t).abs()).fold(0.0, f64::max);
+        if best.as_ref().is_none_or(|(_, e)| err < *e - 1e-12) {
+            best = Some((w, err));
+        }
+    }
+    let (w, err) = best.unwrap_or_else(|| (shares.iter().map(|s| (*s as u32).max(1)).collect(), 1.0));
+    (w, err * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_reproduce_the_demartek_comware_byte_counts() {
+        // 87/13 is as close as Comware's 1-15 weights get to the guide's 13:2 (86.7 %).
+        let (w, err) = weights_for(&[13, 87], 15);
+        assert_eq!(w, vec![2, 13]);
+        assert!(err < 0.5, "{err}");
+        // 90/10 is exact at 9:1.
+        assert_eq!(weights_for(&[10, 90], 15).0, vec![1, 9]);
+        // A share of 0 stays 0 and an exact split keeps its error at 0.
+        let (w, err) = weights_for(&[0, 50, 50], 15);
+        assert_eq!(w, vec![0, 1, 1]);
+        assert_eq!(err, 0.0);
+    }
+
+    #[test]
+    fn whole_units_rounds_and_says_so() {
+        assert_eq!(whole_units(150_000, 1000), (150, false));
+        assert_eq!(whole_units(150_500, 1000), (151, true));
+        assert_eq!(whole_units(10, 1000), (1, true));
+    }
+}

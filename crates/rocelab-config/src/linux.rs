@@ -1,0 +1,317 @@
+//! Linux hosts and storage servers: one bash script per host that configures each RDMA port for
+//! the fabric's QoS (by adapter driver), tunes the host, and attaches storage.
+//!
+//! Sources, by part:
+//! - NVIDIA ConnectX (mlx5): the Arista/Pure guide's `qos.sh` (`echo 106 >
+//!   /sys/kernel/config/rdma_cm/$DEV/ports/1/default_roce_tos`, `mlnx_qos -i IF --trust=dscp
+//!   --pfc=0,0,0,1,0,0,0,0`); the Demartek guide's Linux Mellanox section (`mlnx_qos -i IF -f …`,
+//!   `ip link set VLANIF type vlan egress 0:5 … 15:5` — iproute2 spells it `egress-qos-map` —,
+//!   `echo 1 > /sys/class/net/IF/ecn/roce_np/enable/5`, `…/roce_rp/enable/5`); MLNX_OFED "Quality
+//!   of Service" (`mlnx_qos` `--prio_tc`, `--tsa`, `--tcbw`, `--dscp2prio set,DSCP,PRIO`); NVIDIA
+//!   DCQCN sysfs `ecn/roce_np/cnp_dscp` and `cnp_802p_prio`.
+//! - Broadcom NetXtreme-E (bnxt_re): the Demartek guide's `ifup-roce` script (configfs
+//!   `/sys/kernel/config/bnxt_re/$DEV/ports/1/cc/`: `cc_mode`, `tcp_cp`, `nph_per_state`, `rtt`, `g`,
+//!   `init_cr`, `init_tr`, `tos_ecn`, `vlan_tx_disable`, `alt_vlan_pcp`, `enable`, `apply`;
+//!   `default_roce_mode`; `ethtool -A IF autoneg off rx off tx off`) and its lldpad ETS and APP
+//!   TLVs (`lldptool -L -i IF adminStatus=rxtx`, `lldptool -T -i IF -V APP app=P,3,4791`,
+//!   `lldptool -T -i IF -V ETS-CFG tsa=… up2tc=… tcbw=…` — the guide prints seven `tcbw` values, an
+//!   extraction loss; IEEE 802.1Qaz has eight — and `-V PFC enabled=P`, lldptool-pfc(8)).
+//! - Marvell FastLinQ (qede/qedr): the Demartek guide's Linux Cavium section (`debugfs.sh -n IF -t
+//!   dcbx_set_mode 0x10`, `dcbx_set_pfc P 1`, `rdma_glob_ecn 1`, `rdma_glob_vlan_pri P`,
+//!   `modprobe qed dcqcn_enable=1 dcqcn_notification_point=1 dcqcn_reaction_point=1`, `modprobe
+//!   qedr`); the text's `ged`/`dcgcn` are OCR errors for `qed`/`dcqcn`.
+//! - Tuning: the Dell EqualLogic RHEL guide (MTU, `ethtool -A` flow control, `ethtool -G` rings
+//!   to the maximum, `net.ipv4.tcp_window_scaling` left on) and the Demartek guide (CPU governor
+//!   `performance` in `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
+//! - Storage: nvme-cli (`nvme discover|connect-all -t rdma|tcp -a ADDR -s PORT`), the Demartek
+//!   guide's iSER and NFSoRDMA sections (`iscsiadm -m iface -I NAME -o new`, `-o update -n
+//!   iface.transport_name -v iser`, `iscsiadm -m discovery -t sendtargets -p ADDR -I NAME`,
+//!   `iscsiadm -m node -l`, `targetcli` with `enable_iser true`, `modprobe xprtrdma`, `mount -o
+//!   rdma,port=20049`, `echo rdma 20049 > /proc/fs/nfsd/portlist`).
+//!
+//! The RDMA device of a port (`mlx5_0`, `bnxt_re0`) is looked up at run time in
+//! `/sys/class/net/IF/device/infiniband/`, so the script needs no device names the fabric does
+//! not have. Addresses the fabric does not give become shell variables that must be set before
+//! the script runs (`${STORE1_ADDR:?…}`), never invented ones.
+
+use crate::common::{cabled_ports, no_ports_finding, PortView};
+use crate::finding::{Finding, Findings};
+use crate::storage::{self, StorageAttach};
+use rocelab_model::fabric::{NicVendor, RdmaKind};
+use rocelab_model::qos::Marking;
+use rocelab_model::resolve::ResolvedFabric;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinuxHost {
+    pub hostname: String,
+    pub ports: Vec<LinuxPort>,
+    pub tuning: Tuning,
+    pub storage: StorageAttach,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinuxPort {
+    /// Interface name.
+    pub name: String,
+    pub peer: String,
+    /// `mlx5`, `bnxt_re`, `qedr`, or `none` (no RDMA QoS to set).
+    pub driver: String,
+    pub mtu: u32,
+    /// `ethtool -A … rx on|off tx on|off`: IEEE 802.3x pause, off where PFC is used.
+    pub link_pause: bool,
+    pub trust: String,
+    pub pfc_vector: String,
+    pub pfc_priorities: Vec<u8>,
+    /// VLAN interface and its egress map (PCP marking).
+    pub vlan: Option<VlanIf>,
+    /// `--dscp2prio set,D,P` where the class differs from the adapter's default D/8.
+    pub dscp2prio: Vec<(u8, u8)>,
+    pub ets: Option<Ets>,
+    pub roce_tos: Option<u8>,
+    pub roce_v2: bool,
+    pub dcqcn: Vec<DcqcnPrio>,
+    pub cnp: Option<Cnp>,
+    pub bnxt: Option<BnxtCc>,
+    pub qed: Option<Qed>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VlanIf {
+    pub id: u16,
+    pub name: String,
+    /// `0:5 1:5 … 15:5`.
+    pub egress_qos_map: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ets {
+    /// Eight values each: priority → TC, TSA per TC, bandwidth per TC.
+    pub prio_tc: String,
+    pub tsa: String,
+    pub tcbw: String,
+    /// lldptool forms.
+    pub lldp_tsa: String,
+    pub lldp_up2tc: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DcqcnPrio {
+    pub priority: u8,
+    pub np: u8,
+    pub rp: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cnp {
+    pub dscp: Option<u8>,
+    pub priority: u8,
+}
+
+/// Broadcom congestion control in configfs, with the values of the Demartek guide's script.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BnxtCc {
+    pub enable: bool,
+    pub cc_mode: String,
+    pub tcp_cp: String,
+    pub nph_per_state: String,
+    pub rtt: String,
+    pub g: String,
+    pub init_cr: String,
+    pub init_tr: String,
+    pub tos_ecn: String,
+    pub vlan_tx_disable: String,
+    pub alt_vlan_pcp: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Qed {
+    pub dcbx_mode: String,
+    pub rdma_priority: u8,
+    pub ecn: bool,
+    pub dcqcn: bool,
+    pub np: bool,
+    pub rp: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tuning {
+    pub cpu_governor: String,
+    pub sysctls: Vec<(String, String)>,
+}
+
+fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
+    if rdma == RdmaKind::None {
+        return "none";
+    }
+    match vendor {
+        NicVendor::Nvidia => "mlx5",
+        NicVendor::Broadcom => "bnxt_re",
+        NicVendor::Marvell => "qedr",
+        _ => "none",
+    }
+}
+
+pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost, Findings) {
+    let d = &f.devices[device];
+    let mut findings = Findings::new();
+    let ports = cabled_ports(f, device);
+    if ports.is_empty() {
+        findings.push(no_ports_finding(d));
+    }
+    let mut out = Vec::new();
+    for p in &ports {
+        let nic = d.ports[p.id.port].nic.and_then(|i| d.nics.get(i));
+        let (vendor, rdma) = nic.map(|n| (n.vendor, n.rdma_kind())).unwrap_or((NicVendor::Other, RdmaKind::None));
+        let drv = driver(vendor, rdma);
+        if drv == "none" && rdma != RdmaKind::None {
+            findings.push(Finding::warning(
+                &d.name,
+                Some(&p.name),
+                format!(
+                    "rocelab knows no RDMA QoS commands for {vendor:?} adapters; the port gets MTU and tuning only, configure PFC/ETS/DCQCN with the vendor's tools"
+                ),
+            ));
+        }
+        out.push(port(f, d, p, drv, rdma, &mut findings));
+    }
+    let storage = storage::linux_attach(f, device, targets, &mut findings);
+    let host = LinuxHost {
+        hostname: d.name.clone(),
+        ports: out,
+        tuning: Tuning {
+            cpu_governor: "performance".into(),
+            sysctls: vec![("net.ipv4.tcp_window_scaling".into(), "1".into())],
+        },
+        storage,
+    };
+    (host, findings)
+}
+
+fn port(
+    f: &ResolvedFabric,
+    d: &rocelab_model::ResolvedDevice,
+    p: &PortView,
+    drv: &str,
+    rdma: RdmaKind,
+    findings: &mut Findings,
+) -> LinuxPort {
+    let s = &p.settings;
+    let pcp = s.marking == Marking::Pcp;
+    let rdma_class = p.rdma_class();
+    let vlan = match (pcp, f.qos.vlan, rdma_class) {
+        (true, Some(id), Some(c)) => Some(VlanIf {
+            id,
+            name: format!("{}.{id}", p.name),
+            egress_qos_map: (0..16).map(|i| format!("{i}:{}", c.priority)).collect::<Vec<_>>().join(" "),
+        }),
+        _ => None,
+    };
+    if vlan.is_some() && drv != "none" {
+        findings.push(Finding::warning(
+            &d.name,
+            Some(&p.name),
+            format!(
+                "PCP marking: every socket priority on {}.{} maps to priority {} (the Demartek guide's egress map), so TCP on that VLAN interface rides the lossless class too; keep other traffic on another interface",
+                p.name,
+                f.qos.vlan.unwrap_or(0),
+                rdma_class.map(|c| c.priority).unwrap_or(0)
+            ),
+        ));
+    }
+    let mut dscp2prio = Vec::new();
+    if !pcp {
+        for c in &p.classes {
+            for v in &c.dscp {
+                if v >> 3 != c.priority {
+                    dscp2prio.push((*v, c.priority));
+                }
+            }
+        }
+    }
+    let ets = p.has_ets().then(|| {
+        // TC = priority, one per class; unused TCs strict with 0 % (they carry nothing), as the
+        // Broadcom script of the Demartek guide does.
+        let mut tsa = vec!["strict"; 8];
+        let mut bw = [0u8; 8];
+        for c in &p.classes {
+            let tc = c.priority as usize;
+            if c.strict {
+                tsa[tc] = "strict";
+            } else if let Some(e) = c.ets {
+                tsa[tc] = "ets";
+                bw[tc] = bw[tc].saturating_add(e);
+            }
+        }
+        let mut prio_tc: Vec<u8> = (0..8).collect();
+        // Priorities outside every class travel with the class of priority 0.
+        let default_tc = p.classes.iter().find(|c| c.priority == 0).map(|c| c.priority).unwrap_or(0);
+        for (pr, tc) in prio_tc.iter_mut().enumerate() {
+            if !p.classes.iter().any(|c| c.priority as usize == pr) {
+                *tc = default_tc;
+            }
+        }
+        Ets {
+            prio_tc: prio_tc.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
+            tsa: tsa.join(","),
+            tcbw: bw.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
+            lldp_tsa: tsa.iter().enumerate().map(|(i, t)| format!("{i}:{t}")).collect::<Vec<_>>().join(","),
+            lldp_up2tc: prio_tc.iter().enumerate().map(|(i, t)| format!("{i}:{t}")).collect::<Vec<_>>().join(","),
+        }
+    });
+    let dcqcn_on = s.dcqcn_np || s.dcqcn_rp;
+    let dcqcn: Vec<DcqcnPrio> = p
+        .pfc_priorities()
+        .iter()
+        .chain(rdma_class.filter(|c| !c.pfc).map(|c| &c.priority))
+        .map(|pr| DcqcnPrio { priority: *pr, np: s.dcqcn_np as u8, rp: s.dcqcn_rp as u8 })
+        .collect();
+    let cnp_class = p.classes.iter().find(|c| c.cnp);
+    let cnp = s.cnp_priority.map(|prio| Cnp { dscp: cnp_class.and_then(|c| c.dscp.first().copied()), priority: prio });
+    if dcqcn_on && f.dcqcn.sources.values().any(|v| v == "set in the fabric") {
+        findings.push(Finding::warning(
+            &d.name,
+            Some(&p.name),
+            "the fabric sets DCQCN parameters; rocelab switches DCQCN on per priority but does not map parameter values to adapter units: set them with the adapter's tool".into(),
+        ));
+    }
+    let rdma_prio = rdma_class.map(|c| c.priority).unwrap_or(0);
+    LinuxPort {
+        name: p.name.clone(),
+        peer: p.peer.clone(),
+        driver: drv.into(),
+        mtu: s.mtu,
+        link_pause: s.link_pause,
+        trust: if pcp { "pcp" } else { "dscp" }.into(),
+        pfc_vector: p.pfc_vector(),
+        pfc_priorities: p.pfc_priorities(),
+        vlan,
+        dscp2prio,
+        ets,
+        roce_tos: if pcp { None } else { s.roce_tos },
+        roce_v2: matches!(rdma, RdmaKind::RoceV2 | RdmaKind::RoceAndIwarp),
+        dcqcn: if drv == "mlx5" { dcqcn } else { Vec::new() },
+        cnp: if drv == "mlx5" { cnp } else { None },
+        bnxt: (drv == "bnxt_re").then(|| BnxtCc {
+            enable: dcqcn_on,
+            cc_mode: "0x1".into(),
+            tcp_cp: "0xc8".into(),
+            nph_per_state: "0x3".into(),
+            rtt: "0x28".into(),
+            g: "0x3".into(),
+            init_cr: "0x2".into(),
+            init_tr: "0xa".into(),
+            tos_ecn: "0x1".into(),
+            vlan_tx_disable: "0x0".into(),
+            alt_vlan_pcp: "0x0".into(),
+        }),
+        qed: (drv == "qedr").then(|| Qed {
+            dcbx_mode: "0x10".into(),
+            rdma_priority: rdma_prio,
+            ecn: dcqcn_on,
+            dcqcn: dcqcn_on,
+            np: s.dcqcn_np,
+            rp: s.dcqcn_rp,
+        }),
+    }
+}

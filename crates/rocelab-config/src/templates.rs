@@ -1,0 +1,138 @@
+//! The Jinja templates that turn each typed per-vendor configuration into text. The built-in ones
+//! are files under `crates/rocelab-config/templates/`, compiled in; `--templates DIR` replaces any
+//! of them with a file of the same name from DIR, so that network engineers can edit the output
+//! without touching Rust. Templates see the typed configuration as their context (field names as
+//! in the Rust structs) and render with `trim_blocks` and `lstrip_blocks`, so a `{% … %}` line
+//! leaves no blank line behind.
+
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::Serde;
+use minijinja::{Environment, UndefinedBehavior, Value};
+use serde::Serialize;
+use std::path::Path;
+
+/// Every built-in template: its name (also the file name an override must have) and text.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("nvidia-onyx.j2", include_str!("../templates/nvidia-onyx.j2")),
+    ("hpe-comware.j2", include_str!("../templates/hpe-comware.j2")),
+    ("arista-eos.j2", include_str!("../templates/arista-eos.j2")),
+    ("sonic.j2", include_str!("../templates/sonic.j2")),
+    ("linux.sh.j2", include_str!("../templates/linux.sh.j2")),
+    ("windows.ps1.j2", include_str!("../templates/windows.ps1.j2")),
+    ("RUNBOOK.md.j2", include_str!("../templates/RUNBOOK.md.j2")),
+];
+
+/// A template set ready to render.
+pub struct Templates {
+    env: Environment<'static>,
+    /// Where each template came from: `built-in` or the override file.
+    pub origins: Vec<(String, String)>,
+}
+
+/// A template that does not parse or does not render, located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    /// The template (file) and line where known.
+    pub location: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+fn located(origin: &str, e: &minijinja::Error) -> TemplateError {
+    let location = match e.line() {
+        Some(l) => format!("{origin}:{l}"),
+        None => origin.to_string(),
+    };
+    TemplateError {
+        location,
+        message: format!("{}{}", e.kind(), e.detail().map(|d| format!(": {d}")).unwrap_or_default()),
+    }
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_syntax(
+        SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .keep_trailing_newline(true)
+            .build()
+            .expect("default delimiters are valid"),
+    );
+    // A misspelt field is an error, never an empty string in a switch configuration.
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env
+}
+
+impl Templates {
+    /// The built-in templates.
+    pub fn builtin() -> Templates {
+        let mut env = environment();
+        let mut origins = Vec::new();
+        for (name, text) in BUILTIN {
+            env.add_template(name, text).unwrap_or_else(|e| panic!("built-in template {name}: {e}"));
+            origins.push((name.to_string(), "built-in".to_string()));
+        }
+        Templates { env, origins }
+    }
+
+    /// The built-in templates with those found in `dir` (same file name) in their place. A file in
+    /// `dir` that is no template's name is an error that lists the names, so that a typo does not
+    /// silently leave the built-in template in force.
+    pub fn with_overrides(dir: &Path) -> Result<Templates, TemplateError> {
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| TemplateError { location: dir.display().to_string(), message: format!("cannot read: {e}") })?;
+        let mut found: Vec<(String, std::path::PathBuf)> = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.is_file() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy().to_string();
+            if !BUILTIN.iter().any(|(n, _)| *n == name) {
+                let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+                return Err(TemplateError {
+                    location: path.display().to_string(),
+                    message: format!("not a template name; the templates are {}", names.join(", ")),
+                });
+            }
+            found.push((name, path));
+        }
+        found.sort();
+        let mut env = environment();
+        let mut origins = Vec::new();
+        for (name, text) in BUILTIN {
+            match found.iter().find(|(n, _)| n == name) {
+                Some((_, path)) => {
+                    let src = std::fs::read_to_string(path).map_err(|e| TemplateError {
+                        location: path.display().to_string(),
+                        message: format!("cannot read: {e}"),
+                    })?;
+                    let origin = path.display().to_string();
+                    env.add_template_owned(name.to_string(), src).map_err(|e| located(&origin, &e))?;
+                    origins.push((name.to_string(), origin));
+                }
+                None => {
+                    env.add_template(name, text).unwrap_or_else(|e| panic!("built-in template {name}: {e}"));
+                    origins.push((name.to_string(), "built-in".to_string()));
+                }
+            }
+        }
+        Ok(Templates { env, origins })
+    }
+
+    fn origin<'a>(&'a self, name: &'a str) -> &'a str {
+        self.origins.iter().find(|(n, _)| n == name).map(|(_, o)| o.as_str()).unwrap_or(name)
+    }
+
+    /// Renders template `name` with `ctx` (a typed configuration) as its context.
+    pub fn render<T: Serialize>(&self, name: &str, ctx: &T) -> Result<String, TemplateError> {
+        let t = self.env.get_template(name).map_err(|e| located(self.origin(name), &e))?;
+        t.render(Value::from(Serde(ctx))).map_err(|e| located(self.origin(name), &e))
+    }
+}

@@ -17,8 +17,8 @@
 //! - WRED limits are average queue lengths in packets; rocelab converts the fabric's byte
 //!   thresholds at one frame of the port MTU per packet and says so.
 //! - Comware schedules WRR group 1 by byte-count weights of 1 to 15, not percentages: ETS shares
-//!   become the closest weights (87/13 % → 13:2, the guide's numbers) and a share that moves by
-//!   more than half a point is reported.
+//!   become the closest weights (87/13 % → 13:2, the guide's numbers) and a share that moves
+//!   at all is reported.
 //! - PFC is `auto` (negotiated by DCBX) when the fabric states a DCBX policy, `enable` otherwise.
 
 use crate::common::{cabled_ports, device_wide, no_ports_finding, weights_for, PortView};
@@ -204,7 +204,7 @@ fn interface_config(
             .collect();
         let (weights, err) = weights_for(&shares, MAX_WRR_WEIGHT);
         let total: u32 = weights.iter().sum();
-        if err > 0.5 {
+        if err > 1e-9 {
             let got: Vec<String> = weights
                 .iter()
                 .enumerate()

@@ -230,12 +230,13 @@ fn port(
         }
     }
     let ets = p.has_ets().then(|| {
-        // TC = priority, one per class; unused TCs strict with 0 % (they carry nothing), as the
+        // The adapter's traffic class of a class is its `queue` (the switch's, unless a port
+        // override says otherwise); unused TCs strict with 0 % (they carry nothing), as the
         // Broadcom script of the Demartek guide does.
         let mut tsa = vec!["strict"; 8];
         let mut bw = [0u8; 8];
         for c in &p.classes {
-            let tc = c.priority as usize;
+            let tc = c.queue as usize;
             if c.strict {
                 tsa[tc] = "strict";
             } else if let Some(e) = c.ets {
@@ -243,14 +244,11 @@ fn port(
                 bw[tc] = bw[tc].saturating_add(e);
             }
         }
-        let mut prio_tc: Vec<u8> = (0..8).collect();
         // Priorities outside every class travel with the class of priority 0.
-        let default_tc = p.classes.iter().find(|c| c.priority == 0).map(|c| c.priority).unwrap_or(0);
-        for (pr, tc) in prio_tc.iter_mut().enumerate() {
-            if !p.classes.iter().any(|c| c.priority as usize == pr) {
-                *tc = default_tc;
-            }
-        }
+        let default_tc = p.classes.iter().find(|c| c.priority == 0).map(|c| c.queue).unwrap_or(0);
+        let prio_tc: Vec<u8> = (0..8u8)
+            .map(|pr| p.classes.iter().find(|c| c.priority == pr).map(|c| c.queue).unwrap_or(default_tc))
+            .collect();
         Ets {
             prio_tc: prio_tc.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
             tsa: tsa.join(","),

@@ -111,8 +111,10 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
                     bandwidth: None,
                 });
             } else if let Some(bw) = c.ets {
+                // The RDMA class is the SMB policy's: name its traffic class "SMB", as the guide does.
+                let name = if c.lossless { "SMB".to_string() } else { c.name.clone() };
                 traffic_classes.push(WinTrafficClass {
-                    name: c.name.clone(),
+                    name,
                     priority: c.priority,
                     algorithm: "ETS".into(),
                     bandwidth: Some(bw),

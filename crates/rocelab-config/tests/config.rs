@@ -352,3 +352,218 @@ fn seed_demartek_windows_netqos() {
         ],
     );
 }
+
+/// The SONiC benchmark's policy on two switches: DSCP trust, priority 3 lossless with ECN and
+/// ETS 90/10, CNPs strict on priority 6.
+const SONIC: &str = r#"
+fabric:
+  name: sonic-pair
+  topology:
+    generator:
+      leaf-spine: {leaves: 2, spines: 1, hosts_per_leaf: 2, host_speed: 25G, uplink_speed: 100G, leaf: {platform: sonic}, spine: {platform: sonic}}
+  qos:
+    marking: dscp
+    mtu: 9100
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90, ecn: {kmin: 150KB, kmax: 1500KB, pmax: 0.01}}
+      - {name: cnp, priority: 6, dscp: [48], strict: true, cnp: true}
+      - {name: default, priority: 0, dscp: [0], ets: 10}
+    dcqcn: {enabled: true}
+"#;
+
+#[test]
+fn sonic_config_db_round_trips_through_the_importer() {
+    let f = fabric(SONIC);
+    let leaf = f.switches().next().unwrap().name.clone();
+    let (text, _) = device_text(&f, &leaf);
+    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    for t in [
+        "PORT_QOS_MAP",
+        "DSCP_TO_TC_MAP",
+        "TC_TO_PRIORITY_GROUP_MAP",
+        "TC_TO_QUEUE_MAP",
+        "WRED_PROFILE",
+        "SCHEDULER",
+        "QUEUE",
+        "BUFFER_POOL",
+        "BUFFER_PROFILE",
+        "BUFFER_PG",
+        "CABLE_LENGTH",
+        "PFC_WD",
+    ] {
+        assert!(json.get(t).is_some(), "no {t}");
+    }
+    let imported = rocelab_verify::import::sonic::parse(&text, "leaf.json", &leaf);
+    // Tables rocelab sets that the checker does not read yet are the only lines it skips.
+    for n in &imported.not_understood {
+        assert!(
+            ["BUFFER_QUEUE", "CABLE_LENGTH", "PFC_WD", "pfcwd_sw_enable"].iter().any(|t| n.text.contains(t)),
+            "{n}"
+        );
+    }
+    let (name, _, q, _) = &imported.ports[0];
+    let host_port = f.device(&leaf).unwrap().ports.iter().find(|p| p.name == *name).unwrap();
+    assert!(host_port.link.is_some());
+    assert_eq!(q.pfc, 1 << 3, "PFC on priority 3 only");
+    assert_eq!(q.dscp_to_priority[26], 3);
+    assert_eq!(q.dscp_to_priority[48], 6);
+    let ecn = q.ecn[3].as_ref().expect("ECN on queue 3");
+    assert_eq!((ecn.kmin, ecn.kmax), (150_000, 1_500_000));
+    assert_eq!(q.mtu, 9100);
+}
+
+#[test]
+fn arista_config_round_trips_through_the_importer() {
+    let f = fabric(ARISTA_PURE);
+    let (text, _) = device_text(&f, "leaf3");
+    let imported = rocelab_verify::import::arista::parse(&text, "leaf3.txt", "leaf3");
+    let (_, _, q, _) = imported.ports.iter().find(|(n, ..)| n == "Ethernet51/1").expect("port imported");
+    assert_eq!(q.pfc, 1 << 3);
+    let ecn = q.ecn[3].as_ref().expect("ECN on tx-queue 3");
+    assert_eq!((ecn.kmin, ecn.kmax, ecn.pmax), (256 * 1024, 512 * 1024, 1.0));
+    // The re-mark policy-map and VXLAN DSCP propagation are all the checker's importer skips.
+    for n in &imported.not_understood {
+        assert!(
+            ["policy-map", "service-policy", "vxlan qos dscp propagation"].iter().any(|t| n.text.contains(t)),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn unknown_switch_platform_lists_the_known_ones() {
+    let yaml = DEMARTEK_ONYX
+        .replace(
+            "platform: nvidia-onyx, model: SN2410",
+            "platform: cisco-nxos, ports: [{names: Ethernet1/1-2, speed: 25G}]",
+        )
+        .replace("sn2410:eth1/1", "sn2410:Ethernet1/1")
+        .replace("sn2410:eth1/2", "sn2410:Ethernet1/2");
+    let f = fabric(&yaml);
+    let (file, findings) = render_device(&f, "sn2410", &Templates::builtin()).unwrap();
+    assert!(file.is_none());
+    assert_eq!(findings.len(), 1);
+    assert!(findings[0].is_error());
+    assert_eq!(findings[0].device, "sn2410");
+    assert!(findings[0].message.contains("cannot render platform `cisco-nxos`"), "{}", findings[0].message);
+    assert!(findings[0].message.contains("nvidia-onyx, hpe-comware, arista-eos, sonic"));
+    // The whole fabric still renders the others and says which device is missing.
+    let r = render(&f, &Templates::builtin()).unwrap();
+    assert_eq!(r.files.len(), 2);
+    assert!(r.runbook.contains("Not rendered (see findings): sn2410"));
+}
+
+#[test]
+fn unknown_device_suggests_close_names() {
+    let f = fabric(DEMARTEK_ONYX);
+    let e = render_device(&f, "sn2140", &Templates::builtin()).unwrap_err();
+    assert_eq!(e.to_string().split(';').next().unwrap(), "no device `sn2140` in the fabric");
+    assert!(e.to_string().contains("did you mean sn2410"), "{e}");
+}
+
+#[test]
+fn dscp_fabric_on_windows_is_reported() {
+    let yaml = DEMARTEK_WINDOWS
+        .replace("marking: pcp\n    vlan: 2", "marking: dscp")
+        .replace("priority: 5, lossless: true", "priority: 3, dscp: [26], lossless: true")
+        .replace("priority: 0, ets: 5", "priority: 0, dscp: [0], ets: 5");
+    let f = fabric(&yaml);
+    let (text, findings) = device_text(&f, "s2d-node1");
+    assert!(text.contains("New-NetQosPolicy \"SMB\" -SMB -PriorityValue8021Action 3"));
+    let w = findings.iter().find(|w| w.message.contains("802.1p priority only")).expect("DSCP reported");
+    assert_eq!(w.device, "s2d-node1");
+    assert!(w.message.contains("DSCP 26"));
+}
+
+#[test]
+fn onyx_dscp_outside_the_default_map_is_reported() {
+    let yaml = ARISTA_PURE.replace("platform: arista-eos", "platform: nvidia-onyx").replace("dscp: [24]", "dscp: [46]");
+    let f = fabric(&yaml);
+    let (text, findings) = device_text(&f, "leaf3");
+    assert!(text.contains("qos trust L3"));
+    assert!(findings.iter().any(|w| w.message.contains("46→5")), "{findings:?}");
+}
+
+#[test]
+fn storage_attach_uses_addresses_or_named_placeholders() {
+    let yaml = r#"
+fabric:
+  name: store
+  topology:
+    devices:
+      - {name: sw, role: switch, platform: sonic, ports: [{names: Ethernet0-8, speed: 25G}]}
+      - {name: client, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G}}
+      - {name: array-1, role: storage, os: appliance, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, addresses: [192.168.10.10/24]}, storage: {kind: array, protocols: [nvme-rdma]}}
+      - {name: nfs-1, role: storage, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G}, storage: {kind: server, protocols: [nfs-rdma, iser]}}
+    links:
+      - {a: "sw:Ethernet0", b: "client:p0"}
+      - {a: "sw:Ethernet1", b: "array-1:p0"}
+      - {a: "sw:Ethernet2", b: "nfs-1:p0"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+      - {name: default, priority: 0, dscp: [0]}
+"#;
+    let f = fabric(yaml);
+    let (text, _) = device_text(&f, "client");
+    assert!(text.contains("nvme connect-all -t rdma -a 192.168.10.10 -s 4420"));
+    assert!(text.contains(
+        ": \"${NFS_1_ADDR:?set NFS_1_ADDR to an address of storage target `nfs-1` on the storage network}\""
+    ));
+    assert!(text.contains("mount -o rdma,port=20049 ${NFS_1_ADDR}:${NFS_1_EXPORT} /mnt/nfs-1-rdma"));
+    assert!(text.contains("iscsiadm -m iface -I iser -o update -n iface.transport_name -v iser"));
+    let (server, _) = device_text(&f, "nfs-1");
+    assert!(server.contains("echo rdma 20049 > /proc/fs/nfsd/portlist"));
+    assert!(server.contains("targetcli \"/iscsi/$IQN/tpg1/portals/${NFS_1_ADDR}:3260\" enable_iser true"));
+    let r = render(&f, &Templates::builtin()).unwrap();
+    assert!(r.runbook.contains("| `NFS_1_ADDR` |"));
+    // The appliance gets no file, and a finding that says why.
+    assert!(r.findings.iter().any(|w| w.device == "array-1" && w.message.contains("vendor's tools")));
+}
+
+#[test]
+fn template_overrides_replace_built_ins_by_name() {
+    let dir = std::env::temp_dir().join(format!("rocelab-config-tpl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("nvidia-onyx.j2"), "hostname {{ hostname }}: PFC on {{ pfc_priorities | join(\",\") }}\n")
+        .unwrap();
+    let t = Templates::with_overrides(&dir).unwrap();
+    let f = fabric(DEMARTEK_ONYX);
+    let (file, _) = render_device(&f, "sn2410", &t).unwrap();
+    assert_eq!(file.unwrap().text, "hostname sn2410: PFC on 5\n");
+    // A misspelt field is an error with the template's file and line, not an empty value.
+    std::fs::write(dir.join("nvidia-onyx.j2"), "ok\n{{ hostnme }}\n").unwrap();
+    let t = Templates::with_overrides(&dir).unwrap();
+    let e = match render_device(&f, "sn2410", &t) {
+        Err(rocelab_config::DeviceError::Template(e)) => e,
+        other => panic!("{other:?}"),
+    };
+    assert!(e.location.ends_with("nvidia-onyx.j2:2"), "{e}");
+    // A file that is no template's name is refused, with the names.
+    std::fs::write(dir.join("onyx.j2"), "x").unwrap();
+    let e = Templates::with_overrides(&dir).err().unwrap();
+    assert!(e.message.contains("nvidia-onyx.j2, hpe-comware.j2"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn output_is_deterministic() {
+    let f = fabric(SONIC);
+    let a = render(&f, &Templates::builtin()).unwrap();
+    let b = render(&f, &Templates::builtin()).unwrap();
+    assert_eq!(a.files, b.files);
+    assert_eq!(a.runbook, b.runbook);
+}
+
+#[test]
+fn golden_demartek_example() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demartek-config4-two-switch.yaml");
+    let loaded = rocelab_model::load_file(&path).unwrap();
+    let f = loaded.variant("congestion-dcqcn-ets").unwrap();
+    let r = render(&f, &Templates::builtin()).unwrap();
+    for file in &r.files {
+        insta::assert_snapshot!(file.file_name.clone(), file.text);
+    }
+    insta::assert_snapshot!("RUNBOOK.md", r.runbook);
+}

@@ -115,34 +115,27 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
     c.map_pfc_priority_to_queue.insert(MAP.into(), identity());
 
     let mut headroom_total = 0u64;
-    let mut dscp_map: Option<Fields> = None;
-    let mut dot1p_map: Option<Fields> = None;
-    let mut pg_map: Option<Fields> = None;
+    let mut dscp_map: Option<Vec<u8>> = None;
+    let mut dot1p_map: Option<Vec<u8>> = None;
+    let mut pg_map: Option<Vec<u8>> = None;
     for p in &ports {
         let dscp = p.marking() == Marking::Dscp;
         let default_tc = p.classes.iter().find(|c| c.priority == 0).map(|c| c.queue).unwrap_or(0);
         // Traffic class = the class's queue; every DSCP or 802.1p value not in a class goes to the
         // class of priority 0.
         if dscp {
-            let m: Fields = (0..64u8)
-                .map(|v| {
-                    let tc = p.classes.iter().find(|c| c.dscp.contains(&v)).map(|c| c.queue).unwrap_or(default_tc);
-                    (v.to_string(), tc.to_string())
-                })
+            let m: Vec<u8> = (0..64u8)
+                .map(|v| p.classes.iter().find(|c| c.dscp.contains(&v)).map(|c| c.queue).unwrap_or(default_tc))
                 .collect();
             merge_map(&mut dscp_map, m, "DSCP_TO_TC_MAP", d, p, &mut findings);
         } else {
-            let m: Fields = (0..8u8)
-                .map(|v| {
-                    let tc = p.classes.iter().find(|c| c.priority == v).map(|c| c.queue).unwrap_or(default_tc);
-                    (v.to_string(), tc.to_string())
-                })
+            let m: Vec<u8> = (0..8u8)
+                .map(|v| p.classes.iter().find(|c| c.priority == v).map(|c| c.queue).unwrap_or(default_tc))
                 .collect();
             merge_map(&mut dot1p_map, m, "DOT1P_TO_TC_MAP", d, p, &mut findings);
         }
         let lossless_tcs: Vec<u8> = p.classes.iter().filter(|c| c.pfc).map(|c| c.queue).collect();
-        let pg: Fields =
-            (0..8u8).map(|tc| (tc.to_string(), if lossless_tcs.contains(&tc) { tc } else { 0 }.to_string())).collect();
+        let pg: Vec<u8> = (0..8u8).map(|tc| if lossless_tcs.contains(&tc) { tc } else { 0 }).collect();
         merge_map(&mut pg_map, pg, "TC_TO_PRIORITY_GROUP_MAP", d, p, &mut findings);
         for cl in &p.classes {
             if cl.pfc && cl.queue != cl.priority {
@@ -159,12 +152,12 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
         port_tables(f, p, dscp, th, &mut c, &mut headroom_total);
     }
     if let Some(m) = dscp_map {
-        c.dscp_to_tc_map.insert(MAP.into(), m);
+        c.dscp_to_tc_map.insert(MAP.into(), as_fields(&m));
     }
     if let Some(m) = dot1p_map {
-        c.dot1p_to_tc_map.insert(MAP.into(), m);
+        c.dot1p_to_tc_map.insert(MAP.into(), as_fields(&m));
     }
-    c.tc_to_priority_group_map.insert(MAP.into(), pg_map.unwrap_or_else(identity));
+    c.tc_to_priority_group_map.insert(MAP.into(), pg_map.map(|m| as_fields(&m)).unwrap_or_else(identity));
     if !c.pfc_wd.is_empty() {
         c.pfc_wd.insert("GLOBAL".into(), fields(&[("POLL_INTERVAL", "200".into())]));
     }
@@ -221,9 +214,13 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
     (c, findings)
 }
 
+fn as_fields(m: &[u8]) -> Fields {
+    m.iter().enumerate().map(|(i, v)| (i.to_string(), v.to_string())).collect()
+}
+
 fn merge_map(
-    slot: &mut Option<Fields>,
-    m: Fields,
+    slot: &mut Option<Vec<u8>>,
+    m: Vec<u8>,
     table: &str,
     d: &rocelab_model::ResolvedDevice,
     p: &PortView,

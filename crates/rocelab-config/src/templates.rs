@@ -126,6 +126,11 @@ impl Templates {
         Ok(Templates { env, origins })
     }
 
+    /// Whether template `name` is the built-in one (no override).
+    pub fn is_builtin(&self, name: &str) -> bool {
+        self.origins.iter().any(|(n, o)| n == name && o == "built-in")
+    }
+
     fn origin<'a>(&'a self, name: &'a str) -> &'a str {
         self.origins.iter().find(|(n, _)| n == name).map(|(_, o)| o.as_str()).unwrap_or(name)
     }

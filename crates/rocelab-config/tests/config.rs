@@ -567,3 +567,12 @@ fn golden_demartek_example() {
     }
     insta::assert_snapshot!("RUNBOOK.md", r.runbook);
 }
+
+#[test]
+fn sonic_fast_path_equals_the_template() {
+    let f = fabric(SONIC);
+    let leaf = f.switches().next().unwrap().name.clone();
+    let Typed::Sonic(ctx) = typed(&f, &leaf) else { panic!("not sonic") };
+    let via_template = Templates::builtin().render("sonic.j2", &Typed::Sonic(ctx.clone())).unwrap();
+    assert_eq!(rocelab_config::sonic_json(&ctx.config_db), via_template);
+}

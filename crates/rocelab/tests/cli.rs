@@ -143,3 +143,42 @@ fn check_of_a_broken_file_is_an_error_not_a_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot read the file"));
 }
+
+#[test]
+fn config_writes_every_device_and_the_runbook() {
+    let dir = std::env::temp_dir().join(format!("rocelab-cli-config-{}", std::process::id()));
+    let out = rocelab(&[
+        "config",
+        "examples/demartek-config4-two-switch.yaml",
+        "--variant",
+        "congestion-dcqcn-ets",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("wrote 8 device files and RUNBOOK.md"));
+    let onyx = std::fs::read_to_string(dir.join("sn2410.onyx.txt")).unwrap();
+    assert!(onyx.contains("dcb priority-flow-control priority 5 enable"));
+    let runbook = std::fs::read_to_string(dir.join("RUNBOOK.md")).unwrap();
+    assert!(runbook.contains("## 1. Switches") && runbook.contains("Get-NetQosFlowControl"));
+    // Warnings go to stderr, naming device and port.
+    assert!(text(&out.stderr).contains("warning: hpe5900:Ten-GigabitEthernet1/0/1:"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn config_prints_one_device_and_rejects_unknown_names() {
+    let out = rocelab(&["config", "examples/demartek-config4-two-switch.yaml", "--device", "hpe5900"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("priority-flow-control no-drop dot1p 5"));
+    let out = rocelab(&["config", "examples/demartek-config4-two-switch.yaml", "--device", "hpe590"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no device `hpe590` in the fabric; did you mean hpe5900"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = rocelab(&["config", "no/such/file.yaml", "--device", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!text(&out.stderr).contains("panicked"));
+}

@@ -279,9 +279,10 @@ fn check(
 fn examples(name: Option<&str>) -> Result<ExitCode, String> {
     match name {
         None => {
+            let w = builtin::EXAMPLES.iter().map(|e| e.name.len()).max().unwrap_or(0);
             for e in builtin::EXAMPLES {
                 let mark = if e.name == builtin::DEFAULT { " (default)" } else { "" };
-                println!("{:32} {}{mark}", e.name, e.title);
+                println!("{:w$}  {}{mark}", e.name, e.title);
             }
         }
         Some(n) => match builtin::get(n) {

@@ -191,6 +191,7 @@ pub fn platform_key(p: Platform) -> &'static str {
         Platform::HpeComware => "hpe-comware",
         Platform::Sonic => "sonic",
         Platform::DellOs10 => "dell-os10",
+        Platform::DellOs9 => "dell-os9",
         Platform::CiscoNxos => "cisco-nxos",
         Platform::Generic => "generic",
     }

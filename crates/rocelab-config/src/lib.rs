@@ -137,13 +137,17 @@ pub struct Rendered {
     pub findings: Vec<Finding>,
 }
 
+/// One device rendered: its typed configuration and file (none when rocelab cannot configure
+/// it), and the findings.
+pub type Rendered1 = (Option<(Typed, DeviceFile)>, Vec<Finding>);
+
 /// Renders one device: its file (none when rocelab cannot configure it) and findings.
 pub fn render_one(
     f: &ResolvedFabric,
     device: usize,
     targets: &[usize],
     t: &Templates,
-) -> Result<(Option<(Typed, DeviceFile)>, Vec<Finding>), TemplateError> {
+) -> Result<Rendered1, TemplateError> {
     let d = &f.devices[device];
     match build(f, device, targets) {
         Err(finding) => Ok((None, vec![finding])),

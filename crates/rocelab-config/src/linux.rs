@@ -233,7 +233,7 @@ fn port(
         // The adapter's traffic class of a class is its `queue` (the switch's, unless a port
         // override says otherwise); unused TCs strict with 0 % (they carry nothing), as the
         // Broadcom script of the Demartek guide does.
-        let mut tsa = vec!["strict"; 8];
+        let mut tsa = ["strict"; 8];
         let mut bw = [0u8; 8];
         for c in &p.classes {
             let tc = c.queue as usize;

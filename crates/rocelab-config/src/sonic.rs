@@ -342,6 +342,6 @@ mod tests {
     fn dynamic_th_is_log2_alpha() {
         assert_eq!(dynamic_th(0.125), (-3, false));
         assert_eq!(dynamic_th(1.0), (0, false));
-        assert_eq!(dynamic_th(0.2).1, true);
+        assert!(dynamic_th(0.2).1, "0.2 is not a power of two");
     }
 }

@@ -25,6 +25,17 @@ impl Platform {
             }
             Platform::Sonic => format!("Ethernet{}", (index - 1) * 4),
             Platform::DellOs10 => format!("ethernet1/1/{index}"),
+            // OS9 numbers ports from 0 within stack unit 0 and names them by speed.
+            Platform::DellOs9 => {
+                let kind = match speed.0 / 1_000_000_000 {
+                    0 | 1 => "GigabitEthernet",
+                    25 => "twentyFiveGigE",
+                    40 => "fortyGigE",
+                    100 => "hundredGigE",
+                    _ => "TenGigabitEthernet",
+                };
+                format!("{kind}0/{}", index - 1)
+            }
             Platform::CiscoNxos => format!("Ethernet1/{index}"),
             Platform::Generic => format!("p{index}"),
         }
@@ -38,6 +49,7 @@ impl Platform {
             Platform::HpeComware => "hpe-comware",
             Platform::Sonic => "sonic",
             Platform::DellOs10 => "dell-os10",
+            Platform::DellOs9 => "dell-os9",
             Platform::CiscoNxos => "cisco-nxos",
             Platform::Generic => "generic",
         }
@@ -114,6 +126,21 @@ pub const SWITCH_MODELS: &[SwitchModel] = &[
         buffer: Size::mb(32),
         source: "Arista 7050X3 datasheet: 32x100G, 32MB shared buffer",
     },
+    SwitchModel {
+        platform: Platform::DellOs9,
+        names: &["S4810", "S4810P", "Force10 S4810"],
+        // The four QSFP+ ports are numbered 48, 52, 56 and 60: each can split into four 10G
+        // ports (`stack-unit 0 port 48 portmode quad`), which takes the numbers in between.
+        ports: &[
+            ("TenGigabitEthernet0/0-47", 10, &[1]),
+            ("fortyGigE0/48", 40, &[]),
+            ("fortyGigE0/52", 40, &[]),
+            ("fortyGigE0/56", 40, &[]),
+            ("fortyGigE0/60", 40, &[]),
+        ],
+        buffer: Size::mb(9),
+        source: "Dell Force10 S4810 (FTOS 9.2 configuration guide; Network World review 2011): 48x10G SFP+ + 4x40G QSFP+; Broadcom Trident+ BCM56840, 9MB shared buffer (port-buffers.forwardingplane.net)",
+    },
 ];
 
 /// The known switch model called `name` (case-insensitive).
@@ -184,5 +211,23 @@ mod tests {
         assert_eq!(names, 56);
         let m = switch_model("JG838A").unwrap();
         assert_eq!(m.platform, Platform::HpeComware);
+    }
+
+    #[test]
+    fn dell_s4810_runs_os9_with_ports_numbered_from_zero() {
+        let m = switch_model("s4810").unwrap();
+        assert_eq!(m.platform, Platform::DellOs9);
+        let names: Vec<String> = m.port_groups().iter().flat_map(|g| expand_port_range(&g.names).unwrap()).collect();
+        assert_eq!(names.len(), 52);
+        assert_eq!(names[0], "TenGigabitEthernet0/0");
+        assert_eq!(names[47], "TenGigabitEthernet0/47");
+        assert_eq!(&names[48..], ["fortyGigE0/48", "fortyGigE0/52", "fortyGigE0/56", "fortyGigE0/60"]);
+        assert_eq!(m.buffer, Size::mb(9));
+        // The generators name ports the same way on an S4810 listed without a model.
+        assert_eq!(Platform::DellOs9.port_name(1, Rate::gbps(10)), "TenGigabitEthernet0/0");
+        assert_eq!(Platform::DellOs9.port_name(49, Rate::gbps(40)), "fortyGigE0/48");
+        let p: Platform = serde_json::from_str("\"ftos\"").unwrap();
+        assert_eq!(p, Platform::DellOs9);
+        assert_eq!(p.name(), "dell-os9");
     }
 }

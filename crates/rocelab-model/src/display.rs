@@ -46,7 +46,7 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
                     .nics
                     .iter()
                     .map(|n| {
-                        format!("{:?} {} {}x{} ({:?})", n.vendor, n.model, n.ports, n.speed, n.rdma_kind())
+                        format!("{:?} {} {}x{} ({})", n.vendor, n.model, n.ports, n.speed, yaml_name(&n.rdma_kind()))
                             .to_lowercase()
                     })
                     .collect();
@@ -54,7 +54,7 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
                 let os = d.os.map(|o| format!("{o:?}").to_lowercase()).unwrap_or_else(|| "-".into());
                 write!(s, "  {:w$}  {role:8} {os:14} {}", d.name, nics.join(", "))?;
                 if let Some(t) = &d.storage {
-                    let protos: Vec<String> = t.protocols.iter().map(|p| format!("{p:?}").to_lowercase()).collect();
+                    let protos: Vec<String> = t.protocols.iter().map(yaml_name).collect();
                     write!(s, "  serves {}", protos.join(", "))?;
                 }
                 writeln!(s)?;
@@ -73,10 +73,11 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
     )?;
     writeln!(
         s,
-        "  pfc {}, response time {}, buffer alpha {}",
+        "  pfc {}, response time {}, buffer alpha {}{}",
         if q.pfc.enabled { "on" } else { "off" },
         q.pfc.response_time,
-        q.buffer.alpha()
+        q.buffer.alpha(),
+        if q.pfc.link_pause { ", 802.3x link pause on" } else { "" }
     )?;
     writeln!(
         s,
@@ -144,6 +145,14 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
 }
 
 /// `roce:pfc cnp:strict default:ets10`, with `pfc(a)`/`pfc(b)` where only one end pauses.
+/// A unit enum's name as the fabric file writes it (`roce-and-iwarp`, `nvme-rdma`).
+fn yaml_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
 fn link_classes(f: &ResolvedFabric, a: &PortSettings, b: &PortSettings) -> String {
     let mut out = Vec::new();
     for (i, c) in f.qos.classes.iter().enumerate() {

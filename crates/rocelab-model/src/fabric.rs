@@ -90,14 +90,29 @@ pub enum Platform {
     Sonic,
     /// Dell OS10: `ethernet1/1/1`.
     DellOs10,
+    /// Dell Networking OS 9, formerly Force10 FTOS (S4810 and other S-series): ports
+    /// `interface TenGigabitEthernet 0/0` and `interface fortyGigE 0/48`, written
+    /// `TenGigabitEthernet0/0` and `fortyGigE0/48`, numbered from 0 ("FTOS Configuration Guide
+    /// for the S4810 System, FTOS 9.2(0.0)"). The switch of the Dell EqualLogic iSCSI papers.
+    #[serde(alias = "ftos", alias = "dell-ftos")]
+    DellOs9,
     /// Cisco NX-OS: `Ethernet1/1`.
     CiscoNxos,
     /// A switch without a vendor OS (simulation only): `p1`, `p2`, …
     Generic,
 }
 
-pub const PLATFORMS: &[&str] =
-    &["nvidia-onyx", "nvidia-cumulus", "arista-eos", "hpe-comware", "sonic", "dell-os10", "cisco-nxos", "generic"];
+pub const PLATFORMS: &[&str] = &[
+    "nvidia-onyx",
+    "nvidia-cumulus",
+    "arista-eos",
+    "hpe-comware",
+    "sonic",
+    "dell-os10",
+    "dell-os9",
+    "cisco-nxos",
+    "generic",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]

@@ -163,6 +163,14 @@ impl Loaded {
         Ok(root)
     }
 
+    /// The base fabric, or the one with `variant` applied.
+    pub fn select(&self, variant: Option<&str>) -> Result<ResolvedFabric, Diagnostics> {
+        match variant {
+            None => Ok(self.fabric.clone()),
+            Some(v) => self.variant(v),
+        }
+    }
+
     /// The fabric with the named variant applied.
     pub fn variant(&self, name: &str) -> Result<ResolvedFabric, Diagnostics> {
         self.variant_scenario(name).map(|(_, f)| f)

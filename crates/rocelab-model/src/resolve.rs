@@ -8,8 +8,8 @@ use crate::diag::{did_you_mean, Diagnostic};
 use crate::fabric::{Bonding, Device, Fabric, Link, Nic, Os, Platform, Role, StorageTarget, Vxlan};
 use crate::qos::{DcqcnParams, Ecn, Marking, Qos};
 use crate::units::{Length, Rate, Size, Time};
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// The fabric with everything expanded and resolved; what `show` prints and what the
 /// configuration renderer, the checker and the simulator consume.
@@ -212,7 +212,7 @@ pub(crate) fn resolve(
     links: Vec<(Link, Origin)>,
     problems: &mut Vec<Problem>,
 ) -> ResolvedFabric {
-    let mut by_name: HashMap<String, usize> = HashMap::with_capacity(devices.len());
+    let mut by_name: HashMap<String, usize> = HashMap::with_capacity_and_hasher(devices.len(), Default::default());
     let mut out_devices: Vec<ResolvedDevice> = Vec::with_capacity(devices.len());
     let mut port_index: Vec<HashMap<String, usize>> = Vec::with_capacity(devices.len());
     for (d, origin) in &devices {
@@ -343,21 +343,18 @@ fn resolve_device(
     problems: &mut Vec<Problem>,
 ) -> (ResolvedDevice, HashMap<String, usize>) {
     let mut ports: Vec<ResolvedPort> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut push = |ports: &mut Vec<ResolvedPort>,
-                    problems: &mut Vec<Problem>,
-                    name: String,
-                    speed: Rate,
-                    speeds: Vec<Rate>,
-                    nic: Option<usize>,
-                    path: String| {
+    let mut index: HashMap<String, usize> = HashMap::default();
+    // Adds a port; false if the device already has one of that name (the caller reports it, so
+    // that the field path is only formatted on the error path).
+    let mut push = |ports: &mut Vec<ResolvedPort>, name: String, speed: Rate, speeds: &[Rate], nic: Option<usize>| {
         if index.contains_key(&name) {
-            problems.push(problem(path, format!("device `{}` has two ports named `{name}`", d.name)));
-            return;
+            return Err(name);
         }
         index.insert(name.clone(), ports.len());
-        ports.push(ResolvedPort { name, speed, speeds, nic, link: None, settings: None });
+        ports.push(ResolvedPort { name, speed, speeds: speeds.to_vec(), nic, link: None, settings: None });
+        Ok(())
     };
+    let duplicate = |name: &str| format!("device `{}` has two ports named `{name}`", d.name);
     let model = d.model.as_deref().and_then(switch_model);
     let mut buffer = None;
     let mut buffer_source = None;
@@ -369,10 +366,12 @@ fn resolve_device(
                     format!("switch `{}` has NICs; switches have `ports`", d.name),
                 ));
             }
-            let groups = if !d.ports.is_empty() {
-                d.ports.clone()
+            let from_model;
+            let groups: &[crate::fabric::PortGroup] = if !d.ports.is_empty() {
+                &d.ports
             } else if let Some(m) = model {
-                m.port_groups()
+                from_model = m.port_groups();
+                &from_model
             } else {
                 let msg = match &d.model {
                     Some(name) => format!(
@@ -387,21 +386,15 @@ fn resolve_device(
                         did_you_mean(name, crate::catalog::SWITCH_MODELS.iter().flat_map(|m| m.names.iter().copied()));
                 }
                 problems.push(p);
-                Vec::new()
+                &[]
             };
             for (gi, g) in groups.iter().enumerate() {
                 match expand_port_range(&g.names) {
                     Ok(names) => {
                         for n in names {
-                            push(
-                                &mut ports,
-                                problems,
-                                n,
-                                g.speed,
-                                g.speeds.clone(),
-                                None,
-                                origin.path("devices", &format!("ports[{gi}]")),
-                            );
+                            if let Err(n) = push(&mut ports, n, g.speed, &g.speeds, None) {
+                                problems.push(problem(origin.path("devices", &format!("ports[{gi}]")), duplicate(&n)));
+                            }
                         }
                     }
                     Err(e) => problems.push(problem(origin.path("devices", &format!("ports[{gi}].names")), e)),
@@ -464,15 +457,9 @@ fn resolve_device(
                 for p in 0..nic.ports as usize {
                     let name = nic.port_names.get(p).cloned().unwrap_or_else(|| format!("p{n}"));
                     n += 1;
-                    push(
-                        &mut ports,
-                        problems,
-                        name,
-                        nic.speed,
-                        nic.speeds.clone(),
-                        Some(ni),
-                        origin.path("devices", &format!("nics[{ni}]")),
-                    );
+                    if let Err(name) = push(&mut ports, name, nic.speed, &nic.speeds, Some(ni)) {
+                        problems.push(problem(origin.path("devices", &format!("nics[{ni}]")), duplicate(&name)));
+                    }
                 }
             }
         }

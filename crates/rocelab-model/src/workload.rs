@@ -339,25 +339,20 @@ pub(crate) fn check(w: &Workloads, sim: &Simulation, fabric: &ResolvedFabric, pr
         check_class(fabric, &x.class, format!("{p}.class"), problems);
         check_window(x.start, x.stop, sim, &p, problems);
     }
-    for (i, x) in w.permutation.iter().enumerate() {
-        let p = format!("workloads.permutation[{i}]");
-        unique(&x.name, format!("{p}.name"), problems);
-        let hosts = expand_hosts(&x.hosts, fabric, &format!("{p}.hosts"), problems);
-        if hosts.len() < 2 {
-            problems.push(problem(format!("{p}.hosts"), "a permutation needs at least two hosts".into()));
+    let groups =
+        w.permutation.iter().map(|x| ("permutation", "a permutation", &x.name, &x.hosts, &x.class, x.start, x.stop));
+    let groups = groups
+        .chain(w.all_to_all.iter().map(|x| ("all_to_all", "all-to-all", &x.name, &x.hosts, &x.class, x.start, x.stop)));
+    let mut index = std::collections::HashMap::new();
+    for (list, what, name, hosts, class, start, stop) in groups {
+        let i = index.entry(list).and_modify(|i| *i += 1).or_insert(0usize);
+        let p = format!("workloads.{list}[{i}]");
+        unique(name, format!("{p}.name"), problems);
+        if expand_hosts(hosts, fabric, &format!("{p}.hosts"), problems).len() < 2 {
+            problems.push(problem(format!("{p}.hosts"), format!("{what} needs at least two hosts")));
         }
-        check_class(fabric, &x.class, format!("{p}.class"), problems);
-        check_window(x.start, x.stop, sim, &p, problems);
-    }
-    for (i, x) in w.all_to_all.iter().enumerate() {
-        let p = format!("workloads.all_to_all[{i}]");
-        unique(&x.name, format!("{p}.name"), problems);
-        let hosts = expand_hosts(&x.hosts, fabric, &format!("{p}.hosts"), problems);
-        if hosts.len() < 2 {
-            problems.push(problem(format!("{p}.hosts"), "all-to-all needs at least two hosts".into()));
-        }
-        check_class(fabric, &x.class, format!("{p}.class"), problems);
-        check_window(x.start, x.stop, sim, &p, problems);
+        check_class(fabric, class, format!("{p}.class"), problems);
+        check_window(start, stop, sim, &p, problems);
     }
     if sim.sample_interval == Time::ZERO {
         problems.push(problem("simulation.sample_interval".into(), "the sampling interval must be above 0".into()));

@@ -13,10 +13,68 @@ macro_rules! example {
     };
 }
 
-pub const EXAMPLES: &[Example] = &[example!(
-    "demartek-config4-two-switch",
-    "Demartek configuration 4: two switches joined by 40GbE, S2D nodes, iperf congestion"
-)];
+pub const EXAMPLES: &[Example] = &[
+    example!(
+        "demartek-config4-two-switch",
+        "Demartek configuration 4: two switches joined by 40GbE, S2D nodes, iperf congestion"
+    ),
+    example!(
+        "demartek-config1-mellanox-cavium",
+        "Demartek configuration 1: S2D, 1x100GbE Mellanox and 4x25GbE Cavium nodes on one SN2410"
+    ),
+    example!(
+        "demartek-config2-cavium-broadcom",
+        "Demartek configuration 2: S2D, 1x100GbE Cavium and 2x25GbE Broadcom nodes on one SN2410"
+    ),
+    example!(
+        "demartek-config3-iometer-two-switch",
+        "Demartek configuration 3: SMB Direct file server and Iometer client across the 40GbE link"
+    ),
+    example!(
+        "demartek-config5-linux-iser-nfs",
+        "Demartek configuration 5: Linux iSER/iSCSI and NFSoRDMA/NFS across the 40GbE link"
+    ),
+    example!(
+        "arista-pure-direct-25g",
+        "Arista/Pure NVMe-oF: four initiators cabled straight to a FlashArray//X at 25G"
+    ),
+    example!(
+        "arista-pure-direct-100g",
+        "Arista/Pure NVMe-oF: four initiators cabled straight to a FlashArray//X at 100G"
+    ),
+    example!(
+        "arista-pure-single-hop-25g",
+        "Arista/Pure NVMe-oF: initiators and FlashArray//X on one 7050SX3 at 25G, PFC only"
+    ),
+    example!(
+        "arista-pure-single-hop-100g",
+        "Arista/Pure NVMe-oF: initiators and FlashArray//X on one 7050SX3 at 100G, PFC only"
+    ),
+    example!(
+        "arista-pure-leaf-spine-25g",
+        "Arista/Pure NVMe-oF: EVPN VXLAN leaf-spine, 25G endpoints; PFC, ECN, ECN with edge PFC"
+    ),
+    example!(
+        "arista-pure-leaf-spine-100g",
+        "Arista/Pure NVMe-oF: EVPN VXLAN leaf-spine, 100G endpoints; PFC, ECN, ECN with edge PFC"
+    ),
+    example!(
+        "oracle-ofa2017-two-to-one",
+        "Oracle OFA 2017: two ConnectX-4 senders into one port through a Spectrum switch"
+    ),
+    example!(
+        "dell-equallogic-base-san",
+        "Dell EqualLogic iSCSI base SAN: two S4810s, two array members, one host (1:1)"
+    ),
+    example!(
+        "dell-equallogic-congested-san",
+        "Dell EqualLogic iSCSI congested SAN: four array ports into one host port (4:1)"
+    ),
+    example!(
+        "microsoft-s2d-fastlinq-iwarp-roce",
+        "Microsoft S2D, 4 nodes with FastLinQ QL41262H: iWARP, RoCE, or both"
+    ),
+];
 
 /// The example `rocelab show` uses when given no file.
 pub const DEFAULT: &str = "demartek-config4-two-switch";
@@ -27,4 +85,27 @@ pub fn get(name: &str) -> Option<&'static Example> {
 
 pub fn names() -> Vec<&'static str> {
     EXAMPLES.iter().map(|e| e.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file under `examples/` is built in, once, and the default is one of them.
+    #[test]
+    fn every_example_file_is_built_in() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.unwrap().path();
+                (p.extension()? == "yaml").then(|| p.file_stem().unwrap().to_string_lossy().into_owned())
+            })
+            .collect();
+        files.sort();
+        let mut built: Vec<&str> = names();
+        built.sort();
+        assert_eq!(built, files);
+        assert!(get(DEFAULT).is_some());
+    }
 }

@@ -201,27 +201,33 @@ fn load(file: Option<&Path>, example: Option<&str>) -> Result<Loaded, Diagnostic
     }
 }
 
-fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, format: Format) -> Result<ExitCode, String> {
-    let loaded = match load(file, example) {
-        Ok(l) => l,
-        Err(d) => {
-            print_diagnostics(&d);
-            return Ok(ExitCode::from(1));
-        }
-    };
-    let fabric = match variant {
-        None => loaded.fabric.clone(),
-        Some(v) => match loaded.variant(v) {
-            Ok(f) => f,
-            Err(d) => {
-                print_diagnostics(&d);
-                return Ok(ExitCode::from(1));
-            }
-        },
-    };
+/// Loads a fabric file (or a built-in example) and applies a variant; on bad input prints every
+/// diagnostic and returns the exit code to use.
+fn open(
+    file: Option<&Path>,
+    example: Option<&str>,
+    variant: Option<&str>,
+    fail: u8,
+) -> Result<(Loaded, rocelab_model::ResolvedFabric), ExitCode> {
+    let loaded = load(file, example).map_err(|d| {
+        print_diagnostics(&d);
+        ExitCode::from(fail)
+    })?;
+    let fabric = loaded.select(variant).map_err(|d| {
+        print_diagnostics(&d);
+        ExitCode::from(fail)
+    })?;
     for w in &loaded.warnings {
         eprintln!("{w}");
     }
+    Ok((loaded, fabric))
+}
+
+fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, format: Format) -> Result<ExitCode, String> {
+    let fabric = match open(file, example, variant, 1) {
+        Ok((_, f)) => f,
+        Err(code) => return Ok(code),
+    };
     match format {
         Format::Text => print!("{}", rocelab_model::display::summary(&fabric)),
         Format::Json => println!("{}", serde_json::to_string_pretty(&fabric).map_err(|e| e.to_string())?),
@@ -239,26 +245,10 @@ fn check(
 ) -> Result<ExitCode, String> {
     let (state, subject, artifact) = match (file, import) {
         (Some(f), _) => {
-            let loaded = match rocelab_model::load_file(f) {
-                Ok(l) => l,
-                Err(d) => {
-                    print_diagnostics(&d);
-                    return Ok(ExitCode::from(2));
-                }
+            let fabric = match open(Some(f), None, variant, 2) {
+                Ok((_, fabric)) => fabric,
+                Err(code) => return Ok(code),
             };
-            let fabric = match variant {
-                None => loaded.fabric.clone(),
-                Some(v) => match loaded.variant(v) {
-                    Ok(f) => f,
-                    Err(d) => {
-                        print_diagnostics(&d);
-                        return Ok(ExitCode::from(2));
-                    }
-                },
-            };
-            for w in &loaded.warnings {
-                eprintln!("{w}");
-            }
             let subject = match variant {
                 Some(v) => format!("{} (variant {v})", f.display()),
                 None => f.display().to_string(),
@@ -301,9 +291,10 @@ fn check(
 fn examples(name: Option<&str>) -> Result<ExitCode, String> {
     match name {
         None => {
+            let w = builtin::EXAMPLES.iter().map(|e| e.name.len()).max().unwrap_or(0);
             for e in builtin::EXAMPLES {
                 let mark = if e.name == builtin::DEFAULT { " (default)" } else { "" };
-                println!("{:32} {}{mark}", e.name, e.title);
+                println!("{:w$}  {}{mark}", e.name, e.title);
             }
         }
         Some(n) => match builtin::get(n) {

@@ -14,6 +14,7 @@ macro_rules! example {
 }
 
 pub const EXAMPLES: &[Example] = &[
+    example!("sim-incast-two-tier", "Simulation: 8:1 incast on a two-tier fabric spreads congestion to a victim flow"),
     example!(
         "demartek-config4-two-switch",
         "Demartek configuration 4: two switches joined by 40GbE, S2D nodes, iperf congestion"
@@ -75,6 +76,9 @@ pub const EXAMPLES: &[Example] = &[
         "Microsoft S2D, 4 nodes with FastLinQ QL41262H: iWARP, RoCE, or both"
     ),
 ];
+
+/// The scenario `rocelab sim` runs when given no file.
+pub const SIM_DEFAULT: &str = "sim-incast-two-tier";
 
 /// The example `rocelab show` uses when given no file.
 pub const DEFAULT: &str = "demartek-config4-two-switch";

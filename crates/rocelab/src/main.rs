@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod builtin;
+mod sim;
 
 #[derive(Parser)]
 #[command(
@@ -96,6 +97,26 @@ enum Command {
         #[arg(long)]
         templates: Option<PathBuf>,
     },
+    /// Simulate a scenario packet by packet: per flow throughput and completion, per port and
+    /// priority PFC, ECN, drops and queues. Without a file, the built-in incast scenario.
+    Sim {
+        /// A scenario file (a fabric with `workloads` and `simulation`).
+        file: Option<PathBuf>,
+        /// Seed of the run (overrides `simulation.seed`).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write DIR/results.json and DIR/summary.txt.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Apply a named variant first.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Use a built-in example instead of a file.
+        #[arg(long, conflicts_with = "file")]
+        example: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
         /// Print this example's YAML.
@@ -124,6 +145,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             check(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
         Command::Examples { name } => examples(name.as_deref()),
+        Command::Sim { file, seed, out, variant, example, format } => sim::run(
+            file.as_deref(),
+            example.as_deref().or(file.is_none().then_some(builtin::SIM_DEFAULT)),
+            variant.as_deref(),
+            seed,
+            out.as_deref(),
+            format == Format::Json,
+        ),
         Command::Config { file, out, device, variant, templates } => {
             config(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
         }
@@ -203,7 +232,7 @@ fn load(file: Option<&Path>, example: Option<&str>) -> Result<Loaded, Diagnostic
 
 /// Loads a fabric file (or a built-in example) and applies a variant; on bad input prints every
 /// diagnostic and returns the exit code to use.
-fn open(
+pub(crate) fn open(
     file: Option<&Path>,
     example: Option<&str>,
     variant: Option<&str>,

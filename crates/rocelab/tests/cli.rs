@@ -182,3 +182,40 @@ fn config_prints_one_device_and_rejects_unknown_names() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!text(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn sim_runs_the_builtin_scenario_and_writes_results() {
+    let dir = std::env::temp_dir().join(format!("rocelab-sim-{}", std::process::id()));
+    let out = rocelab(&["sim", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(v["results"]["schema_version"], 1);
+    assert_eq!(v["names"]["nodes"][0], "leaf1");
+    assert_eq!(v["names"]["flows"][0], "victim");
+    assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));
+}
+
+#[test]
+fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
+    let dir = std::env::temp_dir().join(format!("rocelab-sim-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read_to_string(workspace().join("examples/sim-incast-two-tier.yaml")).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, good.replace("to: host12, class: roce", "to: host12, class: rdma")).unwrap();
+    let out = rocelab(&["sim", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("workloads.flows[0].class: no class `rdma`"), "{err}");
+    let huge = dir.join("huge.yaml");
+    std::fs::write(
+        &huge,
+        good.replace("duration: 2ms", "duration: 10s").replace("sample_interval: 10us", "sample_interval: 1ns"),
+    )
+    .unwrap();
+    let out = rocelab(&["sim", huge.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("refused"), "{err}");
+}

@@ -1,0 +1,378 @@
+//! From a loaded rocelab scenario (the YAML fabric and its workloads) to the simulator's input:
+//! a [`NetworkSpec`], a [`Traffic`] and a [`SimConfig`], with warnings as data.
+//!
+//! Device `i` of the resolved fabric is node `i`; only cabled ports become simulator ports (a
+//! switch model's unused front-panel ports carry nothing). Buffer size, alpha, per-port PFC,
+//! ETS, ECN and per-PG headroom come from the model; a lossless PG's headroom defaults to
+//! [`rocelab_verify::headroom::required_headroom`] for its link — the same function
+//! `rocelab check` uses.
+
+use crate::spec::{
+    BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec, PortRef,
+    PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, MAX_FRAME_BYTES,
+};
+use crate::traffic::{FlowClass, FlowSpec, OnOff, Traffic};
+use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
+use rocelab_model::qos::Marking;
+use rocelab_model::workload::{resolve_hosts, RateSpec};
+use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
+use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
+use serde::Serialize;
+
+/// The simulator's input built from a scenario, and the names to report results with.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub spec: NetworkSpec,
+    pub traffic: Traffic,
+    pub config: SimConfig,
+    pub names: Names,
+    /// Things the run will do that the user may not expect (e.g. a lossless class crossing a
+    /// hop with PFC off).
+    pub warnings: Vec<String>,
+}
+
+/// Node and port names, indexed like the simulator's nodes and ports.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Names {
+    pub nodes: Vec<String>,
+    /// `ports[node][port]` is the model's port name.
+    pub ports: Vec<Vec<String>>,
+    /// Workload name of each flow, in `Traffic` order.
+    pub flows: Vec<String>,
+}
+
+/// Builds the simulator's input. `seed` overrides `simulation.seed`.
+pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Built {
+    let mut warnings = Vec::new();
+    // Simulator port index of each cabled model port.
+    let mut sim_port: Vec<Vec<Option<usize>>> = f.devices.iter().map(|d| vec![None; d.ports.len()]).collect();
+    let mut names = Names::default();
+    for (di, d) in f.devices.iter().enumerate() {
+        let mut ports = Vec::new();
+        for (pi, p) in d.ports.iter().enumerate() {
+            if p.link.is_some() {
+                sim_port[di][pi] = Some(ports.len());
+                ports.push(p.name.clone());
+            }
+        }
+        names.nodes.push(d.name.clone());
+        names.ports.push(ports);
+    }
+    let links: Vec<LinkSpec> = f
+        .links
+        .iter()
+        .map(|l| LinkSpec {
+            a: port_ref(&sim_port, l.a),
+            b: port_ref(&sim_port, l.b),
+            rate_bps: l.speed.bits_per_second(),
+            delay_ps: l.propagation.as_ps(),
+        })
+        .collect();
+    let mut nodes = Vec::with_capacity(f.devices.len());
+    for (di, d) in f.devices.iter().enumerate() {
+        let cabled: Vec<usize> = (0..d.ports.len()).filter(|pi| sim_port[di][*pi].is_some()).collect();
+        let kind = if d.role == Role::Switch {
+            NodeKind::Switch(switch(f, di, &cabled, seed.unwrap_or(scenario.simulation.seed)))
+        } else {
+            NodeKind::Host(HostSpec {
+                ports: cabled
+                    .iter()
+                    .map(|pi| HostPortSpec {
+                        pfc: PfcPortSpec {
+                            enabled: pfc_mask(f, PortId { device: di, port: *pi }),
+                            ..Default::default()
+                        },
+                    })
+                    .collect(),
+                ..Default::default()
+            })
+        };
+        nodes.push(NodeSpec { name: d.name.clone(), kind });
+    }
+    lossless_hops_without_pfc(f, &mut warnings);
+    let spec = NetworkSpec { nodes, links };
+    let seed = seed.unwrap_or(scenario.simulation.seed);
+    let traffic = traffic(scenario, f, seed, &mut names);
+    let config = SimConfig {
+        seed,
+        end_time_ps: scenario.simulation.duration.as_ps(),
+        sampling: Sampling {
+            queue_interval_ps: Some(scenario.simulation.sample_interval.as_ps()),
+            ..Default::default()
+        },
+    };
+    Built { spec, traffic, config, names, warnings }
+}
+
+fn port_ref(sim_port: &[Vec<Option<usize>>], id: PortId) -> PortRef {
+    PortRef { node: id.device, port: sim_port[id.device][id.port].expect("links join cabled ports") }
+}
+
+/// Priorities with PFC on at a port.
+fn pfc_mask(f: &ResolvedFabric, id: PortId) -> PriorityMask {
+    let s = f.port_settings(id);
+    let prios: Vec<u8> = s.classes.iter().filter(|c| c.pfc).map(|c| c.priority).collect();
+    PriorityMask::of(&prios)
+}
+
+/// The switch at device `di` with its cabled ports `cabled` (model port indices).
+fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchSpec {
+    let d = &f.devices[di];
+    let buffer = BufferSpec {
+        size_bytes: d.buffer.map(|b| b.as_bytes()).unwrap_or(BufferSpec::default().size_bytes),
+        alpha: f.qos.buffer.alpha(),
+        ..Default::default()
+    };
+    let mut dscp = DscpMap::default();
+    let mut priority_to_tc = [0, 1, 2, 3, 4, 5, 6, 7];
+    for c in &f.qos.classes {
+        for v in &c.dscp {
+            dscp.0[*v as usize] = c.priority;
+        }
+        priority_to_tc[c.priority as usize & 7] = queue_of(c);
+    }
+    let qos = QosSpec {
+        trust: match f.qos.marking {
+            Marking::Pcp => Trust::Pcp,
+            Marking::Dscp => Trust::Dscp,
+        },
+        default_priority: 0,
+        dscp_to_priority: dscp,
+        priority_to_tc,
+        priority_to_pg: [0, 1, 2, 3, 4, 5, 6, 7],
+    };
+    let xon_offset = f.qos.buffer.xon_offset.map(|s| s.as_bytes()).unwrap_or(2 * MAX_FRAME_BYTES as u64);
+    let ports = cabled
+        .iter()
+        .map(|pi| {
+            let id = PortId { device: di, port: *pi };
+            let s = f.port_settings(id);
+            let link = &f.links[f.port(id).link.expect("cabled")];
+            let peer = if link.a == id { link.b } else { link.a };
+            let mut port = SwitchPortSpec::default();
+            port.pfc.enabled = pfc_mask(f, id);
+            for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
+                let prio = pc.priority as usize & 7;
+                if c.lossless && pc.pfc {
+                    let headroom = s.headroom.map(|h| h.as_bytes()).unwrap_or_else(|| {
+                        required_headroom(&HeadroomInput {
+                            speed: link.speed,
+                            cable: link.cable,
+                            receiver_mtu: s.mtu,
+                            sender_mtu: f.port_settings(peer).mtu,
+                            response: Response::Time(f.qos.pfc.response_time),
+                        })
+                        .bytes
+                    });
+                    port.pgs[prio] = PriorityGroupSpec {
+                        threshold: s
+                            .xoff
+                            .map(|x| XoffThreshold::Static(x.as_bytes()))
+                            .unwrap_or(XoffThreshold::Dynamic),
+                        xon_offset_bytes: xon_offset,
+                        ..PriorityGroupSpec::lossless(headroom)
+                    };
+                }
+                let tc = queue_of(c) as usize;
+                port.tcs[tc] = TrafficClassSpec {
+                    tsa: if c.strict { Tsa::Strict } else { Tsa::Ets(pc.ets.unwrap_or(1).max(1)) },
+                    ecn: pc.ecn.as_ref().map(|e| EcnSpec {
+                        kmin_bytes: e.kmin.as_bytes(),
+                        kmax_bytes: e.kmax.as_bytes(),
+                        pmax: e.pmax,
+                    }),
+                };
+            }
+            port
+        })
+        .collect();
+    SwitchSpec {
+        buffer,
+        qos,
+        ports,
+        ecmp_seed: seed ^ (di as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ..Default::default()
+    }
+}
+
+/// A lossless class crossing a link where PFC is off at one end may be dropped there: allowed
+/// (that is how ECN-only fabrics run), with a warning per link.
+fn lossless_hops_without_pfc(f: &ResolvedFabric, warnings: &mut Vec<String>) {
+    if !f.qos.pfc.enabled {
+        if f.qos.lossless_classes().next().is_some() {
+            warnings.push("PFC is off fabric-wide: lossless classes are dropped under congestion".into());
+        }
+        return;
+    }
+    for l in &f.links {
+        let (a, b) = (f.port_settings(l.a), f.port_settings(l.b));
+        for (i, c) in f.qos.classes.iter().enumerate() {
+            if c.lossless && (!a.classes[i].pfc || !b.classes[i].pfc) {
+                warnings.push(format!(
+                    "lossless class `{}` crosses {} -- {} with PFC off at {}: it can be dropped there",
+                    c.name,
+                    f.port_label(l.a),
+                    f.port_label(l.b),
+                    if a.classes[i].pfc { "the second end" } else { "the first end" }
+                ));
+            }
+        }
+    }
+}
+
+fn class_of(f: &ResolvedFabric, name: &str) -> FlowClass {
+    let c = f.qos.class(name).expect("workload classes are checked when the scenario loads");
+    FlowClass {
+        priority: c.priority,
+        dscp: c.dscp.first().copied().unwrap_or(c.priority << 3),
+        ecn_capable: f.qos.dcqcn.enabled || c.ecn.is_some(),
+        tagged: f.qos.marking == Marking::Pcp,
+    }
+}
+
+/// Line rate of a host's first cabled port.
+fn line_rate(f: &ResolvedFabric, host: usize) -> u64 {
+    f.devices[host].ports.iter().find_map(|p| p.link).map(|l| f.links[l].speed.bits_per_second()).unwrap_or(0)
+}
+
+fn template(f: &ResolvedFabric, src: usize, dst: usize, class: &str, rate: RateSpec) -> FlowSpec {
+    let mut flow = FlowSpec::greedy(src, dst, class_of(f, class));
+    flow.payload_bytes = f.roce_mtu;
+    if let RateSpec::Rate(r) = rate {
+        flow.rate_bps = Some(r.bits_per_second().min(line_rate(f, src)));
+    }
+    flow
+}
+
+fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Traffic {
+    let w = &s.workloads;
+    let mut t = Traffic::new();
+    let name_new = |t: &Traffic, names: &mut Names, label: &str| {
+        while names.flows.len() < t.flows.len() {
+            let k = names.flows.len();
+            names.flows.push(format!("{label}#{k}"));
+        }
+    };
+    let host = |n: &str| f.devices.iter().position(|d| d.name == n).expect("hosts are checked when the scenario loads");
+    for x in &w.flows {
+        let mut flow = template(f, host(&x.from), host(&x.to), &x.class, x.rate);
+        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        flow.start_ps = x.start.as_ps();
+        flow.stop_ps = x.stop.map(|s| s.as_ps());
+        if let (Some(on), Some(off)) = (x.on, x.off) {
+            flow.on_off = Some(OnOff { on_ps: on.as_ps(), off_ps: off.as_ps() });
+        }
+        t.push(flow);
+        names.flows.push(x.name.clone());
+    }
+    for x in &w.incast {
+        let senders = resolve_hosts(&x.senders, f);
+        let dst = host(&x.receiver);
+        let mut flow = template(f, senders.first().copied().unwrap_or(dst), dst, &x.class, x.rate);
+        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        flow.start_ps = x.start.as_ps();
+        flow.stop_ps = x.stop.map(|s| s.as_ps());
+        t.incast(&senders, dst, &flow);
+        name_new(&t, names, &x.name);
+    }
+    for x in &w.permutation {
+        let hosts = resolve_hosts(&x.hosts, f);
+        let mut flow = template(f, hosts[0], hosts[1], &x.class, x.rate);
+        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        flow.start_ps = x.start.as_ps();
+        flow.stop_ps = x.stop.map(|s| s.as_ps());
+        t.permutation(&hosts, seed, &flow);
+        name_new(&t, names, &x.name);
+    }
+    for x in &w.all_to_all {
+        let hosts = resolve_hosts(&x.hosts, f);
+        let mut flow = template(f, hosts[0], hosts[1], &x.class, x.rate);
+        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        flow.start_ps = x.start.as_ps();
+        flow.stop_ps = x.stop.map(|s| s.as_ps());
+        t.all_to_all(&hosts, &flow);
+        name_new(&t, names, &x.name);
+    }
+    t
+}
+
+/// The switch traffic class (egress queue) of a class: its `queue`, else its priority. The
+/// simulator keeps one priority → queue map per switch, so per-port queue overrides are not
+/// modelled.
+fn queue_of(c: &rocelab_model::TrafficClass) -> u8 {
+    c.queue.unwrap_or(c.priority) & 7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FABRIC: &str = r#"fabric:
+  name: t
+  topology:
+    generator:
+      single-switch: {hosts: 3, speed: 100G, cable: 100m, switch: {model: SN2700}}
+  qos:
+    marking: dscp
+    mtu: 9000
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 60, ecn: {kmin: 100KB, kmax: 400KB, pmax: 0.2}}
+      - {name: cnp, priority: 6, dscp: [48], strict: true, cnp: true}
+      - {name: default, priority: 0, dscp: [0], ets: 40}
+    ports:
+      - {ports: ["host3:p0", "sw1:eth1/3"], pfc: {roce: false}}
+workloads:
+  incast:
+    - {name: in, senders: [host1-2], receiver: host3, class: roce, size: 64KiB}
+"#;
+
+    fn built() -> (Built, ResolvedFabric) {
+        let l = rocelab_model::load_str(FABRIC, "t.yaml", std::path::Path::new(".")).unwrap();
+        (build(&l.scenario, &l.fabric, Some(9)), l.fabric)
+    }
+
+    #[test]
+    fn switch_follows_the_model() {
+        let (b, f) = built();
+        let NodeKind::Switch(sw) = &b.spec.nodes[0].kind else { panic!("sw1 first") };
+        assert_eq!(sw.buffer.size_bytes, 16_000_000, "SN2700's buffer from the catalog");
+        assert_eq!(sw.qos.trust, Trust::Dscp);
+        assert_eq!(sw.qos.dscp_to_priority.0[26], 3);
+        assert_eq!(sw.qos.dscp_to_priority.0[48], 6);
+        assert_eq!(sw.ports.len(), 3, "only cabled ports");
+        let p0 = &sw.ports[0];
+        assert!(p0.pfc.enabled.contains(3) && !p0.pfc.enabled.contains(0));
+        assert_eq!(p0.tcs[3].tsa, Tsa::Ets(60));
+        assert_eq!(p0.tcs[6].tsa, Tsa::Strict);
+        assert_eq!(p0.tcs[3].ecn.unwrap().kmax_bytes, 400_000);
+        // The headroom is the verifier's figure for a 100 m, 100G, 9000-byte link.
+        let link = &f.links[0];
+        let want = required_headroom(&HeadroomInput {
+            speed: link.speed,
+            cable: link.cable,
+            receiver_mtu: 9000,
+            sender_mtu: 9000,
+            response: Response::Time(f.qos.pfc.response_time),
+        })
+        .bytes;
+        assert_eq!(p0.pgs[3].headroom_bytes, want);
+        assert!(p0.pgs[3].lossless && !p0.pgs[0].lossless);
+        // PFC off on the override.
+        assert!(!sw.ports[2].pfc.enabled.contains(3));
+    }
+
+    #[test]
+    fn traffic_and_warnings_follow_the_workloads() {
+        let (b, _) = built();
+        assert_eq!(b.traffic.flows.len(), 2);
+        assert_eq!(b.names.flows, ["in#0", "in#1"]);
+        let flow = &b.traffic.flows[0];
+        assert_eq!((flow.class.priority, flow.class.dscp, flow.size_bytes), (3, 26, Some(65536)));
+        assert_eq!(b.config.seed, 9);
+        assert!(
+            b.warnings.iter().any(|w| w.contains("crosses sw1:eth1/3 -- host3:p0 with PFC off")),
+            "{:?}",
+            b.warnings
+        );
+    }
+}

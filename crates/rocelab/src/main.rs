@@ -105,7 +105,8 @@ enum Command {
         /// Seed of the run (overrides `simulation.seed`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Write DIR/results.json and DIR/summary.txt.
+        /// Write DIR/results.json, DIR/summary.txt and, when flows have sizes, DIR/fct.txt (the HPCC
+        /// simulator's format).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Apply a named variant first.

@@ -1,5 +1,5 @@
 //! `rocelab sim`: load, build the simulator's input, run with a progress indicator, write the
-//! results. Glue only: the mapping and the summary live in `rocelab-sim`.
+//! results (and, when flows have sizes, the HPCC simulator's `fct.txt`). Glue only: the mapping and the summary live in `rocelab-sim`.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rocelab_sim::from_model::{build, Names};
@@ -37,7 +37,10 @@ pub fn run(
         Some(v) => loaded.variant_scenario(v).map_err(|d| d.to_string())?.0,
     };
     if scenario.workloads.is_empty() {
-        eprintln!("{}: no `workloads` to simulate; add flows, incast, permutation or all_to_all", loaded.file);
+        eprintln!(
+            "{}: no `workloads` to simulate; add flows, incast, permutation, all_to_all, poisson or hpcc_flows",
+            loaded.file
+        );
         return Ok(ExitCode::from(1));
     }
     let built = build(&scenario, &fabric, seed);
@@ -80,6 +83,10 @@ pub fn run(
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         std::fs::write(dir.join("results.json"), &json_text).map_err(|e| format!("cannot write results.json: {e}"))?;
         std::fs::write(dir.join("summary.txt"), &text).map_err(|e| format!("cannot write summary.txt: {e}"))?;
+        if let Some(fct) = &results.fct {
+            let lines = fct.hpcc_fct_txt(&built.traffic, |i| built.names.dport(i));
+            std::fs::write(dir.join("fct.txt"), lines).map_err(|e| format!("cannot write fct.txt: {e}"))?;
+        }
     }
     if json {
         println!("{json_text}");

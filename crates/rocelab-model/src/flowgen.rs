@@ -276,6 +276,15 @@ fn check_hpcc(
             nodes = nodes.max(id + 1);
         }
     }
+    if nodes == 0 && !lines.is_empty() {
+        problems.push(problem(
+            format!("{p}.file"),
+            "the fabric has no HPCC-numbered hosts (`h<id>`) for the flow file's node ids; import the HPCC \
+             topology with `topology: {import: {hpcc: <file>}}`"
+                .into(),
+        ));
+        return;
+    }
     let shift = x.start.map(|s| (s, lines.iter().map(|l| l.start).min().unwrap_or(Time::ZERO)));
     let mut flows = Vec::with_capacity(lines.len());
     for l in &lines {
@@ -288,11 +297,6 @@ fn check_hpcc(
             }
             let msg = if by_name.contains_key(crate::hpcc::switch_name(id).as_str()) {
                 format!("node {id} is a switch in the topology; flows run between hosts")
-            } else if nodes == 0 {
-                format!(
-                    "node {id}: the fabric has no HPCC-numbered hosts (`h<id>`); import the HPCC topology with \
-                     `topology: {{import: {{hpcc: <file>}}}}`"
-                )
             } else {
                 format!("node {id} is not in the topology (its node ids run from 0 to {})", nodes - 1)
             };

@@ -199,6 +199,10 @@ fn bad_flow_files_are_located_in_the_file() {
     }
     // A class for every flow overrides the priority column.
     std::fs::write(dir.join("flows.txt"), "1\n0 1 5 100 1000 0\n").unwrap();
+    // Node ids need an imported HPCC topology: said once, at the field.
+    let e = file_errors(&dir, &format!("{BASE}workloads:\n  hpcc_flows:\n    - {{name: trace, file: flows.txt}}\n"));
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert!(e[0].message.contains("no HPCC-numbered hosts"), "{}", e[0]);
     let l = load_str(&scenario.replace("file: flows.txt", "file: flows.txt, class: default"), "t.yaml", &dir)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(l.scenario.workloads.hpcc_flows[0].flows[0].class, 1);

@@ -46,7 +46,8 @@ pub fn run_with_observer<O: Observer>(
     let mut sim = build(spec, traffic, config, observer)?;
     sim.run_loop();
     let mut results = sim.results(spec);
-    // Flows are open-loop RoCE streams: a sized flow completes when its last byte is delivered.
+    drop(sim); // its routing tables and pools go before the FCT analysis builds its own routes
+               // Flows are open-loop RoCE streams: a sized flow completes when its last byte is delivered.
     results.fct = crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
     Ok(results)
 }

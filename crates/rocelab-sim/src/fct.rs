@@ -411,6 +411,37 @@ mod tests {
     }
 
     #[test]
+    fn paths_and_standalone_on_a_small_topology_by_hand() {
+        use crate::topology::{FabricDefaults, NetworkBuilder};
+        // a --100G, 1 µs-- sw --25G, 2 µs-- z, with a 100 ns forwarding latency at sw and a
+        // 100 ns receive latency at z.
+        let mut d = FabricDefaults::lossless(3, 100_000);
+        d.switch.latency_ps = 100_000;
+        let mut b = NetworkBuilder::new();
+        let a = b.add_host("a", d.host.clone(), d.host_port);
+        let mut zh = d.host.clone();
+        zh.latency_ps = 100_000;
+        let z = b.add_host("z", zh, d.host_port);
+        let sw = b.add_switch("sw", d.switch.clone(), d.switch_port);
+        b.connect(a, sw, 100_000_000_000, 1_000_000);
+        b.connect(z, sw, 25_000_000_000, 2_000_000);
+        let spec = b.build().spec;
+        let hops = Paths::new(&spec).hops(a, z).unwrap();
+        assert_eq!(
+            hops,
+            [
+                Hop { rate_bps: 100_000_000_000, delay_ps: 1_100_000, overhead_bytes: 20 },
+                Hop { rate_bps: 25_000_000_000, delay_ps: 2_100_000, overhead_bytes: 20 },
+            ]
+        );
+        assert!(Paths::new(&spec).hops(a, sw).is_none(), "switches are not destinations");
+        // 2,500 bytes in 1000-byte untagged payloads, as in `standalone_by_hand`, with 100 ns
+        // more delay on the first hop.
+        let (_, f) = two_hops();
+        assert_eq!(standalone_fct_ps(&hops, &f, Completion::LastByteDelivered), Some(3_200_000 + 86_560 + 878_720));
+    }
+
+    #[test]
     fn standalone_picks_the_bottleneck_that_dominates() {
         // A fast hop after the slow one: the last frame's store-and-forward there counts.
         let (mut hops, f) = two_hops();

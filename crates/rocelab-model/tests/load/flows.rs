@@ -138,9 +138,11 @@ fn incasts_repeat_every_period() {
     assert!(e[0].message.contains("needs `size`"));
 }
 
-/// The HPCC formats directory beside the repository, when present.
+/// The HPCC formats directory: `$ROCELAB_HPCC_DATA`, else the one beside the repository.
 fn hpcc_data() -> Option<PathBuf> {
-    let dir = workspace().join("../shared/data/hpcc-formats");
+    let dir = std::env::var_os("ROCELAB_HPCC_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("../shared/data/hpcc-formats"));
     if dir.join("flow.txt").exists() && dir.join("topology.txt").exists() {
         Some(dir)
     } else {

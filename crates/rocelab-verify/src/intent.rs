@@ -53,6 +53,9 @@ fn profile(f: &ResolvedFabric, s: &PortSettings, host: bool) -> PortQos {
             cnp_priority: s.cnp_priority,
             np: bit(s.dcqcn_np),
             rp: bit(s.dcqcn_rp),
+            // Under PCP marking the adapter tags RDMA with its class's priority.
+            pcp: (s.marking == Marking::Pcp).then_some(rdma_priority).flatten(),
+            rdma_visible: true,
         });
     }
     p
@@ -95,6 +98,7 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
             vxlan: d.vxlan,
             bonding: d.bonding,
             origin: None,
+            pools: Vec::new(),
         });
     }
     let links = f

@@ -103,7 +103,8 @@ fn every_deviation_of_the_misconfigured_fabric_is_found_where_it_is() {
 #[test]
 fn imported_arista_and_sonic_configs_are_checked_and_unread_lines_reported() {
     let imp =
-        rocelab_verify::import::import_dir(&fabrics().join("import"), &fabrics().join("import-links.yaml")).unwrap();
+        rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&fabrics().join("import-links.yaml")))
+            .unwrap();
     let nu: Vec<String> = imp
         .not_understood
         .iter()
@@ -131,13 +132,13 @@ fn a_bad_links_file_is_a_located_error() {
     std::fs::create_dir_all(&dir).unwrap();
     let links = dir.join("links.yaml");
     std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet1/1\", b: \"leaf3:Ethernet0\"}\n").unwrap();
-    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), &links).unwrap_err();
-    assert!(e.0.contains("links[0]: no device `leaf3`"), "{e}");
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&links)).unwrap_err();
+    assert!(e.0.ends_with("links.yaml:2:33: links[0].b: no device `leaf3`; did you mean \"leaf1\"?"), "{e}");
     std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet9\", b: \"leaf2:Ethernet0\"}\n").unwrap();
-    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), &links).unwrap_err();
-    assert!(e.0.contains("device `leaf1` has no port `Ethernet9`"), "{e}");
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&links)).unwrap_err();
+    assert!(e.0.ends_with("links.yaml:2:9: links[0].a: device `leaf1` has no port `Ethernet9` in its configuration; did you mean \"Ethernet1/1\"?"), "{e}");
     std::fs::write(&links, "linx: []\n").unwrap();
-    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), &links).unwrap_err();
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&links)).unwrap_err();
     assert!(e.0.contains("unknown field `linx`"), "{e}");
 }
 

@@ -114,6 +114,27 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 others: Vec::new(),
             });
         }
+        // Headroom is reserved outside the shared pools: headroom and the ingress pools the
+        // switch is configured with must fit the buffer together.
+        let pools: u64 = d.pools.iter().filter(|p| p.ingress).map(|p| p.size).sum();
+        if pools > 0 && *t < buf && t + pools > buf {
+            out.push(Draft {
+                id: "HEADROOM-BUFFER",
+                severity: Severity::Error,
+                ports: Vec::new(),
+                device: Some(d.name.clone()),
+                class: None,
+                what: format!(
+                    "headroom of all lossless priority groups ({t} B) and the ingress pools ({}) add up to {} B, more than the {buf} B buffer",
+                    d.pools.iter().filter(|p| p.ingress).map(|p| format!("{} {} B", p.name, p.size)).collect::<Vec<_>>().join(", "),
+                    t + pools
+                ),
+                why: "the pools are carved from what headroom leaves: the switch refuses the pool sizes or shrinks them, and the lossless pool fills sooner than its configuration says".into(),
+                fix: "shrink the ingress pools to fit the buffer less the headroom".into(),
+                source: HEADROOM_SOURCE,
+                others: Vec::new(),
+            });
+        }
         // The XOFF point of one congested priority group under a dynamic threshold:
         // T = alpha × (shared − T), so T = alpha × shared / (1 + alpha) (Choudhury & Hahne).
         // Not defined when headroom leaves no shared pool (reported above).

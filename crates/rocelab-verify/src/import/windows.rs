@@ -411,6 +411,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     if c.ports.is_empty() {
         c.default_port = Some(profile(&global, None));
     }
+    bad.sort_by_key(|u| u.line);
     c.not_understood = bad;
     c
 }
@@ -439,5 +440,132 @@ fn settings_of(per_if: &mut Vec<(String, Settings)>, alias: String) -> &mut Sett
             per_if.push((alias, Settings::default()));
             &mut per_if.last_mut().expect("just pushed").1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The five cmdlets on a Windows Server 2019 S2D node, RoCE (SMB Direct) on priority 3.
+    const CAPTURE: &str = r#"PS C:\> Get-NetQosPolicy
+
+Name           : SMB
+Owner          : PowerShell / WMI
+NetworkProfile : All
+Precedence     : 127
+JobObject      :
+NetDirectPort  : 445
+PriorityValue  : 3
+
+Name           : DEFAULT
+Owner          : PowerShell / WMI
+NetworkProfile : All
+Precedence     : 127
+Template       : Default
+JobObject      :
+PriorityValue  : 0
+
+PS C:\> Get-NetQosFlowControl
+
+Priority   Enabled    PolicySet        IfIndex IfAlias
+--------   -------    ---------        ------- -------
+0          False      Global
+1          False      Global
+2          False      Global
+3          True       Global
+4          False      Global
+5          False      Global
+6          False      Global
+7          False      Global
+
+PS C:\> Get-NetQosTrafficClass
+
+Name                      Algorithm Bandwidth(%) Priority                  PolicySet        IfIndex IfAlias
+----                      --------- ------------ --------                  ---------        ------- -------
+[Default]                 ETS       50           0-2,4-7                   Global
+SMB Direct                ETS       50           3                         Global
+
+PS C:\> Get-NetQosDcbxSetting
+
+Willing PolicySet  IfIndex IfAlias
+------- ---------  ------- -------
+False   Global
+
+PS C:\> Get-NetAdapterQos
+
+Name                       : SLOT 2 Port 1
+Enabled                    : True
+Capabilities               :                       Hardware     Current
+                             --------     -------
+                             MacSecBypass         : NotSupported NotSupported
+                             DcbxSupport          : IEEE         IEEE
+                             NumTCs(Max/ETS/PFC)  : 8/8/8        8/8/8
+
+OperationalTrafficClasses  : TC TSA    Bandwidth Priorities
+                             -- ---    --------- ----------
+                             0  ETS    50%       0-2,4-7
+                             1  ETS    50%       3
+
+OperationalFlowControl     : Priority 3 Enabled
+OperationalClassifications : Protocol  Port/Type Priority
+                             --------  --------- --------
+                             Default             0
+                             NetDirect 445       3
+
+Name                       : SLOT 2 Port 2
+Enabled                    : False
+Capabilities               :                       Hardware     Current
+                             --------     -------
+                             MacSecBypass         : NotSupported NotSupported
+                             DcbxSupport          : IEEE         None
+                             NumTCs(Max/ETS/PFC)  : 8/8/8        0/0/0
+
+PS C:\> Get-NetAdapterRdma
+"#;
+
+    #[test]
+    fn reads_policies_pfc_classes_dcbx_and_adapters() {
+        let c = parse(CAPTURE, "node1.txt", "node1");
+        assert_eq!((c.name.as_str(), c.role, c.platform), ("node1", Role::Host, "windows"));
+        let nu: Vec<(usize, &str)> = c.not_understood.iter().map(|u| (u.line, u.text.as_str())).collect();
+        assert_eq!(nu, [(74, "PS C:\\> Get-NetAdapterRdma (a command whose output rocelab does not read)")]);
+        let names: Vec<&str> = c.ports.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(names, ["SLOT 2 Port 1", "SLOT 2 Port 2"]);
+        let (_, _, q, line) = &c.ports[0];
+        assert_eq!(*line, 47);
+        assert_eq!((q.trust, q.pfc, q.dcbx_willing, q.mtu), (Trust::Pcp, 1 << 3, Some(false), 0));
+        assert_eq!((q.sched[0], q.sched[1], q.priority_to_queue[3], q.priority_to_queue[4]), (Sched::Ets(50), Sched::Ets(50), 1, 0));
+        let h = q.host.as_ref().unwrap();
+        assert_eq!((h.pcp, h.rdma_visible), (Some(3), false));
+        // QoS disabled on the second adapter: no PFC, no ETS.
+        let q2 = &c.ports[1].2;
+        assert_eq!((q2.pfc, q2.sched[1]), (0, Sched::Unset));
+    }
+
+    #[test]
+    fn without_adapters_the_host_settings_apply_to_the_cabled_port() {
+        let text = "Priority   Enabled\n--------   -------\n0          False\n5          True\n\nName                      Algorithm Bandwidth(%) Priority\n----                      --------- ------------ --------\n[Default]                 ETS       5            0-4,6-7\nSMB                       ETS       95           5\n\nWilling\n-------\nTrue\n";
+        let c = parse(text, "n.txt", "n");
+        assert!(c.not_understood.is_empty(), "{:?}", c.not_understood);
+        let q = c.default_port.unwrap();
+        assert_eq!((q.pfc, q.sched[1], q.priority_to_queue[5], q.dcbx_willing), (1 << 5, Sched::Ets(95), 1, Some(true)));
+        assert_eq!(q.host.unwrap().pcp, None);
+    }
+
+    #[test]
+    fn per_interface_rows_override_the_host() {
+        let text = "Priority   Enabled    PolicySet        IfIndex IfAlias\n--------   -------    ---------        ------- -------\n3          True       Global\n3          False      Machine          12      Ethernet 5\n\nName    : Ethernet 5\nEnabled : True\n\nName    : Ethernet 6\nEnabled : True\n";
+        let c = parse(text, "n.txt", "n");
+        assert!(c.not_understood.is_empty(), "{:?}", c.not_understood);
+        assert_eq!((c.ports[0].2.pfc, c.ports[1].2.pfc), (0, 1 << 3));
+    }
+
+    #[test]
+    fn malformed_rows_and_properties_are_reported() {
+        let text = "Priority   Enabled\n--------   -------\n9          True\n3          Maybe\n\nName      Algorithm Bandwidth(%) Priority\n----      --------- ------------ --------\nSMB       ETS       150          3\n\nName           : SMB\nPriorityValue  : 12\nFavouriteColour : blue\n\nsome stray words\n";
+        let c = parse(text, "n.txt", "n");
+        let lines: Vec<usize> = c.not_understood.iter().map(|u| u.line).collect();
+        assert_eq!(lines, [3, 4, 8, 11, 12, 14]);
     }
 }

@@ -156,3 +156,75 @@ fn sarif_has_rules_results_levels_and_locations() {
     let idx = r["ruleIndex"].as_u64().unwrap() as usize;
     assert_eq!(run["tool"]["driver"]["rules"][idx]["id"], r["ruleId"]);
 }
+
+/// Onyx, EOS, `mlnx_qos` and Windows captures in one directory, cabled by EOS LLDP output and a
+/// links file for the one cable LLDP does not see. Each finding is one the captures were written
+/// to have: Onyx's uplink group reserves 20480 B with XOFF at 18432 (2 KB of headroom); EOS's
+/// maximum MTU 9214 meets Onyx's 9216; node1's adapter has PFC off; Windows classifies by 802.1p
+/// on a DSCP fabric.
+#[test]
+fn onyx_mlnx_qos_and_windows_captures_cabled_by_lldp_are_checked() {
+    let dir = fabrics().join("import-mixed");
+    let imp = rocelab_verify::import::import_dir(&dir, Some(&fabrics().join("import-mixed-links.yaml"))).unwrap();
+    let nu: Vec<String> = imp
+        .not_understood
+        .iter()
+        .map(|u| format!("{}:{} {}", Path::new(&u.file).file_name().unwrap().to_string_lossy(), u.line, u.text))
+        .collect();
+    assert_eq!(
+        nu,
+        [
+            "sn2410.txt:66 clock timezone UTC",
+            "leaf1.lldp.txt:12 Management1 oob-mgmt Gi0/12: `leaf1` has no port `Management1` in its configuration (a management port?)"
+        ]
+    );
+    let s = &imp.state;
+    let names: Vec<(&str, Option<&str>, usize)> =
+        s.devices.iter().map(|d| (d.name.as_str(), d.platform.as_deref(), d.ports.len())).collect();
+    assert_eq!(
+        names,
+        [("leaf1", Some("arista-eos"), 2), ("node1", Some("linux"), 1), ("node2", Some("windows"), 1), ("sn2410", Some("nvidia-onyx"), 2)]
+    );
+    // Three cables: two from LLDP (node1 by its FQDN, sn2410 by EOS's `Eth1/49`), one from YAML.
+    assert_eq!(s.links.len(), 3);
+    let f = check(s);
+    let got: Vec<(&str, &str, Option<&str>)> = f.iter().map(|f| (f.id, f.device.as_str(), f.port.as_deref())).collect();
+    assert_eq!(
+        got,
+        [
+            ("HEADROOM-SHORT", "sn2410", Some("eth1/49")),
+            ("MAP-TRUST", "node2", Some("SLOT 2 Port 1")),
+            ("MTU-MISMATCH", "leaf1", Some("Ethernet49/1")),
+            ("PFC-MISSING", "node1", Some("ens1f0np0")),
+        ]
+    );
+    assert!(f[0].what.starts_with("priority group 3 has 2048 B of headroom; leaf1:Ethernet49/1 at 100G over 3m needs"));
+    let loc = f[3].location.as_ref().unwrap();
+    assert!(loc.file.ends_with("node1.txt") && loc.line == 1, "{loc:?}");
+}
+
+#[test]
+fn lldp_alone_cables_the_fabric_and_unconfigured_neighbours_become_hosts() {
+    // Without a links file: leaf1's LLDP table cables node1 and sn2410; node2 is not cabled.
+    let imp = rocelab_verify::import::import_dir(&fabrics().join("import-mixed"), None).unwrap();
+    assert_eq!(imp.state.links.len(), 2);
+    // An LLDP table as --links: SONiC's view of a host with no configuration file.
+    let dir = std::env::temp_dir().join(format!("rocelab-verify-lldp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lldp = dir.join("leaf2.lldp.txt");
+    std::fs::write(
+        &lldp,
+        "admin@leaf2:~$ show lldp table\nCapability codes: (R) Router, (B) Bridge, (O) Other\nLocalPort    RemoteDevice    RemotePortID    Capability    RemotePortDescr\n-----------  --------------  --------------  ------------  -----------------\nEthernet4    host7           ens2f0          R\nEthernet8    host8           ens2f0          R\n--------------------------------------------------\nTotal entries displayed:  2\n",
+    )
+    .unwrap();
+    let imp = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&lldp)).unwrap();
+    let host7 = imp.state.devices.iter().find(|d| d.name == "host7").expect("host7 added from LLDP");
+    assert!(host7.rdma && host7.ports[0].link.is_some());
+    assert!(imp
+        .not_understood
+        .iter()
+        .any(|u| u.line == 6 && u.text == "Ethernet8 host8 ens2f0: `leaf2` has no port `Ethernet8` in its configuration (a management port?)"));
+    // No cabling at all is an error that says what to give.
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), None).unwrap_err();
+    assert!(e.0.contains("no cabling: give --links LINKS.yaml, or put LLDP neighbour output"), "{e}");
+}

@@ -17,8 +17,9 @@
 //! - `ingress-buffer iPort.pgN bind switch-priority P…`, `traffic-class T bind
 //!   switch-priority P…`;
 //! - `ingress-buffer iPort.pgN map pool POOL type lossless reserved R xoff X xon Y shared alpha
-//!   A` (headroom R − X and XOFF X, the reading of `rocelab config`: a lossless group reserves
-//!   its XOFF point plus the PFC headroom), `… type lossy reserved R shared alpha A`,
+//!   A` (headroom R − X, the reading of `rocelab config`: a lossless group reserves its XOFF
+//!   fill plus the PFC headroom; with `shared alpha` the group pauses on the pool's dynamic
+//!   threshold, so X is no static XOFF point), `… type lossy reserved R shared alpha A`,
 //!   `egress-buffer ePort.tcT map pool POOL reserved R shared alpha A`;
 //! - `advanced buffer management [force]`, `pool NAME size N type dynamic|static` (an `iPool`
 //!   is an ingress pool, an `ePool` an egress pool);
@@ -137,8 +138,9 @@ fn apply(p: &mut Port, w: &[&str]) -> bool {
             let (Some(pg), Ok(r), Ok(x)) = (index_of(pg, "iPort.pg"), r.parse::<u64>(), x.parse::<u64>()) else {
                 return false;
             };
+            // Under `shared alpha` the group pauses on the pool's dynamic threshold; `xoff` is
+            // the part of the reserved buffer filled before XOFF, not a static queue threshold.
             p.qos.headroom[pg] = Some(r.saturating_sub(x));
-            p.qos.xoff[pg] = Some(x);
         }
         ["ingress-buffer", pg, "map", "pool", _pool, "type", "lossy", "reserved", r, "shared", "alpha", _a] => {
             return index_of(pg, "iPort.pg").is_some() && r.parse::<u64>().is_ok();
@@ -375,7 +377,7 @@ no cli default prefix-modes enable
         assert_eq!((q.priority_to_pg[3], q.priority_to_queue[3]), (3, 3));
         assert_eq!(q.ecn[3].map(|e| (e.kmin, e.kmax)), Some((150_000, 1_500_000)));
         assert_eq!((q.sched[0], q.sched[3], q.sched[6]), (Sched::Ets(50), Sched::Ets(50), Sched::Strict));
-        assert_eq!((q.headroom[3], q.xoff[3]), (Some(67538 - 18432), Some(18432)));
+        assert_eq!((q.headroom[3], q.xoff[3]), (Some(67538 - 18432), None));
         let uplink = &c.ports[4].2;
         assert_eq!((uplink.pfc, uplink.ecn[3], uplink.headroom[3]), (1 << 3, None, None));
         assert_eq!(c.pools.iter().filter(|p| p.ingress).map(|p| p.size).sum::<u64>(), 10_485_760);

@@ -28,6 +28,9 @@ pub mod onyx;
 pub mod sonic;
 pub mod windows;
 
+#[cfg(test)]
+mod fuzz;
+
 use crate::state::{DeviceState, End, LinkState, Origin, Policy, Pool, PortQos, PortState, State, Trust};
 use links::{LinksFile, PolicyEntry};
 use lldp::LldpTable;

@@ -73,7 +73,7 @@ enum Command {
         import: Option<PathBuf>,
         /// With --import: the cabling, as a links file (YAML), an LLDP neighbour capture or a
         /// directory of them.
-        #[arg(long, requires = "import")]
+        #[arg(long, requires = "import", conflicts_with = "file")]
         links: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "text")]
         format: CheckFormat,
@@ -297,17 +297,23 @@ fn check(
         (None, None) => return Err("give a fabric file or --import DIR".into()),
     };
     let findings = rocelab_verify::check(&state);
-    match format {
-        CheckFormat::Text => print!("{}", rocelab_verify::render::table(&findings, &subject)),
-        CheckFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())?
-        ),
-        CheckFormat::Sarif => println!(
-            "{}",
+    let text = match format {
+        CheckFormat::Text => rocelab_verify::render::table(&findings, &subject),
+        CheckFormat::Json => {
+            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())? + "\n"
+        }
+        CheckFormat::Sarif => {
             serde_json::to_string_pretty(&rocelab_verify::render::sarif(&findings, &artifact))
                 .map_err(|e| e.to_string())?
-        ),
+                + "\n"
+        }
+    };
+    // A reader that stops early (`| head`) is not an error of the check.
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(format!("cannot write the findings: {e}"));
+        }
     }
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
     Ok(if errors > 0 {

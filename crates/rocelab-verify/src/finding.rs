@@ -148,12 +148,7 @@ pub const RULES: &[Rule] = &[
         summary: "Every endpoint sends CNPs on the same priority, the policy's",
         source: SRC_NVIDIA_ROCE,
     },
-    Rule {
-        id: "MTU-MISMATCH",
-        check: 7,
-        summary: "MTU is equal at both ends of a link",
-        source: SRC_MTU,
-    },
+    Rule { id: "MTU-MISMATCH", check: 7, summary: "MTU is equal at both ends of a link", source: SRC_MTU },
     Rule {
         id: "MTU-SMALL",
         check: 7,

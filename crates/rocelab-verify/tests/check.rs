@@ -102,9 +102,8 @@ fn every_deviation_of_the_misconfigured_fabric_is_found_where_it_is() {
 
 #[test]
 fn imported_arista_and_sonic_configs_are_checked_and_unread_lines_reported() {
-    let imp =
-        rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&fabrics().join("import-links.yaml")))
-            .unwrap();
+    let imp = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&fabrics().join("import-links.yaml")))
+        .unwrap();
     let nu: Vec<String> = imp
         .not_understood
         .iter()
@@ -183,7 +182,12 @@ fn onyx_mlnx_qos_and_windows_captures_cabled_by_lldp_are_checked() {
         s.devices.iter().map(|d| (d.name.as_str(), d.platform.as_deref(), d.ports.len())).collect();
     assert_eq!(
         names,
-        [("leaf1", Some("arista-eos"), 2), ("node1", Some("linux"), 1), ("node2", Some("windows"), 1), ("sn2410", Some("nvidia-onyx"), 2)]
+        [
+            ("leaf1", Some("arista-eos"), 2),
+            ("node1", Some("linux"), 1),
+            ("node2", Some("windows"), 1),
+            ("sn2410", Some("nvidia-onyx"), 2)
+        ]
     );
     // Three cables: two from LLDP (node1 by its FQDN, sn2410 by EOS's `Eth1/49`), one from YAML.
     assert_eq!(s.links.len(), 3);
@@ -220,11 +224,59 @@ fn lldp_alone_cables_the_fabric_and_unconfigured_neighbours_become_hosts() {
     let imp = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&lldp)).unwrap();
     let host7 = imp.state.devices.iter().find(|d| d.name == "host7").expect("host7 added from LLDP");
     assert!(host7.rdma && host7.ports[0].link.is_some());
-    assert!(imp
-        .not_understood
-        .iter()
-        .any(|u| u.line == 6 && u.text == "Ethernet8 host8 ens2f0: `leaf2` has no port `Ethernet8` in its configuration (a management port?)"));
+    assert!(imp.not_understood.iter().any(|u| u.line == 6
+        && u.text
+            == "Ethernet8 host8 ens2f0: `leaf2` has no port `Ethernet8` in its configuration (a management port?)"));
     // No cabling at all is an error that says what to give.
     let e = rocelab_verify::import::import_dir(&fabrics().join("import"), None).unwrap_err();
     assert!(e.0.contains("no cabling: give --links LINKS.yaml, or put LLDP neighbour output"), "{e}");
+}
+
+/// A class's switch traffic class (`queue`) carries its ETS share and ECN, as `rocelab config`
+/// renders them (Demartek's Onyx steps: priority 5 on traffic class 2), also where a port moves
+/// the class to another queue (HPE local precedence 1).
+#[test]
+fn the_class_queue_carries_ets_and_ecn() {
+    let yaml = r#"
+fabric:
+  name: queues
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: nvidia-onyx, model: SN2410}
+      - {name: sw2, role: switch, platform: nvidia-onyx, model: SN2410}
+      - {name: h1, role: host, nic: {vendor: nvidia, model: ConnectX-5, speed: 25G}}
+      - {name: h2, role: host, nic: {vendor: nvidia, model: ConnectX-5, speed: 25G}}
+    links:
+      - {a: "sw1:eth1/1", b: "h1:p0"}
+      - {a: "sw2:eth1/1", b: "h2:p0"}
+      - {a: "sw1:eth1/49", b: "sw2:eth1/49"}
+  qos:
+    marking: pcp
+    vlan: 2
+    mtu: 9000
+    classes:
+      - {name: roce, priority: 5, queue: 2, lossless: true, ets: 90, ecn: {kmin: 150KB, kmax: 1500KB, pmax: 0.01}}
+      - {name: default, priority: 0, ets: 10}
+    dcqcn: {enabled: true}
+"#;
+    let loaded = rocelab_model::load_str(yaml, "queues.yaml", &fabrics()).expect("fabric loads");
+    let s = from_intent(&loaded.fabric);
+    let q = &s.profiles[s.devices[0].ports[0].qos as usize];
+    assert_eq!(
+        (q.priority_to_queue[5], q.sched[2], q.ecn[2].map(|e| e.kmin)),
+        (2, rocelab_verify::state::Sched::Ets(90), Some(150_000))
+    );
+    assert!(check(&s).is_empty(), "{:#?}", check(&s));
+    let moved = yaml.replace(
+        "dcqcn: {enabled: true}",
+        "dcqcn: {enabled: true}\n    ports: [{ports: [\"sw2:eth1/49\"], queue: {roce: 1}}]",
+    );
+    let loaded = rocelab_model::load_str(&moved, "queues.yaml", &fabrics()).expect("fabric loads");
+    let s = from_intent(&loaded.fabric);
+    let q = &s.profiles[s.devices[1].ports.iter().find(|p| p.name == "eth1/49").unwrap().qos as usize];
+    assert_eq!(
+        (q.priority_to_queue[5], q.sched[1], q.ecn[1].is_some(), q.ecn[2].is_some()),
+        (1, rocelab_verify::state::Sched::Ets(90), true, false)
+    );
+    assert!(check(&s).is_empty(), "{:#?}", check(&s));
 }

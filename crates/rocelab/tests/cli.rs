@@ -177,7 +177,13 @@ fn check_import_cabling_errors_are_located() {
     std::fs::create_dir_all(&dir).unwrap();
     let links = dir.join("links.yaml");
     std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet1/1\", b: \"leaf2:Ethernet0\", cabel: 3m}\n").unwrap();
-    let out = rocelab(&["check", "--import", "crates/rocelab-verify/tests/fabrics/import", "--links", links.to_str().unwrap()]);
+    let out = rocelab(&[
+        "check",
+        "--import",
+        "crates/rocelab-verify/tests/fabrics/import",
+        "--links",
+        links.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("links.yaml:2:52: links[0]: unknown field `cabel`, expected one of a, b, speed, cable; did you mean \"cable\"?"), "{err}");

@@ -90,9 +90,10 @@ impl Ctx<'_> {
     where
         T::Err: std::fmt::Display,
     {
-        let text = n.scalar_text().filter(|_| !matches!(n.kind, NodeKind::Null)).ok_or_else(|| {
-            self.err(n.mark, path, format!("expected {what}, found {}", n.type_name()))
-        })?;
+        let text = n
+            .scalar_text()
+            .filter(|_| !matches!(n.kind, NodeKind::Null))
+            .ok_or_else(|| self.err(n.mark, path, format!("expected {what}, found {}", n.type_name())))?;
         text.parse::<T>().map_err(|e| self.err(n.mark, path, e))
     }
 }
@@ -100,7 +101,8 @@ impl Ctx<'_> {
 /// Decodes a links file (YAML text). `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<LinksFile, ImportError> {
     let cx = Ctx { file };
-    let root = rocelab_model::node::parse(text).map_err(|d| cx.err(Mark { line: d.line, column: d.column }, "", d.message))?;
+    let root =
+        rocelab_model::node::parse(text).map_err(|d| cx.err(Mark { line: d.line, column: d.column }, "", d.message))?;
     let mut out = LinksFile::default();
     let mut seen_links = false;
     for (k, v) in cx.map(&root, "(top level)", &["links", "hosts", "policy"])? {
@@ -150,7 +152,11 @@ pub fn parse(text: &str, file: &str) -> Result<LinksFile, ImportError> {
             }
             "hosts" => {
                 let NodeKind::Seq(items) = &v.kind else {
-                    return Err(cx.err(v.mark, "hosts", format!("expected a list of host names, found {}", v.type_name())));
+                    return Err(cx.err(
+                        v.mark,
+                        "hosts",
+                        format!("expected a list of host names, found {}", v.type_name()),
+                    ));
                 };
                 for (i, h) in items.iter().enumerate() {
                     out.hosts.push(cx.str(h, &format!("hosts[{i}]"))?.to_string());
@@ -167,7 +173,11 @@ pub fn parse(text: &str, file: &str) -> Result<LinksFile, ImportError> {
                         "lossless" => {
                             has_lossless = true;
                             let NodeKind::Seq(items) = &v.kind else {
-                                return Err(cx.err(v.mark, &path, format!("expected a list of priorities 0-7, found {}", v.type_name())));
+                                return Err(cx.err(
+                                    v.mark,
+                                    &path,
+                                    format!("expected a list of priorities 0-7, found {}", v.type_name()),
+                                ));
                             };
                             for (i, x) in items.iter().enumerate() {
                                 p.lossless.push(cx.int(x, &format!("{path}[{i}]"), 7)? as u8);
@@ -178,26 +188,44 @@ pub fn parse(text: &str, file: &str) -> Result<LinksFile, ImportError> {
                         "cnp_priority" => p.cnp_priority = Some(cx.int(v, &path, 7)? as u8),
                         "dcqcn" => match v.kind {
                             NodeKind::Bool(b) => p.dcqcn = b,
-                            _ => return Err(cx.err(v.mark, &path, format!("expected true or false, found {}", v.type_name()))),
+                            _ => {
+                                return Err(cx.err(
+                                    v.mark,
+                                    &path,
+                                    format!("expected true or false, found {}", v.type_name()),
+                                ))
+                            }
                         },
                         _ => {
                             let m = cx.int(v, &path, 4096)? as u32;
                             if ![256, 512, 1024, 2048, 4096].contains(&m) {
-                                return Err(cx.err(v.mark, &path, format!("{m} is not a RoCE path MTU: expected 256, 512, 1024, 2048 or 4096")));
+                                return Err(cx.err(
+                                    v.mark,
+                                    &path,
+                                    format!("{m} is not a RoCE path MTU: expected 256, 512, 1024, 2048 or 4096"),
+                                ));
                             }
                             p.roce_mtu = Some(m);
                         }
                     }
                 }
                 if !has_lossless {
-                    return Err(cx.err(v.mark, "policy", "missing field `lossless` (the lossless priorities, e.g. [3])"));
+                    return Err(cx.err(
+                        v.mark,
+                        "policy",
+                        "missing field `lossless` (the lossless priorities, e.g. [3])",
+                    ));
                 }
                 out.policy = Some(p);
             }
         }
     }
     if !seen_links {
-        return Err(cx.err(Mark { line: 1, column: 1 }, "(top level)", "missing field `links` (a list of {a: \"device:port\", b: \"device:port\"})"));
+        return Err(cx.err(
+            Mark { line: 1, column: 1 },
+            "(top level)",
+            "missing field `links` (a list of {a: \"device:port\", b: \"device:port\"})",
+        ));
     }
     Ok(out)
 }

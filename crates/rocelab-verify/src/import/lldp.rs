@@ -80,21 +80,22 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
     let mut device = None;
     let mut neighbours = Vec::new();
     let mut bad = Vec::new();
-    let mut report = |line: usize, text: &str| {
-        bad.push(NotUnderstood { file: file.into(), line, text: text.trim().to_string() })
-    };
+    let mut report =
+        |line: usize, text: &str| bad.push(NotUnderstood { file: file.into(), line, text: text.trim().to_string() });
     let lldpd = text.contains("LLDP neighbors:");
     // lldpd blocks: the current interface and what has been read of its neighbour.
     let mut cur: Option<(usize, String, Option<String>, Option<String>)> = None;
     let flush = |cur: &mut Option<(usize, String, Option<String>, Option<String>)>,
-                     neighbours: &mut Vec<Neighbour>,
-                     report: &mut dyn FnMut(usize, &str)| {
+                 neighbours: &mut Vec<Neighbour>,
+                 report: &mut dyn FnMut(usize, &str)| {
         if let Some((line, port, name, pid)) = cur.take() {
             match (name, pid) {
                 (Some(n), Some(p)) => {
                     neighbours.push(Neighbour { local_port: port, remote_device: n, remote_port: p, line })
                 }
-                (None, _) => report(line, &format!("Interface: {port}: the neighbour sends no SysName, so it cannot be named")),
+                (None, _) => {
+                    report(line, &format!("Interface: {port}: the neighbour sends no SysName, so it cannot be named"))
+                }
                 (_, None) => report(line, &format!("Interface: {port}: the neighbour sends no PortID")),
             }
         }
@@ -112,7 +113,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
                 continue;
             }
         }
-        if t.starts_with("[lldpcli]") || t.contains("show lldp") || t.starts_with("lldpctl") || t.starts_with("lldpcli") {
+        if t.starts_with("[lldpcli]") || t.contains("show lldp") || t.starts_with("lldpctl") || t.starts_with("lldpcli")
+        {
             continue;
         }
         if lldpd {
@@ -149,7 +151,9 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
         }
         let cols: Vec<&str> = t.split_whitespace().collect();
         // Headers and the lines around the tables.
-        if (t.starts_with("Port") && t.contains("Neighbor Device ID")) || (t.starts_with("LocalPort") && t.contains("RemoteDevice")) {
+        if (t.starts_with("Port") && t.contains("Neighbor Device ID"))
+            || (t.starts_with("LocalPort") && t.contains("RemoteDevice"))
+        {
             table_header = true;
             continue;
         }
@@ -273,7 +277,8 @@ Interface:    eno1, via: LLDP, RID: 2, Time: 0 day, 02:10:40
 
     #[test]
     fn stray_lines_are_reported_and_the_stem_names_the_device() {
-        let text = "Port          Neighbor Device ID       Neighbor Port ID    TTL\nEt1 spine1 Ethernet1 120\nsomething odd\n";
+        let text =
+            "Port          Neighbor Device ID       Neighbor Port ID    TTL\nEt1 spine1 Ethernet1 120\nsomething odd\n";
         let t = parse(text, "leaf9.lldp.txt", "leaf9");
         assert_eq!(t.device, "leaf9");
         assert_eq!(t.neighbours.len(), 1);

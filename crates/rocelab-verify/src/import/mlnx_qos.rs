@@ -87,7 +87,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
             "tc" => {
                 // `tc: 3 ratelimit: unlimited, tsa: ets, bw: 50%`
                 let fields: Vec<&str> = t.split(',').map(str::trim).collect();
-                let index = fields[0].split_whitespace().nth(1).and_then(|x| x.parse::<usize>().ok()).filter(|x| *x < 8);
+                let index =
+                    fields[0].split_whitespace().nth(1).and_then(|x| x.parse::<usize>().ok()).filter(|x| *x < 8);
                 let tsa = fields.iter().find_map(|f| f.strip_prefix("tsa:")).map(str::trim);
                 let bw = fields.iter().find_map(|f| f.strip_prefix("bw:")).map(|b| b.trim().trim_end_matches('%'));
                 match (index, tsa, bw.map(str::parse::<u8>)) {
@@ -109,9 +110,16 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
             "prio" => {
                 // `prio:3 dscp:31,30,29,28,27,26,25,24,`
                 let mut parts = t.split_whitespace();
-                let p = parts.next().and_then(|x| x.strip_prefix("prio:")).and_then(|x| x.parse::<u8>().ok()).filter(|p| *p < 8);
+                let p = parts
+                    .next()
+                    .and_then(|x| x.strip_prefix("prio:"))
+                    .and_then(|x| x.parse::<u8>().ok())
+                    .filter(|p| *p < 8);
                 let ds: Option<Vec<u8>> = parts.next().and_then(|x| x.strip_prefix("dscp:")).and_then(|list| {
-                    list.split(',').filter(|d| !d.is_empty()).map(|d| d.parse::<u8>().ok().filter(|d| *d < 64)).collect()
+                    list.split(',')
+                        .filter(|d| !d.is_empty())
+                        .map(|d| d.parse::<u8>().ok().filter(|d| *d < 64))
+                        .collect()
                 });
                 match (p, ds) {
                     (Some(p), Some(ds)) => {
@@ -202,7 +210,10 @@ tc: 4 ratelimit: unlimited, tsa: vendor
         assert_eq!((q.dscp_to_priority[26], q.dscp_to_priority[48], q.dscp_to_priority[0]), (3, 6, 0));
         assert_eq!((q.priority_to_pg[3], q.priority_to_pg[0]), (1, 0));
         assert_eq!(q.priority_to_queue, [0, 0, 0, 3, 4, 4, 6, 4]);
-        assert_eq!((q.sched[0], q.sched[3], q.sched[6], q.sched[4]), (Sched::Ets(40), Sched::Ets(60), Sched::Strict, Sched::Unset));
+        assert_eq!(
+            (q.sched[0], q.sched[3], q.sched[6], q.sched[4]),
+            (Sched::Ets(40), Sched::Ets(60), Sched::Strict, Sched::Unset)
+        );
         assert!(!q.host.as_ref().unwrap().rdma_visible);
     }
 

@@ -210,8 +210,9 @@ fn read_text(path: &Path) -> Result<String, ImportError> {
         let units: Vec<u16> = bytes[2..].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
         return Ok(String::from_utf16_lossy(&units));
     }
-    let text = String::from_utf8(bytes)
-        .map_err(|e| ImportError(format!("{}: not UTF-8 text (byte {} is not valid)", path.display(), e.utf8_error().valid_up_to())))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        ImportError(format!("{}: not UTF-8 text (byte {} is not valid)", path.display(), e.utf8_error().valid_up_to()))
+    })?;
     Ok(text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text))
 }
 
@@ -254,7 +255,11 @@ pub fn import_dir(dir: &Path, links: Option<&Path>) -> Result<Imported, ImportEr
             if lldp::recognise(&text) {
                 tables.push(lldp::parse(&text, &file, &stem_of(&path)));
             } else if l.is_dir() {
-                not_understood.push(NotUnderstood { file, line: 1, text: "the whole file: not LLDP neighbour output".into() });
+                not_understood.push(NotUnderstood {
+                    file,
+                    line: 1,
+                    text: "the whole file: not LLDP neighbour output".into(),
+                });
             } else {
                 links_file = Some((links::parse(&text, &file)?, file));
             }
@@ -501,9 +506,8 @@ fn build(
                 ends.push((di, pi));
             }
             let origin = format!("{lp}:{}: links[{i}]", l.a_at.line);
-            b.cable(ends[0], ends[1], l.speed, l.cable, origin).map_err(|e| {
-                ImportError(format!("{lp}:{}:{}: links[{i}]: {e}", l.a_at.line, l.a_at.column))
-            })?;
+            b.cable(ends[0], ends[1], l.speed, l.cable, origin)
+                .map_err(|e| ImportError(format!("{lp}:{}:{}: links[{i}]: {e}", l.a_at.line, l.a_at.column)))?;
         }
     }
     for t in tables {

@@ -80,7 +80,8 @@ fn ports_of(range: &str) -> Option<Vec<String>> {
 
 fn valid(n: &str) -> bool {
     let parts: Vec<&str> = n.split('/').collect();
-    (2..=3).contains(&parts.len()) && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|c| c.is_ascii_digit()))
+    (2..=3).contains(&parts.len())
+        && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|c| c.is_ascii_digit()))
 }
 
 struct Port {
@@ -126,7 +127,8 @@ fn apply(p: &mut Port, w: &[&str]) -> bool {
             }
         }
         ["traffic-class", tc, "bind", "switch-priority", prios @ ..] if !prios.is_empty() => {
-            let (Some(tc), Some(prios)) = (u8_below(tc, 8), prios.iter().map(|x| u8_below(x, 8)).collect::<Option<Vec<_>>>())
+            let (Some(tc), Some(prios)) =
+                (u8_below(tc, 8), prios.iter().map(|x| u8_below(x, 8)).collect::<Option<Vec<_>>>())
             else {
                 return false;
             };
@@ -134,7 +136,8 @@ fn apply(p: &mut Port, w: &[&str]) -> bool {
                 p.qos.priority_to_queue[x as usize] = tc;
             }
         }
-        ["ingress-buffer", pg, "map", "pool", _pool, "type", "lossless", "reserved", r, "xoff", x, "xon", _y, "shared", "alpha", _a] => {
+        ["ingress-buffer", pg, "map", "pool", _pool, "type", "lossless", "reserved", r, "xoff", x, "xon", _y, "shared", "alpha", _a] =>
+        {
             let (Some(pg), Ok(r), Ok(x)) = (index_of(pg, "iPort.pg"), r.parse::<u64>(), x.parse::<u64>()) else {
                 return false;
             };
@@ -179,7 +182,13 @@ fn apply(p: &mut Port, w: &[&str]) -> bool {
             "off" => {}
             _ => return false,
         },
-        ["switchport", ..] | ["description", ..] | ["shutdown"] | ["no", "shutdown"] | ["fec-override", ..] | ["pfc-wd"] | ["lldp", ..] => {}
+        ["switchport", ..]
+        | ["description", ..]
+        | ["shutdown"]
+        | ["no", "shutdown"]
+        | ["fec-override", ..]
+        | ["pfc-wd"]
+        | ["lldp", ..] => {}
         _ => return false,
     }
     true
@@ -216,7 +225,11 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         let n = i + 1;
         let t = raw.trim();
         let mut report = |why: &str| {
-            bad.push(NotUnderstood { file: file.into(), line: n, text: if why.is_empty() { t.to_string() } else { format!("{t} ({why})") } })
+            bad.push(NotUnderstood {
+                file: file.into(),
+                line: n,
+                text: if why.is_empty() { t.to_string() } else { format!("{t} ({why})") },
+            })
         };
         if let Some(h) = t.strip_prefix("## Hostname:") {
             header_name = Some(h.trim().to_string());
@@ -246,10 +259,14 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         }
         match w.as_slice() {
             ["hostname", h] => name = Some(h.to_string()),
-            ["no", "cli", "default", "prefix-modes", "enable"] | ["advanced", "buffer", "management", ..] | ["exit"] => {}
+            ["no", "cli", "default", "prefix-modes", "enable"]
+            | ["advanced", "buffer", "management", ..]
+            | ["exit"] => {}
             ["config", "write", "to", _] | ["lldp", ..] => {}
             ["vlan", v] if v.split('-').all(|x| x.parse::<u16>().is_ok()) => {}
-            ["dcb", "priority-flow-control", "enable", rest @ ..] if rest.is_empty() || rest == ["force"] => pfc_enabled = true,
+            ["dcb", "priority-flow-control", "enable", rest @ ..] if rest.is_empty() || rest == ["force"] => {
+                pfc_enabled = true
+            }
             ["dcb", "priority-flow-control", "priority", p, "enable"] if u8_below(p, 8).is_some() => {
                 pfc_priorities |= 1 << u8_below(p, 8).unwrap_or(0)
             }

@@ -26,8 +26,13 @@ use crate::state::{HostRdma, PortQos, Sched, Trust};
 use rocelab_model::fabric::Role;
 use rocelab_model::units::Rate;
 
-const CMDLETS: &[&str] =
-    &["Get-NetQosPolicy", "Get-NetQosFlowControl", "Get-NetQosTrafficClass", "Get-NetQosDcbxSetting", "Get-NetAdapterQos"];
+const CMDLETS: &[&str] = &[
+    "Get-NetQosPolicy",
+    "Get-NetQosFlowControl",
+    "Get-NetQosTrafficClass",
+    "Get-NetQosDcbxSetting",
+    "Get-NetAdapterQos",
+];
 
 pub fn recognise(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
@@ -123,7 +128,9 @@ fn flow_control(v: &str) -> Option<u8> {
     match w.as_slice() {
         ["All", "Priorities", "Disabled"] => Some(0),
         ["All", "Priorities", "Enabled"] => Some(0xff),
-        ["Priority" | "Priorities", list, "Enabled"] => priority_list(list).map(|p| p.iter().fold(0, |m, x| m | (1 << x))),
+        ["Priority" | "Priorities", list, "Enabled"] => {
+            priority_list(list).map(|p| p.iter().fold(0, |m, x| m | (1 << x)))
+        }
         _ => None,
     }
 }
@@ -152,9 +159,9 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     let lines: Vec<&str> = text.lines().collect();
     // Nested rows of an adapter are recorded as `#tc` / `#netdirect` keys of its record.
     let finish = |record: &mut Vec<(String, String, usize)>,
-                      adapters: &mut Vec<Adapter>,
-                      netdirect: &mut Option<u8>,
-                      bad: &mut Vec<NotUnderstood>| {
+                  adapters: &mut Vec<Adapter>,
+                  netdirect: &mut Option<u8>,
+                  bad: &mut Vec<NotUnderstood>| {
         if record.is_empty() {
             return;
         }
@@ -175,7 +182,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 a.netdirect = v.parse::<u8>().ok().filter(|p| *p < 8);
                 continue;
             }
-            let mut report = |why: &str| bad.push(NotUnderstood { file: file.into(), line: n, text: format!("{k} : {v} ({why})") });
+            let mut report =
+                |why: &str| bad.push(NotUnderstood { file: file.into(), line: n, text: format!("{k} : {v} ({why})") });
             if !keys.contains(&k.as_str()) {
                 report(if adapter { "not a Get-NetAdapterQos property" } else { "not a Get-NetQosPolicy property" });
                 continue;
@@ -273,22 +281,24 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         match table {
             Table::FlowControl => {
                 let ok = match w.as_slice() {
-                    [p, en, rest @ ..] => match (p.parse::<u8>().ok().filter(|p| *p < 8), bool_of(en), row_interface(rest)) {
-                        (Some(p), Some(en), Some(iface)) => {
-                            let s = match iface {
-                                None => &mut global,
-                                Some(alias) => settings_of(&mut per_if, alias),
-                            };
-                            let m = s.pfc.get_or_insert(0);
-                            if en {
-                                *m |= 1 << p;
-                            } else {
-                                *m &= !(1 << p);
+                    [p, en, rest @ ..] => {
+                        match (p.parse::<u8>().ok().filter(|p| *p < 8), bool_of(en), row_interface(rest)) {
+                            (Some(p), Some(en), Some(iface)) => {
+                                let s = match iface {
+                                    None => &mut global,
+                                    Some(alias) => settings_of(&mut per_if, alias),
+                                };
+                                let m = s.pfc.get_or_insert(0);
+                                if en {
+                                    *m |= 1 << p;
+                                } else {
+                                    *m &= !(1 << p);
+                                }
+                                true
                             }
-                            true
+                            _ => false,
                         }
-                        _ => false,
-                    },
+                    }
                     _ => false,
                 };
                 if !ok {
@@ -301,7 +311,11 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 let ok = match algo {
                     Some(ai) if ai > 0 && w.len() >= ai + 3 => {
                         let strict = w[ai].eq_ignore_ascii_case("Strict");
-                        match (w[ai + 1].parse::<u8>().ok().filter(|b| *b <= 100), priority_list(w[ai + 2]), row_interface(&w[ai + 3..])) {
+                        match (
+                            w[ai + 1].parse::<u8>().ok().filter(|b| *b <= 100),
+                            priority_list(w[ai + 2]),
+                            row_interface(&w[ai + 3..]),
+                        ) {
                             (Some(bw), Some(prios), Some(iface)) => {
                                 let s = match iface {
                                     None => &mut global,
@@ -342,10 +356,18 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         if k == "Name" {
             finish(&mut record, &mut adapters, &mut netdirect, &mut bad);
         }
-        nested = ["Capabilities", "OperationalTrafficClasses", "OperationalClassifications", "RemoteTrafficClasses", "RemoteClassifications"]
-            .contains(&k.as_str())
-            .then(|| k.clone());
-        if k == "OperationalClassifications" && v.starts_with("Protocol") || k == "OperationalTrafficClasses" && v.starts_with("TC") {
+        nested = [
+            "Capabilities",
+            "OperationalTrafficClasses",
+            "OperationalClassifications",
+            "RemoteTrafficClasses",
+            "RemoteClassifications",
+        ]
+        .contains(&k.as_str())
+        .then(|| k.clone());
+        if k == "OperationalClassifications" && v.starts_with("Protocol")
+            || k == "OperationalTrafficClasses" && v.starts_with("TC")
+        {
             record.push((k, String::new(), n));
         } else {
             record.push((k, v, n));
@@ -406,7 +428,11 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         c.ports.push((a.name.clone(), Rate::gbps(0), profile(&s, Some(a)), a.line));
     }
     for a in adapters.iter().filter(|a| a.name.is_empty()) {
-        bad.push(NotUnderstood { file: file.into(), line: a.line, text: "a Get-NetAdapterQos record without a Name".into() });
+        bad.push(NotUnderstood {
+            file: file.into(),
+            line: a.line,
+            text: "a Get-NetAdapterQos record without a Name".into(),
+        });
     }
     if c.ports.is_empty() {
         c.default_port = Some(profile(&global, None));
@@ -535,7 +561,10 @@ PS C:\> Get-NetAdapterRdma
         let (_, _, q, line) = &c.ports[0];
         assert_eq!(*line, 47);
         assert_eq!((q.trust, q.pfc, q.dcbx_willing, q.mtu), (Trust::Pcp, 1 << 3, Some(false), 0));
-        assert_eq!((q.sched[0], q.sched[1], q.priority_to_queue[3], q.priority_to_queue[4]), (Sched::Ets(50), Sched::Ets(50), 1, 0));
+        assert_eq!(
+            (q.sched[0], q.sched[1], q.priority_to_queue[3], q.priority_to_queue[4]),
+            (Sched::Ets(50), Sched::Ets(50), 1, 0)
+        );
         let h = q.host.as_ref().unwrap();
         assert_eq!((h.pcp, h.rdma_visible), (Some(3), false));
         // QoS disabled on the second adapter: no PFC, no ETS.
@@ -549,7 +578,10 @@ PS C:\> Get-NetAdapterRdma
         let c = parse(text, "n.txt", "n");
         assert!(c.not_understood.is_empty(), "{:?}", c.not_understood);
         let q = c.default_port.unwrap();
-        assert_eq!((q.pfc, q.sched[1], q.priority_to_queue[5], q.dcbx_willing), (1 << 5, Sched::Ets(95), 1, Some(true)));
+        assert_eq!(
+            (q.pfc, q.sched[1], q.priority_to_queue[5], q.dcbx_willing),
+            (1 << 5, Sched::Ets(95), 1, Some(true))
+        );
         assert_eq!(q.host.unwrap().pcp, None);
     }
 

@@ -67,7 +67,8 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
     let mut out = Vec::new();
     let (needs, computed) = needs(cx);
     // Per switch: total headroom (configured, else what rocelab would configure).
-    let mut total: HashMap<u32, u64> = HashMap::new();
+    // Ordered by device, so that findings merged over devices list them in a stable order.
+    let mut total: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
     for n in &needs {
         let required = &computed[n.required];
         *total.entry(n.end.device).or_default() += n.configured.unwrap_or(required.bytes);

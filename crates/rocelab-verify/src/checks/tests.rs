@@ -470,3 +470,20 @@ fn every_finding_is_complete_and_names_its_rules_source() {
         assert_eq!(f.port.is_none(), device_level.contains(&f.id), "{f:#?}");
     }
 }
+
+#[test]
+fn a_finding_on_many_devices_lists_them_in_order() {
+    let (mut k, _) = Kit::clos();
+    for d in 0..4 {
+        k.s.devices[d].buffer = Some(10_000);
+    }
+    for _ in 0..5 {
+        let f = k.run();
+        let b: Vec<(&str, &str)> = f
+            .iter()
+            .filter(|f| f.id == "HEADROOM-BUFFER")
+            .map(|f| (f.device.as_str(), f.what.rsplit('(').next().unwrap_or_default()))
+            .collect();
+        assert_eq!(b, [("leaf1", "also on 1 other device: leaf2)"), ("spine1", "also on 1 other device: spine2)")]);
+    }
+}

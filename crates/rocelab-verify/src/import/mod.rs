@@ -112,7 +112,7 @@ impl DeviceConfig {
 /// What a file holds.
 #[derive(Debug, Clone)]
 pub enum Parsed {
-    Config(DeviceConfig),
+    Config(Box<DeviceConfig>),
     Lldp(LldpTable),
 }
 
@@ -157,11 +157,11 @@ pub fn recognise(text: &str) -> Option<Format> {
 /// Reads one file, recognising its format; `stem` names the device when the text does not.
 pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
     Some(match recognise(text)? {
-        Format::Sonic => Parsed::Config(sonic::parse(text, file, stem)),
-        Format::Arista => Parsed::Config(arista::parse(text, file, stem)),
-        Format::Onyx => Parsed::Config(onyx::parse(text, file, stem)),
-        Format::MlnxQos => Parsed::Config(mlnx_qos::parse(text, file, stem)),
-        Format::Windows => Parsed::Config(windows::parse(text, file, stem)),
+        Format::Sonic => Parsed::Config(Box::new(sonic::parse(text, file, stem))),
+        Format::Arista => Parsed::Config(Box::new(arista::parse(text, file, stem))),
+        Format::Onyx => Parsed::Config(Box::new(onyx::parse(text, file, stem))),
+        Format::MlnxQos => Parsed::Config(Box::new(mlnx_qos::parse(text, file, stem))),
+        Format::Windows => Parsed::Config(Box::new(windows::parse(text, file, stem))),
         Format::Lldp => Parsed::Lldp(lldp::parse(text, file, stem)),
     })
 }
@@ -170,7 +170,7 @@ pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
 /// rocelab does not read).
 pub fn read_config(text: &str, file: &str, stem: &str) -> Option<DeviceConfig> {
     match read(text, file, stem)? {
-        Parsed::Config(c) => Some(c),
+        Parsed::Config(c) => Some(*c),
         Parsed::Lldp(_) => None,
     }
 }
@@ -237,7 +237,7 @@ pub fn import_dir(dir: &Path, links: Option<&Path>) -> Result<Imported, ImportEr
         let file = path.display().to_string();
         let text = read_text(&path)?;
         match read(&text, &file, &stem_of(&path)) {
-            Some(Parsed::Config(c)) => configs.push(c),
+            Some(Parsed::Config(c)) => configs.push(*c),
             Some(Parsed::Lldp(t)) => tables.push(t),
             None => not_understood.push(NotUnderstood {
                 file,

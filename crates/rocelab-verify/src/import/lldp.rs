@@ -35,6 +35,35 @@ pub struct LldpTable {
     pub not_understood: Vec<NotUnderstood>,
 }
 
+/// The fields `lldpctl` prints for a neighbour (lldpd's plain format) besides `SysName` and
+/// `PortID`.
+const LLDPD_FIELDS: &[&str] = &[
+    "Chassis",
+    "ChassisID",
+    "SysDescr",
+    "MgmtIP",
+    "MgmtIface",
+    "Capability",
+    "TTL",
+    "Port",
+    "PortDescr",
+    "PMD autoneg",
+    "Adv",
+    "MAU oper type",
+    "MFS",
+    "VLAN",
+    "PPVID",
+    "PI",
+    "LLDP-MED",
+    "Device Type",
+    "Unknown TLVs",
+    "TLV",
+    "Port is aggregated. PortAggregID",
+    "Inventory",
+    "DCBX",
+    "Port VLAN ID",
+];
+
 /// Whether the text is LLDP neighbour output of a kind rocelab reads.
 pub fn recognise(text: &str) -> bool {
     let has = |s: &str| text.contains(s);
@@ -101,9 +130,12 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
         }
     };
     let mut table_header = false;
+    // Indentation of the last lldpd field line, for values continued on further lines.
+    let mut field_indent = usize::MAX;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let t = raw.trim();
+        let indent = raw.len() - raw.trim_start().len();
         if t.is_empty() || is_rule(t) {
             continue;
         }
@@ -129,6 +161,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
                 } else {
                     cur = Some((n, port, None, None));
                 }
+                field_indent = indent;
                 continue;
             }
             let Some(c) = cur.as_mut() else {
@@ -143,10 +176,14 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
                     let id = v.split_once(' ').map(|(_, id)| id.trim()).unwrap_or(v);
                     c.3 = Some(id.to_string());
                 }
-                // Everything else lldpd prints about the neighbour (ChassisID, SysDescr,
-                // capabilities, autonegotiation, VLAN, TLVs) does not bear on the cabling.
-                _ => {}
+                // The rest of what lldpd prints about a neighbour does not bear on the cabling.
+                Some((k, _)) if LLDPD_FIELDS.contains(&k.trim()) => {}
+                // A value continued on the next lines (a long SysDescr) is indented deeper
+                // than its field.
+                _ if indent > field_indent => continue,
+                _ => report(n, t),
             }
+            field_indent = indent;
             continue;
         }
         let cols: Vec<&str> = t.split_whitespace().collect();
@@ -253,7 +290,9 @@ Interface:    ens1f0np0, via: LLDP, RID: 1, Time: 0 day, 02:10:44
     ChassisID:    mac 44:38:39:00:00:10
     SysName:      leaf1
     SysDescr:     Arista Networks EOS version 4.24.2F running on an Arista DCS-7050SX3-48YC12
+                  built 2020/06/11
     MgmtIP:       192.0.2.11
+    Mood:         cheerful
     Capability:   Bridge, on
     Capability:   Router, on
   Port:
@@ -272,7 +311,13 @@ Interface:    eno1, via: LLDP, RID: 2, Time: 0 day, 02:10:40
         assert_eq!(t.device, "host1");
         assert_eq!(n(&t), [("ens1f0np0".into(), "leaf1".into(), "Ethernet2".into(), 5)]);
         let nu: Vec<(usize, &str)> = t.not_understood.iter().map(|u| (u.line, u.text.as_str())).collect();
-        assert_eq!(nu, [(18, "Interface: eno1: the neighbour sends no SysName, so it cannot be named")]);
+        assert_eq!(
+            nu,
+            [
+                (12, "Mood:         cheerful"),
+                (20, "Interface: eno1: the neighbour sends no SysName, so it cannot be named")
+            ]
+        );
     }
 
     #[test]

@@ -66,11 +66,14 @@ enum Command {
         /// Apply a named variant first.
         #[arg(long)]
         variant: Option<String>,
-        /// Read running configurations of existing devices from this directory instead.
-        #[arg(long, conflicts_with = "file", requires = "links")]
+        /// Read running configurations of existing devices from this directory instead (Arista
+        /// EOS, SONiC config_db.json, NVIDIA Onyx, mlnx_qos -i, Windows Get-NetQos*; LLDP
+        /// neighbour tables in it give the cabling).
+        #[arg(long, conflicts_with = "file")]
         import: Option<PathBuf>,
-        /// With --import: the cabling, as a links file (YAML) or LLDP neighbour output.
-        #[arg(long)]
+        /// With --import: the cabling, as a links file (YAML), an LLDP neighbour capture or a
+        /// directory of them.
+        #[arg(long, requires = "import", conflicts_with = "file")]
         links: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "text")]
         format: CheckFormat,
@@ -285,7 +288,6 @@ fn check(
             (rocelab_verify::from_intent(&fabric), subject, f.display().to_string())
         }
         (None, Some(dir)) => {
-            let links = links.ok_or("--import needs --links")?;
             let imported = rocelab_verify::import::import_dir(dir, links).map_err(|e| e.to_string())?;
             for u in &imported.not_understood {
                 eprintln!("{u}");
@@ -295,17 +297,23 @@ fn check(
         (None, None) => return Err("give a fabric file or --import DIR".into()),
     };
     let findings = rocelab_verify::check(&state);
-    match format {
-        CheckFormat::Text => print!("{}", rocelab_verify::render::table(&findings, &subject)),
-        CheckFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())?
-        ),
-        CheckFormat::Sarif => println!(
-            "{}",
+    let text = match format {
+        CheckFormat::Text => rocelab_verify::render::table(&findings, &subject),
+        CheckFormat::Json => {
+            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())? + "\n"
+        }
+        CheckFormat::Sarif => {
             serde_json::to_string_pretty(&rocelab_verify::render::sarif(&findings, &artifact))
                 .map_err(|e| e.to_string())?
-        ),
+                + "\n"
+        }
+    };
+    // A reader that stops early (`| head`) is not an error of the check.
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(format!("cannot write the findings: {e}"));
+        }
     }
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
     Ok(if errors > 0 {

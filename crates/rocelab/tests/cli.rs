@@ -138,6 +138,64 @@ fn check_imports_running_configs_and_reports_unread_lines() {
 }
 
 #[test]
+fn check_imports_onyx_mlnx_qos_windows_and_lldp() {
+    let args = [
+        "check",
+        "--import",
+        "crates/rocelab-verify/tests/fabrics/import-mixed",
+        "--links",
+        "crates/rocelab-verify/tests/fabrics/import-mixed-links.yaml",
+    ];
+    let out = rocelab(&args);
+    assert_eq!(out.status.code(), Some(2));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("import-mixed/sn2410.txt:66: not understood: clock timezone UTC"), "{stderr}");
+    assert!(stderr.contains("import-mixed/leaf1.lldp.txt:12: not understood: Management1 oob-mgmt Gi0/12"), "{stderr}");
+    assert!(stdout.contains("PFC-MISSING      node1:ens1f0np0  [rdma (priority 3)]"), "{stdout}");
+    assert!(stdout.contains("MAP-TRUST        node2:SLOT 2 Port 1"), "{stdout}");
+    assert!(stdout.contains("at     crates/rocelab-verify/tests/fabrics/import-mixed/sn2410.txt:17"), "{stdout}");
+
+    // SARIF points at the capture each finding came from.
+    let out = rocelab(&[&args[..], &["--format", "sarif"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uris: Vec<String> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap().to_string())
+        .collect();
+    assert!(uris.iter().any(|u| u.ends_with("import-mixed/node1.txt")), "{uris:?}");
+}
+
+#[test]
+fn check_import_cabling_errors_are_located() {
+    let out = rocelab(&["check", "--import", "crates/rocelab-verify/tests/fabrics/import"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no cabling: give --links LINKS.yaml, or put LLDP neighbour output"));
+
+    let dir = std::env::temp_dir().join(format!("rocelab-cli-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let links = dir.join("links.yaml");
+    std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet1/1\", b: \"leaf2:Ethernet0\", cabel: 3m}\n").unwrap();
+    let out = rocelab(&[
+        "check",
+        "--import",
+        "crates/rocelab-verify/tests/fabrics/import",
+        "--links",
+        links.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("links.yaml:2:52: links[0]: unknown field `cabel`, expected one of a, b, speed, cable; did you mean \"cable\"?"), "{err}");
+    assert!(!err.contains("panicked"));
+
+    // --links belongs to --import, not to a fabric file.
+    let out = rocelab(&["check", "examples/demartek-config4-two-switch.yaml", "--links", links.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot be used with '--links"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn check_of_a_broken_file_is_an_error_not_a_panic() {
     let out = rocelab(&["check", "no/such/file.yaml"]);
     assert_eq!(out.status.code(), Some(2));

@@ -221,6 +221,55 @@ impl Loaded {
             .collect()
     }
 
+    /// The sweep as (field, values as written), if the file has one.
+    pub fn sweep_values(&self) -> Option<(String, Vec<String>)> {
+        let sweep = self.root.get("sweep")?;
+        let field = sweep.get("field").and_then(Node::scalar_text)?;
+        let NodeKind::Seq(values) = &sweep.get("values")?.kind else { return None };
+        Some((field, values.iter().map(|v| v.scalar_text().unwrap_or_else(|| "…".into())).collect()))
+    }
+
+    /// The scenario and fabric of one run of a variant × sweep grid: the named variant (or the
+    /// base) with sweep point `point` (an index into the sweep's values, or none) applied on
+    /// top, so that `rocelab sim --all` can run every combination.
+    pub fn run_point(
+        &self,
+        variant: Option<&str>,
+        point: Option<usize>,
+    ) -> Result<(Scenario, ResolvedFabric), Diagnostics> {
+        let mut entries = Vec::new();
+        let mut what = String::new();
+        if let Some(name) = variant {
+            let Some(o) = self.variant_overrides(name) else {
+                return self.variant_scenario(name);
+            };
+            entries.extend(o.entries);
+            what = format!("variants[{name}]");
+        }
+        if let Some(i) = point {
+            let sweep = self.root.get("sweep");
+            let field = sweep.and_then(|s| s.get("field"));
+            let value = match sweep.and_then(|s| s.get("values")).map(|n| &n.kind) {
+                Some(NodeKind::Seq(values)) => values.get(i),
+                _ => None,
+            };
+            let (Some(field), Some(value)) = (field, value) else {
+                let mut d = Diagnostic::error(Mark::default(), "sweep", format!("no sweep point {i}"));
+                d.file = self.file.clone();
+                return Err(Diagnostics(vec![d]));
+            };
+            let name = field.scalar_text().unwrap_or_default();
+            let label = format!("{name}={}", value.scalar_text().unwrap_or_else(|| "…".into()));
+            entries.push((name, value, field.mark));
+            what = if what.is_empty() { format!("sweep[{label}]") } else { format!("{what} at sweep[{label}]") };
+        }
+        if entries.is_empty() && variant.is_none() {
+            return Ok((self.scenario.clone(), self.fabric.clone()));
+        }
+        let root = self.apply(&Overrides { entries }, &what)?;
+        build(&root, &self.file, &self.base_dir).map(|(s, f, _)| (s, f))
+    }
+
     /// Checks the base fabric, every variant and every sweep point; all diagnostics at once,
     /// each variant's and point's tagged with its name.
     pub fn validate_all(&self) -> Diagnostics {

@@ -351,6 +351,28 @@ fn variants_and_sweeps_apply_and_check() {
     assert!(msgs.iter().any(|m| m.starts_with("at sweep point `fabric.qos.mtu=100000`")));
 }
 
+#[test]
+fn a_variant_at_a_sweep_point_has_both_applied() {
+    let l = load(&format!("{BASE}{WITH_VARIANTS}")).unwrap();
+    assert_eq!(
+        l.sweep_values(),
+        Some(("fabric.qos.mtu".to_string(), vec!["1500".into(), "9000".into(), "100000".into()]))
+    );
+    let (_, f) = l.run_point(Some("dcqcn"), Some(0)).unwrap();
+    assert!(f.qos.dcqcn.enabled);
+    assert_eq!(f.qos.mtu, 1500);
+    let (_, f) = l.run_point(None, Some(1)).unwrap();
+    assert!(!f.qos.dcqcn.enabled);
+    assert_eq!(f.qos.mtu, 9000);
+    let (_, base) = l.run_point(None, None).unwrap();
+    assert_eq!(base.qos.mtu, l.fabric.qos.mtu);
+    // The bad point is reported with the variant and the point it was found at.
+    let e = l.run_point(Some("dcqcn"), Some(2)).unwrap_err();
+    assert!(e.has_errors());
+    assert!(l.run_point(Some("nope"), None).unwrap_err().0[0].message.contains("no variant `nope`"));
+    assert!(l.run_point(None, Some(7)).unwrap_err().0[0].message.contains("no sweep point 7"));
+}
+
 /// Valid documents with one byte changed, and arbitrary text: the loader answers with a fabric
 /// or with diagnostics, never a panic.
 fn mutate(base: &str, pos: usize, byte: u8, delete: bool) -> String {

@@ -331,8 +331,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
             flow.size_bytes = Some(imp.size);
             flow.start_ps = imp.start.as_ps();
             t.push(flow);
-            names.flows.push(format!("{}:{}", x.name, imp.line));
-            names.dports.push(imp.dport);
+            name_new(&t, names, &x.name, imp.dport);
         }
     }
     for x in &w.permutation {

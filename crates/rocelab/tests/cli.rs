@@ -279,6 +279,13 @@ fn sim_writes_fct_txt_for_sized_flows() {
     let fct = std::fs::read_to_string(dir2.join("fct.txt")).unwrap();
     assert_eq!(fct.lines().count(), 8);
     assert_eq!(fct.lines().filter(|l| l.split(' ').nth(3) == Some("200")).count(), 4, "{fct}");
+    // With --all, every run's directory has its own.
+    let dir4 = dir.join("all");
+    let out = rocelab(&["sim", "examples/sim-flows-leaf-spine.yaml", "--all", "--out", dir4.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for run in ["base", "load-70"] {
+        assert!(dir4.join("runs").join(run).join("fct.txt").is_file(), "{run}");
+    }
     // A scenario without sized flows writes no fct.txt.
     let dir3 = dir.join("cbr");
     let out = rocelab(&["sim", "--out", dir3.to_str().unwrap()]);

@@ -54,7 +54,7 @@ pub fn build(
 ) -> Result<(Scenario, ResolvedFabric, Vec<Diagnostic>), Diagnostics> {
     let (scenario, diags) = decode::<Scenario>(root, "");
     let mut all = Diagnostics(diags);
-    let Some(scenario) = scenario.filter(|_| !all.has_errors()) else {
+    let Some(mut scenario) = scenario.filter(|_| !all.has_errors()) else {
         all.set_file(file);
         all.sort();
         return Err(all);
@@ -113,7 +113,18 @@ pub fn build(
     check_policy(&fabric.qos, &mut problems);
     let mut resolved = resolve(fabric, devices, links, &mut problems);
     apply_port_overrides(&mut resolved, &mut problems);
-    crate::workload::check(&scenario.workloads, &scenario.simulation, &resolved, &mut problems);
+    let mut file_diags = Vec::new();
+    crate::workload::check(
+        &mut scenario.workloads,
+        &scenario.simulation,
+        &resolved,
+        base_dir,
+        &mut problems,
+        &mut file_diags,
+    );
+    for d in file_diags {
+        all.push(d);
+    }
     for p in problems {
         let mark = mark_of(root, &p.path);
         let mut d = p.diag;

@@ -5,6 +5,9 @@ use proptest::prelude::*;
 use rocelab_model::{load_str, Diagnostic, Diagnostics, Loaded, Role};
 use std::path::{Path, PathBuf};
 
+#[path = "load/flows.rs"]
+mod flows;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

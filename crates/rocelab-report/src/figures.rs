@@ -200,7 +200,7 @@ fn fct_cdf(runs: &[RunFile]) -> Option<Figure> {
         id: "chart-fct".into(),
         title: "FCT slowdown".into(),
         caption: format!(
-            "{} completed flows. Slowdown = completion time / (payload at the sender's line rate); 1 is an idle fabric without headers or propagation.",
+            "{} completed flows. Slowdown = completion time / the same flow's completion time alone on an empty network (the HPCC simulator's standalone FCT); 1 is an idle fabric.",
             all.len()
         ),
         svg,

@@ -32,10 +32,16 @@ pub fn host_rate(r: &Results, host: usize) -> Option<u64> {
     r.ports.iter().find(|p| p.node == host).map(|p| p.rate_bps)
 }
 
-/// A completed flow's slowdown: its completion time over the time its payload takes at the
-/// sender's line rate alone. Headers, propagation and queueing make up the difference, so an
-/// unloaded flow is slightly above 1.
+/// A completed flow's slowdown: its completion time over its completion time alone on an empty
+/// network, as the run's FCT analysis gives it ([`rocelab_sim::fct`], the HPCC simulator's
+/// standalone FCT: an unloaded flow is at 1). Results written without that analysis fall back to
+/// the time its payload takes at the sender's line rate alone (headers and propagation then put
+/// an unloaded flow slightly above 1).
 pub fn slowdown(r: &Results, f: &FlowResults) -> Option<f64> {
+    if let Some(fct) = &r.fct {
+        let i = fct.flows.binary_search_by_key(&f.flow, |x| x.flow).ok()?;
+        return fct.flows[i].slowdown;
+    }
     let fct = f.fct_ps? as f64 * PS;
     let rate = host_rate(r, f.src)? as f64;
     let ideal = f.delivered_bytes as f64 * 8.0 / rate;

@@ -7,13 +7,17 @@
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-30 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
+//! /usr/bin/time -v target/release/examples/engine_bench websearch 10000 ../shared/data/hpcc-formats
 //! ```
-//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`), simulated
-//! microseconds, and for
-//! `fat-txt` the path of the HPCC-format topology.
+//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`), simulated
+//! microseconds, for `fat-txt` the path of the HPCC-format topology, and for `websearch` the
+//! HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt` (default: found
+//! through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current directory).
 
+use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
-    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure,
+    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
+    incast_16, measure,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -62,8 +66,39 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        "websearch" => {
+            let dir = match args.get(3) {
+                Some(d) => Some(std::path::PathBuf::from(d)),
+                None => std::env::current_dir().ok().and_then(|c| hpcc_data_dir(&c)),
+            };
+            let Some(dir) = dir else {
+                eprintln!("websearch needs the HPCC formats directory (argument or ROCELAB_HPCC_DATA)");
+                return ExitCode::FAILURE;
+            };
+            let read = |name: &str| {
+                std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{}: {e}", dir.join(name).display()))
+            };
+            let (topo, cdf) = match (read("fat.txt"), read("WebSearch_distribution.txt")) {
+                (Ok(t), Ok(c)) => (t, c),
+                (Err(e), _) | (_, Err(e)) => {
+                    eprintln!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let cdf = match FlowSizeCdf::parse(&cdf) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("WebSearch_distribution.txt: {e:?}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match parse_hpcc_topology(&topo, &fat_tree_defaults()) {
+                Ok(f) => measure("fat-txt-websearch-30pct-incasts", &f.spec, &fat_tree_websearch(&f, &cdf, 1), &cfg),
+                Err(e) => Err(e),
+            }
+        }
         other => {
-            eprintln!("unknown scenario {other:?}: use incast, fat-tree, fat-tree-30 or fat-txt");
+            eprintln!("unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt or websearch");
             return ExitCode::FAILURE;
         }
     };
@@ -80,6 +115,15 @@ fn main() -> ExitCode {
                 r.peak_pending_events,
                 r.delivered_bytes as f64 / 1e9
             );
+            if r.sized_flows > 0 {
+                let sd = r.slowdown.map(|p| format!("{:.2} / {:.2} / {:.2}", p.p50, p.p95, p.p99));
+                println!(
+                    "  sized flows: {} of {} completed; slowdown p50 / p95 / p99: {}",
+                    r.completed_flows,
+                    r.sized_flows,
+                    sd.unwrap_or_else(|| "-".into())
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -32,6 +32,7 @@ pub mod bench;
 pub mod ecn;
 pub mod error;
 pub mod event;
+pub mod fct;
 pub mod from_model;
 pub mod mmu;
 pub mod nic;
@@ -51,6 +52,7 @@ pub mod traffic;
 
 pub use ecn::EcnSpec;
 pub use error::SimError;
+pub use fct::{Completion, FctReport};
 pub use mmu::{PriorityGroup, XoffThreshold};
 pub use observer::{Direction, DropCause, NoObserver, Observer};
 pub use packet::{Ecn, Packet};
@@ -66,4 +68,4 @@ pub use stats::{
     SCHEMA_VERSION,
 };
 pub use time::{Time, MS, NS, SECOND, US};
-pub use traffic::{FlowClass, FlowSpec, OnOff, Traffic};
+pub use traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, SizeDistribution, Traffic};

@@ -1,7 +1,8 @@
 //! A readable summary of a run, with the model's names: flows (throughput, completion time,
-//! CE marks), ports and priorities with PFC, ECN or drops, peak queues like Arista LANZ reports
+//! CE marks), flow completion and slowdown percentiles by flow size, ports and priorities with PFC, ECN or drops, peak queues like Arista LANZ reports
 //! them, switch buffers, and the conservation balance.
 
+use crate::fct::{Completion, FctReport, Percentiles};
 use crate::from_model::Names;
 use crate::stats::Results;
 use std::fmt::Write;
@@ -19,6 +20,44 @@ pub fn port_label(names: &Names, node: usize, port: usize) -> String {
     let n = names.nodes.get(node).map(String::as_str).unwrap_or("?");
     let p = names.ports.get(node).and_then(|v| v.get(port)).map(String::as_str).unwrap_or("?");
     format!("{n}:{p}")
+}
+
+/// Flows listed one by one; the rest are in `results.json` (and the FCT table sums them up).
+pub const MAX_FLOW_ROWS: usize = 50;
+
+/// The flow-completion table: per flow-size bucket, flows completed, FCT and slowdown
+/// percentiles.
+fn write_fct(s: &mut String, fct: &FctReport) -> std::fmt::Result {
+    let done = match fct.completion {
+        Completion::LastByteDelivered => "last byte delivered",
+        Completion::LastAckAtSender => "last byte acknowledged",
+    };
+    writeln!(s, "\nflow completion ({done}); slowdown = FCT / the same flow's FCT alone on an empty network:")?;
+    writeln!(
+        s,
+        "  {:12} {:>7} {:>7} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8}",
+        "size", "flows", "done", "fct p50", "fct p95", "fct p99", "sd p50", "sd p95", "sd p99"
+    )?;
+    for b in fct.buckets.iter().chain(std::iter::once(&fct.overall)) {
+        let t = |f: fn(&Percentiles<u64>) -> u64| b.fct_ps.as_ref().map(|p| us(f(p))).unwrap_or_else(|| "-".into());
+        let x = |f: fn(&Percentiles<f64>) -> f64| {
+            b.slowdown.as_ref().map(|p| format!("{:.2}", f(p))).unwrap_or_else(|| "-".into())
+        };
+        writeln!(
+            s,
+            "  {:12} {:>7} {:>7} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8}",
+            b.label,
+            b.flows,
+            b.completed,
+            t(|p| p.p50),
+            t(|p| p.p95),
+            t(|p| p.p99),
+            x(|p| p.p50),
+            x(|p| p.p95),
+            x(|p| p.p99)
+        )?;
+    }
+    Ok(())
 }
 
 pub fn summary(r: &Results, names: &Names, warnings: &[String]) -> String {
@@ -41,8 +80,8 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     }
     writeln!(s, "\nflows: {}", r.flows.len())?;
     writeln!(s, "  {:24} {:>5} {:>14} {:>12} {:>10} {:>8}", "flow", "prio", "throughput", "fct", "delivered", "ce")?;
-    for f in &r.flows {
-        let name = names.flows.get(f.flow).cloned().unwrap_or_else(|| format!("#{}", f.flow));
+    for f in r.flows.iter().take(MAX_FLOW_ROWS) {
+        let name = names.flow(f.flow);
         let label = format!("{name} {}>{}", names.nodes[f.src], names.nodes[f.dst]);
         writeln!(
             s,
@@ -54,6 +93,12 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
             f.delivered_packets,
             f.ce_packets
         )?;
+    }
+    if r.flows.len() > MAX_FLOW_ROWS {
+        writeln!(s, "  … {} more flows in results.json", r.flows.len() - MAX_FLOW_ROWS)?;
+    }
+    if let Some(fct) = &r.fct {
+        write_fct(s, fct)?;
     }
     writeln!(s, "\nports with pause, ECN marks or drops (tx side; peak egress queue per priority):")?;
     writeln!(

@@ -108,7 +108,8 @@ enum Command {
         /// Seed of the run (overrides `simulation.seed`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Write DIR/results.json, DIR/summary.txt, DIR/report.html and a CSV file per table.
+        /// Write DIR/results.json, DIR/summary.txt, DIR/report.html, a CSV file per table and, when
+        /// flows have sizes, DIR/fct.txt (the HPCC simulator's format).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Apply a named variant first.

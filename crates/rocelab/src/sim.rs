@@ -1,5 +1,5 @@
 //! `rocelab sim`: load, build the simulator's input, run with a progress indicator, write the
-//! results, the report and a capture. Glue only: the mapping and the summary live in
+//! results, the report, the HPCC simulator's `fct.txt` (when flows have sizes) and a capture. Glue only: the mapping and the summary live in
 //! `rocelab-sim`, the report and the capture encoder in `rocelab-report`.
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -58,6 +58,14 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// Writes `dir/fct.txt` (the HPCC simulator's format) when the run had sized flows.
+fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String> {
+    match &results.fct {
+        Some(fct) => write(&dir.join("fct.txt"), &fct.hpcc_fct_txt(&built.traffic, |i| built.names.dport(i))),
+        None => Ok(()),
+    }
+}
+
 /// Writes `report.html` and the CSV files of the report into `dir`.
 pub fn write_report(dir: &Path, report: &Report) -> Result<usize, String> {
     let files = report.files();
@@ -80,7 +88,10 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         Some(v) => loaded.variant_scenario(v).map_err(|d| d.to_string())?.0,
     };
     if scenario.workloads.is_empty() {
-        eprintln!("{}: no `workloads` to simulate; add flows, incast, permutation or all_to_all", loaded.file);
+        eprintln!(
+            "{}: no `workloads` to simulate; add flows, incast, permutation, all_to_all, poisson or hpcc_flows",
+            loaded.file
+        );
         return Ok(ExitCode::from(1));
     }
     let built = build(&scenario, &fabric, a.seed);
@@ -124,6 +135,10 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         }
     };
     let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
+    if let Some(dir) = a.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        write_fct(dir, &built, &results)?;
+    }
     let run = RunFile {
         scenario: fabric.name.clone(),
         variant: a.variant.map(str::to_string),
@@ -213,6 +228,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
         let run_path = dir.join(&rel);
         std::fs::create_dir_all(&run_path).map_err(|e| format!("cannot create {}: {e}", run_path.display()))?;
         let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
+        write_fct(&run_path, &built, &results)?;
         let run = RunFile {
             scenario: fabric.name.clone(),
             variant: variant.clone(),

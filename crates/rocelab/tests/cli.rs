@@ -249,10 +249,63 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
     assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(v["results"]["schema_version"], 1);
+    assert_eq!(v["results"]["schema_version"], 2);
     assert_eq!(v["names"]["nodes"][0], "leaf1");
     assert_eq!(v["names"]["flows"][0], "victim");
     assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));
+}
+
+#[test]
+fn sim_writes_fct_txt_for_sized_flows() {
+    let dir = std::env::temp_dir().join(format!("rocelab-sim-fct-{}", std::process::id()));
+    let out = rocelab(&["sim", "examples/sim-flows-leaf-spine.yaml", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("slowdown = FCT / the same flow's FCT alone"), "{summary}");
+    assert!(summary.contains("more flows in results.json"), "{summary}");
+    let fct = std::fs::read_to_string(dir.join("fct.txt")).unwrap();
+    let lines: Vec<&str> = fct.lines().collect();
+    assert!(lines.len() > 1000, "{} lines", lines.len());
+    assert!(lines.iter().all(|l| l.split(' ').count() == 8), "{}", lines[0]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let overall = &v["results"]["fct"]["overall"];
+    assert_eq!(overall["completed"].as_u64().unwrap() as usize, lines.len());
+    assert!(overall["slowdown"]["p99"].as_f64().unwrap() >= 1.0);
+    // The HPCC-format example: flows imported as they are, fct.txt as HPCC writes it.
+    let dir2 = dir.join("hpcc");
+    let out = rocelab(&["sim", "examples/hpcc-import/sim.yaml", "--out", dir2.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fct = std::fs::read_to_string(dir2.join("fct.txt")).unwrap();
+    assert_eq!(fct.lines().count(), 8);
+    assert_eq!(fct.lines().filter(|l| l.split(' ').nth(3) == Some("200")).count(), 4, "{fct}");
+    // With --all, every run's directory has its own.
+    let dir4 = dir.join("all");
+    let out = rocelab(&["sim", "examples/sim-flows-leaf-spine.yaml", "--all", "--out", dir4.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for run in ["base", "load-70"] {
+        assert!(dir4.join("runs").join(run).join("fct.txt").is_file(), "{run}");
+    }
+    // A scenario without sized flows writes no fct.txt.
+    let dir3 = dir.join("cbr");
+    let out = rocelab(&["sim", "--out", dir3.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(!dir3.join("fct.txt").exists());
+}
+
+#[test]
+fn sim_bad_flow_inputs_are_located() {
+    let dir = std::env::temp_dir().join(format!("rocelab-sim-badflows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read_to_string(workspace().join("examples/sim-flows-leaf-spine.yaml")).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, good.replace("load: 0.4", "load: 1.4").replace("[16KiB, 70]", "[16KiB, 40]")).unwrap();
+    let out = rocelab(&["sim", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("workloads.poisson[0].load: load 1.4 is not above 0 and at most 1"), "{err}");
+    assert!(err.contains("workloads.poisson[0].cdf[2][1]: cumulative percent 40"), "{err}");
+    assert!(!err.contains("panicked"));
 }
 
 #[test]
@@ -383,9 +436,10 @@ fn report_errors_name_the_file_and_place() {
     let err = text(&out.stderr);
     assert!(err.starts_with(&format!("error: {}:", results.display())) && err.contains("not valid JSON"), "{err}");
     // Another schema version.
-    std::fs::write(&results, good.replacen("\"schema_version\": 1", "\"schema_version\": 2", 1)).unwrap();
+    let current = format!("\"schema_version\": {}", rocelab_sim::SCHEMA_VERSION);
+    std::fs::write(&results, good.replacen(&current, "\"schema_version\": 99", 1)).unwrap();
     let err = text(&rocelab(&["report", dir.to_str().unwrap()]).stderr);
-    assert!(err.contains("results.schema_version: schema version 2"), "{err}");
+    assert!(err.contains("results.schema_version: schema version 99"), "{err}");
     // A field of the wrong type, with its path.
     std::fs::write(&results, good.replacen("\"events\": ", "\"events\": -", 1)).unwrap();
     let out = rocelab(&["report", dir.to_str().unwrap()]);

@@ -315,6 +315,7 @@ mod tests {
             nodes: spec.nodes.iter().map(|n| n.name.clone()).collect(),
             ports: (0..spec.nodes.len()).map(|n| (0..spec.port_count(n)).map(|p| format!("p{p}")).collect()).collect(),
             flows: vec!["incast#0".into(), "incast#1".into(), "victim".into()],
+            ..Names::default()
         }
     }
 

@@ -45,7 +45,11 @@ pub fn run_with_observer<O: Observer>(
     check_config(spec, config)?;
     let mut sim = build(spec, traffic, config, observer)?;
     sim.run_loop();
-    Ok(sim.results(spec))
+    let mut results = sim.results(spec);
+    drop(sim); // its routing tables and pools go before the FCT analysis builds its own routes
+               // Flows are open-loop RoCE streams: a sized flow completes when its last byte is delivered.
+    results.fct = crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
+    Ok(results)
 }
 
 /// Refuse unusable configurations and outputs that would not fit in memory.
@@ -447,6 +451,7 @@ impl<O: Observer> Sim<'_, O> {
             flows,
             queue_samples,
             conservation: cons,
+            fct: None,
         }
     }
 }

@@ -29,6 +29,7 @@
 //! inputs and seed, and holds no global state, so several can run in one process.
 
 pub mod bench;
+pub mod detmath;
 pub mod ecn;
 pub mod error;
 pub mod event;
@@ -45,6 +46,7 @@ mod sim;
 pub mod spec;
 pub mod stats;
 pub mod summary;
+pub mod tcp;
 pub mod time;
 pub mod topology;
 pub mod traffic;

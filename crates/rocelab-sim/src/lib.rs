@@ -45,6 +45,7 @@ pub mod sched;
 mod sim;
 pub mod spec;
 pub mod stats;
+pub mod storage;
 pub mod summary;
 pub mod tcp;
 pub mod time;

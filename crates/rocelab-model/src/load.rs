@@ -114,6 +114,7 @@ pub fn build(
     let mut resolved = resolve(fabric, devices, links, &mut problems);
     apply_port_overrides(&mut resolved, &mut problems);
     crate::workload::check(&scenario.workloads, &scenario.simulation, &resolved, &mut problems);
+    crate::storage::check(&scenario, &resolved, &mut problems);
     for p in problems {
         let mark = mark_of(root, &p.path);
         let mut d = p.diag;

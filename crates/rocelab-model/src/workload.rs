@@ -185,11 +185,22 @@ pub struct Workloads {
     pub permutation: Vec<Permutation>,
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub all_to_all: Vec<AllToAll>,
+    /// fio-like storage jobs (see [`crate::storage`]).
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::storage::Job>,
+    /// iperf-like TCP transfers.
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub iperf: Vec<crate::storage::Iperf>,
 }
 
 impl Workloads {
     pub fn is_empty(&self) -> bool {
-        self.flows.is_empty() && self.incast.is_empty() && self.permutation.is_empty() && self.all_to_all.is_empty()
+        self.flows.is_empty()
+            && self.incast.is_empty()
+            && self.permutation.is_empty()
+            && self.all_to_all.is_empty()
+            && self.jobs.is_empty()
+            && self.iperf.is_empty()
     }
 }
 

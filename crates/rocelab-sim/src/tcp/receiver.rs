@@ -174,21 +174,20 @@ impl Receiver {
         self.rcv_nxt - before
     }
 
+    /// Add [s, e) to the out-of-order set, merging with the intervals it overlaps or touches,
+    /// in place (no allocation beyond the list's own growth).
     fn insert(&mut self, s: u64, e: u64) {
         if e <= s {
             return;
         }
-        let i = self.ooo.partition_point(|&(a, _)| a < s);
-        self.ooo.insert(i, (s, e));
-        // Merge overlapping or touching neighbours.
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
-        for &(a, b) in &self.ooo {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(b),
-                _ => merged.push((a, b)),
-            }
+        let i = self.ooo.partition_point(|&(_, b)| b < s);
+        let j = self.ooo.partition_point(|&(a, _)| a <= e);
+        if i == j {
+            self.ooo.insert(i, (s, e));
+            return;
         }
-        self.ooo = merged;
+        self.ooo[i] = (s.min(self.ooo[i].0), e.max(self.ooo[j - 1].1));
+        self.ooo.drain(i + 1..j);
     }
 
     /// Whether an ACK is due now.

@@ -514,3 +514,26 @@ fn out_of_order_data_is_held_and_delivered_when_the_hole_fills() {
     assert_eq!(b.rcv_nxt(), 3500);
     assert_eq!(b.poll_transmit(3, 0).unwrap().ack, 3500);
 }
+
+#[test]
+fn out_of_order_intervals_merge_in_place() {
+    let c = TcpConfig { delayed_ack: None, ..cfg(1500) };
+    let (_, mut b) = TcpEndpoint::pair(&c, &c);
+    let seg = |seq: u64, len: u32| Segment {
+        seq,
+        ack: 0,
+        len,
+        window: 65_535,
+        flags: Flags::empty(),
+        ecn: Ecn::NotEct,
+        retransmission: false,
+    };
+    // Holes at [0,100), [200,300), [400,500); then fill the middle ones out of order.
+    for (s, l) in [(100, 100), (300, 100), (500, 100), (250, 60), (200, 50), (450, 60)] {
+        assert_eq!(b.on_segment(0, &seg(s, l)).delivered, 0);
+    }
+    // [100, 600) is one interval now, except [400, 450).
+    assert_eq!(b.on_segment(1, &seg(0, 100)).delivered, 400);
+    assert_eq!(b.on_segment(2, &seg(400, 50)).delivered, 200);
+    assert_eq!(b.rcv_nxt(), 600);
+}

@@ -120,7 +120,7 @@ impl CongestionControl for NewReno {
     }
 }
 
-/// CUBIC constant C (RFC 9438 §5.1), segments per second³.
+/// CUBIC constant C (RFC 9438: 0.4), segments per second³.
 pub const CUBIC_C: f64 = 0.4;
 /// CUBIC multiplicative decrease factor β (RFC 9438 §4.6).
 pub const CUBIC_BETA: f64 = 0.7;
@@ -216,7 +216,7 @@ impl CongestionControl for Cubic {
     }
 }
 
-/// DCTCP's estimation gain g = 1/2⁴ (RFC 8257 §4.2; Linux `dctcp_shift_g` = 4).
+/// DCTCP's estimation gain g = 1/2⁴ (RFC 8257 recommends 1/16; Linux `dctcp_shift_g` = 4).
 pub const DCTCP_SHIFT_G: u32 = 4;
 /// α = 1 in the fixed-point units of [`Dctcp::alpha`].
 pub const DCTCP_ALPHA_ONE: u32 = 1024;
@@ -225,7 +225,7 @@ pub const DCTCP_ALPHA_ONE: u32 = 1024;
 #[derive(Clone, Copy, Debug)]
 pub struct Dctcp {
     reno: NewReno,
-    /// α in units of 1/1024; starts at 1 (RFC 8257 §4.2, Linux `dctcp_alpha_on_init`).
+    /// α in units of 1/1024; starts at 1 (Linux `dctcp_alpha_on_init` = 1024).
     pub alpha: u32,
     window_end: u64,
     acked: u64,

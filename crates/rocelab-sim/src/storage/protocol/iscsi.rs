@@ -1,7 +1,7 @@
 //! iSCSI (RFC 7143) over TCP and iSER (RFC 7145) over RDMA.
 //!
 //! **iSCSI PDUs**: a 48-byte Basic Header Segment, a 4-byte header digest when negotiated, the
-//! data segment padded to a multiple of 4 bytes, a 4-byte data digest (RFC 7143 §11.1). A write
+//! data segment padded to a multiple of 4 bytes, a 4-byte data digest (RFC 7143, iSCSI PDU format). A write
 //! sends the SCSI Command with up to FirstBurstLength bytes of *immediate data* (ImmediateData =
 //! Yes, bounded by the target's MaxRecvDataSegmentLength), then — when InitialR2T = No — the
 //! rest of the first burst as *unsolicited* Data-Out PDUs, then everything else only as the
@@ -9,7 +9,7 @@
 //! at most the target's MaxRecvDataSegmentLength. One R2T is outstanding at a time
 //! (MaxOutstandingR2T = 1, the RFC default and open-iscsi's). A read returns Data-In PDUs of at
 //! most the initiator's MaxRecvDataSegmentLength; the status comes in a SCSI Response, or in the
-//! last Data-In when the target uses the S bit (§11.7.4; "phase collapse").
+//! last Data-In when the target sets the Data-In S (status) bit, which RFC 7143 allows ("phase collapse").
 //!
 //! Keys and defaults (RFC 7143 §13): InitialR2T Yes, ImmediateData Yes, FirstBurstLength 65536,
 //! MaxBurstLength 262144, MaxRecvDataSegmentLength 8192, digests None. [`IscsiParams::open_iscsi`]
@@ -18,11 +18,13 @@
 //! [`IscsiParams::negotiate`] applies the RFC's result functions to two proposals.
 //!
 //! **iSER**: the same session keys, but every control-type PDU travels in an RDMA SEND behind a
-//! 28-byte iSER header (RFC 7145 §9.2: flags, write STag and base offset, read STag and base
-//! offset), immediate and unsolicited data ride in those SENDs (bounded by
-//! TargetRecvDataSegmentLength, default 8192, §6.3), solicited write data is pulled by the target
-//! with RDMA READ and read data pushed with RDMA WRITE — no R2T or Data-In PDUs cross the wire —
-//! and the SCSI Response always ends the command. Digests are not used (§6.1).
+//! 28-byte iSER header (RFC 7145's iSER header format: flags, write STag and base offset, read
+//! STag and base offset; Linux `struct iser_ctrl`), immediate and unsolicited data ride in those
+//! SENDs (bounded by the iSER key TargetRecvDataSegmentLength, default 8192), solicited write
+//! data is pulled by the target with RDMA READ and read data pushed with RDMA WRITE — no R2T or
+//! Data-In PDUs cross the wire — and the SCSI Response always ends the command. Digests are not
+//! used (open-iscsi: "header digests not supported in iser"). Linux's iSER initiator issues at
+//! most 512 KiB per command (`max_sectors` 1024); set `max_command_bytes` to match.
 
 use super::{pad4, After, Exchange, Medium, Side};
 use crate::storage::job::IoOp;
@@ -31,7 +33,7 @@ use crate::storage::job::IoOp;
 pub const BHS: u32 = 48;
 /// Header or data digest (CRC32C).
 pub const DIGEST: u32 = 4;
-/// iSER header of control-type messages (RFC 7145 §9.2).
+/// iSER header of control-type messages (RFC 7145).
 pub const ISER_HEADER: u32 = 28;
 
 /// Negotiated iSCSI session and connection parameters.

@@ -1,14 +1,14 @@
 //! iWARP framing: what RDMA operations cost on a TCP stream, for carrying the RDMA protocols
 //! (NVMe/RDMA, iSER, SMB Direct, NFS/RDMA) over iWARP adapters.
 //!
-//! An RDMA message is cut into FPDUs that each fit one TCP segment (RFC 5044 §5-6, MPA): a
+//! An RDMA message is cut into FPDUs that each fit one TCP segment (MPA, RFC 5044): a
 //! 2-byte ULPDU length, the ULPDU (DDP and RDMAP headers, then payload), padding to a multiple
 //! of 4 and a 4-byte CRC32C. DDP headers (RFC 5041 §4, with the RDMAP control byte of RFC 5040
 //! in the reserved ULP field): 14 bytes in the tagged model (RDMA WRITE and READ response data:
 //! control, RDMAP control, STag, tagged offset) and 18 bytes in the untagged model (SEND and
 //! READ request: control, RDMAP control and 4 reserved/invalidate bytes, queue number, message
 //! sequence number, message offset). An RDMA READ request carries 28 bytes (sink STag and
-//! offset, length, source STag and offset; RFC 5040 §4.4). MPA markers (RFC 5044 §4.3) are
+//! offset, length, source STag and offset; RFC 5040 §4.4). MPA markers (RFC 5044) are
 //! assumed off, as RFC 6581's enhanced connection setup lets peers negotiate and as common
 //! adapters configure them.
 

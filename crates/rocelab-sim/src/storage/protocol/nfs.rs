@@ -16,11 +16,11 @@
 //! an XDR position and a segment (handle, length, 64-bit offset): 24 bytes; a write chunk is a
 //! discriminator, a segment count and 16 bytes per segment; each list ends with a 4-byte
 //! terminator; an absent reply chunk is 4 bytes. An RPC larger than the peer's inline
-//! threshold moves its DDP-eligible data item (RFC 8267 §4: READ and WRITE data) by RDMA
+//! threshold moves its DDP-eligible data item (RFC 8267: READ and WRITE data) by RDMA
 //! instead: WRITE data in a read chunk the server pulls with RDMA READ, READ data into a write
 //! chunk the server fills with RDMA WRITE, the data item (with its XDR length) removed from the
-//! message. Inline threshold 4096 bytes, Linux `xprtrdma`'s `RPCRDMA_DEF_INLINE` (RFC 8166
-//! §3.3.3's protocol default is 1024; RFC 8797 lets peers exchange larger ones).
+//! message. Inline threshold 4096 bytes, Linux `xprtrdma`'s `RPCRDMA_DEF_INLINE` (RFC 8166's
+//! protocol default is 1024; RFC 8797 lets peers exchange larger ones).
 //!
 //! **TCP**: one record-marking fragment header (4 bytes) per RPC message (RFC 5531 §11).
 //!

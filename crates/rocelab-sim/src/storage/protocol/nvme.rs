@@ -1,6 +1,6 @@
 //! NVMe over Fabrics: the RDMA and TCP transport bindings.
 //!
-//! **NVMe/RDMA** (NVMe over Fabrics 1.1 §7.3 and the NVMe RDMA Transport Specification): a
+//! **NVMe/RDMA** (NVMe over Fabrics 1.1 and the NVMe RDMA Transport Specification): a
 //! command capsule is the 64-byte submission queue entry, sent with RDMA SEND, followed by
 //! in-capsule data when the data fits the controller's I/O queue command capsule size (IOCCSZ,
 //! in 16-byte units, includes the SQE). Otherwise data moves by RDMA: for a write the

@@ -148,7 +148,7 @@ impl SmbTcp {
     }
 }
 
-/// Send credits of one SMB Direct peer ([MS-SMBD] §3.1.1.1 `SendCredits`, §3.1.5.1): a SEND
+/// Send credits of one SMB Direct peer ([MS-SMBD] §3.1.1.1 `SendCredits`): a SEND
 /// needs a credit; the peer grants more (CreditsGranted) as it reposts receive buffers, at most
 /// up to the target it was asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

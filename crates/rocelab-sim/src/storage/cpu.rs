@@ -182,6 +182,32 @@ impl HostCpu {
     }
 }
 
+/// A host's CPU figures over a measured interval, as results report them.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CpuResults {
+    /// Cores.
+    pub cores: u32,
+    /// Share of all cores busy, 0 to 1.
+    pub utilization: f64,
+    /// Share of the busiest core busy, 0 to 1 (a saturated core shows here first).
+    pub busiest_core: f64,
+    /// MB/s per % of processor (Demartek's CPU effectiveness).
+    pub effectiveness: f64,
+}
+
+impl HostCpu {
+    /// Utilisation, busiest core and effectiveness for `bytes` moved in `elapsed`.
+    pub fn results(&self, elapsed: Time, bytes: u64) -> CpuResults {
+        let utilization = self.utilization(elapsed);
+        CpuResults {
+            cores: self.cores(),
+            utilization,
+            busiest_core: self.busiest_core(elapsed),
+            effectiveness: cpu_effectiveness(bytes, elapsed, utilization),
+        }
+    }
+}
+
 /// CPU effectiveness (Demartek): MB/s (10⁶ bytes) per percent of processor, for `bytes` moved in
 /// `elapsed` at `utilization` (0 to 1). Zero when nothing was used.
 pub fn cpu_effectiveness(bytes: u64, elapsed: Time, utilization: f64) -> f64 {
@@ -222,6 +248,11 @@ mod tests {
         assert!((gbps - 2.34).abs() < 0.01, "{gbps}");
         assert!((cpu.busiest_core(last) - 1.0).abs() < 1e-9);
         assert!((cpu.utilization(last) - 1.0 / 16.0).abs() < 1e-9, "one core of 16");
+        let r = cpu.results(last, 1000 * 524_288);
+        assert_eq!(r.cores, 16);
+        assert!((r.busiest_core - 1.0).abs() < 1e-9);
+        // 2.34 GB/s for 1/16 of the CPU: 2344 MB/s / 6.25 %.
+        assert!((r.effectiveness - 2343.7 / 6.25).abs() < 1.0, "{}", r.effectiveness);
         // Spread over all cores the same work takes a sixteenth of the time.
         let mut spread = HostCpu::new(16);
         let end = (0..1000).map(|_| spread.run_any(0, per)).max().unwrap();

@@ -88,6 +88,8 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                     storage: None,
                     vxlan: None,
                     bonding: None,
+                    tcp: None,
+                    cpu: None,
                 }
             } else {
                 Device {
@@ -102,6 +104,8 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                     storage: None,
                     vxlan: None,
                     bonding: None,
+                    tcp: None,
+                    cpu: None,
                 }
             }
         })

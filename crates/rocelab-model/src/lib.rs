@@ -47,6 +47,7 @@ pub mod paths;
 pub mod qos;
 mod qos_check;
 pub mod resolve;
+pub mod storage;
 pub mod units;
 pub mod workload;
 

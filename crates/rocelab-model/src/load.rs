@@ -125,6 +125,7 @@ pub fn build(
     for d in file_diags {
         all.push(d);
     }
+    crate::storage::check(&scenario, &resolved, &mut problems);
     for p in problems {
         let mark = mark_of(root, &p.path);
         let mut d = p.diag;

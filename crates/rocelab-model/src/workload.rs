@@ -222,6 +222,12 @@ pub struct Workloads {
     /// Flows imported from ns-3 HPCC flow files.
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub hpcc_flows: Vec<HpccFlows>,
+    /// fio-like storage jobs (see [`crate::storage`]).
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::storage::Job>,
+    /// iperf-like TCP transfers.
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub iperf: Vec<crate::storage::Iperf>,
 }
 
 impl Workloads {
@@ -232,6 +238,8 @@ impl Workloads {
             && self.all_to_all.is_empty()
             && self.poisson.is_empty()
             && self.hpcc_flows.is_empty()
+            && self.jobs.is_empty()
+            && self.iperf.is_empty()
     }
 }
 

@@ -27,8 +27,14 @@
 //! [`ecn::EcnSpec`], [`nic::RxBuffer`], [`event::EventQueue`]), tested alone; the engine wires
 //! them together. Time is integer picoseconds ([`time`]). A run is a pure function of its
 //! inputs and seed, and holds no global state, so several can run in one process.
+//!
+//! Built and tested alone, not yet driven by the engine: a TCP endpoint ([`tcp::TcpEndpoint`]:
+//! NewReno, CUBIC, DCTCP, RFC 6298 timers, delayed ACKs, Nagle, window scaling, ECN) and the
+//! storage models ([`storage`]: fio-like jobs, the storage protocols' wire exchanges, target
+//! devices, host CPU costs).
 
 pub mod bench;
+pub mod detmath;
 pub mod ecn;
 pub mod error;
 pub mod event;
@@ -45,7 +51,9 @@ pub mod sched;
 mod sim;
 pub mod spec;
 pub mod stats;
+pub mod storage;
 pub mod summary;
+pub mod tcp;
 pub mod time;
 pub mod topology;
 pub mod traffic;

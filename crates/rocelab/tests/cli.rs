@@ -329,6 +329,18 @@ fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("refused"), "{err}");
+    // iperf flows validate but are not simulated yet: refused, not silently dropped.
+    let tcp = dir.join("tcp.yaml");
+    std::fs::write(
+        &tcp,
+        good.replace("  flows:\n", "  iperf:\n    - {name: x, client: host14, server: host15}\n  flows:\n"),
+    )
+    .unwrap();
+    let out = rocelab(&["validate", tcp.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = rocelab(&["sim", tcp.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not simulated yet"), "{}", text(&out.stderr));
 }
 
 fn fresh_dir(name: &str) -> PathBuf {

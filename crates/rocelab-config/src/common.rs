@@ -9,6 +9,7 @@ use rocelab_model::qos::{Ecn, Marking};
 use rocelab_model::resolve::{PortId, PortSettings, ResolvedDevice, ResolvedFabric};
 use rocelab_model::units::{Length, Rate};
 use serde::Serialize;
+use std::rc::Rc;
 
 /// One class as a port applies it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,24 +32,28 @@ pub struct ClassView {
     pub cnp: bool,
 }
 
-/// A cabled port of a device and the QoS it applies.
+/// A cabled port of a device and the QoS it applies. The settings and class views are shared
+/// (reference-counted) between the ports that have no `qos.ports` override, so that a spine's
+/// hundreds of ports cost one copy of the policy, not one each.
 #[derive(Debug, Clone)]
 pub struct PortView {
     pub id: PortId,
     pub name: String,
     pub speed: Rate,
     pub cable: Length,
-    /// `device:port` at the other end.
-    pub peer: String,
     pub peer_id: PortId,
     pub peer_role: rocelab_model::Role,
     /// MTU of the port at the other end (the sender into this port's buffer).
     pub peer_mtu: u32,
-    pub settings: PortSettings,
-    pub classes: Vec<ClassView>,
+    pub settings: Rc<PortSettings>,
+    pub classes: Rc<[ClassView]>,
 }
 
 impl PortView {
+    /// `device:port` at the other end of the cable.
+    pub fn peer(&self, f: &ResolvedFabric) -> String {
+        f.port_label(self.peer_id)
+    }
     /// Priorities with PFC on, ascending.
     pub fn pfc_priorities(&self) -> Vec<u8> {
         let mut v: Vec<u8> = self.classes.iter().filter(|c| c.pfc).map(|c| c.priority).collect();
@@ -119,6 +124,8 @@ pub fn class_views(f: &ResolvedFabric, s: &PortSettings) -> Vec<ClassView> {
 /// configured: rocelab renders what the fabric describes.
 pub fn cabled_ports(f: &ResolvedFabric, device: usize) -> Vec<PortView> {
     let d = &f.devices[device];
+    let policy = Rc::new(PortSettings::from_policy(&f.qos));
+    let policy_classes: Rc<[ClassView]> = class_views(f, &policy).into();
     d.ports
         .iter()
         .enumerate()
@@ -127,18 +134,20 @@ pub fn cabled_ports(f: &ResolvedFabric, device: usize) -> Vec<PortView> {
             let l = &f.links[li];
             let id = PortId { device, port: pi };
             let other = if l.a == id { l.b } else { l.a };
-            let settings = f.port_settings(id);
+            let (settings, classes) = match &p.settings {
+                None => (policy.clone(), policy_classes.clone()),
+                Some(s) => (Rc::new(s.clone()), class_views(f, s).into()),
+            };
             Some(PortView {
                 id,
                 name: p.name.clone(),
                 speed: l.speed,
                 cable: l.cable,
-                peer: f.port_label(other),
                 peer_id: other,
                 peer_role: f.devices[other.device].role,
-                peer_mtu: f.port_settings(other).mtu,
-                classes: class_views(f, &settings),
+                peer_mtu: f.port(other).settings.as_ref().map_or(f.qos.mtu, |s| s.mtu),
                 settings,
+                classes,
             })
         })
         .collect()

@@ -221,7 +221,7 @@ fn port(
     }
     let mut dscp2prio = Vec::new();
     if !pcp {
-        for c in &p.classes {
+        for c in p.classes.iter() {
             for v in &c.dscp {
                 if v >> 3 != c.priority {
                     dscp2prio.push((*v, c.priority));
@@ -235,7 +235,7 @@ fn port(
         // Broadcom script of the Demartek guide does.
         let mut tsa = ["strict"; 8];
         let mut bw = [0u8; 8];
-        for c in &p.classes {
+        for c in p.classes.iter() {
             let tc = c.queue as usize;
             if c.strict {
                 tsa[tc] = "strict";
@@ -276,7 +276,7 @@ fn port(
     let rdma_prio = rdma_class.map(|c| c.priority).unwrap_or(0);
     LinuxPort {
         name: p.name.clone(),
-        peer: p.peer.clone(),
+        peer: p.peer(f),
         driver: drv.into(),
         mtu: s.mtu,
         link_pause: s.link_pause,

@@ -576,3 +576,45 @@ fn sonic_fast_path_equals_the_template() {
     let via_template = Templates::builtin().render("sonic.j2", &Typed::Sonic(ctx.clone())).unwrap();
     assert_eq!(rocelab_config::sonic_json(&ctx.config_db), via_template);
 }
+
+#[test]
+fn sonic_ports_needing_other_headroom_get_a_profile_of_their_own() {
+    // Two 25G host ports with the same cable and MTU; one has a headroom override. Before, the
+    // shared profile name silently carried one port's headroom for both.
+    let yaml = format!("{SONIC}    ports:\n      - {{ports: [\"leaf1:Ethernet4\"], headroom: 40000B}}\n");
+    let f = fabric(&yaml);
+    let Typed::Sonic(ctx) = typed(&f, "leaf1") else { panic!("not sonic") };
+    let c = &ctx.config_db;
+    let profile = |port: &str| {
+        let key = rocelab_config::sonic::PortIndex { port: rocelab_config::sonic::PortName(port.into()), index: 3 };
+        c.buffer_pg[&key].profile.to_string()
+    };
+    assert_eq!(profile("Ethernet0"), "pg_lossless_25000_3m_9100_profile");
+    assert_eq!(profile("Ethernet4"), "pg_lossless_25000_3m_9100_xoff40000_profile");
+    assert_eq!(c.buffer_profile["pg_lossless_25000_3m_9100_xoff40000_profile"]["xoff"], "40000");
+    assert_ne!(c.buffer_profile["pg_lossless_25000_3m_9100_profile"]["xoff"], "40000");
+}
+
+#[test]
+fn a_large_fabric_renders_on_threads_as_one_device_at_a_time() {
+    // 300 devices: past the size from which `render` uses every core. Each file must be what
+    // the single-device path gives, in device order.
+    let yaml = SONIC.replace("leaves: 2, spines: 1, hosts_per_leaf: 2", "leaves: 12, spines: 3, hosts_per_leaf: 24");
+    let f = fabric(&yaml);
+    assert!(f.devices.len() >= 300);
+    let t = Templates::builtin();
+    let r = render(&f, &t).unwrap();
+    assert_eq!(r.files.len(), f.devices.len());
+    let mut findings = Vec::new();
+    for (file, d) in r.files.iter().zip(&f.devices) {
+        let (one, w) = render_device(&f, &d.name, &t).unwrap();
+        assert_eq!(Some(file), one.as_ref(), "{}", d.name);
+        findings.extend(w);
+    }
+    assert_eq!(r.findings, findings);
+    assert_eq!(
+        r.runbook.matches("\n### ").count(),
+        2 * f.devices.len() - 15,
+        "switch step per switch, adapter + host step per host"
+    );
+}

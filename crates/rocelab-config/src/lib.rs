@@ -2,8 +2,9 @@
 //!
 //! `rocelab config`: the fabric intent rendered as the exact commands that put it on every switch
 //! and host, and a deployment runbook. Batfish's pipeline run in reverse: the resolved fabric
-//! becomes a typed configuration per vendor ([`onyx::OnyxConfig`], [`comware::ComwareConfig`],
-//! [`eos::EosConfig`], [`sonic::SonicConfig`], [`linux::LinuxHost`], [`windows::WindowsHost`]) by
+//! becomes a typed configuration per vendor ([`onyx::OnyxConfig`], [`cumulus::CumulusConfig`],
+//! [`comware::ComwareConfig`], [`eos::EosConfig`], [`sonic::SonicConfig`], [`nxos::NxosConfig`],
+//! [`os10::Os10Config`], [`os9::Os9Config`], [`linux::LinuxHost`], [`windows::WindowsHost`]) by
 //! a pure function that returns what it could not express as [`Finding`]s; Jinja templates
 //! ([`templates`]) turn each typed configuration into text. Output is deterministic: the same
 //! fabric and templates give the same bytes.
@@ -12,11 +13,16 @@
 
 pub mod common;
 pub mod comware;
+pub mod cumulus;
 pub mod eos;
 pub mod finding;
 pub mod linux;
+pub mod nxos;
 pub mod onyx;
+pub mod os10;
+pub mod os9;
 pub mod runbook;
+mod runbook_switch;
 pub mod sonic;
 pub mod storage;
 pub mod templates;
@@ -31,7 +37,8 @@ use rocelab_model::Role;
 use serde::Serialize;
 
 /// Switch platforms rocelab renders, as the fabric file names them.
-pub const SWITCH_PLATFORMS: &[&str] = &["nvidia-onyx", "hpe-comware", "arista-eos", "sonic"];
+pub const SWITCH_PLATFORMS: &[&str] =
+    &["nvidia-onyx", "nvidia-cumulus", "hpe-comware", "arista-eos", "sonic", "cisco-nxos", "dell-os10", "dell-os9"];
 /// Host operating systems rocelab renders.
 pub const HOST_OS: &[&str] = &["linux", "windows"];
 
@@ -43,6 +50,10 @@ pub enum Typed {
     HpeComware(comware::ComwareConfig),
     AristaEos(eos::EosConfig),
     Sonic(SonicContext),
+    NvidiaCumulus(cumulus::CumulusConfig),
+    CiscoNxos(nxos::NxosConfig),
+    DellOs10(os10::Os10Config),
+    DellOs9(os9::Os9Config),
     Linux(linux::LinuxHost),
     Windows(windows::WindowsHost),
 }
@@ -62,6 +73,10 @@ impl Typed {
             Typed::HpeComware(_) => ("hpe-comware.j2", "comware.txt"),
             Typed::AristaEos(_) => ("arista-eos.j2", "eos.txt"),
             Typed::Sonic(_) => ("sonic.j2", "config_db.json"),
+            Typed::NvidiaCumulus(_) => ("nvidia-cumulus.j2", "nvue.sh"),
+            Typed::CiscoNxos(_) => ("cisco-nxos.j2", "nxos.txt"),
+            Typed::DellOs10(_) => ("dell-os10.j2", "os10.txt"),
+            Typed::DellOs9(_) => ("dell-os9.j2", "os9.txt"),
             Typed::Linux(_) => ("linux.sh.j2", "sh"),
             Typed::Windows(_) => ("windows.ps1.j2", "ps1"),
         }
@@ -86,11 +101,15 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> Result<(Ty
                 let (c, w) = sonic::build(f, device);
                 Ok((Typed::Sonic(SonicContext { hostname: d.name.clone(), config_db: c }), w))
             }
-            other => Err(cannot(
+            Platform::NvidiaCumulus => Ok(wrap(cumulus::build(f, device), Typed::NvidiaCumulus)),
+            Platform::CiscoNxos => Ok(wrap(nxos::build(f, device), Typed::CiscoNxos)),
+            Platform::DellOs10 => Ok(wrap(os10::build(f, device), Typed::DellOs10)),
+            Platform::DellOs9 => Ok(wrap(os9::build(f, device), Typed::DellOs9)),
+            Platform::Generic => Err(cannot(
                 d,
                 format!(
-                    "rocelab config cannot render platform `{}`; the switch platforms it renders are {}",
-                    common::platform_key(other),
+                    "rocelab config cannot render platform `{}` (a switch of unknown make); the switch platforms it renders are {}",
+                    Platform::Generic.name(),
                     SWITCH_PLATFORMS.join(", ")
                 ),
             )),

@@ -45,11 +45,11 @@ pub struct Check {
     pub expect: String,
 }
 
-fn check(command: impl Into<String>, expect: impl Into<String>) -> Check {
+pub(crate) fn check(command: impl Into<String>, expect: impl Into<String>) -> Check {
     Check { command: command.into(), expect: expect.into() }
 }
 
-fn list(v: &[u8]) -> String {
+pub(crate) fn list(v: &[u8]) -> String {
     v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
 }
 
@@ -211,6 +211,10 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 checks,
             });
         }
+        Typed::NvidiaCumulus(c) => rb.switch = Some(crate::runbook_switch::cumulus(c, file)),
+        Typed::CiscoNxos(c) => rb.switch = Some(crate::runbook_switch::nxos(c, file)),
+        Typed::DellOs10(c) => rb.switch = Some(crate::runbook_switch::os10(c, file)),
+        Typed::DellOs9(c) => rb.switch = Some(crate::runbook_switch::os9(c, file)),
         Typed::Linux(h) => {
             let mut checks = Vec::new();
             for p in &h.ports {

@@ -7,6 +7,10 @@ use rocelab_config::{render, render_device, Templates, Typed};
 use rocelab_model::{load_str, ResolvedFabric};
 use std::path::Path;
 
+/// NVIDIA Cumulus, Cisco NX-OS, Dell OS10 and OS9: data, golden files, bad input.
+#[path = "config/switches.rs"]
+mod switches;
+
 fn fabric(yaml: &str) -> ResolvedFabric {
     load_str(yaml, "t.yaml", Path::new(".")).unwrap_or_else(|d| panic!("{d:?}")).fabric
 }
@@ -433,20 +437,19 @@ fn arista_config_round_trips_through_the_importer() {
 #[test]
 fn unknown_switch_platform_lists_the_known_ones() {
     let yaml = DEMARTEK_ONYX
-        .replace(
-            "platform: nvidia-onyx, model: SN2410",
-            "platform: cisco-nxos, ports: [{names: Ethernet1/1-2, speed: 25G}]",
-        )
-        .replace("sn2410:eth1/1", "sn2410:Ethernet1/1")
-        .replace("sn2410:eth1/2", "sn2410:Ethernet1/2");
+        .replace("platform: nvidia-onyx, model: SN2410", "platform: generic, ports: [{names: p1-2, speed: 25G}]")
+        .replace("sn2410:eth1/1", "sn2410:p1")
+        .replace("sn2410:eth1/2", "sn2410:p2");
     let f = fabric(&yaml);
     let (file, findings) = render_device(&f, "sn2410", &Templates::builtin()).unwrap();
     assert!(file.is_none());
     assert_eq!(findings.len(), 1);
     assert!(findings[0].is_error());
     assert_eq!(findings[0].device, "sn2410");
-    assert!(findings[0].message.contains("cannot render platform `cisco-nxos`"), "{}", findings[0].message);
-    assert!(findings[0].message.contains("nvidia-onyx, hpe-comware, arista-eos, sonic"));
+    assert!(findings[0].message.contains("cannot render platform `generic`"), "{}", findings[0].message);
+    assert!(findings[0]
+        .message
+        .contains("nvidia-onyx, nvidia-cumulus, hpe-comware, arista-eos, sonic, cisco-nxos, dell-os10, dell-os9"));
     // The whole fabric still renders the others and says which device is missing.
     let r = render(&f, &Templates::builtin()).unwrap();
     assert_eq!(r.files.len(), 2);
@@ -544,6 +547,7 @@ fn template_overrides_replace_built_ins_by_name() {
     std::fs::write(dir.join("onyx.j2"), "x").unwrap();
     let e = Templates::with_overrides(&dir).err().unwrap();
     assert!(e.message.contains("nvidia-onyx.j2, hpe-comware.j2"), "{e}");
+    assert!(e.message.contains("cisco-nxos.j2, dell-os10.j2, dell-os9.j2"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -257,6 +257,22 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         }
                     }
                     "qedr" => checks.push(check("lsmod | grep qed", "qed, qede and qedr loaded")),
+                    "dcb" => {
+                        let d = p.dcb.as_ref().expect("dcb ports carry their settings");
+                        checks.push(check(format!("dcb pfc show dev {}", p.name), format!("prio-pfc {}", d.prio_pfc)));
+                        if let Some(e) = &p.ets {
+                            checks.push(check(
+                                format!("dcb ets show dev {}", p.name),
+                                format!("willing off, tc-tsa {}, tc-bw {}", e.dcb_tsa, e.dcb_bw),
+                            ));
+                        }
+                        if !d.dscp_prio.is_empty() {
+                            checks.push(check(
+                                format!("dcb app show dev {} dscp-prio", p.name),
+                                d.dscp_prio.iter().map(|(v, pr)| format!("{v}:{pr}")).collect::<Vec<_>>().join(" "),
+                            ));
+                        }
+                    }
                     _ => {}
                 }
                 if let Some(v) = &p.vlan {
@@ -291,6 +307,14 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         "RX/TX pause off where PFC is used (on only where the fabric asks for link-level pause)",
                     ),
                     check(format!("ethtool -g {p0}"), "current ring sizes equal to the pre-set maximums"),
+                    check(
+                        format!("ethtool -k {p0}"),
+                        "rx-checksumming, tx-checksumming, scatter-gather, tcp-segmentation-offload and generic-segmentation-offload on",
+                    ),
+                    check(
+                        "sysctl net.ipv4.tcp_window_scaling net.ipv4.tcp_congestion_control",
+                        "net.ipv4.tcp_window_scaling = 1, net.ipv4.tcp_congestion_control = cubic",
+                    ),
                     check("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", "performance on every CPU"),
                 ],
             });
@@ -310,6 +334,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
             if let Some(t) = &s.target {
                 if t.nfs_rdma {
                     checks.push(check("cat /proc/fs/nfsd/portlist", "rdma 20049"));
+                    checks.push(check("exportfs -v", "the shared path, exported rw to each client"));
                 }
                 if !t.iser_portals.is_empty() {
                     checks.push(check("targetcli ls /iscsi", "the portals marked [iser]"));

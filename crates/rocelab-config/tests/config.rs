@@ -11,6 +11,10 @@ use std::path::Path;
 #[path = "config/switches.rs"]
 mod switches;
 
+/// Host parts beyond the seeds' scripts: iproute2 `dcb`, tuning, NFS exports.
+#[path = "config/hosts.rs"]
+mod hosts;
+
 fn fabric(yaml: &str) -> ResolvedFabric {
     load_str(yaml, "t.yaml", Path::new(".")).unwrap_or_else(|d| panic!("{d:?}")).fabric
 }

@@ -295,6 +295,31 @@ pub fn policy_port<'a>(
     Some(first)
 }
 
+/// A switch's cabled ports (with a finding when it has none) and the priorities with PFC on at
+/// any of them, ascending: what every switch renderer starts from.
+pub fn switch_ports(f: &ResolvedFabric, device: usize, findings: &mut Findings) -> (Vec<PortView>, Vec<u8>) {
+    let ports = cabled_ports(f, device);
+    if ports.is_empty() {
+        findings.push(no_ports_finding(&f.devices[device]));
+    }
+    let pfc = device_pfc(&ports);
+    (ports, pfc)
+}
+
+/// Whether port `p` gets IEEE 802.3x link pause: asked for and without PFC. Both asked for is a
+/// warning (`platform` allows one or the other on a port) and PFC wins.
+pub fn link_pause(d: &ResolvedDevice, p: &PortView, platform: &str, findings: &mut Findings) -> bool {
+    let pfc = !p.pfc_priorities().is_empty();
+    if p.settings.link_pause && pfc {
+        findings.push(Finding::warning(
+            &d.name,
+            Some(&p.name),
+            format!("link pause and PFC on the same port, which {platform} does not allow; rendered PFC only"),
+        ));
+    }
+    p.settings.link_pause && !pfc
+}
+
 /// Priorities with PFC on at any port of the device, ascending.
 pub fn device_pfc(ports: &[PortView]) -> Vec<u8> {
     let mut v: Vec<u8> = ports.iter().flat_map(|p| p.pfc_priorities()).collect();

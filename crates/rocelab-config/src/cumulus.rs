@@ -31,7 +31,7 @@
 //! port's. Every DSCP value no class lists is mapped to the class of priority 0, so that no stray
 //! marking lands in the lossless class through Cumulus's default DSCP d → switch priority d/8.
 
-use crate::common::{device_pfc, longest_cable_m, no_ports_finding, percent, policy_port, queues, PortView};
+use crate::common::{link_pause, longest_cable_m, percent, policy_port, queues, switch_ports, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -119,12 +119,8 @@ const PAUSE_PROFILE: &str = "rocelab-pause";
 pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
-    let ports = crate::common::cabled_ports(f, device);
-    if ports.is_empty() {
-        findings.push(no_ports_finding(d));
-    }
+    let (ports, pfc) = switch_ports(f, device, &mut findings);
     let policy = policy_port(d, &ports, "NVUE's mapping, egress-queue-mapping, congestion-control and egress-scheduler are rendered as the one default-global profile", &mut findings);
-    let pfc = device_pfc(&ports);
     if pfc.len() > 1 {
         findings.push(Finding::warning(
             &d.name,
@@ -208,25 +204,17 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         Vec::new()
     };
 
-    let pause_ports: Vec<&PortView> = ports.iter().filter(|p| p.settings.link_pause).collect();
-    for p in &pause_ports {
-        if !p.pfc_priorities().is_empty() {
-            findings.push(Finding::warning(
-                &d.name,
-                Some(&p.name),
-                "link pause and PFC on the same port, which Cumulus Linux does not allow; rendered PFC only".into(),
-            ));
-        }
-    }
-    let pause_only: Vec<&PortView> = pause_ports.iter().copied().filter(|p| p.pfc_priorities().is_empty()).collect();
-    let link_pause = (!pause_only.is_empty()).then(|| CumulusLinkPause {
+    let pause: Vec<bool> = ports.iter().map(|p| link_pause(d, p, "Cumulus Linux", &mut findings)).collect();
+    let pause_only: Vec<&PortView> = ports.iter().zip(&pause).filter(|(_, l)| **l).map(|(p, _)| p).collect();
+    let pause_profile = (!pause_only.is_empty()).then(|| CumulusLinkPause {
         profile: PAUSE_PROFILE.into(),
         cable_length: pause_only.iter().map(|p| p.cable.as_metres_f64().ceil() as u64).max().unwrap_or(1).max(1),
     });
 
     let interfaces = ports
         .iter()
-        .map(|p| {
+        .zip(&pause)
+        .map(|(p, pause)| {
             let mut mtu = p.settings.mtu;
             if mtu < MTU_RANGE.0 || mtu > MTU_RANGE.1 {
                 let to = mtu.clamp(MTU_RANGE.0, MTU_RANGE.1);
@@ -238,13 +226,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
                 mtu = to;
             }
             let pfc_here = !p.pfc_priorities().is_empty();
-            CumulusInterface {
-                name: p.name.clone(),
-                peer: p.peer(f),
-                mtu,
-                pfc_watchdog: pfc_here,
-                link_pause: p.settings.link_pause && !pfc_here,
-            }
+            CumulusInterface { name: p.name.clone(), peer: p.peer(f), mtu, pfc_watchdog: pfc_here, link_pause: *pause }
         })
         .collect();
     let config = CumulusConfig {
@@ -258,7 +240,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         ecn,
         ecn_off,
         scheduler,
-        link_pause,
+        link_pause: pause_profile,
         interfaces,
     };
     (config, findings)

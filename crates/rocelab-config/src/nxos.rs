@@ -29,7 +29,7 @@
 //! 2015). Queues no class uses get `bandwidth remaining percent 0`, as the Cisco and Microsoft
 //! examples do, when the fabric gives ETS shares.
 
-use crate::common::{device_pfc, no_ports_finding, percent, policy_port, queues, whole_units, PortView};
+use crate::common::{link_pause, percent, policy_port, queues, switch_ports, whole_units, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -121,17 +121,13 @@ fn class_map_name(class: &str) -> String {
 pub fn build(f: &ResolvedFabric, device: usize) -> (NxosConfig, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
-    let ports = crate::common::cabled_ports(f, device);
-    if ports.is_empty() {
-        findings.push(no_ports_finding(d));
-    }
+    let (ports, pfc) = switch_ports(f, device, &mut findings);
     let policy = policy_port(
         d,
         &ports,
         "NX-OS applies the network-qos and queuing policies system-wide (`system qos`)",
         &mut findings,
     );
-    let pfc = device_pfc(&ports);
     let mut class_maps = Vec::new();
     let mut default_qos_group = None;
     let mut network_qos = Vec::new();
@@ -214,22 +210,12 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (NxosConfig, Findings) {
     }
     let interfaces: Vec<NxosInterface> = ports
         .iter()
-        .map(|p| {
-            let pfc_here = !p.pfc_priorities().is_empty();
-            if p.settings.link_pause && pfc_here {
-                findings.push(Finding::warning(
-                    &d.name,
-                    Some(&p.name),
-                    "link pause and PFC on the same port; rendered PFC only (IEEE 802.1Qbb and 802.3x pause are exclusive on a port)".into(),
-                ));
-            }
-            NxosInterface {
-                name: p.name.clone(),
-                peer: p.peer(f),
-                mtu: p.settings.mtu,
-                pfc: pfc_here,
-                link_pause: p.settings.link_pause && !pfc_here,
-            }
+        .map(|p| NxosInterface {
+            name: p.name.clone(),
+            peer: p.peer(f),
+            mtu: p.settings.mtu,
+            pfc: !p.pfc_priorities().is_empty(),
+            link_pause: link_pause(d, p, "NX-OS", &mut findings),
         })
         .collect();
     let config = NxosConfig {

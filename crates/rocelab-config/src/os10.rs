@@ -27,7 +27,7 @@
 //! interface MTU is the link MTU: the fabric's IP MTU plus the 22 bytes of a tagged frame's
 //! header, Dell's Layer 2 overhead table, at most 9216.
 
-use crate::common::{device_pfc, no_ports_finding, percent, policy_port, queues, ranges, whole_units};
+use crate::common::{link_pause, percent, policy_port, queues, ranges, switch_ports, whole_units};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -105,17 +105,13 @@ pub const TAGGED_OVERHEAD: u32 = 22;
 pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
-    let ports = crate::common::cabled_ports(f, device);
-    if ports.is_empty() {
-        findings.push(no_ports_finding(d));
-    }
+    let (ports, pfc) = switch_ports(f, device, &mut findings);
     let policy = policy_port(
         d,
         &ports,
         "rocelab applies OS10's trust map, qos-map and queuing policy switch-wide (`system qos`)",
         &mut findings,
     );
-    let pfc = device_pfc(&ports);
     let mut trust = "dot1p";
     let mut trust_map = Vec::new();
     let mut qos_map = Vec::new();
@@ -216,14 +212,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
     let interfaces = ports
         .iter()
         .map(|p| {
-            let pfc_here = !p.pfc_priorities().is_empty();
-            if p.settings.link_pause && pfc_here {
-                findings.push(Finding::warning(
-                    &d.name,
-                    Some(&p.name),
-                    "link pause and PFC on the same port, which OS10 does not allow; rendered PFC only".into(),
-                ));
-            }
+            let pause = link_pause(d, p, "OS10", &mut findings);
             let want = p.settings.mtu + TAGGED_OVERHEAD;
             let mtu = if want > MTU_MAX {
                 findings.push(Finding::warning(
@@ -242,9 +231,9 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
                 name: p.name.clone(),
                 peer: p.peer(f),
                 mtu,
-                pfc: pfc_here,
+                pfc: !p.pfc_priorities().is_empty(),
                 ets: !queuing.is_empty(),
-                link_pause: p.settings.link_pause && !pfc_here,
+                link_pause: pause,
             }
         })
         .collect();

@@ -22,7 +22,7 @@
 //! ECN is not rendered: the FTOS WRED/ECN commands (`wred-profile`, `wred ecn`) are applied
 //! through output QoS policies rocelab does not build, so a class with ECN is reported.
 
-use crate::common::{device_pfc, no_ports_finding, policy_port, PortView};
+use crate::common::{policy_port, switch_ports, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -92,12 +92,8 @@ fn hardware_queues(model: Option<&str>) -> [u8; 8] {
 pub fn build(f: &ResolvedFabric, device: usize) -> (Os9Config, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
-    let ports = crate::common::cabled_ports(f, device);
-    if ports.is_empty() {
-        findings.push(no_ports_finding(d));
-    }
+    let (ports, pfc) = switch_ports(f, device, &mut findings);
     let policy = policy_port(d, &ports, "rocelab renders one DCB map for the switch", &mut findings);
-    let pfc = device_pfc(&ports);
     let hw = hardware_queues(d.model.as_deref());
     let dcb_map = policy.filter(|p| !pfc.is_empty() || p.has_ets()).map(|p| dcb_map(d, p, &pfc, &hw, &mut findings));
     if let Some(p) = policy {

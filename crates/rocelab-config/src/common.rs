@@ -4,11 +4,11 @@
 //! end of the cable.
 
 use crate::finding::{Finding, Findings};
-use rocelab_model::fabric::Platform;
 use rocelab_model::qos::{Ecn, Marking};
 use rocelab_model::resolve::{PortId, PortSettings, ResolvedDevice, ResolvedFabric};
 use rocelab_model::units::{Length, Rate};
 use serde::Serialize;
+use std::rc::Rc;
 
 /// One class as a port applies it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,24 +31,28 @@ pub struct ClassView {
     pub cnp: bool,
 }
 
-/// A cabled port of a device and the QoS it applies.
+/// A cabled port of a device and the QoS it applies. The settings and class views are shared
+/// (reference-counted) between the ports that have no `qos.ports` override, so that a spine's
+/// hundreds of ports cost one copy of the policy, not one each.
 #[derive(Debug, Clone)]
 pub struct PortView {
     pub id: PortId,
     pub name: String,
     pub speed: Rate,
     pub cable: Length,
-    /// `device:port` at the other end.
-    pub peer: String,
     pub peer_id: PortId,
     pub peer_role: rocelab_model::Role,
     /// MTU of the port at the other end (the sender into this port's buffer).
     pub peer_mtu: u32,
-    pub settings: PortSettings,
-    pub classes: Vec<ClassView>,
+    pub settings: Rc<PortSettings>,
+    pub classes: Rc<[ClassView]>,
 }
 
 impl PortView {
+    /// `device:port` at the other end of the cable.
+    pub fn peer(&self, f: &ResolvedFabric) -> String {
+        f.port_label(self.peer_id)
+    }
     /// Priorities with PFC on, ascending.
     pub fn pfc_priorities(&self) -> Vec<u8> {
         let mut v: Vec<u8> = self.classes.iter().filter(|c| c.pfc).map(|c| c.priority).collect();
@@ -119,6 +123,8 @@ pub fn class_views(f: &ResolvedFabric, s: &PortSettings) -> Vec<ClassView> {
 /// configured: rocelab renders what the fabric describes.
 pub fn cabled_ports(f: &ResolvedFabric, device: usize) -> Vec<PortView> {
     let d = &f.devices[device];
+    let policy = Rc::new(PortSettings::from_policy(&f.qos));
+    let policy_classes: Rc<[ClassView]> = class_views(f, &policy).into();
     d.ports
         .iter()
         .enumerate()
@@ -127,18 +133,20 @@ pub fn cabled_ports(f: &ResolvedFabric, device: usize) -> Vec<PortView> {
             let l = &f.links[li];
             let id = PortId { device, port: pi };
             let other = if l.a == id { l.b } else { l.a };
-            let settings = f.port_settings(id);
+            let (settings, classes) = match &p.settings {
+                None => (policy.clone(), policy_classes.clone()),
+                Some(s) => (Rc::new(s.clone()), class_views(f, s).into()),
+            };
             Some(PortView {
                 id,
                 name: p.name.clone(),
                 speed: l.speed,
                 cable: l.cable,
-                peer: f.port_label(other),
                 peer_id: other,
                 peer_role: f.devices[other.device].role,
-                peer_mtu: f.port_settings(other).mtu,
-                classes: class_views(f, &settings),
+                peer_mtu: f.port(other).settings.as_ref().map_or(f.qos.mtu, |s| s.mtu),
                 settings,
+                classes,
             })
         })
         .collect()
@@ -182,19 +190,165 @@ pub fn device_wide<T: PartialEq + Clone + std::fmt::Debug>(
     Some(first)
 }
 
-/// `platform` in the kebab-case the fabric file uses.
-pub fn platform_key(p: Platform) -> &'static str {
-    match p {
-        Platform::NvidiaOnyx => "nvidia-onyx",
-        Platform::NvidiaCumulus => "nvidia-cumulus",
-        Platform::AristaEos => "arista-eos",
-        Platform::HpeComware => "hpe-comware",
-        Platform::Sonic => "sonic",
-        Platform::DellOs10 => "dell-os10",
-        Platform::DellOs9 => "dell-os9",
-        Platform::CiscoNxos => "cisco-nxos",
-        Platform::Generic => "generic",
+/// One egress queue (switch traffic class) of a port and what the classes in it ask of it.
+#[derive(Debug, Clone)]
+pub struct QueueView<'a> {
+    pub queue: u8,
+    pub classes: Vec<&'a ClassView>,
+    /// 802.1p priorities of those classes, ascending.
+    pub priorities: Vec<u8>,
+    pub strict: bool,
+    /// Sum of the classes' ETS shares; none when no class has one (or the queue is strict).
+    pub ets: Option<u32>,
+    /// The first class's ECN thresholds.
+    pub ecn: Option<&'a Ecn>,
+    /// A class in the queue has PFC on.
+    pub pfc: bool,
+}
+
+impl QueueView<'_> {
+    /// The classes' names, for findings.
+    pub fn names(&self) -> String {
+        self.classes.iter().map(|c| format!("`{}`", c.name)).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// The queues a port's classes use, ascending.
+pub fn queues(p: &PortView) -> Vec<QueueView<'_>> {
+    let mut out: Vec<QueueView> = Vec::new();
+    for c in p.classes.iter() {
+        let i = match out.iter().position(|q| q.queue == c.queue) {
+            Some(i) => i,
+            None => {
+                out.push(QueueView {
+                    queue: c.queue,
+                    classes: Vec::new(),
+                    priorities: Vec::new(),
+                    strict: false,
+                    ets: None,
+                    ecn: None,
+                    pfc: false,
+                });
+                out.len() - 1
+            }
+        };
+        let q = &mut out[i];
+        q.classes.push(c);
+        q.priorities.push(c.priority);
+        q.strict |= c.strict;
+        if let Some(e) = c.ets {
+            q.ets = Some(q.ets.unwrap_or(0) + u32::from(e));
+        }
+        if q.ecn.is_none() {
+            q.ecn = c.ecn.as_ref();
+        }
+        q.pfc |= c.pfc;
+    }
+    for q in &mut out {
+        q.priorities.sort_unstable();
+        q.priorities.dedup();
+        if q.strict {
+            q.ets = None;
+        }
+    }
+    out.sort_by_key(|q| q.queue);
+    out
+}
+
+/// Whether two ports apply the same classes apart from PFC (priority, queue, DSCP, ETS, strict,
+/// ECN): what a device-wide QoS policy must agree on.
+pub fn same_policy(a: &PortView, b: &PortView) -> bool {
+    Rc::ptr_eq(&a.classes, &b.classes)
+        || (a.classes.len() == b.classes.len()
+            && a.classes.iter().zip(b.classes.iter()).all(|(x, y)| {
+                x.name == y.name
+                    && x.priority == y.priority
+                    && x.queue == y.queue
+                    && x.dscp == y.dscp
+                    && x.ets == y.ets
+                    && x.strict == y.strict
+                    && x.ecn == y.ecn
+            }))
+}
+
+/// The port a device-wide QoS policy is rendered from (the first cabled one), with a warning for
+/// each port whose classes differ from it; `why` says what makes the policy device-wide.
+pub fn policy_port<'a>(
+    d: &ResolvedDevice,
+    ports: &'a [PortView],
+    why: &str,
+    findings: &mut Findings,
+) -> Option<&'a PortView> {
+    let first = ports.first()?;
+    for p in &ports[1..] {
+        if !same_policy(first, p) {
+            findings.push(Finding::warning(
+                &d.name,
+                Some(&p.name),
+                format!(
+                    "this port's classes (priority, queue, DSCP, ETS or ECN) differ from port {}'s but {why}; rendered port {}'s for the whole switch",
+                    first.name, first.name
+                ),
+            ));
+        }
+    }
+    Some(first)
+}
+
+/// A switch's cabled ports (with a finding when it has none) and the priorities with PFC on at
+/// any of them, ascending: what every switch renderer starts from.
+pub fn switch_ports(f: &ResolvedFabric, device: usize, findings: &mut Findings) -> (Vec<PortView>, Vec<u8>) {
+    let ports = cabled_ports(f, device);
+    if ports.is_empty() {
+        findings.push(no_ports_finding(&f.devices[device]));
+    }
+    let pfc = device_pfc(&ports);
+    (ports, pfc)
+}
+
+/// Whether port `p` gets IEEE 802.3x link pause: asked for and without PFC. Both asked for is a
+/// warning (`platform` allows one or the other on a port) and PFC wins.
+pub fn link_pause(d: &ResolvedDevice, p: &PortView, platform: &str, findings: &mut Findings) -> bool {
+    let pfc = !p.pfc_priorities().is_empty();
+    if p.settings.link_pause && pfc {
+        findings.push(Finding::warning(
+            &d.name,
+            Some(&p.name),
+            format!("link pause and PFC on the same port, which {platform} does not allow; rendered PFC only"),
+        ));
+    }
+    p.settings.link_pause && !pfc
+}
+
+/// Priorities with PFC on at any port of the device, ascending.
+pub fn device_pfc(ports: &[PortView]) -> Vec<u8> {
+    let mut v: Vec<u8> = ports.iter().flat_map(|p| p.pfc_priorities()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The longest cable of `ports`, whole metres rounded up (switches size PFC headroom from it).
+pub fn longest_cable_m(ports: &[PortView]) -> u64 {
+    ports.iter().map(|p| p.cable.as_metres_f64().ceil() as u64).max().unwrap_or(0)
+}
+
+/// `0-2,4-7`: values as a compact list of ranges (the form Dell and NVUE take).
+pub fn ranges(values: &[u8]) -> String {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
+        i = j + 1;
+    }
+    out.join(",")
 }
 
 /// Whole percent of a probability (`0.01` → 1), at least 1.
@@ -249,6 +403,14 @@ mod tests {
         let (w, err) = weights_for(&[0, 50, 50], 15);
         assert_eq!(w, vec![0, 1, 1]);
         assert_eq!(err, 0.0);
+    }
+
+    #[test]
+    fn ranges_are_compact() {
+        assert_eq!(ranges(&[0, 1, 2, 4, 5, 6, 7]), "0-2,4-7");
+        assert_eq!(ranges(&[26]), "26");
+        assert_eq!(ranges(&[3, 1, 3]), "1,3");
+        assert_eq!(ranges(&[]), "");
     }
 
     #[test]

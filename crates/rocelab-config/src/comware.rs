@@ -182,7 +182,7 @@ fn interface_config(
     let trust = match p.marking() {
         Marking::Pcp => "dot1p",
         Marking::Dscp => {
-            for c in &p.classes {
+            for c in p.classes.iter() {
                 if c.dscp.iter().any(|v| v >> 3 != c.priority) {
                     findings.push(Finding::warning(
                         &d.name,
@@ -228,7 +228,7 @@ fn interface_config(
     let has_ecn = p.classes.iter().any(|c| c.ecn.is_some());
     ComwareInterface {
         name: interface(&p.name),
-        peer: p.peer.clone(),
+        peer: p.peer(f),
         trunk_vlan: if p.marking() == Marking::Pcp { f.qos.vlan } else { None },
         pfc_mode: (!no_drop.is_empty()).then(|| if f.qos.dcbx.is_some() { "auto" } else { "enable" }.to_string()),
         no_drop,

@@ -112,7 +112,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (EosConfig, Findings) {
     let mut remark: Option<u8> = None;
     let mut interfaces = Vec::new();
     for p in &ports {
-        for c in &p.classes {
+        for c in p.classes.iter() {
             if c.queue != c.priority {
                 findings.push(Finding::warning(
                     &d.name,
@@ -139,7 +139,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (EosConfig, Findings) {
                 Some(&p.name),
                 format!(
                     "the host at {} marks RoCE with DSCP {} which class `{}` does not list; `{REMARK_POLICY}` re-marks every packet on this port to DSCP {dscp}, as the Arista/Pure guide does",
-                    p.peer,
+                    p.peer(f),
                     p.settings.roce_tos.unwrap_or(0) >> 2,
                     p.rdma_class().map(|c| c.name.as_str()).unwrap_or("")
                 ),
@@ -193,7 +193,7 @@ fn interface_config(f: &ResolvedFabric, p: &PortView, policy: Option<String>) ->
     let edge = p.peer_role != Role::Switch;
     EosInterface {
         name: p.name.clone(),
-        peer: p.peer.clone(),
+        peer: p.peer(f),
         access_vlan: if dscp && edge { f.qos.vlan } else { None },
         trunk_vlan: if !dscp { f.qos.vlan } else { None },
         trust: if dscp { "dscp" } else { "cos" }.into(),

@@ -2,8 +2,9 @@
 //!
 //! `rocelab config`: the fabric intent rendered as the exact commands that put it on every switch
 //! and host, and a deployment runbook. Batfish's pipeline run in reverse: the resolved fabric
-//! becomes a typed configuration per vendor ([`onyx::OnyxConfig`], [`comware::ComwareConfig`],
-//! [`eos::EosConfig`], [`sonic::SonicConfig`], [`linux::LinuxHost`], [`windows::WindowsHost`]) by
+//! becomes a typed configuration per vendor ([`onyx::OnyxConfig`], [`cumulus::CumulusConfig`],
+//! [`comware::ComwareConfig`], [`eos::EosConfig`], [`sonic::SonicConfig`], [`nxos::NxosConfig`],
+//! [`os10::Os10Config`], [`os9::Os9Config`], [`linux::LinuxHost`], [`windows::WindowsHost`]) by
 //! a pure function that returns what it could not express as [`Finding`]s; Jinja templates
 //! ([`templates`]) turn each typed configuration into text. Output is deterministic: the same
 //! fabric and templates give the same bytes.
@@ -12,11 +13,16 @@
 
 pub mod common;
 pub mod comware;
+pub mod cumulus;
 pub mod eos;
 pub mod finding;
 pub mod linux;
+pub mod nxos;
 pub mod onyx;
+pub mod os10;
+pub mod os9;
 pub mod runbook;
+mod runbook_switch;
 pub mod sonic;
 pub mod storage;
 pub mod templates;
@@ -31,7 +37,8 @@ use rocelab_model::Role;
 use serde::Serialize;
 
 /// Switch platforms rocelab renders, as the fabric file names them.
-pub const SWITCH_PLATFORMS: &[&str] = &["nvidia-onyx", "hpe-comware", "arista-eos", "sonic"];
+pub const SWITCH_PLATFORMS: &[&str] =
+    &["nvidia-onyx", "nvidia-cumulus", "hpe-comware", "arista-eos", "sonic", "cisco-nxos", "dell-os10", "dell-os9"];
 /// Host operating systems rocelab renders.
 pub const HOST_OS: &[&str] = &["linux", "windows"];
 
@@ -43,6 +50,10 @@ pub enum Typed {
     HpeComware(comware::ComwareConfig),
     AristaEos(eos::EosConfig),
     Sonic(SonicContext),
+    NvidiaCumulus(cumulus::CumulusConfig),
+    CiscoNxos(nxos::NxosConfig),
+    DellOs10(os10::Os10Config),
+    DellOs9(os9::Os9Config),
     Linux(linux::LinuxHost),
     Windows(windows::WindowsHost),
 }
@@ -62,6 +73,10 @@ impl Typed {
             Typed::HpeComware(_) => ("hpe-comware.j2", "comware.txt"),
             Typed::AristaEos(_) => ("arista-eos.j2", "eos.txt"),
             Typed::Sonic(_) => ("sonic.j2", "config_db.json"),
+            Typed::NvidiaCumulus(_) => ("nvidia-cumulus.j2", "nvue.sh"),
+            Typed::CiscoNxos(_) => ("cisco-nxos.j2", "nxos.txt"),
+            Typed::DellOs10(_) => ("dell-os10.j2", "os10.txt"),
+            Typed::DellOs9(_) => ("dell-os9.j2", "os9.txt"),
             Typed::Linux(_) => ("linux.sh.j2", "sh"),
             Typed::Windows(_) => ("windows.ps1.j2", "ps1"),
         }
@@ -86,11 +101,15 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> Result<(Ty
                 let (c, w) = sonic::build(f, device);
                 Ok((Typed::Sonic(SonicContext { hostname: d.name.clone(), config_db: c }), w))
             }
-            other => Err(cannot(
+            Platform::NvidiaCumulus => Ok(wrap(cumulus::build(f, device), Typed::NvidiaCumulus)),
+            Platform::CiscoNxos => Ok(wrap(nxos::build(f, device), Typed::CiscoNxos)),
+            Platform::DellOs10 => Ok(wrap(os10::build(f, device), Typed::DellOs10)),
+            Platform::DellOs9 => Ok(wrap(os9::build(f, device), Typed::DellOs9)),
+            Platform::Generic => Err(cannot(
                 d,
                 format!(
-                    "rocelab config cannot render platform `{}`; the switch platforms it renders are {}",
-                    common::platform_key(other),
+                    "rocelab config cannot render platform `{}` (a switch of unknown make); the switch platforms it renders are {}",
+                    Platform::Generic.name(),
                     SWITCH_PLATFORMS.join(", ")
                 ),
             )),
@@ -169,29 +188,89 @@ pub fn render_one(
 /// CONFIG_DB tables as `config_db.json` text: four-space indent, keys sorted, final newline.
 pub fn sonic_json(c: &sonic::SonicConfig) -> String {
     use serde::Serialize as _;
-    let mut out = Vec::with_capacity(4096);
+    // About 1.3 kB per port (its PORT, PORT_QOS_MAP, QUEUE, BUFFER_* , CABLE_LENGTH and PFC_WD
+    // entries): sized once rather than grown through a spine's megabyte.
+    let mut out = Vec::with_capacity(8192 + 1400 * c.port.len());
     let mut ser =
         serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(b"    "));
     c.serialize(&mut ser).expect("string maps serialize");
     out.push(b'\n');
+    out.shrink_to_fit();
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// Renders every device and the runbook.
+/// One device's share of [`render`]: its file, findings and runbook steps.
+type DeviceOutput = (Option<DeviceFile>, Vec<Finding>, Option<runbook::DeviceSteps>);
+
+/// A thread's devices in order, or the first template error it met (with the device index).
+type Part = Result<Vec<(usize, DeviceOutput)>, (usize, TemplateError)>;
+
+/// Renders devices `first, first + step, …`: each device's typed configuration lives only until
+/// its file and runbook steps are made.
+fn render_some(f: &ResolvedFabric, targets: &[usize], t: &Templates, first: usize, step: usize) -> Part {
+    let mut out = Vec::with_capacity(f.devices.len() / step + 1);
+    for i in (first..f.devices.len()).step_by(step) {
+        let (rendered, findings) = render_one(f, i, targets, t).map_err(|e| (i, e))?;
+        let (file, steps) = match rendered {
+            Some((typed, file)) => {
+                let steps = runbook::steps(&typed, &file.file_name);
+                (Some(file), Some(steps))
+            }
+            None => (None, None),
+        };
+        out.push((i, (file, findings, steps)));
+    }
+    Ok(out)
+}
+
+/// Fabrics with at least this many devices are rendered on several threads.
+const PARALLEL_FROM: usize = 256;
+
+/// Renders every device and the runbook. Large fabrics are rendered on as many threads as the
+/// machine has cores, devices dealt round-robin (spines and leaves are listed together and cost
+/// the most); the results are put back in device order, so the output does not depend on the
+/// number of threads.
 pub fn render(f: &ResolvedFabric, t: &Templates) -> Result<Rendered, TemplateError> {
     let targets = storage::targets(f);
-    let mut files = Vec::with_capacity(f.devices.len());
-    let mut findings = Vec::new();
-    let mut typed = Vec::with_capacity(f.devices.len());
-    for i in 0..f.devices.len() {
-        let (out, w) = render_one(f, i, &targets, t)?;
-        findings.extend(w);
-        if let Some((ty, file)) = out {
-            typed.push((i, ty, file.file_name.clone()));
-            files.push(file);
+    let n = f.devices.len();
+    let threads =
+        if n < PARALLEL_FROM { 1 } else { std::thread::available_parallelism().map_or(1, |c| c.get()).min(n) };
+    let parts: Vec<Part> = if threads == 1 {
+        vec![render_some(f, &targets, t, 0, 1)]
+    } else {
+        std::thread::scope(|s| {
+            let targets = &targets;
+            let handles: Vec<_> =
+                (0..threads).map(|k| s.spawn(move || render_some(f, targets, t, k, threads))).collect();
+            handles.into_iter().map(|h| h.join().expect("a rendering thread panicked")).collect()
+        })
+    };
+    // The first template error in device order, whatever thread met it.
+    let mut ok = Vec::with_capacity(threads);
+    let mut first_error: Option<(usize, TemplateError)> = None;
+    for p in parts {
+        match p {
+            Ok(v) => ok.push(v),
+            Err(e) if first_error.as_ref().is_none_or(|(i, _)| e.0 < *i) => first_error = Some(e),
+            Err(_) => {}
         }
     }
-    let runbook = runbook::render(f, &typed, &findings, t)?;
+    if let Some((_, e)) = first_error {
+        return Err(e);
+    }
+    let mut all: Vec<(usize, DeviceOutput)> = ok.into_iter().flatten().collect();
+    all.sort_unstable_by_key(|(i, _)| *i);
+    let mut files = Vec::with_capacity(n);
+    let mut findings = Vec::new();
+    let mut steps = Vec::with_capacity(n);
+    for (i, (file, w, s)) in all {
+        findings.extend(w);
+        files.extend(file);
+        if let Some(s) = s {
+            steps.push((i, s));
+        }
+    }
+    let runbook = runbook::render(f, steps, &findings, t)?;
     Ok(Rendered { files, runbook, findings })
 }
 

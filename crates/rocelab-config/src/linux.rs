@@ -20,14 +20,23 @@
 //!   dcbx_set_mode 0x10`, `dcbx_set_pfc P 1`, `rdma_glob_ecn 1`, `rdma_glob_vlan_pri P`,
 //!   `modprobe qed dcqcn_enable=1 dcqcn_notification_point=1 dcqcn_reaction_point=1`, `modprobe
 //!   qedr`); the text's `ged`/`dcgcn` are OCR errors for `qed`/`dcqcn`.
-//! - Tuning: the Dell EqualLogic RHEL guide (MTU, `ethtool -A` flow control, `ethtool -G` rings
-//!   to the maximum, `net.ipv4.tcp_window_scaling` left on) and the Demartek guide (CPU governor
-//!   `performance` in `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
+//! - Other RDMA adapters (Intel E810 `irdma`, Chelsio `iw_cxgb4`, …): the kernel's DCB interface
+//!   through iproute2 `dcb` (dcb-pfc(8) `dcb pfc set dev IF prio-pfc 3:on …`, dcb-ets(8) `dcb ets
+//!   set dev IF willing off tc-tsa 0:ets … tc-bw 0:10 … prio-tc 0:0 …`, dcb-app(8) `dcb app add
+//!   dev IF dscp-prio 26:3`), which applies where the driver implements DCB netlink and the
+//!   adapter's firmware DCBX agent is off.
+//! - Tuning: the Dell EqualLogic RHEL guide (MTU, `ethtool -A` flow control with autoneg off,
+//!   `ethtool -G` rings to the maximum; checksum, scatter-gather, TSO/GSO and LRO offloads left on
+//!   — "All else default", with checksum offload recommended on — pinned with `ethtool -K`;
+//!   `net.ipv4.tcp_window_scaling = 1` and `net.ipv4.tcp_congestion_control = cubic`, its TCP
+//!   defaults, pinned with `sysctl -w`) and the Demartek guide (CPU governor `performance` in
+//!   `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
 //! - Storage: nvme-cli (`nvme discover|connect-all -t rdma|tcp -a ADDR -s PORT`), the Demartek
 //!   guide's iSER and NFSoRDMA sections (`iscsiadm -m iface -I NAME -o new`, `-o update -n
 //!   iface.transport_name -v iser`, `iscsiadm -m discovery -t sendtargets -p ADDR -I NAME`,
 //!   `iscsiadm -m node -l`, `targetcli` with `enable_iser true`, `modprobe xprtrdma`, `mount -o
-//!   rdma,port=20049`, `echo rdma 20049 > /proc/fs/nfsd/portlist`).
+//!   rdma,port=20049`, `echo rdma 20049 > /proc/fs/nfsd/portlist`, the share in `/etc/exports`
+//!   with `rw,sync,… no_root_squash` per client and `exportfs -a`).
 //!
 //! The RDMA device of a port (`mlx5_0`, `bnxt_re0`) is looked up at run time in
 //! `/sys/class/net/IF/device/infiniband/`, so the script needs no device names the fabric does
@@ -74,6 +83,17 @@ pub struct LinuxPort {
     pub cnp: Option<Cnp>,
     pub bnxt: Option<BnxtCc>,
     pub qed: Option<Qed>,
+    /// iproute2 `dcb` (adapters without a vendor tool rocelab knows).
+    pub dcb: Option<DcbTool>,
+}
+
+/// The kernel DCB settings of a port, in iproute2 `dcb` form.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DcbTool {
+    /// `0:off 1:off 2:off 3:on …`.
+    pub prio_pfc: String,
+    /// `dscp-prio` entries (DSCP marking).
+    pub dscp_prio: Vec<(u8, u8)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -93,6 +113,10 @@ pub struct Ets {
     /// lldptool forms.
     pub lldp_tsa: String,
     pub lldp_up2tc: String,
+    /// iproute2 `dcb ets` forms: `0:ets 1:strict …`, `0:10 1:90 …`, `0:0 1:0 …`.
+    pub dcb_tsa: String,
+    pub dcb_bw: String,
+    pub dcb_prio_tc: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -138,6 +162,8 @@ pub struct Qed {
 pub struct Tuning {
     pub cpu_governor: String,
     pub sysctls: Vec<(String, String)>,
+    /// `ethtool -K IF …` offloads kept on.
+    pub offloads: String,
 }
 
 fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
@@ -148,7 +174,7 @@ fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
         NicVendor::Nvidia => "mlx5",
         NicVendor::Broadcom => "bnxt_re",
         NicVendor::Marvell => "qedr",
-        _ => "none",
+        NicVendor::Intel | NicVendor::Chelsio | NicVendor::Other => "dcb",
     }
 }
 
@@ -164,12 +190,12 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         let nic = d.ports[p.id.port].nic.and_then(|i| d.nics.get(i));
         let (vendor, rdma) = nic.map(|n| (n.vendor, n.rdma_kind())).unwrap_or((NicVendor::Other, RdmaKind::None));
         let drv = driver(vendor, rdma);
-        if drv == "none" && rdma != RdmaKind::None {
+        if drv == "dcb" {
             findings.push(Finding::warning(
                 &d.name,
                 Some(&p.name),
                 format!(
-                    "rocelab knows no RDMA QoS commands for {vendor:?} adapters; the port gets MTU and tuning only, configure PFC/ETS/DCQCN with the vendor's tools"
+                    "{vendor:?} adapter: rendered the kernel's DCB interface (iproute2 `dcb`), which applies when the driver implements DCB netlink and the adapter's firmware DCBX agent is off; DCQCN is the adapter's own setting"
                 ),
             ));
         }
@@ -181,7 +207,11 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         ports: out,
         tuning: Tuning {
             cpu_governor: "performance".into(),
-            sysctls: vec![("net.ipv4.tcp_window_scaling".into(), "1".into())],
+            sysctls: vec![
+                ("net.ipv4.tcp_window_scaling".into(), "1".into()),
+                ("net.ipv4.tcp_congestion_control".into(), "cubic".into()),
+            ],
+            offloads: "rx on tx on sg on tso on gso on".into(),
         },
         storage,
     };
@@ -221,7 +251,7 @@ fn port(
     }
     let mut dscp2prio = Vec::new();
     if !pcp {
-        for c in &p.classes {
+        for c in p.classes.iter() {
             for v in &c.dscp {
                 if v >> 3 != c.priority {
                     dscp2prio.push((*v, c.priority));
@@ -235,7 +265,7 @@ fn port(
         // Broadcom script of the Demartek guide does.
         let mut tsa = ["strict"; 8];
         let mut bw = [0u8; 8];
-        for c in &p.classes {
+        for c in p.classes.iter() {
             let tc = c.queue as usize;
             if c.strict {
                 tsa[tc] = "strict";
@@ -249,7 +279,13 @@ fn port(
         let prio_tc: Vec<u8> = (0..8u8)
             .map(|pr| p.classes.iter().find(|c| c.priority == pr).map(|c| c.queue).unwrap_or(default_tc))
             .collect();
+        let pairs = |v: &mut dyn Iterator<Item = String>| {
+            v.enumerate().map(|(i, x)| format!("{i}:{x}")).collect::<Vec<_>>().join(" ")
+        };
         Ets {
+            dcb_tsa: pairs(&mut tsa.iter().map(|t| t.to_string())),
+            dcb_bw: pairs(&mut bw.iter().map(|b| b.to_string())),
+            dcb_prio_tc: pairs(&mut prio_tc.iter().map(|t| t.to_string())),
             prio_tc: prio_tc.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
             tsa: tsa.join(","),
             tcbw: bw.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
@@ -276,7 +312,7 @@ fn port(
     let rdma_prio = rdma_class.map(|c| c.priority).unwrap_or(0);
     LinuxPort {
         name: p.name.clone(),
-        peer: p.peer.clone(),
+        peer: p.peer(f),
         driver: drv.into(),
         mtu: s.mtu,
         link_pause: s.link_pause,
@@ -302,6 +338,17 @@ fn port(
             tos_ecn: "0x1".into(),
             vlan_tx_disable: "0x0".into(),
             alt_vlan_pcp: "0x0".into(),
+        }),
+        dcb: (drv == "dcb").then(|| DcbTool {
+            prio_pfc: (0..8u8)
+                .map(|pr| format!("{pr}:{}", if p.pfc_priorities().contains(&pr) { "on" } else { "off" }))
+                .collect::<Vec<_>>()
+                .join(" "),
+            dscp_prio: if pcp {
+                Vec::new()
+            } else {
+                p.classes.iter().flat_map(|c| c.dscp.iter().map(|v| (*v, c.priority))).collect()
+            },
         }),
         qed: (drv == "qedr").then(|| Qed {
             dcbx_mode: "0x10".into(),

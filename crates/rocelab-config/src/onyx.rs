@@ -195,7 +195,7 @@ fn interface_config(
 ) -> OnyxInterface {
     let dscp = p.marking() == Marking::Dscp;
     if dscp {
-        for c in &p.classes {
+        for c in p.classes.iter() {
             let off: Vec<String> =
                 c.dscp.iter().filter(|v| **v >> 3 != c.priority).map(|v| format!("{v}→{}", v >> 3)).collect();
             if !off.is_empty() {
@@ -272,7 +272,7 @@ fn interface_config(
     }
 
     let mut ecn = Vec::new();
-    for c in &p.classes {
+    for c in p.classes.iter() {
         if let Some(e) = &c.ecn {
             let (min, r1) = whole_units(e.kmin.as_bytes(), 1000);
             let (max, r2) = whole_units(e.kmax.as_bytes(), 1000);
@@ -310,7 +310,7 @@ fn interface_config(
     }
     OnyxInterface {
         name: interface(&p.name),
-        peer: p.peer.clone(),
+        peer: p.peer(f),
         pfc: !lossless.is_empty(),
         trunk_vlan: if p.marking() == Marking::Pcp { f.qos.vlan } else { None },
         trust: dscp.then(|| "L3".to_string()),

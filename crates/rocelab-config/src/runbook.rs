@@ -45,15 +45,29 @@ pub struct Check {
     pub expect: String,
 }
 
-fn check(command: impl Into<String>, expect: impl Into<String>) -> Check {
+pub(crate) fn check(command: impl Into<String>, expect: impl Into<String>) -> Check {
     Check { command: command.into(), expect: expect.into() }
 }
 
-fn list(v: &[u8]) -> String {
+pub(crate) fn list(v: &[u8]) -> String {
     v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
 }
 
-pub fn build(f: &ResolvedFabric, typed: &[(usize, Typed, String)], findings: &[Finding]) -> Runbook {
+/// The runbook's steps for one device, by section, computed from its typed configuration as
+/// soon as it is rendered (so that a large fabric need not keep every typed configuration).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeviceSteps {
+    pub switch: Option<Step>,
+    pub adapter: Option<Step>,
+    pub host: Option<Step>,
+    pub storage: Option<Step>,
+    /// Values the device's script needs that the fabric does not give: name and what it is.
+    pub variables: Vec<(String, String)>,
+}
+
+/// Assembles the runbook from each rendered device's steps (`(device index, steps)`, in device
+/// order) and the findings.
+pub fn build(f: &ResolvedFabric, steps: Vec<(usize, DeviceSteps)>, findings: &[Finding]) -> Runbook {
     let mut rb = Runbook {
         fabric: f.name.clone(),
         findings: findings.iter().map(|x| x.to_string()).collect(),
@@ -65,267 +79,313 @@ pub fn build(f: &ResolvedFabric, typed: &[(usize, Typed, String)], findings: &[F
         storage: Vec::new(),
         not_rendered: Vec::new(),
     };
-    for (i, d) in f.devices.iter().enumerate() {
-        if !typed.iter().any(|(j, _, _)| *j == i) {
-            rb.not_rendered.push(d.name.clone());
+    let mut rendered = vec![false; f.devices.len()];
+    for (i, _) in &steps {
+        rendered[*i] = true;
+    }
+    for (d, _) in f.devices.iter().zip(&rendered).filter(|(_, r)| !**r) {
+        rb.not_rendered.push(d.name.clone());
+    }
+    for (_, s) in steps {
+        rb.switches.extend(s.switch);
+        rb.adapters.extend(s.adapter);
+        rb.hosts.extend(s.host);
+        rb.storage.extend(s.storage);
+        for v in s.variables {
+            if !rb.variables.iter().any(|(n, _)| *n == v.0) {
+                rb.variables.push(v);
+            }
         }
     }
-    for (_, t, file) in typed {
-        match t {
-            Typed::NvidiaOnyx(c) => {
-                let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_else(|| "1/1".into());
-                let mut checks = vec![
-                    check("show dcb priority-flow-control", format!("PFC enabled; priority enabled list: {}", list(&c.pfc_priorities))),
-                    check(format!("show interfaces ethernet {i} counters"), "no discards on the lossless priorities"),
-                    check(format!("show buffer status interfaces ethernet {i}"), "the lossless priority groups mapped to iPool1 with the reserved, xoff and xon sizes of the file"),
-                ];
-                for p in &c.pfc_priorities {
-                    checks.push(check(
-                        format!("show interfaces ethernet {i} counters priority {p}"),
-                        "pause frames counted here under congestion, none when idle",
-                    ));
-                }
-                if c.interfaces.iter().any(|x| !x.ecn.is_empty()) {
-                    checks.push(check(
-                        format!("show interfaces ethernet {i} congestion-control"),
-                        "ECN enabled on the lossless traffic class with the file's minimum and maximum",
-                    ));
-                }
-                if c.interfaces.iter().any(|x| !x.ets.is_empty()) {
-                    checks.push(check(
-                        format!("show dcb ets interface ethernet {i}"),
-                        "the file's WRR weights per traffic class",
-                    ));
-                }
-                rb.switches.push(Step { device: c.hostname.clone(), platform: "NVIDIA Onyx".into(), file: file.clone(), apply: "`enable`, `configure terminal`, paste the file; reboot if `show dcb priority-flow-control` does not show PFC enabled".into(), checks });
-            }
-            Typed::HpeComware(c) => {
-                let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_default();
-                let mut checks = vec![check("display interface brief", "the configured ports UP")];
-                if let Some(v) = c.vlan {
-                    checks.push(check(format!("display vlan {v}"), "the configured ports tagged in the VLAN"));
-                }
+    rb
+}
+
+/// The runbook steps of one rendered device (`file` is its file name).
+pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
+    let file = &file.to_string();
+    let mut rb = DeviceSteps::default();
+    match t {
+        Typed::NvidiaOnyx(c) => {
+            let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_else(|| "1/1".into());
+            let mut checks = vec![
+                check(
+                    "show dcb priority-flow-control",
+                    format!("PFC enabled; priority enabled list: {}", list(&c.pfc_priorities)),
+                ),
+                check(format!("show interfaces ethernet {i} counters"), "no discards on the lossless priorities"),
+                check(
+                    format!("show buffer status interfaces ethernet {i}"),
+                    "the lossless priority groups mapped to iPool1 with the reserved, xoff and xon sizes of the file",
+                ),
+            ];
+            for p in &c.pfc_priorities {
                 checks.push(check(
-                    "display qos map-table dot1p-lp",
-                    format!(
-                        "import/export as in the file ({})",
-                        c.dot1p_lp.iter().map(|m| format!("{}→{}", m.import, m.export)).collect::<Vec<_>>().join(" ")
-                    ),
+                    format!("show interfaces ethernet {i} counters priority {p}"),
+                    "pause frames counted here under congestion, none when idle",
                 ));
-                if let Some(t) = &c.wred_table {
-                    checks.push(check(
-                        format!("display qos wred table name {}", t.name),
-                        "ECN enabled on the lossless queue with the file's limits",
-                    ));
-                    checks.push(check(format!("display qos wred interface {i}"), format!("table {} applied", t.name)));
-                }
-                checks.push(check("display current-configuration", "the file's interface and QoS lines"));
-                rb.switches.push(Step {
-                    device: c.hostname.clone(),
-                    platform: "HPE Comware 7".into(),
-                    file: file.clone(),
-                    apply: "`system-view`, paste the file".into(),
-                    checks,
-                });
             }
-            Typed::AristaEos(c) => {
-                let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_default();
-                let nd: Vec<u8> = c
-                    .interfaces
-                    .iter()
-                    .flat_map(|x| x.no_drop.iter().copied())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
-                let checks = vec![
+            if c.interfaces.iter().any(|x| !x.ecn.is_empty()) {
+                checks.push(check(
+                    format!("show interfaces ethernet {i} congestion-control"),
+                    "ECN enabled on the lossless traffic class with the file's minimum and maximum",
+                ));
+            }
+            if c.interfaces.iter().any(|x| !x.ets.is_empty()) {
+                checks.push(check(
+                    format!("show dcb ets interface ethernet {i}"),
+                    "the file's WRR weights per traffic class",
+                ));
+            }
+            rb.switch = Some(Step { device: c.hostname.clone(), platform: "NVIDIA Onyx".into(), file: file.clone(), apply: "`enable`, `configure terminal`, paste the file; reboot if `show dcb priority-flow-control` does not show PFC enabled".into(), checks });
+        }
+        Typed::HpeComware(c) => {
+            let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_default();
+            let mut checks = vec![check("display interface brief", "the configured ports UP")];
+            if let Some(v) = c.vlan {
+                checks.push(check(format!("display vlan {v}"), "the configured ports tagged in the VLAN"));
+            }
+            checks.push(check(
+                "display qos map-table dot1p-lp",
+                format!(
+                    "import/export as in the file ({})",
+                    c.dot1p_lp.iter().map(|m| format!("{}→{}", m.import, m.export)).collect::<Vec<_>>().join(" ")
+                ),
+            ));
+            if let Some(t) = &c.wred_table {
+                checks.push(check(
+                    format!("display qos wred table name {}", t.name),
+                    "ECN enabled on the lossless queue with the file's limits",
+                ));
+                checks.push(check(format!("display qos wred interface {i}"), format!("table {} applied", t.name)));
+            }
+            checks.push(check("display current-configuration", "the file's interface and QoS lines"));
+            rb.switch = Some(Step {
+                device: c.hostname.clone(),
+                platform: "HPE Comware 7".into(),
+                file: file.clone(),
+                apply: "`system-view`, paste the file".into(),
+                checks,
+            });
+        }
+        Typed::AristaEos(c) => {
+            let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_default();
+            let nd: Vec<u8> = c
+                .interfaces
+                .iter()
+                .flat_map(|x| x.no_drop.iter().copied())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let checks = vec![
                     check("show priority-flow-control", format!("PFC on for priority {} (no-drop) on the configured ports", list(&nd))),
                     check("show priority-flow-control counters", "RxPfc/TxPfc rise on lossless ports only under congestion (the Arista/Pure guide shows them on Leaf3 during writes)"),
                     check(format!("show qos interfaces {i}"), "the trust mode and tx-queue settings of the file"),
                     check("show queue-monitor length", "queue lengths of the lossless traffic class during congestion (LANZ)"),
                 ];
-                rb.switches.push(Step {
-                    device: c.hostname.clone(),
-                    platform: "Arista EOS".into(),
-                    file: file.clone(),
-                    apply: "`configure`, paste the file, `write memory`".into(),
-                    checks,
-                });
-            }
-            Typed::Sonic(s) => {
-                let i = s.config_db.port_qos_map.keys().next().cloned().unwrap_or_else(|| "Ethernet0".into());
-                let pfc =
-                    s.config_db.port_qos_map.get(&i).and_then(|m| m.get("pfc_enable")).cloned().unwrap_or_default();
-                let checks = vec![
-                    check(
-                        format!("redis-cli -n 4 hgetall \"PORT_QOS_MAP|{i}\""),
-                        format!("pfc_enable {pfc} and the ROCELAB maps"),
-                    ),
-                    check("show pfc counters", "PFC frames on the lossless priorities only, under congestion"),
-                    check(format!("show queue counters {i}"), "no drops on the lossless queues"),
-                    check("pfcwd show config", "the PFC watchdog on every lossless port (drop, 200 ms)"),
-                ];
-                rb.switches.push(Step {
-                    device: s.hostname.clone(),
-                    platform: "SONiC".into(),
-                    file: file.clone(),
-                    apply: format!("copy to the switch, `sudo config load {file} -y`, then `sudo config save -y`"),
-                    checks,
-                });
-            }
-            Typed::Linux(h) => {
-                let mut checks = Vec::new();
-                for p in &h.ports {
-                    match p.driver.as_str() {
-                        "mlx5" => {
-                            checks.push(check(
-                                format!("mlnx_qos -i {}", p.name),
-                                format!(
-                                    "Priority trust state: {}; PFC enabled on priority {}",
-                                    p.trust,
-                                    list(&p.pfc_priorities)
-                                ),
-                            ));
-                            for c in &p.dcqcn {
-                                checks.push(check(
-                                    format!("cat /sys/class/net/{}/ecn/roce_np/enable/{}", p.name, c.priority),
-                                    format!("{} (DCQCN notification point)", c.np),
-                                ));
-                            }
-                            if let Some(t) = p.roce_tos {
-                                checks.push(check("cat /sys/kernel/config/rdma_cm/$(ls /sys/class/net/IF/device/infiniband/)/ports/1/default_roce_tos".replace("IF", &p.name), format!("{t}")));
-                            }
-                            for pr in &p.pfc_priorities {
-                                checks.push(check(
-                                    format!("ethtool -S {} | grep prio{pr}_pause", p.name),
-                                    "pause counters that rise only under congestion",
-                                ));
-                            }
-                        }
-                        "bnxt_re" => {
-                            checks.push(check(
-                                format!("lldptool -t -i {} -V PFC", p.name),
-                                format!("PFC enabled on {}", list(&p.pfc_priorities)),
-                            ));
-                            if p.ets.is_some() {
-                                checks.push(check(
-                                    format!("lldptool -t -i {} -V ETS-CFG", p.name),
-                                    "the file's TSA, up2tc and tcbw",
-                                ));
-                            }
-                        }
-                        "qedr" => checks.push(check("lsmod | grep qed", "qed, qede and qedr loaded")),
-                        _ => {}
-                    }
-                    if let Some(v) = &p.vlan {
+            rb.switch = Some(Step {
+                device: c.hostname.clone(),
+                platform: "Arista EOS".into(),
+                file: file.clone(),
+                apply: "`configure`, paste the file, `write memory`".into(),
+                checks,
+            });
+        }
+        Typed::Sonic(s) => {
+            let first = s.config_db.port_qos_map.iter().next();
+            let i = first.map(|(name, _)| name.to_string()).unwrap_or_else(|| "Ethernet0".into());
+            let pfc = first.and_then(|(_, row)| row.pfc_enable).map(|p| p.to_string()).unwrap_or_default();
+            let checks = vec![
+                check(
+                    format!("redis-cli -n 4 hgetall \"PORT_QOS_MAP|{i}\""),
+                    format!("pfc_enable {pfc} and the ROCELAB maps"),
+                ),
+                check("show pfc counters", "PFC frames on the lossless priorities only, under congestion"),
+                check(format!("show queue counters {i}"), "no drops on the lossless queues"),
+                check("pfcwd show config", "the PFC watchdog on every lossless port (drop, 200 ms)"),
+            ];
+            rb.switch = Some(Step {
+                device: s.hostname.clone(),
+                platform: "SONiC".into(),
+                file: file.clone(),
+                apply: format!("copy to the switch, `sudo config load {file} -y`, then `sudo config save -y`"),
+                checks,
+            });
+        }
+        Typed::NvidiaCumulus(c) => rb.switch = Some(crate::runbook_switch::cumulus(c, file)),
+        Typed::CiscoNxos(c) => rb.switch = Some(crate::runbook_switch::nxos(c, file)),
+        Typed::DellOs10(c) => rb.switch = Some(crate::runbook_switch::os10(c, file)),
+        Typed::DellOs9(c) => rb.switch = Some(crate::runbook_switch::os9(c, file)),
+        Typed::Linux(h) => {
+            let mut checks = Vec::new();
+            for p in &h.ports {
+                match p.driver.as_str() {
+                    "mlx5" => {
                         checks.push(check(
-                            format!("cat /proc/net/vlan/{}", v.name),
-                            format!("EGRESS priority mappings: {}", v.egress_qos_map),
+                            format!("mlnx_qos -i {}", p.name),
+                            format!(
+                                "Priority trust state: {}; PFC enabled on priority {}",
+                                p.trust,
+                                list(&p.pfc_priorities)
+                            ),
                         ));
+                        for c in &p.dcqcn {
+                            checks.push(check(
+                                format!("cat /sys/class/net/{}/ecn/roce_np/enable/{}", p.name, c.priority),
+                                format!("{} (DCQCN notification point)", c.np),
+                            ));
+                        }
+                        if let Some(t) = p.roce_tos {
+                            checks.push(check("cat /sys/kernel/config/rdma_cm/$(ls /sys/class/net/IF/device/infiniband/)/ports/1/default_roce_tos".replace("IF", &p.name), format!("{t}")));
+                        }
+                        for pr in &p.pfc_priorities {
+                            checks.push(check(
+                                format!("ethtool -S {} | grep prio{pr}_pause", p.name),
+                                "pause counters that rise only under congestion",
+                            ));
+                        }
                     }
+                    "bnxt_re" => {
+                        checks.push(check(
+                            format!("lldptool -t -i {} -V PFC", p.name),
+                            format!("PFC enabled on {}", list(&p.pfc_priorities)),
+                        ));
+                        if p.ets.is_some() {
+                            checks.push(check(
+                                format!("lldptool -t -i {} -V ETS-CFG", p.name),
+                                "the file's TSA, up2tc and tcbw",
+                            ));
+                        }
+                    }
+                    "qedr" => checks.push(check("lsmod | grep qed", "qed, qede and qedr loaded")),
+                    "dcb" => {
+                        let d = p.dcb.as_ref().expect("dcb ports carry their settings");
+                        checks.push(check(format!("dcb pfc show dev {}", p.name), format!("prio-pfc {}", d.prio_pfc)));
+                        if let Some(e) = &p.ets {
+                            checks.push(check(
+                                format!("dcb ets show dev {}", p.name),
+                                format!("willing off, tc-tsa {}, tc-bw {}", e.dcb_tsa, e.dcb_bw),
+                            ));
+                        }
+                        if !d.dscp_prio.is_empty() {
+                            checks.push(check(
+                                format!("dcb app show dev {} dscp-prio", p.name),
+                                d.dscp_prio.iter().map(|(v, pr)| format!("{v}:{pr}")).collect::<Vec<_>>().join(" "),
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
-                if !checks.is_empty() {
-                    rb.adapters.push(Step {
-                        device: h.hostname.clone(),
-                        platform: "Linux".into(),
-                        file: file.clone(),
-                        apply: format!("as root: `bash {file}` (adapter section)"),
-                        checks,
-                    });
+                if let Some(v) = &p.vlan {
+                    checks.push(check(
+                        format!("cat /proc/net/vlan/{}", v.name),
+                        format!("EGRESS priority mappings: {}", v.egress_qos_map),
+                    ));
                 }
-                let p0 = h.ports.first().map(|p| p.name.clone()).unwrap_or_default();
-                rb.hosts.push(Step {
+            }
+            if !checks.is_empty() {
+                rb.adapter = Some(Step {
                     device: h.hostname.clone(),
                     platform: "Linux".into(),
                     file: file.clone(),
-                    apply: "the same script's host tuning section".into(),
-                    checks: vec![
-                        check(
-                            format!("ip link show {p0}"),
-                            format!("mtu {}", h.ports.first().map(|p| p.mtu).unwrap_or(1500)),
-                        ),
-                        check(
-                            format!("ethtool -a {p0}"),
-                            "RX/TX pause off where PFC is used (on only where the fabric asks for link-level pause)",
-                        ),
-                        check(format!("ethtool -g {p0}"), "current ring sizes equal to the pre-set maximums"),
-                        check("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", "performance on every CPU"),
-                    ],
-                });
-                for v in &h.storage.variables {
-                    if !rb.variables.iter().any(|(n, _)| *n == v.name) {
-                        rb.variables.push((v.name.clone(), v.hint.clone()));
-                    }
-                }
-                let s = &h.storage;
-                let mut checks = Vec::new();
-                if !s.nvme.is_empty() {
-                    checks.push(check("nvme list", "the target's namespaces as /dev/nvmeXnY"));
-                }
-                if !s.iscsi.is_empty() {
-                    checks.push(check("iscsiadm -m session", "one session per portal (iser: `iser:` prefix)"));
-                    checks.push(check("lsblk", "the target's LUNs as new disks"));
-                }
-                if !s.nfs.is_empty() {
-                    checks.push(check(
-                        "mount | grep nfs",
-                        "the exports mounted (proto=rdma,port=20049 for NFS over RDMA)",
-                    ));
-                }
-                if let Some(t) = &s.target {
-                    if t.nfs_rdma {
-                        checks.push(check("cat /proc/fs/nfsd/portlist", "rdma 20049"));
-                    }
-                    if !t.iser_portals.is_empty() {
-                        checks.push(check("targetcli ls /iscsi", "the portals marked [iser]"));
-                    }
-                }
-                if !checks.is_empty() {
-                    rb.storage.push(Step {
-                        device: h.hostname.clone(),
-                        platform: "Linux".into(),
-                        file: file.clone(),
-                        apply: "the same script's storage section".into(),
-                        checks,
-                    });
-                }
-            }
-            Typed::Windows(w) => {
-                let a = w.adapters.first().map(|a| a.name.clone()).unwrap_or_default();
-                rb.adapters.push(Step {
-                    device: w.hostname.clone(),
-                    platform: "Windows Server".into(),
-                    file: file.clone(),
-                    apply: format!("elevated PowerShell: `.\\{file}`"),
-                    checks: vec![
-                        check("Get-NetQosFlowControl", format!("Enabled True for priority {} only", list(&w.pfc_on))),
-                        check(
-                            "Get-NetQosPolicy",
-                            format!("SMB → priority {}, DEFAULT → priority {}", w.smb_priority, w.default_priority),
-                        ),
-                        check("Get-NetQosTrafficClass", "the file's ETS shares (rest in [Default])"),
-                        check(
-                            format!("Get-NetAdapterQos -Name \"{a}\""),
-                            "Enabled True; operational flow control on the lossless priority",
-                        ),
-                        check(
-                            "Get-NetQosDcbxSetting",
-                            format!("Willing {}", if w.dcbx_willing { "True" } else { "False" }),
-                        ),
-                    ],
-                });
-                rb.storage.push(Step {
-                    device: w.hostname.clone(),
-                    platform: "Windows Server".into(),
-                    file: file.clone(),
-                    apply: "SMB Direct checks (Demartek guide)".into(),
-                    checks: vec![
-                        check("Get-NetOffloadGlobalSetting", "NetworkDirect Enabled"),
-                        check("Get-NetAdapterRdma", "Enabled True on the RDMA adapters"),
-                        check("Get-SmbClientNetworkInterface", "RDMA Capable True on the RDMA adapters"),
-                        check("netstat -xan", "two SMB Direct listeners; connections once traffic starts"),
-                    ],
+                    apply: format!("as root: `bash {file}` (adapter section)"),
+                    checks,
                 });
             }
+            let p0 = h.ports.first().map(|p| p.name.clone()).unwrap_or_default();
+            rb.host = Some(Step {
+                device: h.hostname.clone(),
+                platform: "Linux".into(),
+                file: file.clone(),
+                apply: "the same script's host tuning section".into(),
+                checks: vec![
+                    check(
+                        format!("ip link show {p0}"),
+                        format!("mtu {}", h.ports.first().map(|p| p.mtu).unwrap_or(1500)),
+                    ),
+                    check(
+                        format!("ethtool -a {p0}"),
+                        "RX/TX pause off where PFC is used (on only where the fabric asks for link-level pause)",
+                    ),
+                    check(format!("ethtool -g {p0}"), "current ring sizes equal to the pre-set maximums"),
+                    check(
+                        format!("ethtool -k {p0}"),
+                        "rx-checksumming, tx-checksumming, scatter-gather, tcp-segmentation-offload and generic-segmentation-offload on",
+                    ),
+                    check(
+                        "sysctl net.ipv4.tcp_window_scaling net.ipv4.tcp_congestion_control",
+                        "net.ipv4.tcp_window_scaling = 1, net.ipv4.tcp_congestion_control = cubic",
+                    ),
+                    check("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", "performance on every CPU"),
+                ],
+            });
+            rb.variables = h.storage.variables.iter().map(|v| (v.name.clone(), v.hint.clone())).collect();
+            let s = &h.storage;
+            let mut checks = Vec::new();
+            if !s.nvme.is_empty() {
+                checks.push(check("nvme list", "the target's namespaces as /dev/nvmeXnY"));
+            }
+            if !s.iscsi.is_empty() {
+                checks.push(check("iscsiadm -m session", "one session per portal (iser: `iser:` prefix)"));
+                checks.push(check("lsblk", "the target's LUNs as new disks"));
+            }
+            if !s.nfs.is_empty() {
+                checks.push(check("mount | grep nfs", "the exports mounted (proto=rdma,port=20049 for NFS over RDMA)"));
+            }
+            if let Some(t) = &s.target {
+                if t.nfs_rdma {
+                    checks.push(check("cat /proc/fs/nfsd/portlist", "rdma 20049"));
+                    checks.push(check("exportfs -v", "the shared path, exported rw to each client"));
+                }
+                if !t.iser_portals.is_empty() {
+                    checks.push(check("targetcli ls /iscsi", "the portals marked [iser]"));
+                }
+            }
+            if !checks.is_empty() {
+                rb.storage = Some(Step {
+                    device: h.hostname.clone(),
+                    platform: "Linux".into(),
+                    file: file.clone(),
+                    apply: "the same script's storage section".into(),
+                    checks,
+                });
+            }
+        }
+        Typed::Windows(w) => {
+            let a = w.adapters.first().map(|a| a.name.clone()).unwrap_or_default();
+            rb.adapter = Some(Step {
+                device: w.hostname.clone(),
+                platform: "Windows Server".into(),
+                file: file.clone(),
+                apply: format!("elevated PowerShell: `.\\{file}`"),
+                checks: vec![
+                    check("Get-NetQosFlowControl", format!("Enabled True for priority {} only", list(&w.pfc_on))),
+                    check(
+                        "Get-NetQosPolicy",
+                        format!("SMB → priority {}, DEFAULT → priority {}", w.smb_priority, w.default_priority),
+                    ),
+                    check("Get-NetQosTrafficClass", "the file's ETS shares (rest in [Default])"),
+                    check(
+                        format!("Get-NetAdapterQos -Name \"{a}\""),
+                        "Enabled True; operational flow control on the lossless priority",
+                    ),
+                    check(
+                        "Get-NetQosDcbxSetting",
+                        format!("Willing {}", if w.dcbx_willing { "True" } else { "False" }),
+                    ),
+                ],
+            });
+            rb.storage = Some(Step {
+                device: w.hostname.clone(),
+                platform: "Windows Server".into(),
+                file: file.clone(),
+                apply: "SMB Direct checks (Demartek guide)".into(),
+                checks: vec![
+                    check("Get-NetOffloadGlobalSetting", "NetworkDirect Enabled"),
+                    check("Get-NetAdapterRdma", "Enabled True on the RDMA adapters"),
+                    check("Get-SmbClientNetworkInterface", "RDMA Capable True on the RDMA adapters"),
+                    check("netstat -xan", "two SMB Direct listeners; connections once traffic starts"),
+                ],
+            });
         }
     }
     rb
@@ -333,9 +393,9 @@ pub fn build(f: &ResolvedFabric, typed: &[(usize, Typed, String)], findings: &[F
 
 pub fn render(
     f: &ResolvedFabric,
-    typed: &[(usize, Typed, String)],
+    steps: Vec<(usize, DeviceSteps)>,
     findings: &[Finding],
     t: &Templates,
 ) -> Result<String, TemplateError> {
-    t.render("RUNBOOK.md.j2", &build(f, typed, findings))
+    t.render("RUNBOOK.md.j2", &build(f, steps, findings))
 }

@@ -27,19 +27,30 @@ use crate::common::{cabled_ports, no_ports_finding, percent, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
 
-type Table<T> = BTreeMap<String, T>;
-type Fields = BTreeMap<String, String>;
+/// A CONFIG_DB table: key → row, in the string order of the keys (as `config_db.json` lists
+/// them).
+pub type Table<T> = BTreeMap<String, T>;
+/// A row of free-form string fields (the maps, pools, profiles, schedulers and WRED profiles:
+/// a few per switch).
+pub type Fields = BTreeMap<String, String>;
 
-/// The CONFIG_DB tables rocelab sets, named as in `config_db.json`.
+/// The CONFIG_DB tables rocelab sets, named as in `config_db.json`. The per-port tables have
+/// typed rows (a port's hundreds of entries on a spine cost no string maps); the rest are string
+/// fields as SONiC spells them.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct SonicConfig {
     #[serde(rename = "PORT")]
-    pub port: Table<Fields>,
+    pub port: BTreeMap<PortName, PortRow>,
     #[serde(rename = "PORT_QOS_MAP")]
-    pub port_qos_map: Table<Fields>,
+    pub port_qos_map: BTreeMap<PortName, PortQosMapRow>,
     #[serde(rename = "DSCP_TO_TC_MAP", skip_serializing_if = "BTreeMap::is_empty")]
     pub dscp_to_tc_map: Table<Fields>,
     #[serde(rename = "DOT1P_TO_TC_MAP", skip_serializing_if = "BTreeMap::is_empty")]
@@ -55,22 +66,339 @@ pub struct SonicConfig {
     #[serde(rename = "SCHEDULER", skip_serializing_if = "BTreeMap::is_empty")]
     pub scheduler: Table<Fields>,
     #[serde(rename = "QUEUE", skip_serializing_if = "BTreeMap::is_empty")]
-    pub queue: Table<Fields>,
+    pub queue: BTreeMap<PortIndex, QueueRow>,
     #[serde(rename = "BUFFER_POOL")]
     pub buffer_pool: Table<Fields>,
     #[serde(rename = "BUFFER_PROFILE")]
     pub buffer_profile: Table<Fields>,
     #[serde(rename = "BUFFER_PG")]
-    pub buffer_pg: Table<Fields>,
+    pub buffer_pg: BTreeMap<PortIndex, BufferPgRow>,
     #[serde(rename = "BUFFER_QUEUE")]
-    pub buffer_queue: Table<Fields>,
+    pub buffer_queue: BTreeMap<PortIndex, BufferQueueRow>,
+    /// One entry, `AZURE`: port → cable length.
     #[serde(rename = "CABLE_LENGTH")]
-    pub cable_length: Table<Fields>,
+    pub cable_length: BTreeMap<String, BTreeMap<PortName, Metres>>,
     #[serde(rename = "PFC_WD", skip_serializing_if = "BTreeMap::is_empty")]
-    pub pfc_wd: Table<Fields>,
+    pub pfc_wd: BTreeMap<PortName, PfcWdRow>,
+}
+
+/// A port name as a table key (`Ethernet0`), shared by the port's entries in every table.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PortName(pub Arc<str>);
+
+impl Serialize for PortName {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl fmt::Display for PortName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A `PORT|INDEX` key (`Ethernet0|3`: a queue or priority group of a port). Ordered as the
+/// string it stands for, so that tables list their keys as `config_db.json` does
+/// (`Ethernet10|0` before `Ethernet1|0`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PortIndex {
+    pub port: PortName,
+    pub index: u8,
+}
+
+impl PortIndex {
+    fn digits(&self) -> ([u8; 3], usize) {
+        let i = self.index;
+        match i {
+            0..=9 => ([b'0' + i, 0, 0], 1),
+            10..=99 => ([b'0' + i / 10, b'0' + i % 10, 0], 2),
+            _ => ([b'0' + i / 100, b'0' + i / 10 % 10, b'0' + i % 10], 3),
+        }
+    }
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let (digits, n) = self.digits();
+        self.port.0.bytes().chain(std::iter::once(b'|')).chain(digits.into_iter().take(n))
+    }
+}
+
+impl Ord for PortIndex {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (a, b) = (self.port.0.as_bytes(), other.port.0.as_bytes());
+        let n = a.len().min(b.len());
+        match a[..n].cmp(&b[..n]) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+        // One name is a prefix of the other: its `|` meets the other's next byte.
+        let o = match a.len().cmp(&b.len()) {
+            Ordering::Equal if self.index < 10 && other.index < 10 => return self.index.cmp(&other.index),
+            Ordering::Equal => {
+                let ((x, m), (y, n)) = (self.digits(), other.digits());
+                return x[..m].cmp(&y[..n]);
+            }
+            Ordering::Less => b'|'.cmp(&b[n]),
+            Ordering::Greater => a[n].cmp(&b'|'),
+        };
+        match o {
+            Ordering::Equal => self.bytes().cmp(other.bytes()),
+            o => o,
+        }
+    }
+}
+
+impl PartialOrd for PortIndex {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for PortIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}|{}", self.port, self.index)
+    }
+}
+
+impl Serialize for PortIndex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 96];
+        let n = self.port.0.len();
+        if n + 4 <= buf.len() {
+            let mut len = n;
+            buf[..n].copy_from_slice(self.port.0.as_bytes());
+            for b in self.bytes().skip(n) {
+                buf[len] = b;
+                len += 1;
+            }
+            s.serialize_str(std::str::from_utf8(&buf[..len]).expect("ASCII suffix on a str"))
+        } else {
+            s.collect_str(self)
+        }
+    }
+}
+
+/// A number that CONFIG_DB stores as a string (`"9100"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumStr(pub i64);
+
+impl Serialize for NumStr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 24];
+        let mut w = &mut buf[..];
+        std::io::Write::write_fmt(&mut w, format_args!("{}", self.0)).expect("24 bytes hold an i64");
+        let len = 24 - w.len();
+        s.serialize_str(std::str::from_utf8(&buf[..len]).expect("digits"))
+    }
+}
+
+/// A cable length in whole metres, `"3m"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Metres(pub u64);
+
+impl Serialize for Metres {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}m", self.0))
+    }
+}
+
+/// `PORT` row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortRow {
+    pub mtu: NumStr,
+    /// Mb/s.
+    pub speed: NumStr,
+}
+
+/// Priorities or traffic classes as CONFIG_DB lists them: `"3,4"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Priorities(pub u8);
+
+impl Priorities {
+    pub fn contains(self, p: u8) -> bool {
+        p < 8 && self.0 & (1 << p) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = u8> {
+        (0..8u8).filter(move |p| self.contains(*p))
+    }
+}
+
+impl fmt::Display for Priorities {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Priorities {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// `PORT_QOS_MAP` row (fields in `config_db.json`'s sorted order).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortQosMapRow {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dot1p_to_tc_map: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dscp_to_tc_map: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_enable: Option<Priorities>,
+    pub pfc_to_queue_map: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfcwd_sw_enable: Option<Priorities>,
+    pub tc_to_pg_map: &'static str,
+    pub tc_to_queue_map: &'static str,
+}
+
+/// A `SCHEDULER` entry's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchedulerName {
+    Strict,
+    Dwrr(u32),
+}
+
+impl fmt::Display for SchedulerName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SchedulerName::Strict => f.write_str("scheduler.strict"),
+            SchedulerName::Dwrr(w) => write!(f, "scheduler.dwrr{w}"),
+        }
+    }
+}
+
+/// A `WRED_PROFILE` entry's name: thresholds in bytes and the marking probability in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WredName {
+    pub min: u64,
+    pub max: u64,
+    pub percent: u8,
+}
+
+impl fmt::Display for WredName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ROCELAB_ECN_{}_{}_{}", self.min, self.max, self.percent)
+    }
+}
+
+macro_rules! serialize_as_display {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+    )*};
+}
+
+/// `QUEUE` row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QueueRow {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerName>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wred_profile: Option<WredName>,
+}
+
+/// An ingress buffer profile of a priority group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PgProfile {
+    IngressLossy,
+    /// `pg_lossless_SPEED_CABLEm_MTU_profile`, as SONiC's buffer manager names them; with
+    /// `_xoffN` before `_profile` where ports of the same speed, cable and MTU need different
+    /// headroom (a `qos.ports` override, a different MTU at the other end).
+    Lossless {
+        speed_mbps: u64,
+        cable_m: u64,
+        mtu: u32,
+        xoff: Option<u64>,
+    },
+}
+
+impl fmt::Display for PgProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PgProfile::IngressLossy => f.write_str("ingress_lossy_profile"),
+            PgProfile::Lossless { speed_mbps, cable_m, mtu, xoff: None } => {
+                write!(f, "pg_lossless_{speed_mbps}_{cable_m}m_{mtu}_profile")
+            }
+            PgProfile::Lossless { speed_mbps, cable_m, mtu, xoff: Some(x) } => {
+                write!(f, "pg_lossless_{speed_mbps}_{cable_m}m_{mtu}_xoff{x}_profile")
+            }
+        }
+    }
+}
+
+/// An egress buffer profile of a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueProfile {
+    EgressLossless,
+    EgressLossy,
+}
+
+impl fmt::Display for QueueProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            QueueProfile::EgressLossless => "egress_lossless_profile",
+            QueueProfile::EgressLossy => "egress_lossy_profile",
+        })
+    }
+}
+
+serialize_as_display!(SchedulerName, WredName, PgProfile, QueueProfile);
+
+/// `BUFFER_PG` row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BufferPgRow {
+    pub profile: PgProfile,
+}
+
+/// `BUFFER_QUEUE` row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BufferQueueRow {
+    pub profile: QueueProfile,
+}
+
+/// `PFC_WD` row: a port's watchdog, or the `GLOBAL` poll interval (ms).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PfcWdRow {
+    pub poll_interval: Option<NumStr>,
+    pub action: Option<&'static str>,
+    pub detection_time: Option<NumStr>,
+    pub restoration_time: Option<NumStr>,
+}
+
+impl Serialize for PfcWdRow {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // `POLL_INTERVAL` sorts before the lower-case fields, as in config_db.json.
+        let mut m = s.serialize_map(None)?;
+        if let Some(v) = &self.poll_interval {
+            m.serialize_entry("POLL_INTERVAL", v)?;
+        }
+        if let Some(v) = &self.action {
+            m.serialize_entry("action", v)?;
+        }
+        if let Some(v) = &self.detection_time {
+            m.serialize_entry("detection_time", v)?;
+        }
+        if let Some(v) = &self.restoration_time {
+            m.serialize_entry("restoration_time", v)?;
+        }
+        m.end()
+    }
 }
 
 const MAP: &str = "ROCELAB";
+/// SONiC's PFC watchdog defaults (ms): detection, restoration and poll interval.
+const PFC_WD_MS: i64 = 200;
 
 fn fields(pairs: &[(&str, String)]) -> Fields {
     pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
@@ -87,8 +415,31 @@ fn dynamic_th(alpha: f64) -> (i32, bool) {
     (r as i32, (l - r).abs() > 1e-9)
 }
 
-fn list(v: &[u8]) -> String {
-    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+/// The per-port maps of one class set, computed once for every port that shares it.
+struct PortMaps {
+    classes: Rc<[crate::common::ClassView]>,
+    dscp: bool,
+    /// DSCP or 802.1p → traffic class.
+    to_tc: Vec<u8>,
+    /// Traffic class → priority group.
+    pg: Vec<u8>,
+}
+
+fn port_maps(p: &PortView) -> PortMaps {
+    let dscp = p.marking() == Marking::Dscp;
+    let default_tc = p.classes.iter().find(|c| c.priority == 0).map(|c| c.queue).unwrap_or(0);
+    // Traffic class = the class's queue; every DSCP or 802.1p value not in a class goes to the
+    // class of priority 0.
+    let to_tc: Vec<u8> = if dscp {
+        (0..64u8)
+            .map(|v| p.classes.iter().find(|c| c.dscp.contains(&v)).map(|c| c.queue).unwrap_or(default_tc))
+            .collect()
+    } else {
+        (0..8u8).map(|v| p.classes.iter().find(|c| c.priority == v).map(|c| c.queue).unwrap_or(default_tc)).collect()
+    };
+    let lossless_tcs: Vec<u8> = p.classes.iter().filter(|c| c.pfc).map(|c| c.queue).collect();
+    let pg: Vec<u8> = (0..8u8).map(|tc| if lossless_tcs.contains(&tc) { tc } else { 0 }).collect();
+    PortMaps { classes: p.classes.clone(), dscp, to_tc, pg }
 }
 
 pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
@@ -118,26 +469,23 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
     let mut dscp_map: Option<Vec<u8>> = None;
     let mut dot1p_map: Option<Vec<u8>> = None;
     let mut pg_map: Option<Vec<u8>> = None;
+    let mut maps: Option<PortMaps> = None;
+    let mut seen = Seen::default();
     for p in &ports {
-        let dscp = p.marking() == Marking::Dscp;
-        let default_tc = p.classes.iter().find(|c| c.priority == 0).map(|c| c.queue).unwrap_or(0);
-        // Traffic class = the class's queue; every DSCP or 802.1p value not in a class goes to the
-        // class of priority 0.
-        if dscp {
-            let m: Vec<u8> = (0..64u8)
-                .map(|v| p.classes.iter().find(|c| c.dscp.contains(&v)).map(|c| c.queue).unwrap_or(default_tc))
-                .collect();
-            merge_map(&mut dscp_map, m, "DSCP_TO_TC_MAP", d, p, &mut findings);
-        } else {
-            let m: Vec<u8> = (0..8u8)
-                .map(|v| p.classes.iter().find(|c| c.priority == v).map(|c| c.queue).unwrap_or(default_tc))
-                .collect();
-            merge_map(&mut dot1p_map, m, "DOT1P_TO_TC_MAP", d, p, &mut findings);
+        if !maps
+            .as_ref()
+            .is_some_and(|m| Rc::ptr_eq(&m.classes, &p.classes) && m.dscp == (p.marking() == Marking::Dscp))
+        {
+            maps = Some(port_maps(p));
         }
-        let lossless_tcs: Vec<u8> = p.classes.iter().filter(|c| c.pfc).map(|c| c.queue).collect();
-        let pg: Vec<u8> = (0..8u8).map(|tc| if lossless_tcs.contains(&tc) { tc } else { 0 }).collect();
-        merge_map(&mut pg_map, pg, "TC_TO_PRIORITY_GROUP_MAP", d, p, &mut findings);
-        for cl in &p.classes {
+        let m = maps.as_ref().expect("set above");
+        if m.dscp {
+            merge_map(&mut dscp_map, &m.to_tc, "DSCP_TO_TC_MAP", d, p, &mut findings);
+        } else {
+            merge_map(&mut dot1p_map, &m.to_tc, "DOT1P_TO_TC_MAP", d, p, &mut findings);
+        }
+        merge_map(&mut pg_map, &m.pg, "TC_TO_PRIORITY_GROUP_MAP", d, p, &mut findings);
+        for cl in p.classes.iter() {
             if cl.pfc && cl.queue != cl.priority {
                 findings.push(Finding::warning(
                     &d.name,
@@ -149,7 +497,8 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
                 ));
             }
         }
-        port_tables(f, p, dscp, th, &mut c, &mut headroom_total);
+        let dscp = m.dscp;
+        port_tables(f, p, dscp, th, &mut c, &mut headroom_total, &mut seen);
     }
     if let Some(m) = dscp_map {
         c.dscp_to_tc_map.insert(MAP.into(), as_fields(&m));
@@ -159,9 +508,11 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
     }
     c.tc_to_priority_group_map.insert(MAP.into(), pg_map.map(|m| as_fields(&m)).unwrap_or_else(identity));
     if !c.pfc_wd.is_empty() {
-        c.pfc_wd.insert("GLOBAL".into(), fields(&[("POLL_INTERVAL", "200".into())]));
+        c.pfc_wd.insert(
+            PortName("GLOBAL".into()),
+            PfcWdRow { poll_interval: Some(NumStr(PFC_WD_MS)), ..Default::default() },
+        );
     }
-
     let buffer = d.buffer.map(|b| b.as_bytes()).unwrap_or(12 * 1024 * 1024);
     let given = f.qos.buffer.pools.clone().unwrap_or_default();
     let ingress = given.ingress_lossless.map(|s| s.as_bytes()).unwrap_or(buffer.saturating_sub(headroom_total));
@@ -220,15 +571,15 @@ fn as_fields(m: &[u8]) -> Fields {
 
 fn merge_map(
     slot: &mut Option<Vec<u8>>,
-    m: Vec<u8>,
+    m: &[u8],
     table: &str,
     d: &rocelab_model::ResolvedDevice,
     p: &PortView,
     findings: &mut Findings,
 ) {
     match slot {
-        None => *slot = Some(m),
-        Some(existing) if *existing != m => findings.push(Finding::warning(
+        None => *slot = Some(m.to_vec()),
+        Some(existing) if existing != m => findings.push(Finding::warning(
             &d.name,
             Some(&p.name),
             format!("this port's {table} differs from the switch's first port; rocelab renders one map per switch, the first"),
@@ -237,106 +588,202 @@ fn merge_map(
     }
 }
 
-fn port_tables(f: &ResolvedFabric, p: &PortView, dscp: bool, th: i32, c: &mut SonicConfig, headroom_total: &mut u64) {
-    let name = &p.name;
-    let pfc = p.classes.iter().filter(|c| c.pfc).map(|c| c.queue).collect::<Vec<u8>>();
-    let mut pfc_sorted = pfc.clone();
-    pfc_sorted.sort_unstable();
-    pfc_sorted.dedup();
-    c.port.insert(
+/// What a switch's ports share, computed once: PFC headroom by (speed, cable, MTU, peer MTU,
+/// settings) — a spine's ports repeat a few combinations hundreds of times — and the named
+/// entries (schedulers, WRED and buffer profiles) already in their tables.
+/// Speed (b/s), cable (metres, as bits), MTU, peer MTU and the port's settings (shared).
+type HeadroomKey = (u64, u64, u32, u32, *const rocelab_model::resolve::PortSettings);
+
+#[derive(Default)]
+struct Seen {
+    headroom: Vec<(HeadroomKey, u64)>,
+    schedulers: Vec<SchedulerName>,
+    wred: Vec<WredName>,
+    /// Lossless profile (without `xoff`) → the headroom of its first port.
+    profiles: Vec<(PgProfile, u64)>,
+}
+
+impl Seen {
+    fn headroom(&mut self, f: &ResolvedFabric, p: &PortView) -> u64 {
+        let key = (
+            p.speed.bits_per_second(),
+            p.cable.as_metres_f64().to_bits(),
+            p.settings.mtu,
+            p.peer_mtu,
+            Rc::as_ptr(&p.settings),
+        );
+        if let Some((_, h)) = self.headroom.iter().find(|(k, _)| *k == key) {
+            return *h;
+        }
+        let h = p.headroom(f);
+        self.headroom.push((key, h));
+        h
+    }
+}
+
+fn port_tables(
+    f: &ResolvedFabric,
+    p: &PortView,
+    dscp: bool,
+    th: i32,
+    c: &mut SonicConfig,
+    headroom_total: &mut u64,
+    seen: &mut Seen,
+) {
+    let name = PortName(Arc::from(p.name.as_str()));
+    let mut pfc = Priorities::default();
+    for cl in p.classes.iter().filter(|cl| cl.pfc) {
+        pfc.0 |= 1 << (cl.queue & 7);
+    }
+    let speed_mbps = p.speed.bits_per_second() / 1_000_000;
+    let cable_m = p.cable.as_metres_f64().ceil() as u64;
+    c.port.insert(name.clone(), PortRow { mtu: NumStr(p.settings.mtu as i64), speed: NumStr(speed_mbps as i64) });
+    let lossless = !pfc.is_empty();
+    c.port_qos_map.insert(
         name.clone(),
-        fields(&[("mtu", p.settings.mtu.to_string()), ("speed", (p.speed.bits_per_second() / 1_000_000).to_string())]),
+        PortQosMapRow {
+            dot1p_to_tc_map: (!dscp).then_some(MAP),
+            dscp_to_tc_map: dscp.then_some(MAP),
+            pfc_enable: lossless.then_some(pfc),
+            pfc_to_queue_map: MAP,
+            pfcwd_sw_enable: lossless.then_some(pfc),
+            tc_to_pg_map: MAP,
+            tc_to_queue_map: MAP,
+        },
     );
-    let mut qos = vec![
-        ("tc_to_queue_map", MAP.to_string()),
-        ("tc_to_pg_map", MAP.to_string()),
-        ("pfc_to_queue_map", MAP.to_string()),
-        (if dscp { "dscp_to_tc_map" } else { "dot1p_to_tc_map" }, MAP.to_string()),
-    ];
-    if !pfc_sorted.is_empty() {
-        qos.push(("pfc_enable", list(&pfc_sorted)));
-        qos.push(("pfcwd_sw_enable", list(&pfc_sorted)));
+    if lossless {
         c.pfc_wd.insert(
             name.clone(),
-            fields(&[("action", "drop".into()), ("detection_time", "200".into()), ("restoration_time", "200".into())]),
+            PfcWdRow {
+                poll_interval: None,
+                action: Some("drop"),
+                detection_time: Some(NumStr(PFC_WD_MS)),
+                restoration_time: Some(NumStr(PFC_WD_MS)),
+            },
         );
     }
-    c.port_qos_map.insert(name.clone(), fields(&qos));
-    c.cable_length
-        .entry("AZURE".into())
-        .or_default()
-        .insert(name.clone(), format!("{}m", p.cable.as_metres_f64().ceil() as u64));
+    c.cable_length.entry("AZURE".into()).or_default().insert(name.clone(), Metres(cable_m));
 
     let has_ets = p.has_ets();
     for q in 0..8u8 {
-        let in_q: Vec<_> = p.classes.iter().filter(|cl| cl.queue == q).collect();
-        if in_q.is_empty() {
+        let mut in_q = p.classes.iter().filter(|cl| cl.queue == q).peekable();
+        if in_q.peek().is_none() {
             continue;
         }
-        let mut entry = Fields::new();
-        if in_q.iter().any(|cl| cl.strict) {
-            c.scheduler.insert("scheduler.strict".into(), fields(&[("type", "STRICT".into())]));
-            entry.insert("scheduler".into(), "scheduler.strict".into());
-        } else if has_ets {
-            let w: u32 = in_q.iter().filter_map(|cl| cl.ets).map(u32::from).sum();
-            let sname = format!("scheduler.dwrr{w}");
-            c.scheduler.insert(sname.clone(), fields(&[("type", "DWRR".into()), ("weight", w.to_string())]));
-            entry.insert("scheduler".into(), sname);
+        let (mut strict, mut weight, mut ecn) = (false, 0u32, None);
+        for cl in in_q {
+            strict |= cl.strict;
+            if let Some(e) = cl.ets {
+                weight += u32::from(e);
+            }
+            if ecn.is_none() {
+                ecn = cl.ecn.as_ref();
+            }
         }
-        if let Some(e) = in_q.iter().find_map(|cl| cl.ecn.as_ref()) {
-            let wname = format!("ROCELAB_ECN_{}_{}_{}", e.kmin.as_bytes(), e.kmax.as_bytes(), percent(e.pmax));
+        let scheduler = if strict {
+            Some(SchedulerName::Strict)
+        } else if has_ets {
+            Some(SchedulerName::Dwrr(weight))
+        } else {
+            None
+        };
+        if let Some(s) = scheduler.filter(|s| !seen.schedulers.contains(s)) {
+            seen.schedulers.push(s);
+            let row = match s {
+                SchedulerName::Strict => fields(&[("type", "STRICT".into())]),
+                SchedulerName::Dwrr(w) => fields(&[("type", "DWRR".into()), ("weight", w.to_string())]),
+            };
+            c.scheduler.insert(s.to_string(), row);
+        }
+        let wred = ecn.map(|e| WredName { min: e.kmin.as_bytes(), max: e.kmax.as_bytes(), percent: percent(e.pmax) });
+        if let Some(w) = wred.filter(|w| !seen.wred.contains(w)) {
+            seen.wred.push(w);
             c.wred_profile.insert(
-                wname.clone(),
+                w.to_string(),
                 fields(&[
                     ("wred_green_enable", "true".into()),
                     ("ecn", "ecn_all".into()),
-                    ("green_min_threshold", e.kmin.as_bytes().to_string()),
-                    ("green_max_threshold", e.kmax.as_bytes().to_string()),
-                    ("green_drop_probability", percent(e.pmax).to_string()),
+                    ("green_min_threshold", w.min.to_string()),
+                    ("green_max_threshold", w.max.to_string()),
+                    ("green_drop_probability", w.percent.to_string()),
                 ]),
             );
-            entry.insert("wred_profile".into(), wname);
         }
-        if !entry.is_empty() {
-            c.queue.insert(format!("{name}|{q}"), entry);
+        let key = PortIndex { port: name.clone(), index: q };
+        if scheduler.is_some() || wred.is_some() {
+            c.queue.insert(key.clone(), QueueRow { scheduler, wred_profile: wred });
         }
-        let lossless = pfc_sorted.contains(&q);
-        c.buffer_queue.insert(
-            format!("{name}|{q}"),
-            fields(&[("profile", if lossless { "egress_lossless_profile" } else { "egress_lossy_profile" }.into())]),
-        );
+        let profile = if pfc.contains(q) { QueueProfile::EgressLossless } else { QueueProfile::EgressLossy };
+        c.buffer_queue.insert(key, BufferQueueRow { profile });
     }
-    c.buffer_pg.insert(format!("{name}|0"), fields(&[("profile", "ingress_lossy_profile".into())]));
-    if !pfc_sorted.is_empty() {
-        let headroom = p.headroom(f);
+    c.buffer_pg.insert(PortIndex { port: name.clone(), index: 0 }, BufferPgRow { profile: PgProfile::IngressLossy });
+    if lossless {
+        let headroom = seen.headroom(f, p);
         let frame = p.settings.mtu as u64 + 22;
         let xon = f.qos.buffer.xon_offset.map(|x| x.as_bytes()).unwrap_or(2 * frame);
-        let profile = format!(
-            "pg_lossless_{}_{}m_{}_profile",
-            p.speed.bits_per_second() / 1_000_000,
-            p.cable.as_metres_f64().ceil() as u64,
-            p.settings.mtu
-        );
-        c.buffer_profile.insert(
-            profile.clone(),
+        let mut profile = PgProfile::Lossless { speed_mbps, cable_m, mtu: p.settings.mtu, xoff: None };
+        let row = || {
             fields(&[
                 ("pool", "ingress_lossless_pool".into()),
                 ("xon", xon.to_string()),
                 ("xoff", headroom.to_string()),
                 ("size", xon.to_string()),
                 ("dynamic_th", th.to_string()),
-            ]),
-        );
-        for pg in &pfc_sorted {
-            c.buffer_pg.insert(format!("{name}|{pg}"), fields(&[("profile", profile.clone())]));
+            ])
+        };
+        match seen.profiles.iter().find(|(p, _)| *p == profile) {
+            None => {
+                seen.profiles.push((profile, headroom));
+                c.buffer_profile.insert(profile.to_string(), row());
+            }
+            Some((_, h)) if *h == headroom => {}
+            Some(_) => {
+                // Same name, other headroom: a profile of its own rather than one port's value
+                // for both.
+                profile = PgProfile::Lossless { speed_mbps, cable_m, mtu: p.settings.mtu, xoff: Some(headroom) };
+                c.buffer_profile.entry(profile.to_string()).or_insert_with(row);
+            }
         }
-        *headroom_total += headroom * pfc_sorted.len() as u64;
+        for pg in pfc.iter() {
+            c.buffer_pg.insert(PortIndex { port: name.clone(), index: pg }, BufferPgRow { profile });
+        }
+        *headroom_total += headroom * pfc.iter().count() as u64;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn port_index_keys_sort_as_their_strings() {
+        let names = ["Ethernet0", "Ethernet1", "Ethernet10", "Ethernet100", "Ethernet1|x", "Ethernet2", "Eth", "E"];
+        let mut keys: Vec<PortIndex> = names
+            .iter()
+            .flat_map(|n| [0u8, 3, 7, 12].map(|i| PortIndex { port: PortName((*n).into()), index: i }))
+            .collect();
+        let mut strings: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        keys.sort();
+        strings.sort();
+        assert_eq!(keys.iter().map(|k| k.to_string()).collect::<Vec<_>>(), strings);
+        // And they serialize as those strings.
+        let k = PortIndex { port: PortName("Ethernet10".into()), index: 3 };
+        assert_eq!(serde_json::to_string(&k).unwrap(), "\"Ethernet10|3\"");
+    }
+
+    #[test]
+    fn typed_values_serialize_as_config_db_strings() {
+        assert_eq!(serde_json::to_string(&Priorities(0b0001_1000)).unwrap(), "\"3,4\"");
+        assert_eq!(serde_json::to_string(&NumStr(-3)).unwrap(), "\"-3\"");
+        assert_eq!(serde_json::to_string(&Metres(40)).unwrap(), "\"40m\"");
+        assert_eq!(SchedulerName::Dwrr(90).to_string(), "scheduler.dwrr90");
+        assert_eq!(
+            PgProfile::Lossless { speed_mbps: 100_000, cable_m: 5, mtu: 9100, xoff: None }.to_string(),
+            "pg_lossless_100000_5m_9100_profile"
+        );
+        let wd = PfcWdRow { poll_interval: Some(NumStr(200)), ..Default::default() };
+        assert_eq!(serde_json::to_string(&wd).unwrap(), "{\"POLL_INTERVAL\":\"200\"}");
+    }
 
     #[test]
     fn dynamic_th_is_log2_alpha() {

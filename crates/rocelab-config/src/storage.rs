@@ -62,7 +62,17 @@ pub struct TargetSetup {
     /// iSER portals (this server's addresses, or a variable).
     pub iser_portals: Vec<String>,
     pub nfs_rdma: bool,
+    /// `/etc/exports` lines: the shared path and its clients.
+    pub nfs_exports: Vec<NfsExport>,
     pub nvme: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NfsExport {
+    /// A `${VAR}` the clients mount too.
+    pub path: String,
+    /// Client addresses, or `*` where a client's address is not in the fabric.
+    pub clients: Vec<String>,
 }
 
 /// `store-1` → `STORE_1`.
@@ -102,6 +112,15 @@ fn address_or_var(f: &ResolvedFabric, device: usize, vars: &mut Vec<Variable>, s
     }
 }
 
+/// The variable naming the path `target` exports over NFS (recorded in `vars`).
+fn export_var(target: &str, vars: &mut Vec<Variable>) -> String {
+    let export = var_name(target, "EXPORT");
+    if !vars.iter().any(|v| v.name == export) {
+        vars.push(Variable { name: export.clone(), hint: format!("the path `{target}` exports over NFS") });
+    }
+    export
+}
+
 /// Indices of the fabric's storage targets, once per rendering.
 pub fn targets(f: &ResolvedFabric) -> Vec<usize> {
     f.devices
@@ -127,10 +146,38 @@ pub fn linux_attach(f: &ResolvedFabric, device: usize, targets: &[usize], findin
                 v if !v.is_empty() => v,
                 _ => vec![address_or_var(f, device, &mut vars, true)],
             };
+            let nfs_rdma = st.protocols.contains(&StorageProtocol::NfsRdma);
+            let mut nfs_exports = Vec::new();
+            if nfs_rdma {
+                let export = export_var(&d.name, &mut vars);
+                // Every host of the fabric attaches to every target (see below): export to each
+                // one's address, or to everyone when an address is missing.
+                let mut clients: Vec<String> = Vec::new();
+                let mut anonymous = false;
+                for (hi, h) in f.devices.iter().enumerate() {
+                    if h.role != Role::Host {
+                        continue;
+                    }
+                    match addresses(f, hi).into_iter().next() {
+                        Some(a) => clients.push(a),
+                        None => anonymous = true,
+                    }
+                }
+                if anonymous || clients.is_empty() {
+                    findings.push(Finding::warning(
+                        &d.name,
+                        None,
+                        "NFS export to every client (`*`): the fabric does not give every host's address; narrow /etc/exports by hand".into(),
+                    ));
+                    clients = vec!["*".into()];
+                }
+                nfs_exports.push(NfsExport { path: format!("${{{export}}}"), clients });
+            }
             a.variables = vars;
             a.target = Some(TargetSetup {
                 iser_portals: if st.protocols.contains(&StorageProtocol::Iser) { portals } else { Vec::new() },
-                nfs_rdma: st.protocols.contains(&StorageProtocol::NfsRdma),
+                nfs_rdma,
+                nfs_exports,
                 nvme: st.protocols.iter().any(|p| matches!(p, StorageProtocol::NvmeRdma | StorageProtocol::NvmeTcp)),
             });
             if a.target.as_ref().is_some_and(|t| t.nvme) {
@@ -169,13 +216,7 @@ pub fn linux_attach(f: &ResolvedFabric, device: usize, targets: &[usize], findin
                 }
                 StorageProtocol::NfsRdma | StorageProtocol::NfsTcp => {
                     let addr = address_or_var(f, ti, &mut a.variables, true);
-                    let export = var_name(&t.name, "EXPORT");
-                    if !a.variables.iter().any(|v| v.name == export) {
-                        a.variables.push(Variable {
-                            name: export.clone(),
-                            hint: format!("the path `{}` exports over NFS", t.name),
-                        });
-                    }
+                    let export = export_var(&t.name, &mut a.variables);
                     let rdma = *proto == StorageProtocol::NfsRdma;
                     a.nfs.push(NfsMount {
                         target: t.name.clone(),

@@ -97,7 +97,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
         first.and_then(|p| p.classes.iter().find(|c| !c.pfc && !c.strict && !c.cnp).map(|c| c.priority)).unwrap_or(0);
     let mut traffic_classes = Vec::new();
     if let Some(p) = first.filter(|p| p.has_ets()) {
-        for c in &p.classes {
+        for c in p.classes.iter() {
             // Windows gives the rest of the bandwidth to its default class (priority 0 and
             // everything without a traffic class of its own).
             if c.priority == default_priority && !c.strict {
@@ -132,7 +132,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
             let dcqcn = p.settings.dcqcn_np || p.settings.dcqcn_rp;
             WinAdapter {
                 name: p.name.clone(),
-                peer: p.peer.clone(),
+                peer: p.peer(f),
                 mtu: p.settings.mtu,
                 mlx5_dcqcn: if mlx && dcqcn { p.pfc_priorities() } else { Vec::new() },
             }

@@ -7,6 +7,14 @@ use rocelab_config::{render, render_device, Templates, Typed};
 use rocelab_model::{load_str, ResolvedFabric};
 use std::path::Path;
 
+/// NVIDIA Cumulus, Cisco NX-OS, Dell OS10 and OS9: data, golden files, bad input.
+#[path = "config/switches.rs"]
+mod switches;
+
+/// Host parts beyond the seeds' scripts: iproute2 `dcb`, tuning, NFS exports.
+#[path = "config/hosts.rs"]
+mod hosts;
+
 fn fabric(yaml: &str) -> ResolvedFabric {
     load_str(yaml, "t.yaml", Path::new(".")).unwrap_or_else(|d| panic!("{d:?}")).fabric
 }
@@ -28,10 +36,42 @@ fn assert_sequence(text: &str, expected: &[&str]) {
     }
 }
 
+/// The seed's own text (`shared/seeds/NAME` in an ancestor directory), if this checkout has it.
+fn seed_text(name: &str) -> Option<String> {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|a| a.join("shared/seeds").join(name))
+        .find(|p| p.is_file())
+        .map(|p| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+}
+
+/// Letters and digits only, lower-cased: the seeds are PDF extractions that lost hyphens, line
+/// breaks and spacing inside commands, so commands are compared on what survives.
+fn normalized(s: &str) -> String {
+    s.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// Asserts that the seed lists each of `commands` (what the test expects rocelab to render, less
+/// the deviations each test names), so that the seed tests check the seed's commands and not
+/// rocelab's idea of them. Skipped, with a message, where the seeds are not checked out.
+fn seed_lists(seed: &str, commands: &[&str]) {
+    let Some(text) = seed_text(seed) else {
+        eprintln!("seed {seed} not found: skipping the check against its text");
+        return;
+    };
+    let text = normalized(&text);
+    for c in commands {
+        assert!(text.contains(&normalized(c)), "`{c}` is not in {seed}");
+    }
+}
+
 fn typed(f: &ResolvedFabric, name: &str) -> Typed {
     let i = f.devices.iter().position(|d| d.name == name).unwrap();
     rocelab_config::build(f, i, &rocelab_config::storage::targets(f)).unwrap().0
 }
+
+const DEMARTEK: &str = "roce-deployment-guide-demartek-2018.txt";
+const ARISTA_PURE_SEED: &str = "nvme-of-leaf-spine-arista-pure.txt";
 
 /// Demartek guide, Mellanox SN2410: RoCE on priority 5 in VLAN 2, traffic class 2, the guide's
 /// pools and buffers, ETS 90/10 and ECN 150/1500 KB.
@@ -107,6 +147,8 @@ fn seed_demartek_onyx_sequence() {
     }
     seq.push("config write to rocelab");
     assert_sequence(&text, &seq);
+    // Every line but the saved configuration's name (the guide's is RoCEconfig) is the guide's.
+    seed_lists(DEMARTEK, &seq[..seq.len() - 1]);
 }
 
 #[test]
@@ -180,6 +222,13 @@ fn seed_demartek_comware_sequence() {
     }
     seq.push("save rocelab.cfg");
     assert_sequence(&text, &seq);
+    // The guide's, less rocelab's table and file names and the queue RoCE uses.
+    let from_guide: Vec<&str> = seq
+        .iter()
+        .copied()
+        .filter(|l| !l.contains("ROCELAB") && !l.contains("rocelab") && !l.starts_with("queue 1"))
+        .collect();
+    seed_lists(DEMARTEK, &from_guide);
     // 87/13 cannot be exact with weights of 1-15: the rounding is reported, per port.
     assert!(
         findings
@@ -240,6 +289,25 @@ fn seed_arista_pure_leaf() {
         &["interface Ethernet51/1", "   priority-flow-control on", "   priority-flow-control priority 3 no-drop"],
     );
     assert_sequence(&text, &["interface Vxlan1", "   vxlan qos ecn propagation"]);
+    // All of it the guide's appendix (whose text reads `vxlan gos` for `vxlan qos`).
+    seed_lists(
+        ARISTA_PURE_SEED,
+        &[
+            "policy-map type quality-of-service pm-RoCE",
+            "set dscp 24",
+            "class class-default",
+            "interface Ethernet51/1",
+            "switchport access vlan 111",
+            "service-policy type qos input pm-RoCE",
+            "tx-queue 3",
+            "random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes max-mark-probability 100 weight 0",
+            "random-detect ecn count",
+            "priority-flow-control on",
+            "priority-flow-control priority 3 no-drop",
+            "interface Vxlan1",
+            "ecn propagation",
+        ],
+    );
     // The guide's class-default re-mark rewrites every packet on the port: said, not hidden.
     assert!(findings.iter().any(|w| w.message.contains("re-marks every packet")), "{findings:?}");
 }
@@ -259,6 +327,15 @@ fn seed_arista_pure_host_script() {
             ],
         );
     }
+    // The guide's qos.sh loops over devices ($f) and interfaces ($i); the rest is the same text.
+    seed_lists(
+        ARISTA_PURE_SEED,
+        &[
+            "mlnx_qos -i $i --trust=dscp --pfc=0,0,0,1,0,0,0,0",
+            "mkdir -p /sys/kernel/config/rdma_cm/$f/ports/1",
+            "echo 106 > /sys/kernel/config/rdma_cm/$f/ports/1/default_roce_tos",
+        ],
+    );
 }
 
 /// Demartek guide, Linux Broadcom: the ifup-roce configfs script and the lldpad ETS/APP TLVs.
@@ -311,6 +388,30 @@ fn seed_demartek_broadcom_script() {
             "lldptool -T -i ens1f0 -V ETS-CFG tsa=\"0:ets,1:ets,2:strict,3:strict,4:strict,5:strict,6:strict,7:strict\" up2tc=0:0,1:0,2:0,3:0,4:0,5:1,6:0,7:0 tcbw=10,90,0,0,0,0,0,0",
         ],
     );
+    // The guide's ifup-roce script and lldptool lines, less its extraction errors (`Oxa`, `Ox1`,
+    // `eno1f0`, seven tcbw values) and its $IFACE for our interface.
+    seed_lists(
+        DEMARTEK,
+        &[
+            "ethtool -A $IFACE autoneg off rx off tx off",
+            "modprobe bnxt_re",
+            "echo RoCE v2 > /sys/kernel/config/rdma_cm/bnxt_re0/ports/1/default_roce_mode",
+            "mkdir -p /sys/kernel/config/bnxt_re/bnxt_re0",
+            "echo -n 0x1 > tos_ecn",
+            "echo -n 0x0 > vlan_tx_disable",
+            "echo -n 0x0 > alt_vlan_pcp",
+            "echo -n 0x1 > cc_mode",
+            "echo -n 0xc8 > tcp_cp",
+            "echo -n 0x3 > nph_per_state",
+            "echo -n 0x28 > rtt",
+            "echo -n 0x3 > g",
+            "echo -n 0x2 > init_cr",
+            "echo -n 0x1 > apply",
+            "lldptool -T -i ens1f0 -V APP app=5,1,35093",
+            "lldptool -T -i ens1f0 -V APP app=5,3,4791",
+            "tsa=\"0:ets,1:ets,2:strict,3:strict,4:strict,5:strict,6:strict,7:strict\" up2tc=0:0,1:0,2:0,3:0,4:0,5:1,6:0,7:0 tcbw=10,90,0,0,0,0,0",
+        ],
+    );
 }
 
 /// Demartek guide, Windows (Mellanox): NetQos on priority 5, ETS 95 %, DCQCN with Mlx5Cmd.
@@ -349,6 +450,22 @@ fn seed_demartek_windows_netqos() {
             "Enable-NetAdapterQos -InterfaceAlias \"Ethernet 5\"",
             "New-NetQosTrafficClass \"SMB\" -Priority 5 -BandwidthPercentage 95 -Algorithm ETS",
             "MLx5Cmd.exe -Qosconfig -Name \"Ethernet 5\" -Dcqcn -Enable 5",
+        ],
+    );
+    // The guide's, less `-Priority` (its text has `Disable-NetQosFlowControl 0,1,2,3,4, 6,7`;
+    // Microsoft documents the parameter) and the adapter names.
+    seed_lists(
+        DEMARTEK,
+        &[
+            "Remove-NetQosTrafficClass",
+            "Remove-NetQosPolicy -Confirm:$False",
+            "Set-NetQosDcbxSetting -Willing $false",
+            "New-NetQosPolicy \"SMB\" -SMB -PriorityValue8021Action 5",
+            "New-NetQosPolicy \"DEFAULT\" -Default -PriorityValue8021Action 0",
+            "Disable-NetQosFlowControl 0,1,2,3,4,6,7",
+            "Enable-NetQosFlowControl -Priority 5",
+            "New-NetQosTrafficClass \"SMB\" -Priority 5 -BandwidthPercentage 95 -Algorithm ETS",
+            "-Dcqcn -Enable 5",
         ],
     );
 }
@@ -433,20 +550,19 @@ fn arista_config_round_trips_through_the_importer() {
 #[test]
 fn unknown_switch_platform_lists_the_known_ones() {
     let yaml = DEMARTEK_ONYX
-        .replace(
-            "platform: nvidia-onyx, model: SN2410",
-            "platform: cisco-nxos, ports: [{names: Ethernet1/1-2, speed: 25G}]",
-        )
-        .replace("sn2410:eth1/1", "sn2410:Ethernet1/1")
-        .replace("sn2410:eth1/2", "sn2410:Ethernet1/2");
+        .replace("platform: nvidia-onyx, model: SN2410", "platform: generic, ports: [{names: p1-2, speed: 25G}]")
+        .replace("sn2410:eth1/1", "sn2410:p1")
+        .replace("sn2410:eth1/2", "sn2410:p2");
     let f = fabric(&yaml);
     let (file, findings) = render_device(&f, "sn2410", &Templates::builtin()).unwrap();
     assert!(file.is_none());
     assert_eq!(findings.len(), 1);
     assert!(findings[0].is_error());
     assert_eq!(findings[0].device, "sn2410");
-    assert!(findings[0].message.contains("cannot render platform `cisco-nxos`"), "{}", findings[0].message);
-    assert!(findings[0].message.contains("nvidia-onyx, hpe-comware, arista-eos, sonic"));
+    assert!(findings[0].message.contains("cannot render platform `generic`"), "{}", findings[0].message);
+    assert!(findings[0]
+        .message
+        .contains("nvidia-onyx, nvidia-cumulus, hpe-comware, arista-eos, sonic, cisco-nxos, dell-os10, dell-os9"));
     // The whole fabric still renders the others and says which device is missing.
     let r = render(&f, &Templates::builtin()).unwrap();
     assert_eq!(r.files.len(), 2);
@@ -544,6 +660,7 @@ fn template_overrides_replace_built_ins_by_name() {
     std::fs::write(dir.join("onyx.j2"), "x").unwrap();
     let e = Templates::with_overrides(&dir).err().unwrap();
     assert!(e.message.contains("nvidia-onyx.j2, hpe-comware.j2"), "{e}");
+    assert!(e.message.contains("cisco-nxos.j2, dell-os10.j2, dell-os9.j2"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -575,4 +692,46 @@ fn sonic_fast_path_equals_the_template() {
     let Typed::Sonic(ctx) = typed(&f, &leaf) else { panic!("not sonic") };
     let via_template = Templates::builtin().render("sonic.j2", &Typed::Sonic(ctx.clone())).unwrap();
     assert_eq!(rocelab_config::sonic_json(&ctx.config_db), via_template);
+}
+
+#[test]
+fn sonic_ports_needing_other_headroom_get_a_profile_of_their_own() {
+    // Two 25G host ports with the same cable and MTU; one has a headroom override. Before, the
+    // shared profile name silently carried one port's headroom for both.
+    let yaml = format!("{SONIC}    ports:\n      - {{ports: [\"leaf1:Ethernet4\"], headroom: 40000B}}\n");
+    let f = fabric(&yaml);
+    let Typed::Sonic(ctx) = typed(&f, "leaf1") else { panic!("not sonic") };
+    let c = &ctx.config_db;
+    let profile = |port: &str| {
+        let key = rocelab_config::sonic::PortIndex { port: rocelab_config::sonic::PortName(port.into()), index: 3 };
+        c.buffer_pg[&key].profile.to_string()
+    };
+    assert_eq!(profile("Ethernet0"), "pg_lossless_25000_3m_9100_profile");
+    assert_eq!(profile("Ethernet4"), "pg_lossless_25000_3m_9100_xoff40000_profile");
+    assert_eq!(c.buffer_profile["pg_lossless_25000_3m_9100_xoff40000_profile"]["xoff"], "40000");
+    assert_ne!(c.buffer_profile["pg_lossless_25000_3m_9100_profile"]["xoff"], "40000");
+}
+
+#[test]
+fn a_large_fabric_renders_on_threads_as_one_device_at_a_time() {
+    // 300 devices: past the size from which `render` uses every core. Each file must be what
+    // the single-device path gives, in device order.
+    let yaml = SONIC.replace("leaves: 2, spines: 1, hosts_per_leaf: 2", "leaves: 12, spines: 3, hosts_per_leaf: 24");
+    let f = fabric(&yaml);
+    assert!(f.devices.len() >= 300);
+    let t = Templates::builtin();
+    let r = render(&f, &t).unwrap();
+    assert_eq!(r.files.len(), f.devices.len());
+    let mut findings = Vec::new();
+    for (file, d) in r.files.iter().zip(&f.devices) {
+        let (one, w) = render_device(&f, &d.name, &t).unwrap();
+        assert_eq!(Some(file), one.as_ref(), "{}", d.name);
+        findings.extend(w);
+    }
+    assert_eq!(r.findings, findings);
+    assert_eq!(
+        r.runbook.matches("\n### ").count(),
+        2 * f.devices.len() - 15,
+        "switch step per switch, adapter + host step per host"
+    );
 }

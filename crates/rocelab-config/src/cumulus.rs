@@ -1,0 +1,269 @@
+//! NVIDIA Cumulus Linux 5.x on Spectrum switches, configured with NVUE (`nv set …`,
+//! `nv config apply`).
+//!
+//! Command sources (NVIDIA Cumulus Linux 5.12 user guide, "Quality of Service" and "RDMA over
+//! Converged Ethernet - RoCE", and the NVUE command reference, "QoS"):
+//! - `nv set qos roce mode lossless|lossy` and `nv set qos roce cable-length N`: NVIDIA's RoCE
+//!   profile (trust, switch priority 3 lossless with its own traffic pool, CNP on switch priority 6
+//!   strict, ECN on traffic classes 0 and 3, the LLDP application TLV), which NVIDIA says is the
+//!   supported way to configure RoCE ("you can only configure RoCE with NVUE commands"); the guide's
+//!   "Change RoCE Configuration" section then adjusts it with the commands below, as rocelab does.
+//! - `nv set qos mapping default-global trust l2|l3`, `… dscp 10,21,36 switch-priority 0`;
+//! - `nv set qos pfc default-global switch-priority P`, `… tx enable`, `… rx enable`;
+//! - `nv set qos egress-queue-mapping default-global switch-priority P traffic-class T` (NVUE
+//!   supports only the `default-global` profile for it);
+//! - `nv set qos congestion-control default-global traffic-class T min-threshold B`,
+//!   `max-threshold B` (bytes), `probability 1-100`, `ecn enable|disable`;
+//! - `nv set qos egress-scheduler default-global traffic-class T mode dwrr|strict`,
+//!   `bw-percent 1-100`;
+//! - `nv set qos link-pause NAME tx enable`, `rx enable`, `cable-length N`,
+//!   `nv set interface swpN qos link-pause profile NAME` (link pause and PFC cannot share a port);
+//! - `nv set interface swpN qos pfc-watchdog`, `nv set interface swpN link mtu 552-9216`;
+//! - verification: `nv show qos roce`, `nv show interface swpN qos roce status`,
+//!   `nv show qos pfc default-global`, `nv show qos congestion-control default-global`,
+//!   `nv show qos egress-scheduler default-global`, `nv show qos egress-queue-mapping
+//!   default-global`, `nv show interface swpN qos pfc-watchdog`, `nv show interface swpN qos roce
+//!   counters`.
+//!
+//! The guide's 5.12 examples spell the states `enable`/`disable`; later NVUE releases also accept
+//! `enabled`. Buffer thresholds (`xoff-threshold`, `port-buffer`) are left to Cumulus, which sizes
+//! them from the cable length and MTU as NVIDIA recommends; the cable length is the longest cabled
+//! port's. Every DSCP value no class lists is mapped to the class of priority 0, so that no stray
+//! marking lands in the lossless class through Cumulus's default DSCP d → switch priority d/8.
+
+use crate::common::{link_pause, longest_cable_m, percent, policy_port, queues, switch_ports, PortView};
+use crate::finding::{Finding, Findings};
+use rocelab_model::qos::Marking;
+use rocelab_model::resolve::ResolvedFabric;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CumulusConfig {
+    pub hostname: String,
+    /// `lossless` (a class has PFC), `lossy` (ECN only), or none (no RoCE QoS at all).
+    pub roce_mode: Option<String>,
+    /// Metres, the longest cabled port.
+    pub cable_length: u64,
+    /// `l2` (802.1p) or `l3` (DSCP).
+    pub trust: String,
+    /// `mapping default-global dscp VALUES switch-priority P`.
+    pub dscp_map: Vec<DscpToSp>,
+    /// PFC switch priorities, switch-wide (`pfc default-global`).
+    pub pfc_priorities: Vec<u8>,
+    /// All eight switch priorities to their traffic class (egress queue).
+    pub egress_queue_map: Vec<SpToTc>,
+    pub ecn: Vec<CumulusEcn>,
+    /// Traffic classes the RoCE profile marks that the fabric does not.
+    pub ecn_off: Vec<u8>,
+    /// ETS, when the fabric gives shares.
+    pub scheduler: Vec<CumulusScheduler>,
+    pub link_pause: Option<CumulusLinkPause>,
+    pub interfaces: Vec<CumulusInterface>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DscpToSp {
+    /// `26` or `0,1,2,…`.
+    pub dscp: String,
+    pub switch_priority: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpToTc {
+    pub switch_priority: u8,
+    pub traffic_class: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CumulusEcn {
+    pub traffic_class: u8,
+    /// Bytes.
+    pub min: u64,
+    pub max: u64,
+    /// Percent, 1-100.
+    pub probability: u8,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CumulusScheduler {
+    pub traffic_class: u8,
+    /// `dwrr` or `strict`.
+    pub mode: String,
+    pub bw_percent: Option<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CumulusLinkPause {
+    pub profile: String,
+    pub cable_length: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CumulusInterface {
+    /// `swp1`.
+    pub name: String,
+    pub peer: String,
+    pub mtu: u32,
+    /// PFC watchdog on (ports with PFC).
+    pub pfc_watchdog: bool,
+    /// Member of the link-pause profile.
+    pub link_pause: bool,
+}
+
+/// NVUE's interface MTU range (`nv set interface swp1 link mtu ?`: 552-9216).
+pub const MTU_RANGE: (u32, u32) = (552, 9216);
+/// The traffic classes NVIDIA's RoCE profile marks with ECN (`nv show qos roce`: enabled-tc 0,3).
+const ROCE_ECN_TCS: [u8; 2] = [0, 3];
+const PAUSE_PROFILE: &str = "rocelab-pause";
+
+pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
+    let d = &f.devices[device];
+    let mut findings = Findings::new();
+    let (ports, pfc) = switch_ports(f, device, &mut findings);
+    let policy = policy_port(d, &ports, "NVUE's mapping, egress-queue-mapping, congestion-control and egress-scheduler are rendered as the one default-global profile", &mut findings);
+    if pfc.len() > 1 {
+        findings.push(Finding::warning(
+            &d.name,
+            None,
+            format!(
+                "{} lossless priorities ({}): NVIDIA documents the RoCE profile with one lossless switch priority and its traffic pool; rendered PFC on all of them, check `nv show qos roce` after applying",
+                pfc.len(),
+                pfc.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    let any_ecn = ports.iter().any(|p| p.classes.iter().any(|c| c.ecn.is_some()));
+    let roce_mode = if !pfc.is_empty() {
+        Some("lossless".to_string())
+    } else if any_ecn {
+        Some("lossy".to_string())
+    } else {
+        None
+    };
+
+    let mut dscp_map = Vec::new();
+    let mut egress_queue_map = Vec::new();
+    let mut ecn = Vec::new();
+    let mut scheduler = Vec::new();
+    let mut trust = "l2";
+    if let Some(p) = policy {
+        if p.marking() == Marking::Dscp {
+            trust = "l3";
+            dscp_map = dscp_to_sp(p);
+        }
+        let default_queue = p.classes.iter().find(|c| c.priority == 0).map(|c| c.queue).unwrap_or(0);
+        egress_queue_map = (0..8u8)
+            .map(|sp| SpToTc {
+                switch_priority: sp,
+                traffic_class: p.classes.iter().find(|c| c.priority == sp).map(|c| c.queue).unwrap_or(default_queue),
+            })
+            .collect();
+        for q in queues(p) {
+            if let Some(e) = q.ecn {
+                ecn.push(CumulusEcn {
+                    traffic_class: q.queue,
+                    min: e.kmin.as_bytes(),
+                    max: e.kmax.as_bytes(),
+                    probability: percent(e.pmax),
+                });
+            }
+            if p.has_ets() {
+                if q.strict {
+                    scheduler.push(CumulusScheduler {
+                        traffic_class: q.queue,
+                        mode: "strict".into(),
+                        bw_percent: None,
+                    });
+                } else if let Some(w) = q.ets {
+                    let bw = if w == 0 {
+                        findings.push(Finding::warning(
+                            &d.name,
+                            None,
+                            format!(
+                                "queue {} ({}) has an ETS share of 0 %, which NVUE's bw-percent (1-100) cannot express; rendered 1 %",
+                                q.queue,
+                                q.names()
+                            ),
+                        ));
+                        1
+                    } else {
+                        w.min(100) as u8
+                    };
+                    scheduler.push(CumulusScheduler {
+                        traffic_class: q.queue,
+                        mode: "dwrr".into(),
+                        bw_percent: Some(bw),
+                    });
+                }
+            }
+        }
+    }
+    let ecn_off = if roce_mode.is_some() {
+        ROCE_ECN_TCS.iter().copied().filter(|tc| !ecn.iter().any(|e| e.traffic_class == *tc)).collect()
+    } else {
+        Vec::new()
+    };
+
+    let pause: Vec<bool> = ports.iter().map(|p| link_pause(d, p, "Cumulus Linux", &mut findings)).collect();
+    let pause_only: Vec<&PortView> = ports.iter().zip(&pause).filter(|(_, l)| **l).map(|(p, _)| p).collect();
+    let pause_profile = (!pause_only.is_empty()).then(|| CumulusLinkPause {
+        profile: PAUSE_PROFILE.into(),
+        cable_length: pause_only.iter().map(|p| p.cable.as_metres_f64().ceil() as u64).max().unwrap_or(1).max(1),
+    });
+
+    let interfaces = ports
+        .iter()
+        .zip(&pause)
+        .map(|(p, pause)| {
+            let mut mtu = p.settings.mtu;
+            if mtu < MTU_RANGE.0 || mtu > MTU_RANGE.1 {
+                let to = mtu.clamp(MTU_RANGE.0, MTU_RANGE.1);
+                findings.push(Finding::warning(
+                    &d.name,
+                    Some(&p.name),
+                    format!("MTU {mtu} is outside NVUE's 552-9216; rendered {to}"),
+                ));
+                mtu = to;
+            }
+            let pfc_here = !p.pfc_priorities().is_empty();
+            CumulusInterface { name: p.name.clone(), peer: p.peer(f), mtu, pfc_watchdog: pfc_here, link_pause: *pause }
+        })
+        .collect();
+    let config = CumulusConfig {
+        hostname: d.name.clone(),
+        roce_mode,
+        cable_length: longest_cable_m(&ports).max(1),
+        trust: trust.into(),
+        dscp_map,
+        pfc_priorities: pfc,
+        egress_queue_map,
+        ecn,
+        ecn_off,
+        scheduler,
+        link_pause: pause_profile,
+        interfaces,
+    };
+    (config, findings)
+}
+
+/// Each class's DSCP values to its priority, and every value no class lists to switch priority 0
+/// (which the egress-queue-mapping sends to the queue of the class of priority 0).
+fn dscp_to_sp(p: &PortView) -> Vec<DscpToSp> {
+    let mut out = Vec::new();
+    let mut listed = [false; 64];
+    for c in p.classes.iter().filter(|c| !c.dscp.is_empty()) {
+        for v in &c.dscp {
+            listed[(*v & 63) as usize] = true;
+        }
+        out.push(DscpToSp { dscp: join(&c.dscp), switch_priority: c.priority });
+    }
+    let rest: Vec<u8> = (0..64u8).filter(|v| !listed[*v as usize]).collect();
+    if !rest.is_empty() {
+        out.push(DscpToSp { dscp: join(&rest), switch_priority: 0 });
+    }
+    out
+}
+
+fn join(v: &[u8]) -> String {
+    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+}

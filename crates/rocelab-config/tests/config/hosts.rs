@@ -1,0 +1,104 @@
+//! Host-side parts beyond the seeds' scripts: the iproute2 `dcb` path for adapters without a
+//! vendor tool rocelab knows, host tuning (offloads, TCP sysctls) and the NFS server's exports.
+
+use super::{assert_sequence, device_text, fabric};
+use rocelab_config::{render, Templates};
+
+/// An Intel E810 (irdma, RoCEv2) host on a SONiC switch, DSCP 26 on priority 3 lossless, ETS
+/// 90/10.
+const INTEL: &str = r#"
+fabric:
+  name: intel-e810
+  topology:
+    devices:
+      - {name: sw, role: switch, platform: sonic, ports: [{names: Ethernet0-1, speed: 100G}]}
+      - {name: h1, role: host, os: linux, nic: {vendor: intel, model: E810-CQDA2, speed: 100G, rdma: roce-v2, port_names: [ens1f0]}}
+    links:
+      - {a: "sw:Ethernet0", b: "h1:ens1f0"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90}
+      - {name: default, priority: 0, dscp: [0], ets: 10}
+"#;
+
+#[test]
+fn adapters_without_a_vendor_tool_get_the_kernel_dcb_interface() {
+    let f = fabric(INTEL);
+    let (text, findings) = device_text(&f, "h1");
+    assert_sequence(
+        &text,
+        &[
+            "dcb pfc set dev ens1f0 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off",
+            "dcb ets set dev ens1f0 willing off tc-tsa 0:ets 1:strict 2:strict 3:ets 4:strict 5:strict 6:strict 7:strict tc-bw 0:10 1:0 2:0 3:90 4:0 5:0 6:0 7:0 prio-tc 0:0 1:0 2:0 3:3 4:0 5:0 6:0 7:0",
+            "dcb app replace dev ens1f0 dscp-prio 26:3",
+            "dcb app replace dev ens1f0 dscp-prio 0:0",
+        ],
+    );
+    assert!(!text.contains("mlnx_qos"));
+    let w = findings.iter().find(|w| w.message.contains("iproute2 `dcb`")).expect("the dcb path is said");
+    assert_eq!(w.port.as_deref(), Some("ens1f0"));
+    let r = render(&f, &Templates::builtin()).unwrap();
+    assert!(r.runbook.contains("| `dcb pfc show dev ens1f0` | prio-pfc 0:off 1:off 2:off 3:on"), "{}", r.runbook);
+    assert!(r.runbook.contains("| `dcb app show dev ens1f0 dscp-prio` | 26:3 0:0 |"));
+}
+
+#[test]
+fn host_tuning_keeps_offloads_on_and_pins_the_tcp_defaults() {
+    let (text, _) = device_text(&fabric(INTEL), "h1");
+    assert_sequence(
+        &text,
+        &[
+            "# ---- host tuning ----",
+            "sysctl -w net.ipv4.tcp_window_scaling=1",
+            "sysctl -w net.ipv4.tcp_congestion_control=cubic",
+            "ethtool -K ens1f0 rx on tx on sg on tso on gso on || true",
+            "ethtool -K ens1f0 lro on || true",
+        ],
+    );
+}
+
+const NFS: &str = r#"
+fabric:
+  name: nfs
+  topology:
+    devices:
+      - {name: sw, role: switch, platform: sonic, ports: [{names: Ethernet0-8, speed: 25G}]}
+      - {name: c1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, addresses: [10.0.2.31/24]}}
+      - {name: c2, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, addresses: [10.0.2.51/24]}}
+      - {name: nfs-1, role: storage, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, addresses: [10.0.1.101/24]}, storage: {kind: server, protocols: [nfs-rdma]}}
+    links:
+      - {a: "sw:Ethernet0", b: "c1:p0"}
+      - {a: "sw:Ethernet1", b: "c2:p0"}
+      - {a: "sw:Ethernet2", b: "nfs-1:p0"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+      - {name: default, priority: 0, dscp: [0]}
+"#;
+
+#[test]
+fn nfs_server_exports_its_share_to_each_client() {
+    let f = fabric(NFS);
+    let (server, findings) = device_text(&f, "nfs-1");
+    assert_sequence(
+        &server,
+        &[
+            ": \"${NFS_1_EXPORT:?set NFS_1_EXPORT to the path `nfs-1` exports over NFS}\"",
+            "echo rdma 20049 > /proc/fs/nfsd/portlist",
+            "EXPORT_LINE=\"${NFS_1_EXPORT} 10.0.2.31(rw,sync,insecure,no_root_squash) 10.0.2.51(rw,sync,insecure,no_root_squash)\"",
+            "grep -qxF \"$EXPORT_LINE\" /etc/exports || echo \"$EXPORT_LINE\" >> /etc/exports",
+            "exportfs -a",
+        ],
+    );
+    assert!(findings.iter().all(|w| !w.message.contains("every client")), "{findings:?}");
+    // The clients mount the same variable's path.
+    let (client, _) = device_text(&f, "c1");
+    assert!(client.contains("mount -o rdma,port=20049 10.0.1.101:${NFS_1_EXPORT} /mnt/nfs-1-rdma"));
+    // A client without an address: the export goes to everyone, and that is said.
+    let f = fabric(&NFS.replace(", addresses: [10.0.2.51/24]", ""));
+    let (server, findings) = device_text(&f, "nfs-1");
+    assert!(server.contains("EXPORT_LINE=\"${NFS_1_EXPORT} *(rw,sync,insecure,no_root_squash)\""), "{server}");
+    assert!(findings.iter().any(|w| w.device == "nfs-1" && w.message.contains("every client (`*`)")));
+}

@@ -530,6 +530,36 @@ fn sonic_config_db_round_trips_through_the_importer() {
 }
 
 #[test]
+fn onyx_config_round_trips_through_the_importer() {
+    let f = fabric(DEMARTEK_ONYX);
+    let (text, _) = device_text(&f, "sn2410");
+    let imported = rocelab_verify::import::onyx::parse(&text, "sn2410.txt", "sn2410");
+    assert!(imported.not_understood.is_empty(), "{:?}", imported.not_understood);
+    let intent = rocelab_verify::from_intent(&f);
+    let sw = intent.devices.iter().find(|d| d.name == "sn2410").unwrap();
+    let mut compared = 0;
+    for p in sw.ports.iter().filter(|p| p.link.is_some()) {
+        let want = &intent.profiles[p.qos as usize];
+        let (_, _, got, _) = imported.ports.iter().find(|(n, ..)| *n == p.name).expect("port imported");
+        assert_eq!((got.trust, got.pfc, got.link_pause), (want.trust, want.pfc, want.link_pause), "{}", p.name);
+        for prio in (0..8).filter(|x| want.pfc & (1 << x) != 0) {
+            assert_eq!(got.priority_to_pg[prio], want.priority_to_pg[prio], "{} pg of {prio}", p.name);
+            let pg = want.priority_to_pg[prio] as usize;
+            assert_eq!(got.headroom[pg], want.headroom[pg], "{} headroom of pg {pg}", p.name);
+        }
+        for c in &f.qos.classes {
+            let prio = c.priority as usize;
+            let (qg, qw) = (got.priority_to_queue[prio] as usize, want.priority_to_queue[prio] as usize);
+            assert_eq!(qg, qw, "{} queue of {prio}", p.name);
+            assert_eq!(got.sched[qg], want.sched[qw], "{} ETS of queue {qg}", p.name);
+            assert_eq!(got.ecn[qg].map(|e| (e.kmin, e.kmax)), want.ecn[qw].map(|e| (e.kmin, e.kmax)), "{} ECN", p.name);
+        }
+        compared += 1;
+    }
+    assert!(compared > 0);
+}
+
+#[test]
 fn arista_config_round_trips_through_the_importer() {
     let f = fabric(ARISTA_PURE);
     let (text, _) = device_text(&f, "leaf3");

@@ -530,3 +530,82 @@ fn yaml_scenario_spreads_congestion_and_the_variant_isolates_it() {
     assert!(isolated > 19.0e9, "isolated victim {isolated}");
     assert!(shared < 0.5 * isolated, "victim sharing the incast's priority: {shared} vs {isolated}");
 }
+
+/// FNV-1a 64 of `bytes`: a stable digest for the golden results below.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// One line per scenario: the event count, the queue and pool high-water marks, and a digest of
+/// the results' JSON with `events` and `peak_pending_events` cleared (what was simulated; the
+/// two counters describe how the engine got there and are listed on their own).
+fn golden_line(name: &str, r: &Results) -> String {
+    let mut physics = r.clone();
+    physics.events = 0;
+    physics.peak_pending_events = 0;
+    let json = serde_json::to_string(&physics).unwrap();
+    format!(
+        "{name}: events {} peak_pending {} peak_packets {} results {:016x}",
+        r.events,
+        r.peak_pending_events,
+        r.peak_packets_in_flight,
+        fnv1a(json.as_bytes())
+    )
+}
+
+/// Guard for engine optimisations: the benchmark scenarios (at short durations) and the
+/// fidelity scenarios above must give exactly the results recorded in the snapshot. An
+/// optimisation that changes any simulated figure, or the order of events, shows here.
+#[test]
+fn engine_results_match_the_golden_digests() {
+    use rocelab_sim::bench;
+    let mut lines = Vec::new();
+    let (spec, traffic) = bench::incast_16();
+    lines.push(golden_line("incast-16:1-100G 300us", &run_checked(&spec, &traffic, &SimConfig::new(1, 300 * US))));
+    let f = bench::fat_tree();
+    let t = bench::fat_tree_permutation(&f, 1);
+    lines.push(golden_line("fat-tree-320-permutation 20us", &run_checked(&f.spec, &t, &SimConfig::new(1, 20 * US))));
+    let t = bench::fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
+    lines.push(golden_line(
+        "fat-tree-320-permutation-30pct 20us",
+        &run_checked(&f.spec, &t, &SimConfig::new(1, 20 * US)),
+    ));
+
+    let (spec, traffic) = ecn_incast();
+    let mut cfg = SimConfig::new(3, MS);
+    cfg.sampling.queue_interval_ps = Some(US);
+    lines.push(golden_line("ecn-incast sampled", &run_checked(&spec, &traffic, &cfg)));
+    let t = two_tier();
+    let cfg = SimConfig::new(1, 500 * US);
+    for (name, prio) in [("spreading-alone", None), ("spreading-same", Some(3)), ("spreading-other", Some(4))] {
+        lines.push(golden_line(name, &run_checked(&t.spec, &spreading_traffic(&t, prio), &cfg)));
+    }
+    lines.push(golden_line("ets-90-10", &ets_run(true)));
+    let small = incast_defaults(2 << 20, 4_000);
+    let (spec, traffic) = incast(8, 300, &small, 1 << 20);
+    lines.push(golden_line("headroom-too-small", &run_checked(&spec, &traffic, &SimConfig::new(1, MS))));
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 1 << 20;
+    let (spec, traffic) = incast(8, 10, &d, 1 << 20);
+    lines.push(golden_line("lossy-incast", &run_checked(&spec, &traffic, &SimConfig::new(1, MS))));
+    let mut d = FabricDefaults::lossless(ROCE, 64_000);
+    d.host.rx = HostRxSpec {
+        drain_bps: Some(50_000_000_000),
+        capacity_bytes: 256 << 10,
+        xoff_bytes: 128 << 10,
+        xon_bytes: 64 << 10,
+    };
+    let f = single_switch(2, G100, cable_m(5), &d);
+    let mut t = Traffic::new();
+    t.push(FlowSpec::greedy(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26)));
+    lines.push(golden_line("host-rx-pfc", &run_checked(&f.spec, &t, &SimConfig::new(1, MS))));
+    let f = single_switch(2, G100, cable_m(5), &FabricDefaults::lossless(ROCE, 64_000));
+    let mut t = Traffic::new();
+    t.push(FlowSpec {
+        on_off: Some(OnOff { on_ps: 100 * US, off_ps: 300 * US }),
+        stop_ps: Some(800 * US),
+        ..FlowSpec::cbr(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26), 40_000_000_000)
+    });
+    lines.push(golden_line("on-off-cbr", &run_checked(&f.spec, &t, &SimConfig::new(1, MS))));
+    insta::assert_snapshot!(lines.join("\n"));
+}

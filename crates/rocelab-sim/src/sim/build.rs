@@ -192,6 +192,7 @@ fn build<'o, O: Observer>(
                 }
                 switches.push(SwitchRt {
                     node: node as u32,
+                    first_port: gid(node, 0),
                     mmu: Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
                     qos: s.qos,
                     pg_priorities,
@@ -319,13 +320,12 @@ fn new_port(
         pfc_pending_xoff: 0,
         pause: [PauseState::default(); 8],
         xoff: [XoffState::default(); 8],
-        queues: Default::default(),
-        queue_bytes: [0; 8],
+        tcq: Default::default(),
+        backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
         ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
-        peak_queue: [0; 8],
     }
 }
 
@@ -359,7 +359,7 @@ impl<O: Observer> Sim<'_, O> {
                     peer_index: p.peer as usize,
                     rate_bps: p.rate.bps(),
                     priorities,
-                    peak_queue_bytes: p.peak_queue,
+                    peak_queue_bytes: std::array::from_fn(|tc| p.tcq[tc].peak),
                 }
             })
             .collect();

@@ -64,10 +64,12 @@ impl Default for Sampling {
     }
 }
 
-/// Runtime state of one port (both directions of a full-duplex link end). `repr(C)` keeps
-/// the fields every packet touches together at the front (two cache lines); PFC timers, ECN
-/// parameters and most counters follow.
-#[repr(C)]
+/// Runtime state of one port (both directions of a full-duplex link end), laid out by use:
+/// the fields the packet path touches on every frame come first, in three cache lines (the
+/// link and rate; identity, flags and the scheduler); then one cache line per egress traffic
+/// class; then the counters; PFC timers and ECN parameters last. A frame's handling touches
+/// those few lines only, so the ports of a large fabric fit in cache.
+#[repr(C, align(64))]
 pub(crate) struct PortRt {
     /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
     pub wire: VecDeque<(Time, u32)>,
@@ -88,14 +90,15 @@ pub(crate) struct PortRt {
     pub paused: u8,
     /// Bit `tc`: ECN marking configured on traffic class `tc`.
     pub ecn_enabled: u8,
+    /// Bit `tc`: egress queue `tc` is not empty.
+    pub backlog: u8,
     pub pfc_pending_enable: u8,
     pub pfc_pending_xoff: u8,
     pub pfc_enabled: PriorityMask,
-    pub queue_bytes: [u64; 8],
-    pub queues: [VecDeque<Queued>; 8],
     pub sched: Scheduler,
+    /// Egress queues per traffic class (switch ports).
+    pub tcq: [TcQueue; 8],
     pub counters: [PriorityCounters; 8],
-    pub peak_queue: [u64; 8],
     /// Propagation delay of the link.
     pub prop: Time,
     pub pfc_quanta: u16,
@@ -108,22 +111,33 @@ pub(crate) struct PortRt {
     pub ecn: [Option<EcnSpec>; 8],
 }
 
+/// One egress queue of a switch port, with its depth and peak, in one cache line.
+#[derive(Default)]
+#[repr(C, align(64))]
+pub(crate) struct TcQueue {
+    pub queue: VecDeque<Queued>,
+    pub bytes: u64,
+    pub peak: u64,
+}
+
 /// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
-/// release need, so that dequeuing touches no packet memory.
+/// release need, so that dequeuing touches no packet memory (and no ingress port).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Queued {
     pub id: u32,
-    /// Global index of the ingress port charged.
-    pub ingress: u32,
-    /// Bytes charged to the ingress PG.
-    pub charge: u32,
+    /// The ingress (port, PG) charged, as the switch MMU's index `local port × 8 + PG`.
+    pub pg_slot: u32,
     pub frame: u16,
+    /// Bytes charged to the ingress PG (the frame rounded up to cells; at most
+    /// `MAX_FRAME_BYTES + MAX_CELL_BYTES`).
+    pub charge: u16,
     pub priority: u8,
-    pub pg: u8,
 }
 
 pub(crate) struct SwitchRt {
     pub node: u32,
+    /// Global index of the switch's port 0 (its ports are numbered contiguously).
+    pub first_port: u32,
     pub mmu: Mmu,
     pub qos: QosSpec,
     /// Per PG, the priorities mapped to it.

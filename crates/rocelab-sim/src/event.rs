@@ -130,7 +130,7 @@ pub struct EventQueue {
     now_slot: u64,
     /// Head (newest entry) of the list of bucket `s & MASK`, which holds the entries of slot `s`
     /// for `now_slot < s < now_slot + SLOTS`.
-    heads: Box<[u32]>,
+    heads: Box<[u32; SLOTS]>,
     /// The wheel's entries, all buckets in one slab with a free list, so that a push writes to
     /// a recently freed (cached) node rather than to the tail of one of thousands of vectors.
     slab: Vec<Node>,
@@ -151,7 +151,7 @@ impl Default for EventQueue {
         EventQueue {
             now: Vec::new(),
             now_slot: 0,
-            heads: vec![NIL; SLOTS].into_boxed_slice(),
+            heads: Box::new([NIL; SLOTS]),
             slab: Vec::new(),
             free: NIL,
             bits: [0; WORDS],
@@ -193,21 +193,25 @@ impl EventQueue {
     /// Into the bucket of `time`'s slot, which is on the wheel.
     fn link(&mut self, time: Time, event: Event) {
         let b = (slot_of(time) & MASK) as usize;
-        let head = self.heads[b];
-        let i = self.free;
-        if i != NIL {
-            let n = &mut self.slab[i as usize];
-            self.free = n.next;
-            *n = Node { time, event, next: head };
-        } else {
-            self.slab.push(Node { time, event, next: head });
-        }
-        self.heads[b] = if i != NIL { i } else { (self.slab.len() - 1) as u32 };
+        let i = if self.free != NIL { self.free } else { self.grow() };
+        let n = &mut self.slab[i as usize];
+        self.free = n.next;
+        *n = Node { time, event, next: self.heads[b] };
+        self.heads[b] = i;
         self.bits[b / 64] |= 1 << (b % 64);
         self.summary |= 1 << (b / 64);
     }
 
+    /// A new free node (the slab grows to the most entries ever on the wheel at once).
+    #[cold]
+    fn grow(&mut self) -> u32 {
+        self.slab.push(Node { time: 0, event: Event::Sample, next: NIL });
+        (self.slab.len() - 1) as u32
+    }
+
     /// Into the current slot, after every entry of equal or earlier time (it is the newest).
+    /// Rare (a push less than a slot ahead), so kept out of `push`.
+    #[cold]
     fn insert_now(&mut self, time: Time, event: Event) {
         let at = self.now.partition_point(|x| x.0 > time);
         self.now.insert(at, (time, event));

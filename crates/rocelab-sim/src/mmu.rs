@@ -93,10 +93,30 @@ pub struct Admission {
 /// Limit of a PG's shared occupancy, resolved at construction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Limit {
-    /// `alpha × free shared bytes`.
+    /// `alpha × free shared bytes`, computed as `(alpha * free as f64) as u64`.
     Dynamic(f64),
+    /// The same for `alpha = 2^k`: `free << k` or `free >> -k`, which is that formula exactly
+    /// when the pool is below 2⁵³ bytes (every `free` converts to `f64` exactly, scaling by a
+    /// power of two only changes the exponent, and the conversion back truncates) and
+    /// `-63 <= k <= 10` (no shift overflows). Typical alphas (1, 1/2, 1/8, 2, ...) are powers of
+    /// two; this saves the two float conversions on every admission and release.
+    Shift(i8),
     /// A fixed number of shared bytes.
     Static(u64),
+}
+
+impl Limit {
+    fn dynamic(alpha: f64, shared_size: u64) -> Limit {
+        let bits = alpha.to_bits();
+        let exponent = ((bits >> 52) & 0x7FF) as i64;
+        let power_of_two = alpha > 0.0 && bits & ((1 << 52) - 1) == 0 && exponent != 0 && exponent != 0x7FF;
+        let k = exponent - 1023;
+        if power_of_two && shared_size < 1 << 53 && (-63..=10).contains(&k) {
+            Limit::Shift(k as i8)
+        } else {
+            Limit::Dynamic(alpha)
+        }
+    }
 }
 
 /// Configuration and occupancy of one (ingress port, PG) side by side, in one cache line:
@@ -141,8 +161,8 @@ impl Mmu {
                 headroom: c.headroom,
                 xon_offset: c.xon_offset,
                 limit: match c.threshold {
-                    XoffThreshold::Dynamic => Limit::Dynamic(alpha),
-                    XoffThreshold::DynamicAlpha(a) => Limit::Dynamic(a),
+                    XoffThreshold::Dynamic => Limit::dynamic(alpha, shared_size),
+                    XoffThreshold::DynamicAlpha(a) => Limit::dynamic(a, shared_size),
                     XoffThreshold::Static(b) => Limit::Static(b),
                 },
                 used: 0,
@@ -158,6 +178,8 @@ impl Mmu {
     fn threshold(&self, limit: Limit) -> u64 {
         match limit {
             Limit::Dynamic(alpha) => (alpha * (self.shared_size - self.shared_used) as f64) as u64,
+            Limit::Shift(k) if k >= 0 => (self.shared_size - self.shared_used) << k,
+            Limit::Shift(k) => (self.shared_size - self.shared_used) >> -k,
             Limit::Static(b) => b,
         }
     }
@@ -387,5 +409,23 @@ mod tests {
         assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
         assert_eq!(m.peak_shared_used(), 1_000);
         assert_eq!(m.total_used(), 1_100);
+    }
+
+    #[test]
+    fn power_of_two_alphas_shift_exactly_as_the_float_formula() {
+        let mut rng = crate::rng::Rng::new(3);
+        for alpha in [1.0, 0.5, 0.125, 2.0, 4.0, 1.0 / 128.0, 1024.0] {
+            let Limit::Shift(k) = Limit::dynamic(alpha, 1 << 40) else { panic!("{alpha} is a power of two") };
+            for _ in 0..10_000 {
+                // Free bytes of every magnitude up to the pool size.
+                let free = rng.below(1 << 40) >> rng.below(40);
+                let shifted = if k >= 0 { free << k } else { free >> -k };
+                assert_eq!(shifted, (alpha * free as f64) as u64, "alpha {alpha}, free {free}");
+            }
+        }
+        // Not a power of two, out of range, or a pool too large for exact floats: the formula.
+        for (alpha, size) in [(0.3, 1 << 40), (3.0, 1 << 40), (2048.0, 1 << 40), (1.0, 1 << 60)] {
+            assert_eq!(Limit::dynamic(alpha, size), Limit::Dynamic(alpha));
+        }
     }
 }

@@ -5,9 +5,12 @@
 use super::{Queued, Sim, SwitchRt};
 use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
-use crate::packet::{Ecn, Packet};
+use crate::packet::{prefetch, Ecn, Packet};
 use crate::routing::ecmp_select;
 use crate::spec::Trust;
+
+/// How many entries ahead of its head a dequeue fetches an egress queue (two cache lines).
+const QUEUE_PREFETCH_AHEAD: usize = 8;
 
 impl SwitchRt {
     /// Priority of a packet arriving at this switch, per its trust mode.
@@ -149,6 +152,10 @@ impl<O: Observer> Sim<'_, O> {
         };
         let tq = &mut p.tcq[tc as usize];
         let q = tq.queue.pop_front().expect("scheduler chose a non-empty class");
+        // A long queue's head entries were written long ago: fetch the coming ones.
+        if let Some(coming) = tq.queue.get(QUEUE_PREFETCH_AHEAD) {
+            prefetch(coming);
+        }
         tq.bytes -= q.frame as u64;
         if tq.queue.is_empty() {
             p.backlog &= !(1 << tc);

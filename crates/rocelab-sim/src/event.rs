@@ -232,8 +232,18 @@ impl EventQueue {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        self.pop_until(Time::MAX)
+    }
+
+    /// Remove and return the earliest event if it is at or before `limit`; otherwise leave the
+    /// queue as it is (so that a run can stop at any time and go on later, event for event as
+    /// if it had not stopped).
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
         if self.now.is_empty() {
             self.refill();
+        }
+        if self.now.last()?.0 > limit {
+            return None;
         }
         let e = self.now.pop()?;
         self.len -= 1;
@@ -251,6 +261,17 @@ impl EventQueue {
             return Some(e);
         }
         self.peek_slow().map(|(_, e)| e)
+    }
+
+    /// The event `n` places after the earliest, when it is in the current slot (a hint for
+    /// prefetching: `None` does not mean there is no such event).
+    pub fn ahead(&self, n: usize) -> Option<&Event> {
+        let len = self.now.len();
+        if n < len {
+            Some(&self.now[len - 1 - n].1)
+        } else {
+            None
+        }
     }
 
     /// Time of the earliest event.
@@ -452,5 +473,26 @@ mod tests {
     #[test]
     fn events_are_small() {
         assert!(std::mem::size_of::<Event>() <= 16);
+    }
+
+    #[test]
+    fn pop_until_stops_before_later_events_and_resumes_in_order() {
+        let mut q = EventQueue::new();
+        for (i, t) in [5, 5_000, 5_000, 9_000_000, 40].into_iter().enumerate() {
+            q.push(t, Event::TxDone { port: i as u32 });
+        }
+        assert_eq!(q.pop_until(4), None);
+        assert_eq!(q.len(), 5);
+        assert_eq!(q.pop_until(40), Some((5, Event::TxDone { port: 0 })));
+        assert_eq!(q.pop_until(40), Some((40, Event::TxDone { port: 4 })));
+        assert_eq!(q.pop_until(4_999), None);
+        q.push(5_000, Event::Sample);
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop_until(5_000)).collect();
+        assert_eq!(
+            rest,
+            vec![(5_000, Event::TxDone { port: 1 }), (5_000, Event::TxDone { port: 2 }), (5_000, Event::Sample)]
+        );
+        assert_eq!(q.pop_until(Time::MAX), Some((9_000_000, Event::TxDone { port: 3 })));
+        assert!(q.is_empty());
     }
 }

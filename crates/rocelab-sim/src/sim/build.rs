@@ -30,7 +30,7 @@ pub const MAX_END_TIME: Time = 1 << 62;
 /// is refused with a [`SimError`] saying what to change. Same inputs, same results, byte for
 /// byte.
 pub fn run(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Result<Results, SimError> {
-    run_with_observer(spec, traffic, config, &mut NoObserver)
+    Ok(Simulation::new(spec, traffic, config)?.finish())
 }
 
 /// [`run`] with an [`Observer`] that sees every frame sent, received and dropped.
@@ -40,12 +40,99 @@ pub fn run_with_observer<O: Observer>(
     config: &SimConfig,
     observer: &mut O,
 ) -> Result<Results, SimError> {
-    spec.validate()?;
-    traffic.validate(spec)?;
-    check_config(spec, config)?;
-    let mut sim = build(spec, traffic, config, observer)?;
-    sim.run_loop();
-    Ok(sim.results(spec))
+    Ok(Simulation::with_observer(spec, traffic, config, observer)?.finish())
+}
+
+/// A simulation that runs in slices of simulated time, for a caller that wants to show
+/// progress or stop early: [`Simulation::run_until`] processes the events up to a time and
+/// returns; [`Simulation::finish`] runs to the end and returns the [`Results`]. However it is
+/// sliced, a run processes the same events in the same order as one [`run`], so the results are
+/// the same, byte for byte. Nothing is called back on the engine's hot path.
+///
+/// ```
+/// use rocelab_sim::*;
+/// use rocelab_sim::topology::{single_switch, FabricDefaults};
+///
+/// let fabric = single_switch(3, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 200_000));
+/// let mut traffic = Traffic::new();
+/// traffic.incast(&fabric.hosts[1..], fabric.hosts[0], &FlowSpec::greedy(0, 0, FlowClass::roce(3, 26)));
+/// let config = SimConfig::new(1, MS);
+/// let mut sim = Simulation::new(&fabric.spec, &traffic, &config).unwrap();
+/// while !sim.is_finished() {
+///     sim.run_until(sim.now() + 100 * US);
+///     // report sim.now() of sim.end_time()
+/// }
+/// assert_eq!(sim.finish(), run(&fabric.spec, &traffic, &config).unwrap());
+/// ```
+pub struct Simulation<'a, O: Observer> {
+    sim: Sim<'a, O>,
+    spec: &'a NetworkSpec,
+    /// Every event at or before this time has been processed.
+    reached: Time,
+}
+
+impl<'a> Simulation<'a, NoObserver> {
+    /// Check and build a simulation of `traffic` over `spec` (the same checks as [`run`]).
+    pub fn new(spec: &'a NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Result<Self, SimError> {
+        // `NoObserver` has no size: leaking a box of it allocates nothing and yields a
+        // reference that lives as long as needed.
+        const _: () = assert!(std::mem::size_of::<NoObserver>() == 0);
+        Simulation::with_observer(spec, traffic, config, Box::leak(Box::new(NoObserver)))
+    }
+}
+
+impl<'a, O: Observer> Simulation<'a, O> {
+    /// [`Simulation::new`] with an [`Observer`].
+    pub fn with_observer(
+        spec: &'a NetworkSpec,
+        traffic: &Traffic,
+        config: &SimConfig,
+        observer: &'a mut O,
+    ) -> Result<Self, SimError> {
+        spec.validate()?;
+        traffic.validate(spec)?;
+        check_config(spec, config)?;
+        let sim = build(spec, traffic, config, observer)?;
+        Ok(Simulation { sim, spec, reached: 0 })
+    }
+
+    /// Process every event at or before `time` (at most the end time). Going back in time does
+    /// nothing.
+    pub fn run_until(&mut self, time: Time) {
+        let time = time.min(self.sim.end);
+        if time < self.reached {
+            return;
+        }
+        self.sim.run_until(time);
+        self.reached = time;
+    }
+
+    /// Simulated time reached: every event at or before it has been processed.
+    pub fn now(&self) -> Time {
+        self.reached
+    }
+
+    /// The end time of the run.
+    pub fn end_time(&self) -> Time {
+        self.sim.end
+    }
+
+    /// Whether the end time has been reached.
+    pub fn is_finished(&self) -> bool {
+        self.reached >= self.sim.end
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.sim.events
+    }
+
+    /// Run to the end time and collect the results.
+    pub fn finish(mut self) -> Results {
+        let end = self.sim.end;
+        self.run_until(end);
+        self.sim.results(self.spec)
+    }
 }
 
 /// Refuse unusable configurations and outputs that would not fit in memory.

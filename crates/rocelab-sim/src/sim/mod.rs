@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-pub use build::{run, run_with_observer, MAX_END_TIME};
+pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 
 /// How long to run and what to record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,22 +204,28 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub samples: Option<SampleState>,
 }
 
+/// How many events ahead the engine fetches the packet of an arrival into cache.
+const PREFETCH_AHEAD: usize = 4;
+
 /// Serialization time of a PFC frame on the wire.
 fn pfc_wire_bytes() -> u64 {
     (wire::PFC_FRAME + wire::WIRE_OVERHEAD) as u64
 }
 
 impl<O: Observer> Sim<'_, O> {
-    /// Process events until the end time.
-    pub fn run_loop(&mut self) {
-        while let Some((t, ev)) = self.queue.pop() {
-            if t > self.end {
-                break;
-            }
+    /// Process the events at or before `limit` (and before the end time).
+    pub fn run_until(&mut self, limit: Time) {
+        let limit = limit.min(self.end);
+        while let Some((t, ev)) = self.queue.pop_until(limit) {
             self.now = t;
             self.events += 1;
-            // Fetch the packet of the next arrival while this event is handled.
+            // Fetch the packets of coming arrivals while this event is handled: of the next event,
+            // and of the one PREFETCH_AHEAD events ahead, so that a fetch from memory has several
+            // events' time to complete.
             if let Some(&Event::WireArrive { pkt, .. }) = self.queue.peek() {
+                self.pool.prefetch(pkt);
+            }
+            if let Some(&Event::WireArrive { pkt, .. }) = self.queue.ahead(PREFETCH_AHEAD) {
                 self.pool.prefetch(pkt);
             }
             match ev {

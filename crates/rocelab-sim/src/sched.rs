@@ -149,6 +149,11 @@ impl Scheduler {
         self.fresh_visit = true;
     }
 
+    /// The deficits (for the engine to prefetch the cache line they are in).
+    pub(crate) fn deficits(&self) -> &[u32; 8] {
+        &self.deficit
+    }
+
     /// Deficit of a class (for tests and diagnostics).
     pub fn deficit(&self, tc: TrafficClass) -> u64 {
         self.deficit[tc as usize] as u64

@@ -227,8 +227,9 @@ fn ets_shares_90_10_and_gives_an_idle_share_away() {
     assert!(alone > 0.99 * payload_rate(G100, true), "idle share not reused: {alone}");
 }
 
-#[test]
-fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
+/// One greedy sender into a host whose receive buffer drains at 50G (256 KB, XOFF at 128 KB,
+/// XON at 64 KB).
+fn host_rx_scenario() -> (NetworkSpec, Traffic) {
     let mut d = FabricDefaults::lossless(ROCE, 64_000);
     d.host.rx = HostRxSpec {
         drain_bps: Some(50_000_000_000),
@@ -239,7 +240,13 @@ fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
     let f = single_switch(2, G100, cable_m(5), &d);
     let mut t = Traffic::new();
     t.push(FlowSpec::greedy(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26)));
-    let r = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
+    (f.spec, t)
+}
+
+#[test]
+fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
+    let (spec, t) = host_rx_scenario();
+    let r = run_checked(&spec, &t, &SimConfig::new(1, 2 * MS));
     assert_eq!(total_drops(&r), 0);
     let host0 = &r.ports[0].priorities[ROCE as usize];
     assert!(host0.pfc_sent > 0, "host never paused the switch");
@@ -405,17 +412,22 @@ fn observer_sees_what_the_counters_count() {
     assert_eq!(plain, r);
 }
 
-#[test]
-fn on_off_and_stop_times_bound_the_traffic() {
-    let d = FabricDefaults::lossless(ROCE, 64_000);
-    let f = single_switch(2, G100, cable_m(5), &d);
+/// One 40G CBR flow, on for 100 us and off for 300 us, stopping at 800 us.
+fn on_off_scenario() -> (NetworkSpec, Traffic) {
+    let f = single_switch(2, G100, cable_m(5), &FabricDefaults::lossless(ROCE, 64_000));
     let mut t = Traffic::new();
     t.push(FlowSpec {
         on_off: Some(OnOff { on_ps: 100 * US, off_ps: 300 * US }),
         stop_ps: Some(800 * US),
         ..FlowSpec::cbr(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26), 40_000_000_000)
     });
-    let r = run_checked(&f.spec, &t, &SimConfig::new(1, MS));
+    (f.spec, t)
+}
+
+#[test]
+fn on_off_and_stop_times_bound_the_traffic() {
+    let (spec, t) = on_off_scenario();
+    let r = run_checked(&spec, &t, &SimConfig::new(1, MS));
     // Two on periods of 100 us at 40G before the stop at 800 us.
     let expected = 2.0 * 100e-6 * payload_rate(40_000_000_000, true) / 8.0;
     let got = r.flows[0].delivered_bytes as f64;
@@ -588,25 +600,10 @@ fn engine_results_match_the_golden_digests() {
     d.switch.buffer.size_bytes = 1 << 20;
     let (spec, traffic) = incast(8, 10, &d, 1 << 20);
     lines.push(golden_line("lossy-incast", &run_checked(&spec, &traffic, &SimConfig::new(1, MS))));
-    let mut d = FabricDefaults::lossless(ROCE, 64_000);
-    d.host.rx = HostRxSpec {
-        drain_bps: Some(50_000_000_000),
-        capacity_bytes: 256 << 10,
-        xoff_bytes: 128 << 10,
-        xon_bytes: 64 << 10,
-    };
-    let f = single_switch(2, G100, cable_m(5), &d);
-    let mut t = Traffic::new();
-    t.push(FlowSpec::greedy(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26)));
-    lines.push(golden_line("host-rx-pfc", &run_checked(&f.spec, &t, &SimConfig::new(1, MS))));
-    let f = single_switch(2, G100, cable_m(5), &FabricDefaults::lossless(ROCE, 64_000));
-    let mut t = Traffic::new();
-    t.push(FlowSpec {
-        on_off: Some(OnOff { on_ps: 100 * US, off_ps: 300 * US }),
-        stop_ps: Some(800 * US),
-        ..FlowSpec::cbr(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26), 40_000_000_000)
-    });
-    lines.push(golden_line("on-off-cbr", &run_checked(&f.spec, &t, &SimConfig::new(1, MS))));
+    let (spec, t) = host_rx_scenario();
+    lines.push(golden_line("host-rx-pfc", &run_checked(&spec, &t, &SimConfig::new(1, MS))));
+    let (spec, t) = on_off_scenario();
+    lines.push(golden_line("on-off-cbr", &run_checked(&spec, &t, &SimConfig::new(1, MS))));
     insta::assert_snapshot!(lines.join("\n"));
 }
 

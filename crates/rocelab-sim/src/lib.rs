@@ -65,7 +65,7 @@ pub use mmu::{PriorityGroup, XoffThreshold};
 pub use observer::{Direction, DropCause, NoObserver, Observer};
 pub use packet::{Ecn, Packet};
 pub use sched::{TrafficClass, Tsa};
-pub use sim::{run, run_with_observer, Sampling, SimConfig, MAX_END_TIME};
+pub use sim::{run, run_with_observer, Sampling, SimConfig, Simulation, MAX_END_TIME};
 pub use spec::{
     BufferSpec, DscpMap, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId, NodeKind, NodeSpec,
     PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec,

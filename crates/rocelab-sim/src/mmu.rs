@@ -59,12 +59,6 @@ pub struct PgState {
     pub xoff: bool,
 }
 
-impl PgState {
-    fn shared(&self, reserved: u64) -> u64 {
-        (self.used - self.headroom_used).saturating_sub(reserved)
-    }
-}
-
 /// Why a packet was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
@@ -96,64 +90,138 @@ pub struct Admission {
     pub xoff: bool,
 }
 
+/// Limit of a PG's shared occupancy, resolved at construction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Limit {
+    /// `alpha × free shared bytes`, computed as `(alpha * free as f64) as u64`.
+    Dynamic(f64),
+    /// The same for `alpha = 2^k`: `free << k` or `free >> -k`, which is that formula exactly
+    /// when the pool is below 2⁵³ bytes (every `free` converts to `f64` exactly, scaling by a
+    /// power of two only changes the exponent, and the conversion back truncates) and
+    /// `-63 <= k <= 10` (no shift overflows). Typical alphas (1, 1/2, 1/8, 2, ...) are powers of
+    /// two; this saves the two float conversions on every admission and release.
+    Shift(i8),
+    /// A fixed number of shared bytes.
+    Static(u64),
+}
+
+impl Limit {
+    fn dynamic(alpha: f64, shared_size: u64) -> Limit {
+        let bits = alpha.to_bits();
+        let exponent = ((bits >> 52) & 0x7FF) as i64;
+        let power_of_two = alpha > 0.0 && bits & ((1 << 52) - 1) == 0 && exponent != 0 && exponent != 0x7FF;
+        let k = exponent - 1023;
+        if power_of_two && shared_size < 1 << 53 && (-63..=10).contains(&k) {
+            Limit::Shift(k as i8)
+        } else {
+            Limit::Dynamic(alpha)
+        }
+    }
+}
+
+/// Configuration and occupancy of one (ingress port, PG) side by side, in one cache line:
+/// an admission or a release touches nothing else of the PG.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct Slot {
+    reserved: u64,
+    headroom: u64,
+    xon_offset: u64,
+    limit: Limit,
+    used: u64,
+    headroom_used: u64,
+    lossless: bool,
+    xoff: bool,
+}
+
+impl Slot {
+    fn shared(&self) -> u64 {
+        (self.used - self.headroom_used).saturating_sub(self.reserved)
+    }
+}
+
 /// The shared-buffer MMU of one switch.
 #[derive(Clone, Debug)]
 pub struct Mmu {
-    alpha: f64,
     shared_size: u64,
     shared_used: u64,
     peak_shared_used: u64,
-    cfg: Vec<PgConfig>,
-    state: Vec<PgState>,
+    /// `slots[port * 8 + pg]`.
+    slots: Vec<Slot>,
 }
 
 impl Mmu {
     /// An MMU with `cfg[port * 8 + pg]` for each local port, a shared pool of `shared_size`
     /// bytes and the switch-wide dynamic-threshold `alpha`.
     pub fn new(cfg: Vec<PgConfig>, shared_size: u64, alpha: f64) -> Self {
-        let n = cfg.len();
-        Mmu { alpha, shared_size, shared_used: 0, peak_shared_used: 0, cfg, state: vec![PgState::default(); n] }
+        let slots = cfg
+            .iter()
+            .map(|c| Slot {
+                reserved: c.reserved,
+                headroom: c.headroom,
+                xon_offset: c.xon_offset,
+                limit: match c.threshold {
+                    XoffThreshold::Dynamic => Limit::dynamic(alpha, shared_size),
+                    XoffThreshold::DynamicAlpha(a) => Limit::dynamic(a, shared_size),
+                    XoffThreshold::Static(b) => Limit::Static(b),
+                },
+                used: 0,
+                headroom_used: 0,
+                lossless: c.lossless,
+                xoff: false,
+            })
+            .collect();
+        Mmu { shared_size, shared_used: 0, peak_shared_used: 0, slots }
     }
 
     /// Current shared-pool limit of a PG.
-    fn threshold(&self, cfg: &PgConfig) -> u64 {
-        let free = self.shared_size - self.shared_used;
-        match cfg.threshold {
-            XoffThreshold::Dynamic => (self.alpha * free as f64) as u64,
-            XoffThreshold::DynamicAlpha(a) => (a * free as f64) as u64,
-            XoffThreshold::Static(b) => b,
+    fn threshold(&self, limit: Limit) -> u64 {
+        match limit {
+            Limit::Dynamic(alpha) => (alpha * (self.shared_size - self.shared_used) as f64) as u64,
+            Limit::Shift(k) if k >= 0 => (self.shared_size - self.shared_used) << k,
+            Limit::Shift(k) => (self.shared_size - self.shared_used) >> -k,
+            Limit::Static(b) => b,
         }
+    }
+
+    /// Index of (`port`, `pg`) for [`Mmu::admit_at`] and [`Mmu::release_at`].
+    pub fn index(port: usize, pg: PriorityGroup) -> usize {
+        port * 8 + pg as usize
     }
 
     /// Charge `bytes` arriving on (`port`, `pg`).
     pub fn admit(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> Admission {
-        let i = port * 8 + pg as usize;
-        let cfg = self.cfg[i];
-        let st = self.state[i];
-        let old_shared = st.shared(cfg.reserved);
+        self.admit_at(Self::index(port, pg), bytes)
+    }
+
+    /// [`Mmu::admit`] by index.
+    pub fn admit_at(&mut self, i: usize, bytes: u64) -> Admission {
+        let st = self.slots[i];
+        let old_shared = st.shared();
         let new_nonhead = st.used - st.headroom_used + bytes;
-        let new_shared = new_nonhead.saturating_sub(cfg.reserved);
+        let new_shared = new_nonhead.saturating_sub(st.reserved);
         let delta = new_shared - old_shared;
         if delta == 0 {
-            self.state[i].used += bytes;
+            self.slots[i].used += bytes;
             return Admission { verdict: Verdict::Reserved, xoff: false };
         }
         let fits_shared =
-            !st.xoff && new_shared <= self.threshold(&cfg) && self.shared_used + delta <= self.shared_size;
+            !st.xoff && new_shared <= self.threshold(st.limit) && self.shared_used + delta <= self.shared_size;
         if fits_shared {
-            self.state[i].used += bytes;
+            self.slots[i].used += bytes;
             self.shared_used += delta;
             self.peak_shared_used = self.peak_shared_used.max(self.shared_used);
             return Admission { verdict: Verdict::Shared, xoff: false };
         }
-        if !cfg.lossless {
+        if !st.lossless {
             return Admission { verdict: Verdict::Drop(DropReason::LossyThreshold), xoff: false };
         }
         let xoff = !st.xoff;
-        self.state[i].xoff = true;
-        if st.headroom_used + bytes <= cfg.headroom {
-            self.state[i].used += bytes;
-            self.state[i].headroom_used += bytes;
+        let slot = &mut self.slots[i];
+        slot.xoff = true;
+        if st.headroom_used + bytes <= st.headroom {
+            slot.used += bytes;
+            slot.headroom_used += bytes;
             Admission { verdict: Verdict::Headroom, xoff }
         } else {
             Admission { verdict: Verdict::Drop(DropReason::HeadroomOverflow), xoff }
@@ -163,28 +231,32 @@ impl Mmu {
     /// Free `bytes` of a departing packet charged to (`port`, `pg`). Returns true when this
     /// deasserted XOFF (send XON upstream).
     pub fn release(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> bool {
-        let i = port * 8 + pg as usize;
-        let cfg = self.cfg[i];
-        let mut st = self.state[i];
+        self.release_at(Self::index(port, pg), bytes)
+    }
+
+    /// [`Mmu::release`] by index.
+    pub fn release_at(&mut self, i: usize, bytes: u64) -> bool {
+        let mut st = self.slots[i];
         debug_assert!(st.used >= bytes, "release more than charged");
-        let old_shared = st.shared(cfg.reserved);
+        let old_shared = st.shared();
         let from_headroom = bytes.min(st.headroom_used);
         st.headroom_used -= from_headroom;
         st.used -= bytes;
-        let new_shared = st.shared(cfg.reserved);
+        let new_shared = st.shared();
         self.shared_used = self.shared_used + new_shared - old_shared;
         let mut xon = false;
-        if st.xoff && st.headroom_used == 0 && new_shared <= self.threshold(&cfg).saturating_sub(cfg.xon_offset) {
+        if st.xoff && st.headroom_used == 0 && new_shared <= self.threshold(st.limit).saturating_sub(st.xon_offset) {
             st.xoff = false;
             xon = true;
         }
-        self.state[i] = st;
+        self.slots[i] = st;
         xon
     }
 
     /// Occupancy of (`port`, `pg`).
     pub fn pg(&self, port: usize, pg: PriorityGroup) -> PgState {
-        self.state[port * 8 + pg as usize]
+        let s = &self.slots[Self::index(port, pg)];
+        PgState { used: s.used, headroom_used: s.headroom_used, xoff: s.xoff }
     }
 
     /// Bytes of the shared pool in use.
@@ -204,7 +276,7 @@ impl Mmu {
 
     /// Total bytes charged across all PGs.
     pub fn total_used(&self) -> u64 {
-        self.state.iter().map(|s| s.used).sum()
+        self.slots.iter().map(|s| s.used).sum()
     }
 }
 
@@ -337,5 +409,23 @@ mod tests {
         assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
         assert_eq!(m.peak_shared_used(), 1_000);
         assert_eq!(m.total_used(), 1_100);
+    }
+
+    #[test]
+    fn power_of_two_alphas_shift_exactly_as_the_float_formula() {
+        let mut rng = crate::rng::Rng::new(3);
+        for alpha in [1.0, 0.5, 0.125, 2.0, 4.0, 1.0 / 128.0, 1024.0] {
+            let Limit::Shift(k) = Limit::dynamic(alpha, 1 << 40) else { panic!("{alpha} is a power of two") };
+            for _ in 0..10_000 {
+                // Free bytes of every magnitude up to the pool size.
+                let free = rng.below(1 << 40) >> rng.below(40);
+                let shifted = if k >= 0 { free << k } else { free >> -k };
+                assert_eq!(shifted, (alpha * free as f64) as u64, "alpha {alpha}, free {free}");
+            }
+        }
+        // Not a power of two, out of range, or a pool too large for exact floats: the formula.
+        for (alpha, size) in [(0.3, 1 << 40), (3.0, 1 << 40), (2048.0, 1 << 40), (1.0, 1 << 60)] {
+            assert_eq!(Limit::dynamic(alpha, size), Limit::Dynamic(alpha));
+        }
     }
 }

@@ -22,17 +22,25 @@ pub enum Tsa {
     Ets(u8),
 }
 
-/// DWRR + strict scheduler state of one egress port.
+/// DWRR + strict scheduler state of one egress port. Fixed-size (no heap) and small, so that it
+/// lives inside the port's hot cache lines.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    /// Strict classes, highest first.
-    strict: Vec<u8>,
-    /// ETS classes in round-robin order.
-    ets: Vec<u8>,
-    quantum: [u64; 8],
-    deficit: [u64; 8],
-    cur: usize,
+    /// Strict classes, highest first (`n_strict` of them).
+    strict: [u8; 8],
+    /// ETS classes in round-robin order (`n_ets` of them).
+    ets: [u8; 8],
+    n_strict: u8,
+    n_ets: u8,
+    /// Bit `tc`: class `tc` is an ETS class.
+    ets_mask: u8,
+    /// Index into `ets` of the class being visited.
+    cur: u8,
     fresh_visit: bool,
+    /// Per class, bytes added to the deficit per visit (at most 255 × a frame, far below 2³²).
+    quantum: [u32; 8],
+    /// Per class, bytes it may still send this visit (below quantum + frame).
+    deficit: [u32; 8],
 }
 
 impl Scheduler {
@@ -40,80 +48,115 @@ impl Scheduler {
     /// unit is chosen so that the smallest-weight class's quantum covers it, which bounds each
     /// selection to one pass over the classes.
     pub fn new(tsa: &[Tsa; 8], max_frame: u32) -> Self {
-        let mut strict = Vec::new();
-        let mut ets = Vec::new();
-        let mut min_w = u64::MAX;
-        for (tc, t) in tsa.iter().enumerate() {
-            match *t {
-                Tsa::Strict => strict.push(tc as u8),
-                Tsa::Ets(w) => {
-                    ets.push(tc as u8);
-                    min_w = min_w.min(w.max(1) as u64);
-                }
+        let mut s = Scheduler {
+            strict: [0; 8],
+            ets: [0; 8],
+            n_strict: 0,
+            n_ets: 0,
+            ets_mask: 0,
+            cur: 0,
+            fresh_visit: true,
+            quantum: [0; 8],
+            deficit: [0; 8],
+        };
+        let mut min_w = u32::MAX;
+        // Strict classes highest first: walk the classes downwards.
+        for tc in (0..8u8).rev() {
+            if tsa[tc as usize] == Tsa::Strict {
+                s.strict[s.n_strict as usize] = tc;
+                s.n_strict += 1;
             }
         }
-        strict.reverse();
-        let unit = if ets.is_empty() { 1 } else { (max_frame as u64).div_ceil(min_w).max(1) };
-        let mut quantum = [0u64; 8];
         for (tc, t) in tsa.iter().enumerate() {
             if let Tsa::Ets(w) = *t {
-                quantum[tc] = w.max(1) as u64 * unit;
+                s.ets[s.n_ets as usize] = tc as u8;
+                s.n_ets += 1;
+                s.ets_mask |= 1 << tc;
+                min_w = min_w.min(w.max(1) as u32);
             }
         }
-        Scheduler { strict, ets, quantum, deficit: [0; 8], cur: 0, fresh_visit: true }
+        let unit = if s.n_ets == 0 { 1 } else { max_frame.div_ceil(min_w).max(1) };
+        for (tc, t) in tsa.iter().enumerate() {
+            if let Tsa::Ets(w) = *t {
+                s.quantum[tc] = w.max(1) as u32 * unit;
+            }
+        }
+        s
     }
 
     /// Pick the class to send next. `head(tc)` returns the frame bytes at the head of class
     /// `tc` when the class is eligible (non-empty and not paused), else `None`. The chosen
     /// class's deficit is charged; the caller must then dequeue that head frame.
     pub fn select(&mut self, mut head: impl FnMut(TrafficClass) -> Option<u32>) -> Option<u8> {
-        for &tc in &self.strict {
-            if head(tc).is_some() {
+        let mut eligible = 0u8;
+        let mut bytes = [0u32; 8];
+        for tc in 0..8u8 {
+            if let Some(b) = head(tc) {
+                eligible |= 1 << tc;
+                bytes[tc as usize] = b;
+            }
+        }
+        self.select_eligible(eligible, |tc| bytes[tc as usize])
+    }
+
+    /// [`Scheduler::select`] with the eligible classes given as a bit mask (bit `tc`), and
+    /// `head_bytes(tc)` the frame bytes at the head of an eligible class. This is what the
+    /// engine calls: it keeps a mask of backlogged classes, so a selection reads the queue of
+    /// the chosen class only (and of the ETS classes it passes over for lack of deficit).
+    pub fn select_eligible(&mut self, eligible: u8, head_bytes: impl Fn(TrafficClass) -> u32) -> Option<u8> {
+        for &tc in &self.strict[..self.n_strict as usize] {
+            if eligible & (1 << tc) != 0 {
                 return Some(tc);
             }
         }
-        let n = self.ets.len();
+        let n = self.n_ets as usize;
         if n == 0 {
+            return None;
+        }
+        if eligible & self.ets_mask == 0 {
+            // A full pass of idle visits: every ETS class loses its deficit, and the pass ends
+            // where it began, on a fresh visit.
+            for &tc in &self.ets[..n] {
+                self.deficit[tc as usize] = 0;
+            }
+            self.fresh_visit = true;
             return None;
         }
         // Each full pass without a send clears the deficits of ineligible classes and adds a
         // quantum to the eligible ones; two passes always suffice because quantum >= max frame.
-        let mut idle_visits = 0;
         loop {
-            let tc = self.ets[self.cur];
-            match head(tc) {
-                None => {
-                    self.deficit[tc as usize] = 0;
-                    idle_visits += 1;
-                    self.advance();
-                    if idle_visits >= n {
-                        return None;
-                    }
-                }
-                Some(bytes) => {
-                    idle_visits = 0;
-                    if self.fresh_visit {
-                        self.deficit[tc as usize] += self.quantum[tc as usize];
-                        self.fresh_visit = false;
-                    }
-                    if self.deficit[tc as usize] >= bytes as u64 {
-                        self.deficit[tc as usize] -= bytes as u64;
-                        return Some(tc);
-                    }
-                    self.advance();
-                }
+            let tc = self.ets[self.cur as usize];
+            if eligible & (1 << tc) == 0 {
+                self.deficit[tc as usize] = 0;
+                self.advance(n);
+                continue;
             }
+            if self.fresh_visit {
+                self.deficit[tc as usize] += self.quantum[tc as usize];
+                self.fresh_visit = false;
+            }
+            let bytes = head_bytes(tc);
+            if self.deficit[tc as usize] >= bytes {
+                self.deficit[tc as usize] -= bytes;
+                return Some(tc);
+            }
+            self.advance(n);
         }
     }
 
-    fn advance(&mut self) {
-        self.cur = (self.cur + 1) % self.ets.len();
+    fn advance(&mut self, n: usize) {
+        self.cur = if self.cur as usize + 1 == n { 0 } else { self.cur + 1 };
         self.fresh_visit = true;
+    }
+
+    /// The deficits (for the engine to prefetch the cache line they are in).
+    pub(crate) fn deficits(&self) -> &[u32; 8] {
+        &self.deficit
     }
 
     /// Deficit of a class (for tests and diagnostics).
     pub fn deficit(&self, tc: TrafficClass) -> u64 {
-        self.deficit[tc as usize]
+        self.deficit[tc as usize] as u64
     }
 }
 
@@ -186,6 +229,123 @@ mod tests {
         let mut s = Scheduler::new(&t, 1500);
         for _ in 0..10 {
             assert_eq!(s.select(|tc| (tc == 0).then_some(1000)), Some(0));
+        }
+    }
+
+    /// The DWRR loop as first written (heap vectors, closure visits each class in turn), kept
+    /// as the reference the fixed-size, mask-driven scheduler must match choice for choice.
+    struct Reference {
+        strict: Vec<u8>,
+        ets: Vec<u8>,
+        quantum: [u64; 8],
+        deficit: [u64; 8],
+        cur: usize,
+        fresh_visit: bool,
+    }
+
+    impl Reference {
+        fn new(tsa: &[Tsa; 8], max_frame: u32) -> Self {
+            let mut strict = Vec::new();
+            let mut ets = Vec::new();
+            let mut min_w = u64::MAX;
+            for (tc, t) in tsa.iter().enumerate() {
+                match *t {
+                    Tsa::Strict => strict.push(tc as u8),
+                    Tsa::Ets(w) => {
+                        ets.push(tc as u8);
+                        min_w = min_w.min(w.max(1) as u64);
+                    }
+                }
+            }
+            strict.reverse();
+            let unit = if ets.is_empty() { 1 } else { (max_frame as u64).div_ceil(min_w).max(1) };
+            let mut quantum = [0u64; 8];
+            for (tc, t) in tsa.iter().enumerate() {
+                if let Tsa::Ets(w) = *t {
+                    quantum[tc] = w.max(1) as u64 * unit;
+                }
+            }
+            Reference { strict, ets, quantum, deficit: [0; 8], cur: 0, fresh_visit: true }
+        }
+
+        fn select(&mut self, head: impl Fn(u8) -> Option<u32>) -> Option<u8> {
+            for &tc in &self.strict {
+                if head(tc).is_some() {
+                    return Some(tc);
+                }
+            }
+            let n = self.ets.len();
+            if n == 0 {
+                return None;
+            }
+            let mut idle_visits = 0;
+            loop {
+                let tc = self.ets[self.cur];
+                match head(tc) {
+                    None => {
+                        self.deficit[tc as usize] = 0;
+                        idle_visits += 1;
+                        self.cur = (self.cur + 1) % n;
+                        self.fresh_visit = true;
+                        if idle_visits >= n {
+                            return None;
+                        }
+                    }
+                    Some(bytes) => {
+                        idle_visits = 0;
+                        if self.fresh_visit {
+                            self.deficit[tc as usize] += self.quantum[tc as usize];
+                            self.fresh_visit = false;
+                        }
+                        if self.deficit[tc as usize] >= bytes as u64 {
+                            self.deficit[tc as usize] -= bytes as u64;
+                            return Some(tc);
+                        }
+                        self.cur = (self.cur + 1) % n;
+                        self.fresh_visit = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The engine's mask-driven selection makes the same choices, and leaves the same deficits,
+    /// as the reference, under random class configurations, eligibility and frame sizes.
+    #[test]
+    fn mask_selection_matches_the_reference_loop() {
+        let mut rng = crate::rng::Rng::new(5);
+        for round in 0..60 {
+            let mut t = [Tsa::Ets(1); 8];
+            for x in t.iter_mut() {
+                *x = match rng.below(4) {
+                    0 => Tsa::Strict,
+                    _ => Tsa::Ets(1 + rng.below(100) as u8),
+                };
+            }
+            if round == 0 {
+                t = [Tsa::Strict; 8];
+            }
+            let mut reference = Reference::new(&t, 9216);
+            let mut s = Scheduler::new(&t, 9216);
+            for _ in 0..2000 {
+                // Mostly one or two backlogged classes, as on real ports, sometimes any mix.
+                let eligible = match rng.below(3) {
+                    0 => rng.below(256) as u8,
+                    1 => 1 << rng.below(8),
+                    _ => (1 << rng.below(8)) | (1 << rng.below(8)),
+                };
+                let eligible = if rng.below(10) == 0 { 0 } else { eligible };
+                let mut bytes = [0u32; 8];
+                for x in bytes.iter_mut() {
+                    *x = 64 + rng.below(9000) as u32;
+                }
+                let want = reference.select(|tc| (eligible & (1 << tc) != 0).then_some(bytes[tc as usize]));
+                let got = s.select_eligible(eligible, |tc| bytes[tc as usize]);
+                assert_eq!(got, want);
+                for tc in 0..8u8 {
+                    assert_eq!(s.deficit(tc), reference.deficit[tc as usize]);
+                }
+            }
         }
     }
 }

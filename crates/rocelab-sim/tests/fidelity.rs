@@ -230,8 +230,9 @@ fn ets_shares_90_10_and_gives_an_idle_share_away() {
     assert!(alone > 0.99 * payload_rate(G100, true), "idle share not reused: {alone}");
 }
 
-#[test]
-fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
+/// One greedy sender into a host whose receive buffer drains at 50G (256 KB, XOFF at 128 KB,
+/// XON at 64 KB).
+fn host_rx_scenario() -> (NetworkSpec, Traffic) {
     let mut d = FabricDefaults::lossless(ROCE, 64_000);
     d.host.rx = HostRxSpec {
         drain_bps: Some(50_000_000_000),
@@ -242,7 +243,13 @@ fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
     let f = single_switch(2, G100, cable_m(5), &d);
     let mut t = Traffic::new();
     t.push(FlowSpec::greedy(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26)));
-    let r = run_checked(&f.spec, &t, &SimConfig::new(1, 2 * MS));
+    (f.spec, t)
+}
+
+#[test]
+fn host_receive_buffer_pauses_the_switch_and_drains_at_its_rate() {
+    let (spec, t) = host_rx_scenario();
+    let r = run_checked(&spec, &t, &SimConfig::new(1, 2 * MS));
     assert_eq!(total_drops(&r), 0);
     let host0 = &r.ports[0].priorities[ROCE as usize];
     assert!(host0.pfc_sent > 0, "host never paused the switch");
@@ -408,17 +415,22 @@ fn observer_sees_what_the_counters_count() {
     assert_eq!(plain, r);
 }
 
-#[test]
-fn on_off_and_stop_times_bound_the_traffic() {
-    let d = FabricDefaults::lossless(ROCE, 64_000);
-    let f = single_switch(2, G100, cable_m(5), &d);
+/// One 40G CBR flow, on for 100 us and off for 300 us, stopping at 800 us.
+fn on_off_scenario() -> (NetworkSpec, Traffic) {
+    let f = single_switch(2, G100, cable_m(5), &FabricDefaults::lossless(ROCE, 64_000));
     let mut t = Traffic::new();
     t.push(FlowSpec {
         on_off: Some(OnOff { on_ps: 100 * US, off_ps: 300 * US }),
         stop_ps: Some(800 * US),
         ..FlowSpec::cbr(f.hosts[1], f.hosts[0], FlowClass::roce(ROCE, 26), 40_000_000_000)
     });
-    let r = run_checked(&f.spec, &t, &SimConfig::new(1, MS));
+    (f.spec, t)
+}
+
+#[test]
+fn on_off_and_stop_times_bound_the_traffic() {
+    let (spec, t) = on_off_scenario();
+    let r = run_checked(&spec, &t, &SimConfig::new(1, MS));
     // Two on periods of 100 us at 40G before the stop at 800 us.
     let expected = 2.0 * 100e-6 * payload_rate(40_000_000_000, true) / 8.0;
     let got = r.flows[0].delivered_bytes as f64;
@@ -532,4 +544,129 @@ fn yaml_scenario_spreads_congestion_and_the_variant_isolates_it() {
     // The victim asks for 20 Gb/s of wire rate; its payload throughput alone is ~19.6 Gb/s.
     assert!(isolated > 19.0e9, "isolated victim {isolated}");
     assert!(shared < 0.5 * isolated, "victim sharing the incast's priority: {shared} vs {isolated}");
+}
+
+/// FNV-1a 64 of `bytes`: a stable digest for the golden results below.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// One line per scenario: the event count, the queue and pool high-water marks, and a digest of
+/// the results' JSON with `events`, `peak_pending_events` and `schema_version` cleared (what was simulated; the
+/// two counters describe how the engine got there and are listed on their own).
+fn golden_line(name: &str, r: &Results) -> String {
+    let mut physics = r.clone();
+    physics.events = 0;
+    physics.peak_pending_events = 0;
+    physics.schema_version = 0; // the layout's version, not a simulated figure
+    let json = serde_json::to_string(&physics).unwrap();
+    format!(
+        "{name}: events {} peak_pending {} peak_packets {} results {:016x}",
+        r.events,
+        r.peak_pending_events,
+        r.peak_packets_in_flight,
+        fnv1a(json.as_bytes())
+    )
+}
+
+/// Guard for engine optimisations: the benchmark scenarios (at short durations) and the
+/// fidelity scenarios above must give exactly the results recorded in the snapshot. An
+/// optimisation that changes any simulated figure, or the order of events, shows here.
+#[test]
+fn engine_results_match_the_golden_digests() {
+    use rocelab_sim::bench;
+    let mut lines = Vec::new();
+    let (spec, traffic) = bench::incast_16();
+    lines.push(golden_line("incast-16:1-100G 300us", &run_checked(&spec, &traffic, &SimConfig::new(1, 300 * US))));
+    let f = bench::fat_tree();
+    let t = bench::fat_tree_permutation(&f, 1);
+    lines.push(golden_line("fat-tree-320-permutation 20us", &run_checked(&f.spec, &t, &SimConfig::new(1, 20 * US))));
+    let t = bench::fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
+    lines.push(golden_line(
+        "fat-tree-320-permutation-30pct 20us",
+        &run_checked(&f.spec, &t, &SimConfig::new(1, 20 * US)),
+    ));
+
+    let (spec, traffic) = ecn_incast();
+    let mut cfg = SimConfig::new(3, MS);
+    cfg.sampling.queue_interval_ps = Some(US);
+    lines.push(golden_line("ecn-incast sampled", &run_checked(&spec, &traffic, &cfg)));
+    let t = two_tier();
+    let cfg = SimConfig::new(1, 500 * US);
+    for (name, prio) in [("spreading-alone", None), ("spreading-same", Some(3)), ("spreading-other", Some(4))] {
+        lines.push(golden_line(name, &run_checked(&t.spec, &spreading_traffic(&t, prio), &cfg)));
+    }
+    lines.push(golden_line("ets-90-10", &ets_run(true)));
+    let small = incast_defaults(2 << 20, 4_000);
+    let (spec, traffic) = incast(8, 300, &small, 1 << 20);
+    lines.push(golden_line("headroom-too-small", &run_checked(&spec, &traffic, &SimConfig::new(1, MS))));
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 1 << 20;
+    let (spec, traffic) = incast(8, 10, &d, 1 << 20);
+    lines.push(golden_line("lossy-incast", &run_checked(&spec, &traffic, &SimConfig::new(1, MS))));
+    let (spec, t) = host_rx_scenario();
+    lines.push(golden_line("host-rx-pfc", &run_checked(&spec, &t, &SimConfig::new(1, MS))));
+    let (spec, t) = on_off_scenario();
+    lines.push(golden_line("on-off-cbr", &run_checked(&spec, &t, &SimConfig::new(1, MS))));
+    insta::assert_snapshot!(lines.join("\n"));
+}
+
+/// Run `traffic` in slices ending at the times `cuts` yields, then to the end.
+fn run_sliced(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig, cuts: impl Iterator<Item = Time>) -> Results {
+    let mut sim = Simulation::new(spec, traffic, config).unwrap();
+    for t in cuts {
+        sim.run_until(t);
+        assert!(sim.now() <= config.end_time_ps);
+    }
+    let r = sim.finish();
+    r.check_conservation().unwrap();
+    r
+}
+
+#[test]
+fn a_run_in_slices_gives_byte_identical_results() {
+    // ECN draws, queue sampling, PFC timers, pacing: every kind of event, cut everywhere.
+    let (spec, traffic) = ecn_incast();
+    let mut cfg = SimConfig::new(3, MS);
+    cfg.sampling.queue_interval_ps = Some(US);
+    let whole = serde_json::to_string(&run_checked(&spec, &traffic, &cfg)).unwrap();
+    // Regular slices, slices ending exactly on event times (multiples of a 1090-byte frame's
+    // serialization at 100G, and of the sampling interval), and irregular ones.
+    let regular = run_sliced(&spec, &traffic, &cfg, (1..100).map(|k| k * 10 * US));
+    assert_eq!(serde_json::to_string(&regular).unwrap(), whole);
+    let on_events = run_sliced(&spec, &traffic, &cfg, (1..2000).map(|k| k * 88_800 / 2 + k % 3));
+    assert_eq!(serde_json::to_string(&on_events).unwrap(), whole);
+    let mut rng = rocelab_sim::rng::Rng::new(8);
+    let mut t = 0;
+    let irregular = run_sliced(
+        &spec,
+        &traffic,
+        &cfg,
+        std::iter::from_fn(|| {
+            t += rng.below(20 * US);
+            (t < 2 * MS).then_some(t)
+        }),
+    );
+    assert_eq!(serde_json::to_string(&irregular).unwrap(), whole);
+
+    // Congestion spreading (pauses, refreshes, XON) with an observer, in slices.
+    let tt = two_tier();
+    let traffic = spreading_traffic(&tt, Some(3));
+    let cfg = SimConfig::new(1, 500 * US);
+    let mut rec_whole = Recorder::default();
+    let whole = run_with_observer(&tt.spec, &traffic, &cfg, &mut rec_whole).unwrap();
+    let mut rec_sliced = Recorder::default();
+    let mut sim = Simulation::with_observer(&tt.spec, &traffic, &cfg, &mut rec_sliced).unwrap();
+    assert_eq!(sim.end_time(), 500 * US);
+    let mut slices = 0;
+    while !sim.is_finished() {
+        sim.run_until(sim.now() + 7 * US + 1);
+        slices += 1;
+    }
+    assert!(slices > 70 && sim.events() == whole.events);
+    let sliced = sim.finish();
+    assert_eq!(serde_json::to_string(&sliced).unwrap(), serde_json::to_string(&whole).unwrap());
+    assert_eq!(rec_sliced.pfc_tx, rec_whole.pfc_tx);
+    assert_eq!((rec_sliced.data_tx, rec_sliced.data_rx), (rec_whole.data_tx, rec_whole.data_rx));
+    assert!(!rec_whole.pfc_tx.is_empty());
 }

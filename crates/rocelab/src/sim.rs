@@ -1,16 +1,17 @@
-//! `rocelab sim`: load, build the simulator's input, run with a progress indicator, write the
+//! `rocelab sim`: load, build the simulator's input, run with a progress bar, write the
 //! results, the report, the HPCC simulator's `fct.txt` (when flows have sizes) and a capture. Glue only: the mapping and the summary live in
 //! `rocelab-sim`, the report and the capture encoder in `rocelab-report`.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rocelab_report::pcap::{resolve_filter, PcapObserver};
 use rocelab_report::run::{run_dir, run_label, Index, IndexEntry, INDEX_SCHEMA_VERSION};
 use rocelab_report::{Report, RunFile, SweepPoint};
 use rocelab_sim::from_model::{build, Built};
-use rocelab_sim::{NoObserver, Observer, Results, SimError};
+use rocelab_sim::{NoObserver, Observer, Results, SimError, Simulation};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What `rocelab sim` was asked to do.
 pub struct SimArgs<'a> {
@@ -28,30 +29,10 @@ pub struct SimArgs<'a> {
     pub pcap_limit: Option<u64>,
 }
 
-/// Runs one simulation with a spinner on stderr when it takes longer than a second.
-fn simulate<O: Observer>(built: &Built, what: String, observer: &mut O) -> Result<Results, SimError> {
-    // The engine has no progress hook on its hot path; a spinner with the elapsed time shows
-    // that a run longer than a second is alive.
-    let bar = ProgressBar::hidden();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} simulating {msg} [{elapsed}]")
-            .unwrap_or(ProgressStyle::default_spinner()),
-    );
-    bar.set_message(what);
-    let spinner = bar.clone();
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    let shown = std::thread::spawn(move || {
-        if finished.recv_timeout(Duration::from_secs(1)).is_err() {
-            spinner.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            spinner.enable_steady_tick(Duration::from_millis(200));
-            let _ = finished.recv();
-        }
-    });
-    let result = rocelab_sim::run_with_observer(&built.spec, &built.traffic, &built.config, observer);
-    let _ = done.send(());
-    let _ = shown.join();
-    bar.finish_and_clear();
-    result
+/// Runs one simulation, with a progress bar on stderr once it takes longer than a second.
+fn simulate<O: Observer>(built: &Built, what: &str, observer: &mut O) -> Result<Results, SimError> {
+    let sim = Simulation::with_observer(&built.spec, &built.traffic, &built.config, observer)?;
+    Ok(run_with_progress(sim, what))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -114,9 +95,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }
-    let what = format!("{} of {}", scenario.simulation.duration, fabric.name);
+    let what = fabric.name.clone();
     let result = match a.pcap {
-        None => simulate(&built, what, &mut NoObserver),
+        None => simulate(&built, &what, &mut NoObserver),
         Some(path) => {
             let filter = match resolve_filter(&built.spec, &built.names, a.pcap_ports, a.pcap_flows, a.pcap_limit) {
                 Ok(f) => f,
@@ -127,7 +108,7 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
             };
             let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
             let mut capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
-            let r = simulate(&built, what, &mut capture);
+            let r = simulate(&built, &what, &mut capture);
             let (stats, _) = capture.finish()?;
             eprintln!(
                 "captured {} frames ({} bytes) to {}{}",
@@ -236,7 +217,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
             eprintln!("warning: {label}: {w}");
         }
         let what = format!("{label} ({} of {})", k + 1, plan.len());
-        let results = match simulate(&built, what, &mut NoObserver) {
+        let results = match simulate(&built, &what, &mut NoObserver) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {label}: the run was refused: {e}");
@@ -298,4 +279,69 @@ pub fn report(dir: &Path) -> Result<ExitCode, String> {
     }
     println!("\nwrote report.html and {csvs} CSV files to {}", dir.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// A slice of the run should take about this long, so that the bar moves smoothly and the
+/// slicing costs nothing measurable.
+const SLICE_WALL: Duration = Duration::from_millis(50);
+/// The bar appears once a run has taken this long (short runs print nothing).
+const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// Run `sim` to its end in slices of simulated time, showing on stderr a bar of simulated over
+/// total time once the run has taken [`SHOW_AFTER`] (never when stderr is not a terminal), and
+/// return the results. The slices adapt to the engine's speed; the engine itself has no
+/// callback on its hot path, and slicing does not change the results.
+fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str) -> Results {
+    let end = sim.end_time();
+    let bar = ProgressBar::with_draw_target(Some(end), ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("simulating {prefix}: {msg} [{wide_bar}] {elapsed}, ~{eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_prefix(name.to_string());
+    let terminal = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let mut shown = false;
+    let mut slice = (end / 1000).max(1);
+    while !sim.is_finished() {
+        let t0 = Instant::now();
+        sim.run_until(sim.now().saturating_add(slice));
+        let took = t0.elapsed();
+        if took < SLICE_WALL / 2 {
+            slice = slice.saturating_mul(2);
+        } else if took > SLICE_WALL * 2 {
+            slice = (slice / 2).max(1);
+        }
+        if !shown && terminal && started.elapsed() >= SHOW_AFTER {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        bar.set_position(sim.now());
+        bar.set_message(simulated_time(sim.now(), end));
+    }
+    bar.finish_and_clear();
+    sim.finish()
+}
+
+/// "1.25 ms of 10.00 ms", in the unit that suits the end time.
+fn simulated_time(now: u64, end: u64) -> String {
+    let (unit, ps) = match end {
+        e if e >= rocelab_sim::SECOND => ("s", rocelab_sim::SECOND),
+        e if e >= rocelab_sim::MS => ("ms", rocelab_sim::MS),
+        e if e >= rocelab_sim::US => ("us", rocelab_sim::US),
+        _ => ("ns", rocelab_sim::NS),
+    };
+    format!("{:.2} {unit} of {:.2} {unit}", now as f64 / ps as f64, end as f64 / ps as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::simulated_time;
+
+    #[test]
+    fn simulated_time_uses_the_unit_of_the_end() {
+        assert_eq!(simulated_time(1_250_000_000, 10_000_000_000), "1.25 ms of 10.00 ms");
+        assert_eq!(simulated_time(0, 3_000_000_000_000), "0.00 s of 3.00 s");
+        assert_eq!(simulated_time(500_000, 800_000), "500.00 ns of 800.00 ns");
+    }
 }

@@ -255,6 +255,34 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
     assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));
 }
 
+/// A scratch directory named after `tag`, and the text of the two-tier simulation example.
+fn scratch_and_sim_example(tag: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("rocelab-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = std::fs::read_to_string(workspace().join("examples/sim-incast-two-tier.yaml")).unwrap();
+    (dir, example)
+}
+
+/// A run of several seconds shows a progress bar on a terminal only: with stderr a pipe, as
+/// here, nothing but warnings is written there.
+#[test]
+fn sim_progress_bar_stays_off_a_stderr_that_is_not_a_terminal() {
+    let (dir, good) = scratch_and_sim_example("sim-long");
+    let long = dir.join("long.yaml");
+    std::fs::write(&long, good.replace("duration: 2ms", "duration: 300ms")).unwrap();
+    let started = std::time::Instant::now();
+    let out = rocelab(&["sim", long.to_str().unwrap()]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("simulated 300000.00 us"), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.lines().all(|l| l.starts_with("warning: ")), "{err}");
+    assert!(!err.contains("simulating") && !err.contains('\u{1b}'), "{err}");
+    if took.as_secs_f64() < 1.0 {
+        eprintln!("note: the run took {took:?}, under the bar's one-second delay");
+    }
+}
+
 #[test]
 fn sim_writes_fct_txt_for_sized_flows() {
     let dir = std::env::temp_dir().join(format!("rocelab-sim-fct-{}", std::process::id()));
@@ -310,9 +338,7 @@ fn sim_bad_flow_inputs_are_located() {
 
 #[test]
 fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
-    let dir = std::env::temp_dir().join(format!("rocelab-sim-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let good = std::fs::read_to_string(workspace().join("examples/sim-incast-two-tier.yaml")).unwrap();
+    let (dir, good) = scratch_and_sim_example("sim-bad");
     let bad = dir.join("bad.yaml");
     std::fs::write(&bad, good.replace("to: host12, class: roce", "to: host12, class: rdma")).unwrap();
     let out = rocelab(&["sim", bad.to_str().unwrap()]);

@@ -30,7 +30,7 @@ pub const MAX_END_TIME: Time = 1 << 62;
 /// is refused with a [`SimError`] saying what to change. Same inputs, same results, byte for
 /// byte.
 pub fn run(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Result<Results, SimError> {
-    run_with_observer(spec, traffic, config, &mut NoObserver)
+    Ok(Simulation::new(spec, traffic, config)?.finish())
 }
 
 /// [`run`] with an [`Observer`] that sees every frame sent, received and dropped.
@@ -40,16 +40,106 @@ pub fn run_with_observer<O: Observer>(
     config: &SimConfig,
     observer: &mut O,
 ) -> Result<Results, SimError> {
-    spec.validate()?;
-    traffic.validate(spec)?;
-    check_config(spec, config)?;
-    let mut sim = build(spec, traffic, config, observer)?;
-    sim.run_loop();
-    let mut results = sim.results(spec);
-    drop(sim); // its routing tables and pools go before the FCT analysis builds its own routes
-               // Flows are open-loop RoCE streams: a sized flow completes when its last byte is delivered.
-    results.fct = crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
-    Ok(results)
+    Ok(Simulation::with_observer(spec, traffic, config, observer)?.finish())
+}
+
+/// A simulation that runs in slices of simulated time, for a caller that wants to show
+/// progress or stop early: [`Simulation::run_until`] processes the events up to a time and
+/// returns; [`Simulation::finish`] runs to the end and returns the [`Results`]. However it is
+/// sliced, a run processes the same events in the same order as one [`run`], so the results are
+/// the same, byte for byte. Nothing is called back on the engine's hot path.
+///
+/// ```
+/// use rocelab_sim::*;
+/// use rocelab_sim::topology::{single_switch, FabricDefaults};
+///
+/// let fabric = single_switch(3, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 200_000));
+/// let mut traffic = Traffic::new();
+/// traffic.incast(&fabric.hosts[1..], fabric.hosts[0], &FlowSpec::greedy(0, 0, FlowClass::roce(3, 26)));
+/// let config = SimConfig::new(1, MS);
+/// let mut sim = Simulation::new(&fabric.spec, &traffic, &config).unwrap();
+/// while !sim.is_finished() {
+///     sim.run_until(sim.now() + 100 * US);
+///     // report sim.now() of sim.end_time()
+/// }
+/// assert_eq!(sim.finish(), run(&fabric.spec, &traffic, &config).unwrap());
+/// ```
+pub struct Simulation<'a, O: Observer> {
+    sim: Sim<'a, O>,
+    spec: &'a NetworkSpec,
+    traffic: &'a Traffic,
+    /// Every event at or before this time has been processed.
+    reached: Time,
+}
+
+impl<'a> Simulation<'a, NoObserver> {
+    /// Check and build a simulation of `traffic` over `spec` (the same checks as [`run`]).
+    pub fn new(spec: &'a NetworkSpec, traffic: &'a Traffic, config: &SimConfig) -> Result<Self, SimError> {
+        // `NoObserver` has no size: leaking a box of it allocates nothing and yields a
+        // reference that lives as long as needed.
+        const _: () = assert!(std::mem::size_of::<NoObserver>() == 0);
+        Simulation::with_observer(spec, traffic, config, Box::leak(Box::new(NoObserver)))
+    }
+}
+
+impl<'a, O: Observer> Simulation<'a, O> {
+    /// [`Simulation::new`] with an [`Observer`].
+    pub fn with_observer(
+        spec: &'a NetworkSpec,
+        traffic: &'a Traffic,
+        config: &SimConfig,
+        observer: &'a mut O,
+    ) -> Result<Self, SimError> {
+        spec.validate()?;
+        traffic.validate(spec)?;
+        check_config(spec, config)?;
+        let sim = build(spec, traffic, config, observer)?;
+        Ok(Simulation { sim, spec, traffic, reached: 0 })
+    }
+
+    /// Process every event at or before `time` (at most the end time). Going back in time does
+    /// nothing.
+    pub fn run_until(&mut self, time: Time) {
+        let time = time.min(self.sim.end);
+        if time < self.reached {
+            return;
+        }
+        self.sim.run_until(time);
+        self.reached = time;
+    }
+
+    /// Simulated time reached: every event at or before it has been processed.
+    pub fn now(&self) -> Time {
+        self.reached
+    }
+
+    /// The end time of the run.
+    pub fn end_time(&self) -> Time {
+        self.sim.end
+    }
+
+    /// Whether the end time has been reached.
+    pub fn is_finished(&self) -> bool {
+        self.reached >= self.sim.end
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.sim.events
+    }
+
+    /// Run to the end time and collect the results.
+    pub fn finish(mut self) -> Results {
+        let end = self.sim.end;
+        self.run_until(end);
+        let mut results = self.sim.results(self.spec);
+        let (spec, traffic) = (self.spec, self.traffic);
+        drop(self); // its routing tables and pools go before the FCT analysis builds its own routes
+                    // Flows are open-loop RoCE streams: a sized flow completes when its last byte is delivered.
+        results.fct =
+            crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
+        results
+    }
 }
 
 /// Refuse unusable configurations and outputs that would not fit in memory.
@@ -196,6 +286,7 @@ fn build<'o, O: Observer>(
                 }
                 switches.push(SwitchRt {
                     node: node as u32,
+                    first_port: gid(node, 0),
                     mmu: Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
                     qos: s.qos,
                     pg_priorities,
@@ -323,13 +414,12 @@ fn new_port(
         pfc_pending_xoff: 0,
         pause: [PauseState::default(); 8],
         xoff: [XoffState::default(); 8],
-        queues: Default::default(),
-        queue_bytes: [0; 8],
+        tcq: Default::default(),
+        backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
         ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
-        peak_queue: [0; 8],
     }
 }
 
@@ -363,7 +453,7 @@ impl<O: Observer> Sim<'_, O> {
                     peer_index: p.peer as usize,
                     rate_bps: p.rate.bps(),
                     priorities,
-                    peak_queue_bytes: p.peak_queue,
+                    peak_queue_bytes: std::array::from_fn(|tc| p.tcq[tc].peak),
                 }
             })
             .collect();

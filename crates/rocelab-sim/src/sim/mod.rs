@@ -15,7 +15,7 @@ use crate::event::{Event, EventQueue};
 use crate::mmu::Mmu;
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
-use crate::packet::{wire, PacketPool};
+use crate::packet::{prefetch, wire, PacketPool};
 use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
 use crate::rng::Rng;
 use crate::routing::Routes;
@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-pub use build::{run, run_with_observer, MAX_END_TIME};
+pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 
 /// How long to run and what to record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,10 +64,12 @@ impl Default for Sampling {
     }
 }
 
-/// Runtime state of one port (both directions of a full-duplex link end). `repr(C)` keeps
-/// the fields every packet touches together at the front (two cache lines); PFC timers, ECN
-/// parameters and most counters follow.
-#[repr(C)]
+/// Runtime state of one port (both directions of a full-duplex link end), laid out by use:
+/// the fields the packet path touches on every frame come first, in three cache lines (the
+/// link and rate; identity, flags and the scheduler); then one cache line per egress traffic
+/// class; then the counters; PFC timers and ECN parameters last. A frame's handling touches
+/// those few lines only, so the ports of a large fabric fit in cache.
+#[repr(C, align(64))]
 pub(crate) struct PortRt {
     /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
     pub wire: VecDeque<(Time, u32)>,
@@ -88,14 +90,15 @@ pub(crate) struct PortRt {
     pub paused: u8,
     /// Bit `tc`: ECN marking configured on traffic class `tc`.
     pub ecn_enabled: u8,
+    /// Bit `tc`: egress queue `tc` is not empty.
+    pub backlog: u8,
     pub pfc_pending_enable: u8,
     pub pfc_pending_xoff: u8,
     pub pfc_enabled: PriorityMask,
-    pub queue_bytes: [u64; 8],
-    pub queues: [VecDeque<Queued>; 8],
     pub sched: Scheduler,
+    /// Egress queues per traffic class (switch ports).
+    pub tcq: [TcQueue; 8],
     pub counters: [PriorityCounters; 8],
-    pub peak_queue: [u64; 8],
     /// Propagation delay of the link.
     pub prop: Time,
     pub pfc_quanta: u16,
@@ -108,22 +111,33 @@ pub(crate) struct PortRt {
     pub ecn: [Option<EcnSpec>; 8],
 }
 
+/// One egress queue of a switch port, with its depth and peak, in one cache line.
+#[derive(Default)]
+#[repr(C, align(64))]
+pub(crate) struct TcQueue {
+    pub queue: VecDeque<Queued>,
+    pub bytes: u64,
+    pub peak: u64,
+}
+
 /// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
-/// release need, so that dequeuing touches no packet memory.
+/// release need, so that dequeuing touches no packet memory (and no ingress port).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Queued {
     pub id: u32,
-    /// Global index of the ingress port charged.
-    pub ingress: u32,
-    /// Bytes charged to the ingress PG.
-    pub charge: u32,
+    /// The ingress (port, PG) charged, as the switch MMU's index `local port × 8 + PG`.
+    pub pg_slot: u32,
     pub frame: u16,
+    /// Bytes charged to the ingress PG (the frame rounded up to cells; at most
+    /// `MAX_FRAME_BYTES + MAX_CELL_BYTES`).
+    pub charge: u16,
     pub priority: u8,
-    pub pg: u8,
 }
 
 pub(crate) struct SwitchRt {
     pub node: u32,
+    /// Global index of the switch's port 0 (its ports are numbered contiguously).
+    pub first_port: u32,
     pub mmu: Mmu,
     pub qos: QosSpec,
     /// Per PG, the priorities mapped to it.
@@ -190,23 +204,35 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub samples: Option<SampleState>,
 }
 
+/// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of
+/// the port an event names.
+const PREFETCH_AHEAD: usize = 6;
+/// How many events ahead the engine fetches, for an arrival, the receiving port (whose index it
+/// reads from the sending port fetched at `PREFETCH_AHEAD`).
+const PEER_PREFETCH_AHEAD: usize = 3;
+
 /// Serialization time of a PFC frame on the wire.
 fn pfc_wire_bytes() -> u64 {
     (wire::PFC_FRAME + wire::WIRE_OVERHEAD) as u64
 }
 
 impl<O: Observer> Sim<'_, O> {
-    /// Process events until the end time.
-    pub fn run_loop(&mut self) {
-        while let Some((t, ev)) = self.queue.pop() {
-            if t > self.end {
-                break;
-            }
+    /// Process the events at or before `limit` (and before the end time).
+    pub fn run_until(&mut self, limit: Time) {
+        let limit = limit.min(self.end);
+        while let Some((t, ev)) = self.queue.pop_until(limit) {
             self.now = t;
             self.events += 1;
-            // Fetch the packet of the next arrival while this event is handled.
+            // Fetch what coming events will touch while this one is handled, so that a fetch
+            // has several events' time to complete (software pipelining; no effect on results).
             if let Some(&Event::WireArrive { pkt, .. }) = self.queue.peek() {
                 self.pool.prefetch(pkt);
+            }
+            if let Some(&ev) = self.queue.ahead(PEER_PREFETCH_AHEAD) {
+                self.prefetch_peer(ev);
+            }
+            if let Some(&ev) = self.queue.ahead(PREFETCH_AHEAD) {
+                self.prefetch_event(ev);
             }
             match ev {
                 Event::TxDone { port } => {
@@ -229,6 +255,36 @@ impl<O: Observer> Sim<'_, O> {
                 Event::FlowStart { flow } => self.flow_start(flow),
                 Event::Sample => self.sample(),
             }
+        }
+    }
+
+    /// Fetch the packet and the port lines that `ev` will touch.
+    fn prefetch_event(&self, ev: Event) {
+        match ev {
+            Event::TxDone { port } => {
+                let p = &self.ports[port as usize];
+                prefetch(&p.wire);
+                prefetch(&p.peer);
+                prefetch(p.sched.deficits());
+            }
+            Event::WireArrive { port, pkt } => {
+                let p = &self.ports[port as usize];
+                prefetch(&p.wire);
+                prefetch(&p.peer);
+                self.pool.prefetch(pkt);
+            }
+            _ => {}
+        }
+    }
+
+    /// For an arrival, fetch the receiving port's identity line and the head of the wire.
+    fn prefetch_peer(&self, ev: Event) {
+        if let Event::WireArrive { port, .. } = ev {
+            let p = &self.ports[port as usize];
+            if let Some(head) = p.wire.front() {
+                prefetch(head);
+            }
+            prefetch(&self.ports[p.peer as usize].peer);
         }
     }
 

@@ -3,11 +3,14 @@
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
 use super::{Queued, Sim, SwitchRt};
-use crate::mmu::{DropReason, Verdict};
+use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
-use crate::packet::{Ecn, Packet};
+use crate::packet::{prefetch, Ecn, Packet};
 use crate::routing::ecmp_select;
 use crate::spec::Trust;
+
+/// How many entries ahead of its head a dequeue fetches an egress queue (two cache lines).
+const QUEUE_PREFETCH_AHEAD: usize = 8;
 
 impl SwitchRt {
     /// Priority of a packet arriving at this switch, per its trust mode.
@@ -37,7 +40,10 @@ impl<O: Observer> Sim<'_, O> {
         let sw = &self.switches[sw_idx];
         let pkt = self.pool.get_mut(id);
         let prio = sw.classify(pkt);
-        pkt.priority = prio;
+        if pkt.priority != prio {
+            // Written only on a change, so that a packet's cache line stays clean.
+            pkt.priority = prio;
+        }
         let pg = sw.qos.priority_to_pg[prio as usize];
         let tc = sw.qos.priority_to_tc[prio as usize];
         let frame = pkt.frame_bytes;
@@ -57,10 +63,11 @@ impl<O: Observer> Sim<'_, O> {
         }
         let egress = hops[ecmp_select(pkt.flow_hash, sw.ecmp_seed, hops.len())];
         let cell = sw.cell as u64;
-        let charge = (frame as u64).div_ceil(cell) * cell;
+        let charge = if cell == 1 { frame as u64 } else { (frame as u64).div_ceil(cell) * cell };
 
         let sw = &mut self.switches[sw_idx];
-        let adm = sw.mmu.admit(local, pg, charge);
+        let pg_slot = Mmu::index(local, pg);
+        let adm = sw.mmu.admit_at(pg_slot, charge);
         if adm.xoff {
             let prios = sw.pg_priorities[pg as usize];
             for pr in 0..8u8 {
@@ -79,29 +86,29 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
 
-        let pkt = self.pool.get_mut(id);
         let e = &mut self.ports[egress as usize];
+        let q = &mut e.tcq[tc as usize];
         if e.ecn_enabled & (1 << tc) != 0 {
+            let pkt = self.pool.get_mut(id);
             let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
-            if pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(e.queue_bytes[tc as usize], &mut self.rng)
-            {
+            if pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(q.bytes, &mut self.rng) {
                 pkt.ecn = Ecn::Ce;
                 e.counters[prio as usize].ecn_marked += 1;
             }
         }
-        e.queues[tc as usize].push_back(Queued {
+        q.queue.push_back(Queued {
             id,
-            ingress: port,
-            charge: charge as u32,
+            pg_slot: pg_slot as u32,
             frame: frame as u16,
+            charge: charge as u16,
             priority: prio,
-            pg,
         });
-        e.queue_bytes[tc as usize] += frame as u64;
-        e.total_queue_bytes += frame as u64;
-        if e.queue_bytes[tc as usize] > e.peak_queue[tc as usize] {
-            e.peak_queue[tc as usize] = e.queue_bytes[tc as usize];
+        q.bytes += frame as u64;
+        if q.bytes > q.peak {
+            q.peak = q.bytes;
         }
+        e.total_queue_bytes += frame as u64;
+        e.backlog |= 1 << tc;
         if !e.busy {
             self.try_transmit(egress);
         }
@@ -121,34 +128,50 @@ impl<O: Observer> Sim<'_, O> {
     /// The switch port `port` is free and has no PFC frame pending: dequeue and send.
     pub(super) fn switch_transmit(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        if p.total_queue_bytes == 0 {
+        if p.backlog == 0 {
             return;
         }
-        let queues = &p.queues;
-        let paused = p.paused;
-        let Some(tc) = p.sched.select(|tc| {
-            let q = queues[tc as usize].front()?;
-            if paused & (1 << q.priority) != 0 {
-                None
-            } else {
-                Some(q.frame as u32)
+        // A class is eligible when backlogged and its head frame's priority is not paused.
+        let mut eligible = p.backlog;
+        if p.paused != 0 {
+            let mut m = eligible;
+            while m != 0 {
+                let tc = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let head = p.tcq[tc].queue.front().expect("backlog mirrors the queues");
+                if p.paused & (1 << head.priority) != 0 {
+                    eligible &= !(1 << tc);
+                }
             }
-        }) else {
+        }
+        let tcq = &p.tcq;
+        let Some(tc) =
+            p.sched.select_eligible(eligible, |tc| tcq[tc as usize].queue.front().map_or(0, |q| q.frame as u32))
+        else {
             return;
         };
-        let q = p.queues[tc as usize].pop_front().expect("scheduler chose a non-empty class");
-        p.queue_bytes[tc as usize] -= q.frame as u64;
+        let tq = &mut p.tcq[tc as usize];
+        let q = tq.queue.pop_front().expect("scheduler chose a non-empty class");
+        // A long queue's head entries were written long ago: fetch the coming ones.
+        if let Some(coming) = tq.queue.get(QUEUE_PREFETCH_AHEAD) {
+            prefetch(coming);
+        }
+        tq.bytes -= q.frame as u64;
+        if tq.queue.is_empty() {
+            p.backlog &= !(1 << tc);
+        }
         p.total_queue_bytes -= q.frame as u64;
         let sw_idx = p.aux as usize;
         self.start_data_tx(port, q.id, q.frame as u32, q.priority);
         // The buffer is freed as the frame leaves; this may resume the upstream (XON).
-        let in_local = self.ports[q.ingress as usize].local as usize;
         let sw = &mut self.switches[sw_idx];
-        if sw.mmu.release(in_local, q.pg, q.charge as u64) {
-            let prios = sw.pg_priorities[q.pg as usize];
+        if sw.mmu.release_at(q.pg_slot as usize, q.charge as u64) {
+            let pg = (q.pg_slot % 8) as usize;
+            let ingress = sw.first_port + q.pg_slot / 8;
+            let prios = sw.pg_priorities[pg];
             for pr in 0..8u8 {
                 if prios & (1 << pr) != 0 {
-                    self.pfc_deassert(q.ingress, pr);
+                    self.pfc_deassert(ingress, pr);
                 }
             }
         }
@@ -167,6 +190,7 @@ mod tests {
         dscp.0[26] = 3;
         SwitchRt {
             node: 0,
+            first_port: 0,
             mmu: Mmu::new(vec![], 0, 1.0),
             qos: QosSpec { trust, default_priority: 1, dscp_to_priority: dscp, ..QosSpec::default() },
             pg_priorities: [0; 8],

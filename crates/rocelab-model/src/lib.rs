@@ -41,6 +41,7 @@ pub mod hpcc;
 mod load;
 pub mod node;
 pub mod paths;
+pub mod perftest;
 pub mod qos;
 mod qos_check;
 pub mod resolve;

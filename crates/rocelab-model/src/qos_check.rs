@@ -9,7 +9,7 @@ use crate::resolve::{problem, PortSettings, Problem, ResolvedFabric};
 use crate::units::Time;
 use std::collections::HashMap;
 
-const IB_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
+pub(crate) const IB_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
 
 pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
     let p = |field: &str| format!("fabric.qos.{field}");

@@ -85,8 +85,8 @@ impl NicProfile {
     /// * **latencies (calibrated).** `ib_write_lat` through one Spectrum switch measured
     ///   3.22 µs (half the ping-pong round trip). The slides give only that sum, so its split
     ///   is an assumption: 1.20 µs from post to wire (inline send through the BlueFlame
-    ///   doorbell), 0.30 µs of receive pipeline, and the rest, 1.648 µs, for the PCIe posted
-    ///   write and the poll that sees it; the remaining 72 ns are the wire (two 3 m cables, two
+    ///   doorbell), 0.30 µs of receive pipeline, and the rest, 1.668 µs, for the PCIe posted
+    ///   write and the poll that sees it; the remaining 52 ns are the wire (two 3 m cables, two
     ///   serializations of the 86-byte frame, the host buffer drain). rocelab's switch adds no
     ///   latency of its own, so the Spectrum's cut-through port-to-port time (about 300 ns in
     ///   NVIDIA's SN2700 datasheet) is inside these figures. The fidelity test
@@ -101,22 +101,25 @@ impl NicProfile {
     /// * **receive buffer.** ConnectX's port buffer is 262,016 bytes, split by default into two
     ///   buffers of 130,944 bytes, the lossless priorities sharing one (NVIDIA community, "HowTo
     ///   Tune Receive Buffers on Mellanox Adapter Cards", `/sys/class/net/<if>/qos/buffer_size`
-    ///   and `prio2buffer`). Its XOFF level leaves headroom for a 100 m cable and two jumbo
-    ///   frames below the top (assumption, the driver's formula is not documented): XOFF at
-    ///   96 KiB, XON two jumbo frames lower.
+    ///   and `prio2buffer`). Its XOFF and XON levels follow the Linux mlx5 driver
+    ///   (`en/port_buffer.c`, `calculate_xoff` and `update_xoff_threshold`): headroom
+    ///   (301 + 2.16 × cable length in m) × speed in Gb/s + 2.72 × MTU = 56,080 bytes at
+    ///   100 Gb/s, the default 7 m cable and a 9000-byte MTU; XOFF = buffer − headroom =
+    ///   74,864 bytes; XON = XOFF − the port's largest frame (10,000 bytes: a 9978-byte MTU
+    ///   with Ethernet header, tag and FCS) = 64,864 bytes.
     pub fn connectx4() -> Self {
         NicProfile {
             name: "connectx-4".into(),
             tx_inline_latency_ps: 1_200 * NS,
             tx_dma_latency_ps: 800 * NS,
             rx_latency_ps: 300 * NS,
-            rx_pcie_latency_ps: 1_648 * NS,
+            rx_pcie_latency_ps: 1_668 * NS,
             read_latency_ps: 800 * NS,
             completion_latency_ps: 800 * NS,
             rx_drain_bps: Some(95_500_000_000),
             rx_buffer_bytes: 130_944,
-            rx_xoff_bytes: 96 << 10,
-            rx_xon_bytes: (96 << 10) - 2 * 9216,
+            rx_xoff_bytes: 130_944 - 56_080,
+            rx_xon_bytes: 130_944 - 56_080 - 10_000,
         }
     }
 

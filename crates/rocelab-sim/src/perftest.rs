@@ -374,17 +374,15 @@ pub fn bw_report(size: u64, posted: &[Time], completed: &[Time]) -> Option<BwRep
     let bytes = size as f64 * n as f64;
     let peak_gbps = (n <= PEAK_LIMIT).then(|| {
         let mut best = f64::INFINITY;
-        for i in 0..n {
+        for (i, &p) in posted[..n].iter().enumerate() {
             let mut j = (i + 1).div_ceil(CQ_MOD) * CQ_MOD - 1;
             while j < n {
-                best = best.min(completed[j].saturating_sub(posted[i]) as f64 / (j - i + 1) as f64);
+                best = best.min(completed[j].saturating_sub(p) as f64 / (j - i + 1) as f64);
                 j += CQ_MOD;
             }
             if n % CQ_MOD != 0 {
                 let j = n - 1;
-                if j >= i {
-                    best = best.min(completed[j].saturating_sub(posted[i]) as f64 / (j - i + 1) as f64);
-                }
+                best = best.min(completed[j].saturating_sub(p) as f64 / (j - i + 1) as f64);
             }
         }
         size as f64 * 8.0 / (best.max(1.0) / SECOND as f64) / 1e9

@@ -1,6 +1,8 @@
 //! Fidelity tests: each builds a small fabric, runs it, checks conservation, and asserts the
 //! behaviour the standards and the deployment guides describe, with stated tolerances.
 
+#[path = "fidelity/oracle.rs"]
+mod oracle;
 #[path = "fidelity/rdma.rs"]
 mod rdma;
 

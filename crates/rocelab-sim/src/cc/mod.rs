@@ -48,8 +48,11 @@ pub enum CcAlgorithm {
     Dcqcn(DcqcnParams),
 }
 
-/// Per-QP congestion-control state of a data sender.
+/// Per-QP congestion-control state of a data sender. Kept inline (not boxed): QPs live in one
+/// arena and in a DCQCN fabric every QP has the large variant, so a box would only add a
+/// pointer chase per packet.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum CcState {
     /// Nothing to do.
     None,

@@ -107,7 +107,7 @@ impl Default for RcConfig {
 
 /// The local ACK timeout for the QP attribute `timeout` (IBA §9.7.6.1.3): 4.096 µs × 2^timeout.
 pub fn local_ack_timeout(exponent: u32) -> Time {
-    4096 * NS << exponent.min(31)
+    (4096 * NS) << exponent.min(31)
 }
 
 /// Packets a message of `len` bytes takes at `path_mtu` (at least one: a zero-byte message is

@@ -60,9 +60,14 @@ impl PerftestRt {
         }
     }
 
-    /// The test's results.
-    pub fn results(&self, index: usize) -> PerftestResults {
+    /// The test's results at the end of a run at `end`.
+    pub fn results(&self, index: usize, end: Time) -> PerftestResults {
         let s = &self.spec;
+        // A duration test is complete once its duration has passed.
+        let complete = match s.length {
+            PerftestLength::Duration(d) => end >= s.start_ps.saturating_add(d),
+            PerftestLength::Iterations(_) => self.complete,
+        };
         let (bw, lat) = if s.test.is_bw() {
             let (p, c): (Vec<Time>, Vec<Time>) = self
                 .posted
@@ -82,7 +87,7 @@ impl PerftestRt {
             server: s.server,
             flows: self.flows.iter().map(|&f| f as usize).collect(),
             planned: self.planned,
-            complete: self.complete,
+            complete,
             bw,
             lat,
         }
@@ -218,6 +223,6 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Results of every test.
     pub(super) fn perftest_results(&self) -> Vec<PerftestResults> {
-        self.tests.iter().enumerate().map(|(i, t)| t.results(i)).collect()
+        self.tests.iter().enumerate().map(|(i, t)| t.results(i, self.end)).collect()
     }
 }

@@ -42,14 +42,17 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn nic_transmit(&mut self, port: u32) {
         let now = self.now;
         let nic_idx = self.ports[port as usize].aux as usize;
-        let nic = &mut self.nics[nic_idx];
-        while let Some(&Reverse((t, f))) = nic.pacing.peek() {
+        while let Some(&Reverse((t, ep))) = self.nics[nic_idx].pacing.peek() {
             if t > now {
                 break;
             }
-            nic.pacing.pop();
-            nic.ready.push_back(f);
+            self.nics[nic_idx].pacing.pop();
+            if self.flows[(ep >> 1) as usize].qp != super::rdma::NO_QP && !self.rc_unpark(ep, t) {
+                continue; // a stale entry of a re-parked queue-pair endpoint
+            }
+            self.nics[nic_idx].ready.push_back(ep);
         }
+        let nic = &mut self.nics[nic_idx];
         if !nic.ctrl.is_empty() && self.rc_send_control(port) {
             return;
         }

@@ -57,8 +57,14 @@ pub(crate) struct QpRt {
     pub cnp_interval: Time,
     pub cnp_pending: bool,
     pub cnp_class: FlowClass,
-    /// Rate limiter of the data sender: earliest time of its next data packet.
-    pub next_send_at: Time,
+    /// Rate limiter of the data sender: when its last data packet started and its wire bytes;
+    /// the next may start `wire bytes / rate` later, at the rate in force when it is asked (a
+    /// token bucket follows rate changes at once).
+    pub last_tx_at: Time,
+    pub last_tx_wire: u32,
+    /// Per side: the time of the endpoint's valid entry in its NIC's pacing heap (`Time::MAX`:
+    /// none); other entries of the endpoint there are stale.
+    pub parked_until: [Time; 2],
     /// Fixed rate cap (bit/s on the wire).
     pub cap_bps: Option<f64>,
     /// (start, on, off) of an on/off flow.
@@ -91,10 +97,22 @@ impl QpRt {
         }
     }
 
+    /// The rate the data sender may send at (bit/s on the wire), if limited.
+    #[inline]
+    fn rate_limit(&self) -> Option<f64> {
+        match (self.cc.rate_bps(), self.cap_bps) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// The earliest time the data sender may send its next data packet, if later than `now`.
     #[inline]
-    fn data_gate(&self, now: Time) -> Option<Time> {
-        let mut t = self.next_send_at;
+    pub fn data_gate(&self, now: Time) -> Option<Time> {
+        let mut t = match self.rate_limit() {
+            Some(r) => self.last_tx_at + (self.last_tx_wire as f64 * 8e12 / r).ceil() as Time,
+            None => 0,
+        };
         if let Some((start, on, off)) = self.on_off {
             let period = on + off;
             let phase = now.saturating_sub(start) % period;
@@ -175,10 +193,41 @@ impl<O: Observer> Sim<'_, O> {
         qp.timer_at = Time::MAX;
         let ev = qp.req.on_timer(now);
         qp.cc.on_timer(now);
+        // A rate increase may let a parked data sender go earlier.
+        let side = qp.data_side();
+        if qp.parked_until[side as usize] != Time::MAX {
+            let gate = qp.data_gate(now).unwrap_or(now);
+            if gate < qp.parked_until[side as usize] {
+                self.rc_park(q, side, gate);
+            }
+        }
         if ev == crate::rdma::RequesterEvent::Timeout {
             self.rc_kick(q, REQUESTER);
         }
         self.rc_rearm(q);
+    }
+
+    /// Park endpoint `side` of QP `q` in its NIC's pacing heap until `t` (replacing an entry
+    /// there) and make sure the NIC wakes up for it.
+    fn rc_park(&mut self, q: u32, side: u32, t: Time) {
+        let qp = &mut self.qps[q as usize];
+        qp.parked_until[side as usize] = t;
+        let (port, ep) = (qp.port[side as usize], qp.flow << 1 | side);
+        let nic = self.ports[port as usize].aux as usize;
+        self.nics[nic].pacing.push(Reverse((t, ep)));
+        self.try_transmit(port);
+    }
+
+    /// Whether a pacing entry `(t, ep)` of an RC endpoint is its valid one; if so the endpoint
+    /// leaves the heap.
+    pub(super) fn rc_unpark(&mut self, ep: u32, t: Time) -> bool {
+        let q = self.flows[(ep >> 1) as usize].qp;
+        let slot = &mut self.qps[q as usize].parked_until[(ep & 1) as usize];
+        if *slot != t {
+            return false;
+        }
+        *slot = Time::MAX;
+        true
     }
 
     /// Send the first pending control packet of the NIC behind `port` whose priority is not
@@ -327,14 +376,8 @@ impl<O: Observer> Sim<'_, O> {
             qp.ctrl.sent += 1;
         } else {
             // Data: the rate limiter and the congestion control's byte counter.
-            let wire_bytes = (frame + crate::packet::wire::WIRE_OVERHEAD) as f64;
-            let rate = match (qp.cc.rate_bps(), qp.cap_bps) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            if let Some(r) = rate {
-                qp.next_send_at = now + (wire_bytes * 8e12 / r).ceil() as Time;
-            }
+            qp.last_tx_at = now;
+            qp.last_tx_wire = frame + crate::packet::wire::WIRE_OVERHEAD;
             qp.cc.on_sent(now, frame as u64);
             let fl = &mut self.flows[f as usize];
             fl.sent_packets += 1;
@@ -352,7 +395,10 @@ impl<O: Observer> Sim<'_, O> {
         let q = self.flows[(ep >> 1) as usize].qp;
         match r {
             EpPoll::Sent | EpPoll::Paused => self.nics[nic_idx].ready.push_back(ep),
-            EpPoll::Wait(t) => self.nics[nic_idx].pacing.push(Reverse((*t, ep))),
+            EpPoll::Wait(t) => {
+                self.qps[q as usize].parked_until[(ep & 1) as usize] = *t;
+                self.nics[nic_idx].pacing.push(Reverse((*t, ep)))
+            }
             EpPoll::Idle => self.qps[q as usize].sched[(ep & 1) as usize] = false,
         }
     }

@@ -7,13 +7,15 @@
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-30 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
+//! /usr/bin/time -v target/release/examples/engine_bench incast-rdma 10000
+//! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
 //! ```
-//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`), simulated
-//! microseconds, and for
-//! `fat-txt` the path of the HPCC-format topology.
+//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, and the RDMA variants
+//! `incast-rdma`, `fat-tree-rdma`: RC queue pairs with DCQCN, see `bench::with_rdma`), simulated
+//! microseconds, and for `fat-txt` the path of the HPCC-format topology.
 
 use rocelab_sim::bench::{
-    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure,
+    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure, with_rdma,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -40,6 +42,17 @@ fn main() -> ExitCode {
             let f = fat_tree();
             measure("fat-tree-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg)
         }
+        "incast-rdma" => {
+            let (mut spec, mut traffic) = incast_16();
+            with_rdma(&mut spec, &mut traffic);
+            measure("incast-16:1-100G-rdma-dcqcn", &spec, &traffic, &cfg)
+        }
+        "fat-tree-rdma" => {
+            let mut f = fat_tree();
+            let mut t = fat_tree_permutation(&f, 1);
+            with_rdma(&mut f.spec, &mut t);
+            measure("fat-tree-320-permutation-rdma-dcqcn", &f.spec, &t, &cfg)
+        }
         "fat-tree-30" => {
             let f = fat_tree();
             let t = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
@@ -63,7 +76,9 @@ fn main() -> ExitCode {
             }
         }
         other => {
-            eprintln!("unknown scenario {other:?}: use incast, fat-tree, fat-tree-30 or fat-txt");
+            eprintln!(
+                "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, incast-rdma or fat-tree-rdma"
+            );
             return ExitCode::FAILURE;
         }
     };

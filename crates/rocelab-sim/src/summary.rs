@@ -109,14 +109,18 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     }
     write_perftest(s, r, names)?;
     writeln!(s, "\nflows: {}", r.flows.len())?;
+    let label = |f: &crate::stats::FlowResults| {
+        let name = names.flows.get(f.flow).cloned().unwrap_or_else(|| format!("#{}", f.flow));
+        format!("{name} {}>{}", names.nodes[f.src], names.nodes[f.dst])
+    };
+    let w = r.flows.iter().map(|f| label(f).len()).max().unwrap_or(0).max(24);
     writeln!(
         s,
-        "  {:24} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+        "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
         "flow", "prio", "qp", "throughput", "fct", "delivered", "ce", "retx", "cnp"
     )?;
     for f in &r.flows {
-        let name = names.flows.get(f.flow).cloned().unwrap_or_else(|| format!("#{}", f.flow));
-        let label = format!("{name} {}>{}", names.nodes[f.src], names.nodes[f.dst]);
+        let label = label(f);
         let (qp, retx, cnp) = match &f.rdma {
             Some(q) => {
                 (format!("{:?}", q.op).to_lowercase(), q.retransmitted_packets.to_string(), q.cnps_received.to_string())
@@ -125,7 +129,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         };
         writeln!(
             s,
-            "  {:24} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+            "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
             label,
             f.priority,
             qp,

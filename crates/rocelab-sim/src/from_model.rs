@@ -477,6 +477,39 @@ workloads:
     }
 
     #[test]
+    fn rdma_workloads_become_queue_pairs_and_perftest_runs() {
+        let text = FABRIC.replace("    ports:\n", "    dcqcn: {enabled: true, profile: nvidia-connectx}\n    ports:\n")
+            + "  flows:\n    - {name: r, from: host1, to: host3, class: roce, op: read, size: 1MB}\n    - {name: o, from: host2, to: host3, class: default, transport: raw}\n  perftest:\n    - {name: lat, test: write_lat, client: host1, server: host2, class: roce}\n    - {name: bw, test: send_bw, client: host2, server: host1, class: roce, qps: 2, size: 4KiB}\n";
+        let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap();
+        let b = build(&l.scenario, &l.fabric, None);
+        let t = &b.traffic;
+        // The incast and the flow between RoCE hosts run over RC; `transport: raw` stays open loop.
+        let r = t.flows[0].rc_flow().unwrap();
+        assert_eq!((r.op, r.message_bytes), (RdmaOp::Read, 1_000_000));
+        assert!(t.flows[1].rc_flow().is_none());
+        assert!(t.flows[2].rc_flow().is_some_and(|r| r.op == RdmaOp::Write && r.message_bytes == 65536));
+        assert_eq!(t.flows[0].payload_bytes, 4096, "the RoCE path MTU of a 9000-byte port MTU");
+        // perftest: defaults and names of the QP flows.
+        let (lat, bw) = (&t.perftest[0], &t.perftest[1]);
+        assert_eq!((lat.test, lat.size, lat.length), (PerftestKind::WriteLat, 2, PerftestLength::Iterations(1000)));
+        assert_eq!((bw.test, bw.size, bw.qps, bw.tx_depth), (PerftestKind::SendBw, 4096, 2, 128));
+        assert_eq!(&b.names.flows[4..], ["lat", "lat#pong", "bw#qp0", "bw#qp1"]);
+        assert_eq!(b.names.perftest, ["lat", "bw"]);
+        // Hosts: the generated ConnectX adapters get the calibrated profile, DCQCN the
+        // ConnectX parameters, CNPs the fabric's CNP class.
+        let NodeKind::Host(h) = &b.spec.nodes[1].kind else { panic!("host1") };
+        assert_eq!(h.nic.profile.name, "connectx-4");
+        assert_eq!(h.latency_ps, NicProfile::connectx4().rx_latency_ps);
+        let crate::cc::CcAlgorithm::Dcqcn(p) = h.nic.cc else { panic!("DCQCN on") };
+        assert_eq!(p.rate_increase_timer_ps, 300 * crate::US);
+        assert_eq!((h.nic.cnp_class.priority, h.nic.cnp_class.dscp, h.nic.cnp_class.tagged), (6, 48, false));
+        assert!(h.nic.notification_point && h.nic.reaction_point);
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 2 * crate::MS, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert_eq!(r.perftest.len(), 2);
+    }
+
+    #[test]
     fn traffic_and_warnings_follow_the_workloads() {
         let (b, _) = built();
         assert_eq!(b.traffic.flows.len(), 2);

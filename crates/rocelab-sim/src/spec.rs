@@ -716,6 +716,28 @@ mod tests {
     }
 
     #[test]
+    fn rdma_nic_settings_are_checked() {
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[1].kind {
+            h.nic.rc.window_packets = 0;
+        }
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("nodes[1]") && e.contains("nic.rc.window_packets"), "{e}");
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[0].kind {
+            let mut p = crate::cc::DcqcnParams::paper();
+            p.g = 0.0;
+            h.nic.cc = CcAlgorithm::Dcqcn(p);
+        }
+        assert!(s.validate().unwrap_err().to_string().contains("nic.cc"));
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[0].kind {
+            h.nic.rc.retry_count = 8;
+        }
+        assert!(s.validate().unwrap_err().to_string().contains("3-bit"));
+    }
+
+    #[test]
     fn headroom_larger_than_buffer_is_refused() {
         let sw = SwitchSpec {
             buffer: BufferSpec { size_bytes: 100_000, ..Default::default() },

@@ -360,6 +360,41 @@ mod tests {
     }
 
     #[test]
+    fn rc_flows_and_perftest_runs_are_validated() {
+        use crate::topology::{single_switch, FabricDefaults};
+        let f = single_switch(2, 100_000_000_000, 1000, &FabricDefaults::lossless(3, 64_000));
+        let class = FlowClass::roce(3, 26);
+        let mut t = Traffic::new();
+        t.push(FlowSpec {
+            payload_bytes: 1500,
+            ..FlowSpec::sized(f.hosts[0], f.hosts[1], class, 10).rc(RdmaOp::Write)
+        });
+        let e = t.validate(&f.spec).unwrap_err().to_string();
+        assert!(e.contains("flows[0].payload_bytes") && e.contains("256, 512, 1024, 2048 or 4096"), "{e}");
+        let mut t = Traffic::new();
+        let mut big = FlowSpec::sized(f.hosts[0], f.hosts[1], class, 10).rc(RdmaOp::Send);
+        if let Transport::Rc(r) = &mut big.transport {
+            r.message_bytes = MAX_MESSAGE_BYTES + 1;
+        }
+        t.push(big);
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("message_bytes"));
+        // A sized flow of 5 GiB is 2 GiB messages.
+        let huge = FlowSpec::sized(f.hosts[0], f.hosts[1], class, 5 << 30).rc(RdmaOp::Write);
+        assert_eq!(huge.rc_flow().unwrap().message_bytes, MAX_MESSAGE_BYTES);
+        let mut t = Traffic::new();
+        let mut p = PerftestSpec::new(crate::perftest::PerftestKind::WriteLat, f.hosts[0], f.hosts[1], class);
+        p.qps = 2;
+        t.perftest.push(p);
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("perftest[0].qps"));
+        t.perftest[0].qps = 1;
+        t.perftest[0].size = 0;
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("perftest[0].size"));
+        t.perftest[0].size = 2;
+        t.perftest[0].server = f.hosts[0];
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("same host"));
+    }
+
+    #[test]
     fn permutation_is_a_derangement_and_seeded() {
         let hosts: Vec<NodeId> = (10..42).collect();
         let t0 = FlowSpec::greedy(0, 0, FlowClass::roce(3, 26));

@@ -227,6 +227,12 @@ pub struct StorageTarget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
     pub protocols: Vec<StorageProtocol>,
+    /// The device model the simulator services IOs with (`rocelab sim`); default `nvme-ssd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::storage::StorageProfile>,
+    /// Overrides of the profile's numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::storage::TargetModel>,
 }
 
 /// Ports of a switch: one name or a range over the last number (`eth1/1-48`, `Ethernet49/1-52/1`
@@ -269,6 +275,12 @@ pub struct Device {
     /// Hosts and storage: how the adapter ports are aggregated, if at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bonding: Option<Bonding>,
+    /// Hosts and storage: the TCP stack's settings (`rocelab sim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::storage::TcpSettings>,
+    /// Hosts and storage: processors, for the CPU cost model (`rocelab sim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::storage::Cpu>,
 }
 
 /// QoS across a VXLAN overlay. Both fields must be stated: vendors' defaults differ.

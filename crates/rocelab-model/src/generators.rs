@@ -66,6 +66,9 @@ pub struct TargetTemplate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
     pub protocols: Vec<StorageProtocol>,
+    /// Device model for the simulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::storage::StorageProfile>,
     /// Name prefix; targets are `array1`, … by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
@@ -220,6 +223,8 @@ impl SwitchBuilder {
             storage: None,
             vxlan: None,
             bonding: None,
+            tcp: None,
+            cpu: None,
         };
         SwitchBuilder { device, platform, known, used: 0 }
     }
@@ -273,6 +278,8 @@ fn host(name: String, t: &HostTemplate, speed: Rate, ports: u32) -> Device {
         storage: None,
         vxlan: None,
         bonding: None,
+        tcp: None,
+        cpu: None,
     }
 }
 
@@ -295,9 +302,17 @@ fn target(name: String, t: &TargetTemplate, speed: Rate, ports: u32) -> Device {
         }],
         ports: Vec::new(),
         buffer: None,
-        storage: Some(StorageTarget { kind: t.kind, product: t.product.clone(), protocols: t.protocols.clone() }),
+        storage: Some(StorageTarget {
+            kind: t.kind,
+            product: t.product.clone(),
+            protocols: t.protocols.clone(),
+            profile: t.profile,
+            model: None,
+        }),
         vxlan: None,
         bonding: None,
+        tcp: None,
+        cpu: None,
     }
 }
 

@@ -88,6 +88,8 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                     storage: None,
                     vxlan: None,
                     bonding: None,
+                    tcp: None,
+                    cpu: None,
                 }
             } else {
                 Device {
@@ -102,6 +104,8 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                     storage: None,
                     vxlan: None,
                     bonding: None,
+                    tcp: None,
+                    cpu: None,
                 }
             }
         })
@@ -235,7 +239,7 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
 }
 
 /// Whitespace-separated fields with their 1-based column.
-fn columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
+pub(crate) fn columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in line.char_indices() {

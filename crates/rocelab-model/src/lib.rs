@@ -32,12 +32,15 @@
 #![allow(clippy::result_large_err)]
 
 pub mod catalog;
+pub mod cdf;
 mod de;
 pub mod diag;
 pub mod display;
 pub mod fabric;
+pub mod flowgen;
 pub mod generators;
 pub mod hpcc;
+pub mod hpcc_flows;
 mod load;
 pub mod node;
 pub mod paths;
@@ -45,6 +48,7 @@ pub mod perftest;
 pub mod qos;
 mod qos_check;
 pub mod resolve;
+pub mod storage;
 pub mod units;
 pub mod workload;
 

@@ -54,7 +54,7 @@ pub fn build(
 ) -> Result<(Scenario, ResolvedFabric, Vec<Diagnostic>), Diagnostics> {
     let (scenario, diags) = decode::<Scenario>(root, "");
     let mut all = Diagnostics(diags);
-    let Some(scenario) = scenario.filter(|_| !all.has_errors()) else {
+    let Some(mut scenario) = scenario.filter(|_| !all.has_errors()) else {
         all.set_file(file);
         all.sort();
         return Err(all);
@@ -113,7 +113,19 @@ pub fn build(
     check_policy(&fabric.qos, &mut problems);
     let mut resolved = resolve(fabric, devices, links, &mut problems);
     apply_port_overrides(&mut resolved, &mut problems);
-    crate::workload::check(&scenario.workloads, &scenario.simulation, &resolved, &mut problems);
+    let mut file_diags = Vec::new();
+    crate::workload::check(
+        &mut scenario.workloads,
+        &scenario.simulation,
+        &resolved,
+        base_dir,
+        &mut problems,
+        &mut file_diags,
+    );
+    for d in file_diags {
+        all.push(d);
+    }
+    crate::storage::check(&scenario, &resolved, &mut problems);
     for p in problems {
         let mark = mark_of(root, &p.path);
         let mut d = p.diag;
@@ -208,6 +220,55 @@ impl Loaded {
                 (label.clone(), self.apply(&o, &format!("sweep[{label}]")))
             })
             .collect()
+    }
+
+    /// The sweep as (field, values as written), if the file has one.
+    pub fn sweep_values(&self) -> Option<(String, Vec<String>)> {
+        let sweep = self.root.get("sweep")?;
+        let field = sweep.get("field").and_then(Node::scalar_text)?;
+        let NodeKind::Seq(values) = &sweep.get("values")?.kind else { return None };
+        Some((field, values.iter().map(|v| v.scalar_text().unwrap_or_else(|| "…".into())).collect()))
+    }
+
+    /// The scenario and fabric of one run of a variant × sweep grid: the named variant (or the
+    /// base) with sweep point `point` (an index into the sweep's values, or none) applied on
+    /// top, so that `rocelab sim --all` can run every combination.
+    pub fn run_point(
+        &self,
+        variant: Option<&str>,
+        point: Option<usize>,
+    ) -> Result<(Scenario, ResolvedFabric), Diagnostics> {
+        let mut entries = Vec::new();
+        let mut what = String::new();
+        if let Some(name) = variant {
+            let Some(o) = self.variant_overrides(name) else {
+                return self.variant_scenario(name);
+            };
+            entries.extend(o.entries);
+            what = format!("variants[{name}]");
+        }
+        if let Some(i) = point {
+            let sweep = self.root.get("sweep");
+            let field = sweep.and_then(|s| s.get("field"));
+            let value = match sweep.and_then(|s| s.get("values")).map(|n| &n.kind) {
+                Some(NodeKind::Seq(values)) => values.get(i),
+                _ => None,
+            };
+            let (Some(field), Some(value)) = (field, value) else {
+                let mut d = Diagnostic::error(Mark::default(), "sweep", format!("no sweep point {i}"));
+                d.file = self.file.clone();
+                return Err(Diagnostics(vec![d]));
+            };
+            let name = field.scalar_text().unwrap_or_default();
+            let label = format!("{name}={}", value.scalar_text().unwrap_or_else(|| "…".into()));
+            entries.push((name, value, field.mark));
+            what = if what.is_empty() { format!("sweep[{label}]") } else { format!("{what} at sweep[{label}]") };
+        }
+        if entries.is_empty() && variant.is_none() {
+            return Ok((self.scenario.clone(), self.fabric.clone()));
+        }
+        let root = self.apply(&Overrides { entries }, &what)?;
+        build(&root, &self.file, &self.base_dir).map(|(s, f, _)| (s, f))
     }
 
     /// Checks the base fabric, every variant and every sweep point; all diagnostics at once,

@@ -44,6 +44,10 @@ pub struct ResolvedDevice {
     pub vxlan: Option<Vxlan>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bonding: Option<Bonding>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::storage::TcpSettings>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<crate::storage::Cpu>,
     /// Shared packet buffer (switches) and where the figure comes from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Size>,
@@ -478,6 +482,8 @@ fn resolve_device(
         storage: d.storage.clone(),
         vxlan: d.vxlan,
         bonding: d.bonding,
+        tcp: d.tcp.clone(),
+        cpu: d.cpu.clone(),
         buffer,
         buffer_source,
         ports,

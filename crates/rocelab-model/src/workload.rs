@@ -2,7 +2,8 @@
 //! the traffic patterns the literature and the seeds use (N:1 incast, permutation,
 //! all-to-all), perftest runs ([`crate::perftest`]), plus the run settings (simulated duration,
 //! seed, queue sampling interval, NIC profile). Checked against the fabric: every host and class
-//! named must exist.
+//! named must exist. Flow-size CDF workloads with Poisson arrivals and flows imported from HPCC
+//! flow files are in [`crate::flowgen`].
 //!
 //! A flow between two RDMA-capable hosts runs over an RDMA RC queue pair (`transport: rc`, the
 //! default there): a sized flow is one RDMA WRITE of its size (`op: read` or `op: send` for the
@@ -17,6 +18,9 @@ use crate::units::{Rate, Size, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::path::Path;
+
+pub use crate::flowgen::{HpccFlows, ImportedFlow, Poisson};
 
 /// How a flow is carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,7 +235,34 @@ pub struct Incast {
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<FlowOp>,
+    /// Repeat the incast every this long (each round sends `size` from every sender again),
+    /// until the run ends, `stop`, or `count` rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<Time>,
+    /// Number of rounds of a repeated incast; default as many as fit before the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
 }
+
+impl Incast {
+    /// Start times of the incast's rounds in a run of `sim`: `start`, then every `every` while
+    /// before `stop` (or the end of the run) and fewer than `count`.
+    pub fn rounds(&self, sim: &Simulation) -> Vec<Time> {
+        let Some(every) = self.every.filter(|e| e.0 > 0) else { return vec![self.start] };
+        let end = self.stop.unwrap_or(sim.duration).min(sim.duration);
+        let max = self.count.map(|c| c as u64).unwrap_or(u64::MAX);
+        let mut out = Vec::new();
+        let mut t = self.start.0;
+        while t < end.0 && (out.len() as u64) < max && out.len() < MAX_INCAST_ROUNDS {
+            out.push(Time(t));
+            t = t.saturating_add(every.0);
+        }
+        out
+    }
+}
+
+/// Most rounds a repeated incast may have.
+pub const MAX_INCAST_ROUNDS: usize = 1_000_000;
 
 /// Every host sends to one other host and receives from one (a random permutation without
 /// fixed points, drawn from the run's seed).
@@ -297,6 +328,18 @@ pub struct Workloads {
     /// perftest runs (`ib_write_bw`, `ib_write_lat`, ...).
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub perftest: Vec<crate::perftest::Perftest>,
+    /// Flow sizes from a CDF, Poisson arrivals at a load.
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub poisson: Vec<Poisson>,
+    /// Flows imported from ns-3 HPCC flow files.
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub hpcc_flows: Vec<HpccFlows>,
+    /// fio-like storage jobs (see [`crate::storage`]).
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::storage::Job>,
+    /// iperf-like TCP transfers.
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub iperf: Vec<crate::storage::Iperf>,
 }
 
 impl Workloads {
@@ -306,6 +349,10 @@ impl Workloads {
             && self.permutation.is_empty()
             && self.all_to_all.is_empty()
             && self.perftest.is_empty()
+            && self.poisson.is_empty()
+            && self.hpcc_flows.is_empty()
+            && self.jobs.is_empty()
+            && self.iperf.is_empty()
     }
 }
 
@@ -399,8 +446,16 @@ fn check_window(start: Time, stop: Option<Time>, sim: &Simulation, path: &str, p
     }
 }
 
-/// Checks every host and class the workloads name, and their time windows.
-pub(crate) fn check(w: &Workloads, sim: &Simulation, fabric: &ResolvedFabric, problems: &mut Vec<Problem>) {
+/// Checks every host and class the workloads name, and their time windows, and reads the files
+/// they name (relative to `base_dir`); problems inside those files go to `file_diags`.
+pub(crate) fn check(
+    w: &mut Workloads,
+    sim: &Simulation,
+    fabric: &ResolvedFabric,
+    base_dir: &Path,
+    problems: &mut Vec<Problem>,
+    file_diags: &mut Vec<crate::Diagnostic>,
+) {
     let mut names = std::collections::HashSet::new();
     let mut unique = |name: &str, path: String, problems: &mut Vec<Problem>| {
         if !names.insert(name.to_string()) {
@@ -459,7 +514,33 @@ pub(crate) fn check(w: &Workloads, sim: &Simulation, fabric: &ResolvedFabric, pr
         }
         check_class(fabric, &x.class, format!("{p}.class"), problems);
         check_window(x.start, x.stop, sim, &p, problems);
+        match (x.every, x.count) {
+            (Some(e), _) if e == Time::ZERO => {
+                problems.push(problem(format!("{p}.every"), "`every` must be above 0".into()))
+            }
+            (None, Some(_)) => problems
+                .push(problem(format!("{p}.count"), "`count` repeats an incast: give the period with `every`".into())),
+            (Some(_), _) if x.size.is_none() => problems.push(problem(
+                format!("{p}.every"),
+                "a repeated incast needs `size`: each round sends that many bytes from every sender".into(),
+            )),
+            (_, Some(0)) => problems.push(problem(format!("{p}.count"), "`count` must be at least 1".into())),
+            _ => {}
+        }
+        if x.every.is_some_and(|e| e.0 > 0) {
+            let rounds = x.rounds(sim).len();
+            if rounds >= MAX_INCAST_ROUNDS || (rounds * senders.len()) as f64 > crate::flowgen::MAX_FLOWS {
+                problems.push(problem(
+                    format!("{p}.every"),
+                    format!(
+                        "{rounds} rounds of {} senders are too many flows; raise `every` or set `count`",
+                        senders.len()
+                    ),
+                ));
+            }
+        }
     }
+    crate::flowgen::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
     let groups =
         w.permutation.iter().map(|x| ("permutation", "a permutation", &x.name, &x.hosts, &x.class, x.start, x.stop));
     let groups = groups
@@ -476,6 +557,12 @@ pub(crate) fn check(w: &Workloads, sim: &Simulation, fabric: &ResolvedFabric, pr
         check_window(start, stop, sim, &p, problems);
     }
     crate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
+    for (i, x) in w.poisson.iter().enumerate() {
+        unique(&x.name, format!("workloads.poisson[{i}].name"), problems);
+    }
+    for (i, x) in w.hpcc_flows.iter().enumerate() {
+        unique(&x.name, format!("workloads.hpcc_flows[{i}].name"), problems);
+    }
     if sim.sample_interval == Time::ZERO {
         problems.push(problem("simulation.sample_interval".into(), "the sampling interval must be above 0".into()));
     }

@@ -6,32 +6,34 @@
 //! * `fat-txt-320-permutation`: the same from the HPCC simulator's `fat.txt`, read in place
 //!   (from `$ROCELAB_FAT_TXT`, or `shared/data/hpcc-formats/fat.txt` in an ancestor of this
 //!   crate); skipped with a message when absent.
+//! * `fat-txt-websearch`: `fat.txt` with web-search flows (`WebSearch_distribution.txt`, read in
+//!   place from the same directory) at 30 % load and two 64-to-1 incasts of 500 KB
+//!   ([`rocelab_sim::bench::fat_tree_websearch`]), 1 ms simulated; skipped when absent.
 //!
 //! Before the criterion runs, each scenario is run once and its events per second printed, the
 //! figure `rocelab bench` will show.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
-    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure,
+    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
+    incast_16, measure,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{run, SimConfig, MS, US};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn fat_txt() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("ROCELAB_FAT_TXT") {
         return Some(PathBuf::from(p)).filter(|p| p.exists());
     }
-    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        let candidate = dir.join("shared/data/hpcc-formats/fat.txt");
-        if candidate.exists() {
-            return Some(candidate);
-        }
-        if !dir.pop() {
-            return None;
-        }
-    }
+    hpcc_data_dir(Path::new(env!("CARGO_MANIFEST_DIR"))).map(|d| d.join("fat.txt")).filter(|p| p.exists())
+}
+
+fn websearch_cdf() -> Option<FlowSizeCdf> {
+    let dir = hpcc_data_dir(Path::new(env!("CARGO_MANIFEST_DIR")))?;
+    let text = std::fs::read_to_string(dir.join("WebSearch_distribution.txt")).ok()?;
+    Some(FlowSizeCdf::parse(&text).expect("WebSearch_distribution.txt is a valid CDF"))
 }
 
 fn report(name: &str, r: &rocelab_sim::bench::BenchReport) {
@@ -71,6 +73,18 @@ fn engine(c: &mut Criterion) {
             let t = fat_tree_permutation(&f, 1);
             report("fat-txt-320-permutation", &measure("fat.txt", &f.spec, &t, &cfg).expect("fat.txt runs"));
             g.bench_function("fat-txt-320-permutation", |b| b.iter(|| run(&f.spec, &t, &cfg).expect("fat.txt runs")));
+            match websearch_cdf() {
+                Some(cdf) => {
+                    let t = fat_tree_websearch(&f, &cdf, 1);
+                    let cfg = SimConfig::new(1, MS);
+                    let r = measure("websearch", &f.spec, &t, &cfg).expect("websearch runs");
+                    report("fat-txt-websearch (1 ms)", &r);
+                    g.bench_function("fat-txt-websearch", |b| {
+                        b.iter(|| run(&f.spec, &t, &cfg).expect("websearch runs"))
+                    });
+                }
+                None => println!("fat-txt-websearch: skipped, no WebSearch_distribution.txt beside fat.txt"),
+            }
         }
         None => println!(
             "fat-txt-320-permutation: skipped, no fat.txt (set ROCELAB_FAT_TXT or put \

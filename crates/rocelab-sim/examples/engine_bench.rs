@@ -7,15 +7,23 @@
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-30 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
+//! /usr/bin/time -v target/release/examples/engine_bench websearch 10000 ../shared/data/hpcc-formats
 //! /usr/bin/time -v target/release/examples/engine_bench incast-rdma 10000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
+//! /usr/bin/time -v target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
 //! ```
-//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, and the RDMA variants
-//! `incast-rdma`, `fat-tree-rdma`: RC queue pairs with DCQCN, see `bench::with_rdma`), simulated
-//! microseconds, and for `fat-txt` the path of the HPCC-format topology.
+//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`, and the RDMA
+//! variants `incast-rdma`, `fat-tree-rdma`, `websearch-rdma`: RC queue pairs with DCQCN, see
+//! `bench::with_rdma`),
+//! simulated microseconds, for `fat-txt` the path of the HPCC-format topology, and for
+//! `websearch` the HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt`
+//! (default: found through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current
+//! directory).
 
+use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
-    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, incast_16, measure, with_rdma,
+    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
+    incast_16, measure, with_rdma,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -44,13 +52,13 @@ fn main() -> ExitCode {
         }
         "incast-rdma" => {
             let (mut spec, mut traffic) = incast_16();
-            with_rdma(&mut spec, &mut traffic);
+            with_rdma(&mut spec, &mut traffic, 4096);
             measure("incast-16:1-100G-rdma-dcqcn", &spec, &traffic, &cfg)
         }
         "fat-tree-rdma" => {
             let mut f = fat_tree();
             let mut t = fat_tree_permutation(&f, 1);
-            with_rdma(&mut f.spec, &mut t);
+            with_rdma(&mut f.spec, &mut t, 4096);
             measure("fat-tree-320-permutation-rdma-dcqcn", &f.spec, &t, &cfg)
         }
         "fat-tree-30" => {
@@ -75,9 +83,50 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        "websearch" | "websearch-rdma" => {
+            let dir = match args.get(3) {
+                Some(d) => Some(std::path::PathBuf::from(d)),
+                None => std::env::current_dir().ok().and_then(|c| hpcc_data_dir(&c)),
+            };
+            let Some(dir) = dir else {
+                eprintln!("websearch needs the HPCC formats directory (argument or ROCELAB_HPCC_DATA)");
+                return ExitCode::FAILURE;
+            };
+            let read = |name: &str| {
+                std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{}: {e}", dir.join(name).display()))
+            };
+            let (topo, cdf) = match (read("fat.txt"), read("WebSearch_distribution.txt")) {
+                (Ok(t), Ok(c)) => (t, c),
+                (Err(e), _) | (_, Err(e)) => {
+                    eprintln!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let cdf = match FlowSizeCdf::parse(&cdf) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("WebSearch_distribution.txt: {e:?}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match parse_hpcc_topology(&topo, &fat_tree_defaults()) {
+                Ok(mut f) => {
+                    let mut t = fat_tree_websearch(&f, &cdf, 1);
+                    let mut name = "fat-txt-websearch-30pct-incasts";
+                    if scenario == "websearch-rdma" {
+                        // RC queue pairs with DCQCN; the path MTU nearest HPCC's 1000-byte payload.
+                        with_rdma(&mut f.spec, &mut t, 1024);
+                        name = "fat-txt-websearch-30pct-incasts-rdma-dcqcn";
+                    }
+                    measure(name, &f.spec, &t, &cfg)
+                }
+                Err(e) => Err(e),
+            }
+        }
         other => {
             eprintln!(
-                "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, incast-rdma or fat-tree-rdma"
+                "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, websearch, incast-rdma, \
+                 fat-tree-rdma or websearch-rdma"
             );
             return ExitCode::FAILURE;
         }
@@ -95,6 +144,15 @@ fn main() -> ExitCode {
                 r.peak_pending_events,
                 r.delivered_bytes as f64 / 1e9
             );
+            if r.sized_flows > 0 {
+                let sd = r.slowdown.map(|p| format!("{:.2} / {:.2} / {:.2}", p.p50, p.p95, p.p99));
+                println!(
+                    "  sized flows: {} of {} completed; slowdown p50 / p95 / p99: {}",
+                    r.completed_flows,
+                    r.sized_flows,
+                    sd.unwrap_or_else(|| "-".into())
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

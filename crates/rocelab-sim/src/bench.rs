@@ -7,13 +7,19 @@
 //!   `fat.txt` (100 Gb/s hosts, 400 Gb/s fabric, 1 µs links) with random-permutation line-rate
 //!   traffic on a lossless priority; ECMP collisions make PFC act in the fabric. A variant at
 //!   30 Gb/s per host ([`fat_tree_permutation_at`]) keeps few packets in flight.
+//! * [`fat_tree_websearch`]: the same fat tree with the workload of the HPCC paper's
+//!   evaluation — flow sizes from the web-search CDF, Poisson arrivals at 30 % load for 5 ms —
+//!   plus two 64-to-1 incasts of 500 KB per sender. The CDF and `fat.txt` are read from the
+//!   HPCC formats directory ([`hpcc_data_dir`]); rocelab ships neither.
 
 use crate::error::SimError;
+use crate::fct::Percentiles;
 use crate::sim::{run, SimConfig};
 use crate::spec::{BufferSpec, NetworkSpec};
-use crate::time::{Time, NS, US};
+use crate::time::{Time, MS, NS, US};
 use crate::topology::{hpcc_fat_tree, single_switch, Fabric, FabricDefaults};
-use crate::traffic::{FlowClass, FlowSpec, Traffic};
+use crate::traffic::{FlowClass, FlowSpec, PoissonArrivals, SizeDistribution, Traffic};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What one benchmark run measured.
@@ -35,6 +41,12 @@ pub struct BenchReport {
     pub delivered_bytes: u64,
     /// Most events pending at once.
     pub peak_pending_events: u64,
+    /// Flows with a size.
+    pub sized_flows: u64,
+    /// Of which completed in the run.
+    pub completed_flows: u64,
+    /// Slowdown percentiles of the completed sized flows.
+    pub slowdown: Option<Percentiles<f64>>,
 }
 
 /// Lossless priority used by the scenarios.
@@ -84,11 +96,11 @@ pub fn fat_tree_permutation_at(fabric: &Fabric, seed: u64, rate_bps: Option<u64>
     t
 }
 
-/// The RDMA variants of the scenarios: every flow an RC queue pair doing RDMA WRITEs (4096-byte
-/// path MTU), DCQCN with the paper's parameters at every host and RED/ECN marking on the
+/// The RDMA variants of the scenarios: every flow an RC queue pair doing RDMA WRITEs at
+/// `path_mtu`, DCQCN with the paper's parameters at every host and RED/ECN marking on the
 /// lossless class (the paper's Kmin 5 KB, Kmax 200 KB, Pmax 1%). ACKs, CNPs and the QPs' timers
 /// are events too, so events per second compare with the open-loop scenarios only roughly.
-pub fn with_rdma(spec: &mut NetworkSpec, traffic: &mut Traffic) {
+pub fn with_rdma(spec: &mut NetworkSpec, traffic: &mut Traffic, path_mtu: u32) {
     let ecn = crate::EcnSpec { kmin_bytes: 5_000, kmax_bytes: 200_000, pmax: 0.01 };
     for n in &mut spec.nodes {
         match &mut n.kind {
@@ -101,7 +113,7 @@ pub fn with_rdma(spec: &mut NetworkSpec, traffic: &mut Traffic) {
         }
     }
     for f in &mut traffic.flows {
-        f.payload_bytes = 4096;
+        f.payload_bytes = path_mtu;
         *f = f.rc(crate::rdma::RdmaOp::Write);
     }
 }
@@ -120,7 +132,61 @@ pub fn measure(name: &str, spec: &NetworkSpec, traffic: &Traffic, config: &SimCo
         peak_packets_in_flight: r.peak_packets_in_flight,
         delivered_bytes: r.flows.iter().map(|f| f.delivered_bytes).sum(),
         peak_pending_events: r.peak_pending_events,
+        sized_flows: r.fct.as_ref().map(|f| f.overall.flows).unwrap_or(0),
+        completed_flows: r.fct.as_ref().map(|f| f.overall.completed).unwrap_or(0),
+        slowdown: r.fct.as_ref().and_then(|f| f.overall.slowdown),
     })
+}
+
+/// The HPCC simulator's formats directory (`fat.txt`, the flow-size CDFs): `$ROCELAB_HPCC_DATA`
+/// when set, else the first `shared/data/hpcc-formats` found in `from` or an ancestor of it.
+pub fn hpcc_data_dir(from: &Path) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("ROCELAB_HPCC_DATA") {
+        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+    }
+    from.ancestors().map(|a| a.join("shared/data/hpcc-formats")).find(|d| d.is_dir())
+}
+
+/// Offered load of the web-search background (the HPCC paper's 30 %).
+pub const WEBSEARCH_LOAD: f64 = 0.3;
+/// How long web-search flows arrive.
+pub const WEBSEARCH_ARRIVALS: Time = 5 * MS;
+/// Payload per packet of the flow scenarios: the HPCC simulator's `PACKET_PAYLOAD_SIZE` (1000
+/// bytes in its shipped `config.txt`), so that packet counts compare.
+pub const HPCC_PAYLOAD: u32 = 1000;
+/// Bytes per sender of the incasts.
+pub const INCAST_BYTES: u64 = 500_000;
+
+/// The flow-workload benchmark on the 320-host fat tree: `sizes` (the web-search CDF) with
+/// Poisson arrivals at 30 % of every host's 100 Gb/s for 5 ms between all hosts, and two
+/// 64-to-1 incasts of 500 KB per sender: at 1 ms the 64 hosts of pod 1 send to host 0 (pod 0),
+/// at 3 ms the 64 hosts of pod 4 send to host 160 (pod 2). Lossless priority 3; open-loop RoCE
+/// until the transport with DCQCN lands.
+pub fn fat_tree_websearch<D: SizeDistribution + ?Sized>(fabric: &Fabric, sizes: &D, seed: u64) -> Traffic {
+    let class = FlowClass::roce(BENCH_PRIORITY, 26);
+    let mut tmpl = FlowSpec::sized(0, 0, class, 1);
+    tmpl.payload_bytes = HPCC_PAYLOAD;
+    let rates: Vec<u64> = vec![100_000_000_000; fabric.hosts.len()];
+    let mut t = Traffic::new();
+    t.poisson(
+        &PoissonArrivals {
+            hosts: &fabric.hosts,
+            host_rate_bps: &rates,
+            sizes,
+            load: WEBSEARCH_LOAD,
+            start_ps: 0,
+            end_ps: WEBSEARCH_ARRIVALS,
+            seed,
+        },
+        &tmpl,
+    );
+    let h = &fabric.hosts;
+    let mut incast = FlowSpec { size_bytes: Some(INCAST_BYTES), start_ps: MS, ..tmpl };
+    incast.udp_src_port = 60_000;
+    t.incast(&h[64..128], h[0], &incast);
+    incast.start_ps = 3 * MS;
+    t.incast(&h[256..320], h[160], &incast);
+    t
 }
 
 /// Run the standard scenarios (incast, fat tree at line rate, fat tree at 30 %) for

@@ -15,9 +15,10 @@ use crate::spec::{
     BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec, PortRef,
     PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, MAX_FRAME_BYTES,
 };
-use crate::traffic::{FlowClass, FlowSpec, OnOff, Traffic};
+use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, Traffic};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::NicVendor;
+use rocelab_model::flowgen::host_rate_bps as line_rate;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
 use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
@@ -47,6 +48,28 @@ pub struct Names {
     pub flows: Vec<String>,
     /// Name of each perftest test.
     pub perftest: Vec<String>,
+    /// The destination-port column of each flow in `fct.txt`, in `Traffic` order: HPCC's
+    /// conventions — 100 for Poisson (background) flows as its traffic generator writes, 200
+    /// for incast flows as its analysis scripts expect, the file's value for imported flows —
+    /// and 4791 (RoCEv2) for the other workloads.
+    pub dports: Vec<u16>,
+}
+
+/// `fct.txt` destination port of Poisson (background) flows, as HPCC's traffic generator writes.
+pub const DPORT_BACKGROUND: u16 = 100;
+/// `fct.txt` destination port of incast flows, as HPCC's `fct_analysis.py` selects them.
+pub const DPORT_INCAST: u16 = 200;
+
+impl Names {
+    /// Name of flow `i`.
+    pub fn flow(&self, i: usize) -> String {
+        self.flows.get(i).cloned().unwrap_or_else(|| format!("#{i}"))
+    }
+
+    /// `fct.txt` destination port of flow `i`.
+    pub fn dport(&self, i: usize) -> u16 {
+        self.dports.get(i).copied().unwrap_or(crate::packet::wire::ROCEV2_UDP_PORT)
+    }
 }
 
 /// Builds the simulator's input. `seed` overrides `simulation.seed`.
@@ -90,6 +113,7 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
     let spec = NetworkSpec { nodes, links };
     let seed = seed.unwrap_or(scenario.simulation.seed);
     let traffic = traffic(scenario, f, seed, &mut names);
+    names.dports.resize(names.flows.len(), crate::packet::wire::ROCEV2_UDP_PORT);
     let config = SimConfig {
         seed,
         end_time_ps: scenario.simulation.duration.as_ps(),
@@ -281,11 +305,6 @@ fn class_of(f: &ResolvedFabric, name: &str) -> FlowClass {
     }
 }
 
-/// Line rate of a host's first cabled port.
-fn line_rate(f: &ResolvedFabric, host: usize) -> u64 {
-    f.devices[host].ports.iter().find_map(|p| p.link).map(|l| f.links[l].speed.bits_per_second()).unwrap_or(0)
-}
-
 /// The flow every workload entry starts from: greedy, at the RoCE path MTU, capped at `rate`,
 /// carried as `transport` says (an RC queue pair between RoCE hosts by default).
 struct Template<'a> {
@@ -343,22 +362,18 @@ fn perftest(f: &ResolvedFabric, t: &Perftest, index: usize, host: &dyn Fn(&str) 
 fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Traffic {
     let w = &s.workloads;
     let mut t = Traffic::new();
-    let name_new = |t: &Traffic, names: &mut Names, label: &str| {
+    let roce = crate::packet::wire::ROCEV2_UDP_PORT;
+    let name_new = |t: &Traffic, names: &mut Names, label: &str, dport: u16| {
         while names.flows.len() < t.flows.len() {
             let k = names.flows.len();
             names.flows.push(format!("{label}#{k}"));
+            names.dports.push(dport);
         }
     };
     let host = |n: &str| f.devices.iter().position(|d| d.name == n).expect("hosts are checked when the scenario loads");
-    let tmpl = |class, rate, transport, op, size: Option<rocelab_model::units::Size>| Template {
-        class,
-        rate,
-        transport,
-        op,
-        size: size.map(|s| s.as_bytes()),
-    };
+    let tmpl = |class, rate, transport, op, size: Option<u64>| Template { class, rate, transport, op, size };
     for x in &w.flows {
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size);
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
         let mut flow = template(f, host(&x.from), host(&x.to), &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
@@ -367,43 +382,84 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         }
         t.push(flow);
         names.flows.push(x.name.clone());
+        names.dports.push(roce);
     }
     for x in &w.incast {
         let senders = resolve_hosts(&x.senders, f);
         let dst = host(&x.receiver);
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size);
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
         let mut flow = template(f, senders.first().copied().unwrap_or(dst), dst, &tm);
-        flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
-        t.incast(&senders, dst, &flow);
-        name_new(&t, names, &x.name);
+        let port = flow.udp_src_port;
+        for (round, start) in x.rounds(&s.simulation).into_iter().enumerate() {
+            // Each round's flows get source ports of their own (new QPs).
+            flow.udp_src_port = port.wrapping_add((round * senders.len()) as u16);
+            flow.start_ps = start.as_ps();
+            t.incast(&senders, dst, &flow);
+        }
+        name_new(&t, names, &x.name, DPORT_INCAST);
+    }
+    for (i, x) in w.poisson.iter().enumerate() {
+        let hosts = resolve_hosts(&x.hosts, f);
+        let rates: Vec<u64> = hosts.iter().map(|&h| line_rate(f, h)).collect();
+        let cdf = x.distribution.as_ref().expect("the distribution is read when the scenario loads");
+        let flow = template(f, hosts[0], hosts[1], &tmpl(&x.class, RateSpec::Line, None, None, None));
+        let arrivals = PoissonArrivals {
+            hosts: &hosts,
+            host_rate_bps: &rates,
+            sizes: cdf,
+            load: x.load,
+            start_ps: x.start.as_ps(),
+            end_ps: x.end(&s.simulation).as_ps(),
+            // One stream per workload, all from the run's seed.
+            seed: crate::rng::mix64(seed ^ (0x504F_4953_534F_4E00 + i as u64)),
+        };
+        t.poisson(&arrivals, &flow);
+        name_new(&t, names, &x.name, DPORT_BACKGROUND);
+    }
+    for x in &w.hpcc_flows {
+        // Source ports count up per sender, like the HPCC simulator's per-host port counter.
+        let mut next_port: std::collections::HashMap<usize, u16> = Default::default();
+        for imp in &x.flows {
+            let class = &f.qos.classes[imp.class].name;
+            let mut flow = template(f, imp.src, imp.dst, &tmpl(class, RateSpec::Line, None, None, Some(imp.size)));
+            let k = next_port.entry(imp.src).or_insert(0);
+            flow.udp_src_port = flow.udp_src_port.wrapping_add(*k);
+            *k = k.wrapping_add(1);
+            flow.size_bytes = Some(imp.size);
+            flow.start_ps = imp.start.as_ps();
+            t.push(flow);
+            name_new(&t, names, &x.name, imp.dport);
+        }
     }
     for x in &w.permutation {
         let hosts = resolve_hosts(&x.hosts, f);
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size);
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
         let mut flow = template(f, hosts[0], hosts[1], &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.permutation(&hosts, seed, &flow);
-        name_new(&t, names, &x.name);
+        name_new(&t, names, &x.name, roce);
     }
     for x in &w.all_to_all {
         let hosts = resolve_hosts(&x.hosts, f);
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size);
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
         let mut flow = template(f, hosts[0], hosts[1], &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.all_to_all(&hosts, &flow);
-        name_new(&t, names, &x.name);
+        name_new(&t, names, &x.name, roce);
     }
     for (i, x) in w.perftest.iter().enumerate() {
         let p = perftest(f, x, i, &host);
         let n = p.flows().len();
         for k in 0..p.qps as usize {
             names.flows.push(if p.qps == 1 { x.name.clone() } else { format!("{}#qp{k}", x.name) });
+            names.dports.push(roce);
         }
         if n > p.qps as usize {
             names.flows.push(format!("{}#pong", x.name));
+            names.dports.push(roce);
         }
         names.perftest.push(x.name.clone());
         t.perftest.push(p);
@@ -484,10 +540,9 @@ workloads:
         let b = build(&l.scenario, &l.fabric, None);
         let t = &b.traffic;
         // The incast and the flow between RoCE hosts run over RC; `transport: raw` stays open loop.
-        let r = t.flows[0].rc_flow().unwrap();
-        assert_eq!((r.op, r.message_bytes), (RdmaOp::Read, 1_000_000));
+        assert_eq!((t.flows[0].rc_flow().unwrap().op, t.flows[0].size_bytes), (RdmaOp::Read, Some(1_000_000)));
         assert!(t.flows[1].rc_flow().is_none());
-        assert!(t.flows[2].rc_flow().is_some_and(|r| r.op == RdmaOp::Write && r.message_bytes == 65536));
+        assert!(t.flows[2].rc_flow().is_some_and(|r| r.op == RdmaOp::Write));
         assert_eq!(t.flows[0].payload_bytes, 4096, "the RoCE path MTU of a 9000-byte port MTU");
         // perftest: defaults and names of the QP flows.
         let (lat, bw) = (&t.perftest[0], &t.perftest[1]);
@@ -507,6 +562,34 @@ workloads:
         let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 2 * crate::MS, ..b.config }).unwrap();
         r.check_conservation().unwrap();
         assert_eq!(r.perftest.len(), 2);
+    }
+
+    #[test]
+    fn poisson_and_repeated_incasts_become_flows() {
+        let text = FABRIC.replace(
+            "    - {name: in, senders: [host1-2], receiver: host3, class: roce, size: 64KiB}\n",
+            "    - {name: in, senders: [host1-2], receiver: host3, class: roce, size: 64KiB, every: 100us, count: 3}\npoisson:\n    - {name: bg, class: roce, load: 0.5, cdf: [[1000, 0], [3000, 100]], duration: 1ms}\n",
+        )
+        .replace("poisson:", "  poisson:");
+        let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        let b = build(&l.scenario, &l.fabric, Some(3));
+        let incast: Vec<&FlowSpec> = b.traffic.flows[..6].iter().collect();
+        let starts: Vec<u64> = incast.iter().map(|f| f.start_ps).collect();
+        assert_eq!(starts, [0, 0, 100_000_000, 100_000_000, 200_000_000, 200_000_000]);
+        let ports: Vec<u16> = incast.iter().map(|f| f.udp_src_port).collect();
+        assert_eq!(ports, [49152, 49153, 49154, 49155, 49156, 49157], "a QP per sender and round");
+        assert!(b.names.dports[..6].iter().all(|&p| p == DPORT_INCAST));
+        // 3 hosts at 100G, half load, 2 KB mean, 1 ms: about 9,375 flows.
+        let bg = &b.traffic.flows[6..];
+        assert!((8_800..10_000).contains(&bg.len()), "{}", bg.len());
+        assert!(bg.iter().all(|f| f.start_ps < 1_000_000_000 && (1000..=3000).contains(&f.size_bytes.unwrap())));
+        assert!(bg.iter().all(|f| f.payload_bytes == 4096 && f.class.priority == 3));
+        assert_eq!(b.names.flow(6), "bg#6");
+        assert_eq!(b.names.dport(6), DPORT_BACKGROUND);
+        assert_eq!(b.names.dports.len(), b.traffic.flows.len());
+        // Same seed, same flows; the scenario seed is used without an override.
+        assert_eq!(build(&l.scenario, &l.fabric, Some(3)).traffic, b.traffic);
+        assert_ne!(build(&l.scenario, &l.fabric, Some(4)).traffic, b.traffic);
     }
 
     #[test]

@@ -27,12 +27,19 @@
 //! [`ecn::EcnSpec`], [`nic::RxBuffer`], [`event::EventQueue`]), tested alone; the engine wires
 //! them together. Time is integer picoseconds ([`time`]). A run is a pure function of its
 //! inputs and seed, and holds no global state, so several can run in one process.
+//!
+//! Built and tested alone, not yet driven by the engine: a TCP endpoint ([`tcp::TcpEndpoint`]:
+//! NewReno, CUBIC, DCTCP, RFC 6298 timers, delayed ACKs, Nagle, window scaling, ECN) and the
+//! storage models ([`storage`]: fio-like jobs, the storage protocols' wire exchanges, target
+//! devices, host CPU costs).
 
 pub mod bench;
 pub mod cc;
+pub mod detmath;
 pub mod ecn;
 pub mod error;
 pub mod event;
+pub mod fct;
 pub mod from_model;
 pub mod mmu;
 pub mod nic;
@@ -47,7 +54,9 @@ pub mod sched;
 mod sim;
 pub mod spec;
 pub mod stats;
+pub mod storage;
 pub mod summary;
+pub mod tcp;
 pub mod time;
 pub mod topology;
 pub mod traffic;
@@ -55,6 +64,7 @@ pub mod traffic;
 pub use cc::{CcAlgorithm, DcqcnParams};
 pub use ecn::EcnSpec;
 pub use error::SimError;
+pub use fct::{Completion, FctReport};
 pub use mmu::{PriorityGroup, XoffThreshold};
 pub use nic::NicProfile;
 pub use observer::{Direction, DropCause, NoObserver, Observer};
@@ -74,4 +84,4 @@ pub use stats::{
     Results, SwitchResults, SCHEMA_VERSION,
 };
 pub use time::{Time, MS, NS, SECOND, US};
-pub use traffic::{FlowClass, FlowSpec, OnOff, RcFlow, Traffic, Transport};
+pub use traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, Traffic, Transport};

@@ -133,6 +133,23 @@ impl Routes {
     }
 }
 
+impl Routes {
+    /// The global ports of the path from `src` to host `dst` that takes the first next hop at
+    /// every node (`None` when unreachable). On fabrics whose equal-cost paths have the same
+    /// rates and delays (trees, leaf-spine, fat trees) it stands for every path a flow may
+    /// take. Read-only: for analyses such as a flow's standalone completion time.
+    pub fn first_path(&self, src: u32, dst: u32, peer_node: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
+        let mut u = src;
+        let mut ports = Vec::new();
+        while u != dst {
+            let &p = self.next_hops(u, dst).first()?;
+            ports.push(p);
+            u = peer_node(p);
+        }
+        Some(ports)
+    }
+}
+
 /// Choose among `n` equal-cost next hops for a packet whose 5-tuple hashes to `flow_hash`.
 #[inline]
 pub fn ecmp_select(flow_hash: u64, switch_seed: u64, n: usize) -> usize {
@@ -176,6 +193,8 @@ mod tests {
         let peer =
             |p: u32| -> u32 { adj.iter().flat_map(|ps| ps.iter()).find(|(q, _)| *q == p).map(|&(_, v)| v).unwrap() };
         assert_eq!(r.hop_count(0, 1, peer), Some(4));
+        assert_eq!(r.first_path(0, 1, peer), Some(vec![0, 2, 5, 10]));
+        assert_eq!(r.first_path(0, 2, peer), None, "switches are not destinations");
     }
 
     #[test]

@@ -13,9 +13,9 @@
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
-/// Version of the [`Results`] layout; bump on incompatible change. 2: RDMA flow figures,
-/// control frames, perftest results.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version of the [`Results`] layout; bump on incompatible change. 2: flow completion times
+/// and slowdowns ([`Results::fct`]). 3: RDMA flow figures, control frames, perftest results.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Counters of one priority at one port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -258,6 +258,10 @@ pub struct Results {
     pub queue_samples: Option<QueueSamples>,
     /// Conservation balance.
     pub conservation: Conservation,
+    /// Completion times and slowdowns of the sized flows, by flow size (see [`crate::fct`]);
+    /// `None` when no flow has a size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fct: Option<crate::fct::FctReport>,
 }
 
 impl Results {

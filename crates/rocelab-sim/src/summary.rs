@@ -1,8 +1,10 @@
 //! A readable summary of a run, with the model's names: perftest results as perftest prints
 //! them, flows (throughput, completion time, CE marks, and for RDMA flows retransmissions and
-//! CNPs), ports and priorities with PFC, ECN or drops, peak queues like Arista LANZ reports
+//! CNPs), flow completion and slowdown percentiles by flow size, ports and priorities with PFC,
+//! ECN or drops, peak queues like Arista LANZ reports
 //! them, switch buffers, and the conservation balance.
 
+use crate::fct::{Completion, FctReport, Percentiles};
 use crate::from_model::Names;
 use crate::stats::Results;
 use std::fmt::Write;
@@ -20,6 +22,44 @@ pub fn port_label(names: &Names, node: usize, port: usize) -> String {
     let n = names.nodes.get(node).map(String::as_str).unwrap_or("?");
     let p = names.ports.get(node).and_then(|v| v.get(port)).map(String::as_str).unwrap_or("?");
     format!("{n}:{p}")
+}
+
+/// Flows listed one by one; the rest are in `results.json` (and the FCT table sums them up).
+pub const MAX_FLOW_ROWS: usize = 50;
+
+/// The flow-completion table: per flow-size bucket, flows completed, FCT and slowdown
+/// percentiles.
+fn write_fct(s: &mut String, fct: &FctReport) -> std::fmt::Result {
+    let done = match fct.completion {
+        Completion::LastByteDelivered => "last byte delivered",
+        Completion::LastAckAtSender => "last byte acknowledged",
+    };
+    writeln!(s, "\nflow completion ({done}); slowdown = FCT / the same flow's FCT alone on an empty network:")?;
+    writeln!(
+        s,
+        "  {:12} {:>7} {:>7} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8}",
+        "size", "flows", "done", "fct p50", "fct p95", "fct p99", "sd p50", "sd p95", "sd p99"
+    )?;
+    for b in fct.buckets.iter().chain(std::iter::once(&fct.overall)) {
+        let t = |f: fn(&Percentiles<u64>) -> u64| b.fct_ps.as_ref().map(|p| us(f(p))).unwrap_or_else(|| "-".into());
+        let x = |f: fn(&Percentiles<f64>) -> f64| {
+            b.slowdown.as_ref().map(|p| format!("{:.2}", f(p))).unwrap_or_else(|| "-".into())
+        };
+        writeln!(
+            s,
+            "  {:12} {:>7} {:>7} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8}",
+            b.label,
+            b.flows,
+            b.completed,
+            t(|p| p.p50),
+            t(|p| p.p95),
+            t(|p| p.p99),
+            x(|p| p.p50),
+            x(|p| p.p95),
+            x(|p| p.p99)
+        )?;
+    }
+    Ok(())
 }
 
 pub fn summary(r: &Results, names: &Names, warnings: &[String]) -> String {
@@ -109,17 +149,15 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     }
     write_perftest(s, r, names)?;
     writeln!(s, "\nflows: {}", r.flows.len())?;
-    let label = |f: &crate::stats::FlowResults| {
-        let name = names.flows.get(f.flow).cloned().unwrap_or_else(|| format!("#{}", f.flow));
-        format!("{name} {}>{}", names.nodes[f.src], names.nodes[f.dst])
-    };
-    let w = r.flows.iter().map(|f| label(f).len()).max().unwrap_or(0).max(24);
+    let label =
+        |f: &crate::stats::FlowResults| format!("{} {}>{}", names.flow(f.flow), names.nodes[f.src], names.nodes[f.dst]);
+    let w = r.flows.iter().take(MAX_FLOW_ROWS).map(|f| label(f).len()).max().unwrap_or(0).max(24);
     writeln!(
         s,
         "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
         "flow", "prio", "qp", "throughput", "fct", "delivered", "ce", "retx", "cnp"
     )?;
-    for f in &r.flows {
+    for f in r.flows.iter().take(MAX_FLOW_ROWS) {
         let label = label(f);
         let (qp, retx, cnp) = match &f.rdma {
             Some(q) => {
@@ -140,6 +178,12 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
             retx,
             cnp
         )?;
+    }
+    if r.flows.len() > MAX_FLOW_ROWS {
+        writeln!(s, "  … {} more flows in results.json", r.flows.len() - MAX_FLOW_ROWS)?;
+    }
+    if let Some(fct) = &r.fct {
+        write_fct(s, fct)?;
     }
     writeln!(s, "\nports with pause, ECN marks or drops (tx side; peak egress queue per priority):")?;
     writeln!(

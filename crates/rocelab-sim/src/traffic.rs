@@ -73,17 +73,16 @@ pub enum Transport {
 pub struct RcFlow {
     /// RDMA operation of its messages.
     pub op: RdmaOp,
-    /// Largest message: a sized flow is one message up to this size; an unsized flow repeats
-    /// messages of this size.
+    /// Message size of an unsized flow (a sized flow is one message of its size, or messages of
+    /// 2 GiB, the largest RDMA message, beyond).
     pub message_bytes: u64,
     /// Most messages posted and not completed (perftest's `--tx-depth`).
     pub tx_depth: u32,
 }
 
 impl RcFlow {
-    /// Messages of `op`: sized flows in one message (up to 2 GiB), unsized flows in 64 KiB
-    /// messages (perftest's default bandwidth-test size, `DEF_SIZE_BW`), 128 outstanding
-    /// (perftest's `DEF_TX_BW`).
+    /// Messages of `op`: unsized flows in 64 KiB messages (perftest's default bandwidth-test
+    /// size, `DEF_SIZE_BW`), 128 outstanding (perftest's `DEF_TX_BW`).
     pub fn new(op: RdmaOp) -> Self {
         RcFlow { op, message_bytes: 65536, tx_depth: 128 }
     }
@@ -138,11 +137,7 @@ impl FlowSpec {
     /// The same flow carried by an RC queue pair doing `op` (path MTU: `payload_bytes`). A
     /// sized flow is one message of its size when it is at most 2 GiB.
     pub fn rc(self, op: RdmaOp) -> Self {
-        let mut rc = RcFlow::new(op);
-        if let Some(size) = self.size_bytes {
-            rc.message_bytes = size.clamp(1, MAX_MESSAGE_BYTES);
-        }
-        FlowSpec { transport: Transport::Rc(rc), ..self }
+        FlowSpec { transport: Transport::Rc(RcFlow::new(op)), ..self }
     }
 
     /// The RC queue pair, if the flow has one.
@@ -176,6 +171,42 @@ impl FlowSpec {
             Ecn::NotEct
         }
     }
+}
+
+/// A flow-size distribution for [`Traffic::poisson`].
+pub trait SizeDistribution {
+    /// Mean flow size in bytes (the load is divided by it).
+    fn mean_bytes(&self) -> f64;
+    /// A flow size drawn with the uniform variate `u` in [0, 1).
+    fn sample_bytes(&self, u: f64) -> u64;
+}
+
+impl SizeDistribution for rocelab_model::cdf::FlowSizeCdf {
+    fn mean_bytes(&self) -> f64 {
+        self.mean()
+    }
+    fn sample_bytes(&self, u: f64) -> u64 {
+        self.sample(u)
+    }
+}
+
+/// What [`Traffic::poisson`] generates.
+#[derive(Clone, Copy, Debug)]
+pub struct PoissonArrivals<'a, D: ?Sized> {
+    /// Hosts that send and receive.
+    pub hosts: &'a [NodeId],
+    /// Line rate of each of `hosts` (bit/s): the load is a fraction of it.
+    pub host_rate_bps: &'a [u64],
+    /// Flow sizes.
+    pub sizes: &'a D,
+    /// Offered load per host, a fraction of its line rate.
+    pub load: f64,
+    /// First possible arrival.
+    pub start_ps: Time,
+    /// Arrivals at or after this time are dropped.
+    pub end_ps: Time,
+    /// Seed of arrivals, destinations and sizes.
+    pub seed: u64,
 }
 
 /// All flows of a run.
@@ -259,6 +290,84 @@ impl Traffic {
                 }
             }
         }
+    }
+
+    /// Poisson arrivals of sized flows, as the HPCC simulator's traffic generator makes them
+    /// (`traffic_gen/traffic_gen.py` of alibaba-edu/High-Precision-Congestion-Control): every
+    /// host of `a.hosts` starts flows at exponentially distributed intervals whose mean makes
+    /// the offered load `a.load` of its line rate — mean size × 8 / mean interval =
+    /// load × rate — each to a host drawn uniformly from the others (redrawn while it is the
+    /// sender), with a size drawn from `a.sizes`. One generator seeded with `a.seed` serves all
+    /// hosts in arrival order (as the generator's heap of hosts does), and every flow's UDP
+    /// source port is the next of its sender (`template.udp_src_port` onwards, like HPCC's
+    /// per-host port counter), so a run is a pure function of the seed.
+    ///
+    /// Arrivals in `[a.start_ps, a.end_ps)` are kept. The HPCC generator drops each host's last
+    /// arrival of the window (it tests the *next* arrival time against the end); rocelab keeps
+    /// it, so the offered load is the stated one. Sizes are the CDF's quantile truncated to
+    /// whole bytes, at least one, as there. Hosts with a zero rate start nothing. Flows are
+    /// appended in start order; their index range is returned.
+    pub fn poisson<D: SizeDistribution + ?Sized>(
+        &mut self,
+        a: &PoissonArrivals<'_, D>,
+        template: &FlowSpec,
+    ) -> std::ops::Range<usize> {
+        use std::cmp::Reverse;
+        let first = self.flows.len();
+        let n = a.hosts.len();
+        let mean = a.sizes.mean_bytes();
+        if n < 2 || a.load.is_nan() || a.load <= 0.0 || mean.is_nan() || mean <= 0.0 {
+            return first..first;
+        }
+        let mut rng = Rng::new(a.seed);
+        // Mean interval between a host's arrivals, in picoseconds.
+        let mean_gap: Vec<f64> = (0..n)
+            .map(|i| {
+                let rate = a.host_rate_bps.get(i).copied().unwrap_or(0) as f64;
+                if rate > 0.0 {
+                    mean * 8.0 / (rate * a.load) * crate::time::SECOND as f64
+                } else {
+                    f64::INFINITY
+                }
+            })
+            .collect();
+        let gap = |rng: &mut Rng, i: usize| -> Option<Time> {
+            let g = -(1.0 - rng.next_f64()).ln() * mean_gap[i];
+            (g.is_finite() && g < (Time::MAX / 4) as f64).then(|| g.round() as Time)
+        };
+        let mut next_port = vec![0u16; n];
+        let mut heap = std::collections::BinaryHeap::with_capacity(n);
+        for i in 0..n {
+            if let Some(g) = gap(&mut rng, i) {
+                heap.push(Reverse((a.start_ps.saturating_add(g), i)));
+            }
+        }
+        while let Some(Reverse((t, i))) = heap.pop() {
+            if t >= a.end_ps {
+                continue;
+            }
+            let next = gap(&mut rng, i);
+            let mut j = rng.below(n as u64) as usize;
+            while j == i {
+                j = rng.below(n as u64) as usize;
+            }
+            let size = a.sizes.sample_bytes(rng.next_f64()).max(1);
+            let port = template.udp_src_port.wrapping_add(next_port[i]);
+            next_port[i] = next_port[i].wrapping_add(1);
+            self.push(FlowSpec {
+                src: a.hosts[i],
+                dst: a.hosts[j],
+                udp_src_port: port,
+                start_ps: t,
+                stop_ps: None,
+                size_bytes: Some(size),
+                ..*template
+            });
+            if let Some(g) = next {
+                heap.push(Reverse((t.saturating_add(g), i)));
+            }
+        }
+        first..self.flows.len()
     }
 
     /// Check every flow against the network.
@@ -359,6 +468,71 @@ mod tests {
         assert!(a.flows.iter().all(|f| f.src != f.dst));
     }
 
+    /// Sizes of a storage-like mix for the generator's tests: half the flows 4-8 KB blocks,
+    /// most of the rest up to 64 KB, a tail to 1 MB (mean 70.6 KB).
+    fn storage_like() -> rocelab_model::cdf::FlowSizeCdf {
+        rocelab_model::cdf::FlowSizeCdf::new(vec![
+            (4_000.0, 0.0),
+            (8_000.0, 50.0),
+            (64_000.0, 90.0),
+            (1_000_000.0, 100.0),
+        ])
+        .unwrap()
+    }
+
+    fn arrivals(seed: u64, duration: Time) -> Traffic {
+        let hosts: Vec<NodeId> = (0..16).collect();
+        let rates = vec![100_000_000_000; 16];
+        let cdf = storage_like();
+        let a = PoissonArrivals {
+            hosts: &hosts,
+            host_rate_bps: &rates,
+            sizes: &cdf,
+            load: 0.3,
+            start_ps: 0,
+            end_ps: duration,
+            seed,
+        };
+        let mut t = Traffic::new();
+        t.poisson(&a, &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 1));
+        t
+    }
+
+    #[test]
+    fn poisson_offers_the_load_with_the_cdf_mean() {
+        let duration = 40 * crate::time::MS;
+        let t = arrivals(1, duration);
+        let cdf = storage_like();
+        assert_eq!(cdf.mean(), 70_600.0, "0.5 x 6 KB + 0.4 x 36 KB + 0.1 x 532 KB");
+        // 16 hosts x 30 Gb/s for 40 ms of 70.6 KB flows: about 34,000 flows.
+        let n = t.flows.len() as f64;
+        let bytes: u64 = t.flows.iter().map(|f| f.size_bytes.unwrap()).sum();
+        // Tolerances: the flow count is Poisson (sd 0.5 %); sizes have a coefficient of
+        // variation of 2.5, so their mean over 34,000 flows has an sd of 1.4 %: 5 % is 3.5 sd.
+        let mean = bytes as f64 / n;
+        assert!((mean / cdf.mean() - 1.0).abs() < 0.05, "mean size {mean} vs {}", cdf.mean());
+        let offered = bytes as f64 * 8.0 / (16.0 * 100e9 * 0.04);
+        assert!((offered / 0.3 - 1.0).abs() < 0.05, "offered load {offered}");
+        // Everything inside the window, in start order, between distinct hosts.
+        assert!(t.flows.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
+        assert!(t.flows.iter().all(|f| f.src != f.dst && f.start_ps < duration));
+        // Every host sends, and destinations are spread: each receives within 20 % of 1/16.
+        let mut recv = [0usize; 16];
+        t.flows.iter().for_each(|f| recv[f.dst] += 1);
+        assert!(recv.iter().all(|&r| (r as f64 / (n / 16.0) - 1.0).abs() < 0.2), "{recv:?}");
+    }
+
+    #[test]
+    fn poisson_is_seeded() {
+        let ms = crate::time::MS;
+        assert_eq!(arrivals(7, ms), arrivals(7, ms));
+        assert_ne!(arrivals(7, ms), arrivals(8, ms));
+        // Each sender's ports count up from the template's.
+        let t = arrivals(7, ms);
+        let ports: Vec<u16> = t.flows.iter().filter(|f| f.src == 3).map(|f| f.udp_src_port).take(3).collect();
+        assert_eq!(ports, [49152, 49153, 49154]);
+    }
+
     #[test]
     fn rc_flows_and_perftest_runs_are_validated() {
         use crate::topology::{single_switch, FabricDefaults};
@@ -378,9 +552,8 @@ mod tests {
         }
         t.push(big);
         assert!(t.validate(&f.spec).unwrap_err().to_string().contains("message_bytes"));
-        // A sized flow of 5 GiB is 2 GiB messages.
-        let huge = FlowSpec::sized(f.hosts[0], f.hosts[1], class, 5 << 30).rc(RdmaOp::Write);
-        assert_eq!(huge.rc_flow().unwrap().message_bytes, MAX_MESSAGE_BYTES);
+        let unsized_flow = FlowSpec::greedy(f.hosts[0], f.hosts[1], class).rc(RdmaOp::Write);
+        assert_eq!(unsized_flow.rc_flow().unwrap().message_bytes, 65536, "perftest's DEF_SIZE_BW");
         let mut t = Traffic::new();
         let mut p = PerftestSpec::new(crate::perftest::PerftestKind::WriteLat, f.hosts[0], f.hosts[1], class);
         p.qps = 2;

@@ -11,6 +11,9 @@ use rocelab_sim::pfc::PfcFrame;
 use rocelab_sim::topology::{single_switch, FabricDefaults, NetworkBuilder};
 use rocelab_sim::*;
 
+#[path = "fidelity/flows.rs"]
+mod flows;
+
 const G100: u64 = 100_000_000_000;
 const G400: u64 = 400_000_000_000;
 const ROCE: u8 = 3;

@@ -61,6 +61,9 @@ pub const SRC_RFC3168: &str = "RFC 3168 (ECN); RFC 6040 (ECN in tunnels)";
 pub const SRC_DEADLOCK: &str = "Hu et al., Deadlocks in Datacenter Networks: Why Do They Form, and How to Avoid Them (HotNets 2016); Schroeder et al., Autonet (up*/down* routing), IEEE JSAC 1991";
 pub const SRC_PURE: &str = "Arista/Pure Storage, NVMe-oF over a leaf-spine network (MLAG is not suitable for NVMe/RoCE; vxlan qos ecn propagation)";
 pub const SRC_8023: &str = "IEEE 802.3 clause 31 / Annex 31B (MAC Control PAUSE)";
+pub const SRC_MTU: &str = "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)";
+pub const SRC_ROCEV2: &str = "InfiniBand Architecture Specification Annex A17 (RoCEv2)";
+pub const SRC_JUMBO: &str = "Dell EqualLogic / RHEL iSCSI optimisation guides (jumbo frames end to end)";
 
 pub const RULES: &[Rule] = &[
     Rule {
@@ -145,23 +148,18 @@ pub const RULES: &[Rule] = &[
         summary: "Every endpoint sends CNPs on the same priority, the policy's",
         source: SRC_NVIDIA_ROCE,
     },
-    Rule {
-        id: "MTU-MISMATCH",
-        check: 7,
-        summary: "MTU is equal at both ends of a link",
-        source: "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)",
-    },
+    Rule { id: "MTU-MISMATCH", check: 7, summary: "MTU is equal at both ends of a link", source: SRC_MTU },
     Rule {
         id: "MTU-SMALL",
         check: 7,
         summary: "The MTU on RDMA paths fits the RoCE path MTU plus RoCEv2 headers",
-        source: "InfiniBand Architecture Specification Annex A17 (RoCEv2)",
+        source: SRC_ROCEV2,
     },
     Rule {
         id: "MTU-JUMBO",
         check: 7,
         summary: "Jumbo frames end to end where hosts use them for iSCSI/iSER",
-        source: "Dell EqualLogic / RHEL iSCSI optimisation guides (jumbo frames end to end)",
+        source: SRC_JUMBO,
     },
     Rule {
         id: "VXLAN-ECN",

@@ -2,9 +2,10 @@
 //! the policy says, with the `qos.ports` overrides where they apply. Checking this finds what
 //! is wrong with the intent itself before any device is touched.
 //!
-//! Mapping conventions (what `rocelab-config` renders): priority p goes to priority group p and
-//! egress queue p; DSCP values go to the priority of their class; PFC, ETS and ECN per class
-//! land on the class's priority, group and queue.
+//! Mapping conventions (what `rocelab-config` renders): a lossless priority p goes to priority
+//! group p, every class to its switch traffic class (its `queue`, by default its priority); DSCP
+//! values go to the priority of their class; PFC lands on the class's priority and group, ETS
+//! and ECN on its queue.
 
 use crate::state::{DeviceState, EcnState, End, HostRdma, LinkState, Policy, PortQos, PortState, Sched, State, Trust};
 use rocelab_model::fabric::{RdmaKind, Role};
@@ -32,14 +33,17 @@ fn profile(f: &ResolvedFabric, s: &PortSettings, host: bool) -> PortQos {
             p.dscp_to_priority[(*d & 63) as usize] = prio;
         }
         p.priority_to_pg[prio as usize] = if pc.pfc { prio } else { 0 };
-        p.priority_to_queue[prio as usize] = prio;
+        // The class's switch traffic class (egress queue): its priority unless the class or the
+        // port names another (the Demartek Onyx steps put priority 5 on traffic class 2).
+        let queue = (pc.queue & 7) as usize;
+        p.priority_to_queue[prio as usize] = queue as u8;
         if pc.pfc {
             p.pfc |= 1 << prio;
             p.headroom[prio as usize] = s.headroom.map(|h| h.as_bytes());
             p.xoff[prio as usize] = s.xoff.map(|x| x.as_bytes());
         }
-        p.sched[prio as usize] = if c.strict { Sched::Strict } else { pc.ets.map(Sched::Ets).unwrap_or(Sched::Unset) };
-        p.ecn[prio as usize] =
+        p.sched[queue] = if c.strict { Sched::Strict } else { pc.ets.map(Sched::Ets).unwrap_or(Sched::Unset) };
+        p.ecn[queue] =
             pc.ecn.as_ref().map(|e| EcnState { kmin: e.kmin.as_bytes(), kmax: e.kmax.as_bytes(), pmax: e.pmax });
     }
     p.dcbx_willing = s.dcbx_willing.or_else(|| q.dcbx.map(|d| if host { d.hosts_willing } else { d.switches_willing }));
@@ -53,6 +57,9 @@ fn profile(f: &ResolvedFabric, s: &PortSettings, host: bool) -> PortQos {
             cnp_priority: s.cnp_priority,
             np: bit(s.dcqcn_np),
             rp: bit(s.dcqcn_rp),
+            // Under PCP marking the adapter tags RDMA with its class's priority.
+            pcp: (s.marking == Marking::Pcp).then_some(rdma_priority).flatten(),
+            rdma_visible: true,
         });
     }
     p
@@ -95,6 +102,7 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
             vxlan: d.vxlan,
             bonding: d.bonding,
             origin: None,
+            pools: Vec::new(),
         });
     }
     let links = f

@@ -59,6 +59,13 @@ pub struct HostRdma {
     pub np: u8,
     /// Priorities with the DCQCN reaction point on.
     pub rp: u8,
+    /// The IEEE 802.1p priority the host tags RDMA with (Windows `PriorityValue8021Action` of
+    /// its NetDirect policy, a VLAN egress map); judged where the switch trusts PCP.
+    pub pcp: Option<u8>,
+    /// Whether the source shows the adapter's RoCE ToS, CNP priority and DCQCN points. The
+    /// intent does; QoS-only output of a host (`mlnx_qos -i`, `Get-NetQos*`) does not, and
+    /// the checks of those settings then skip the port instead of reading defaults as faults.
+    pub rdma_visible: bool,
 }
 
 /// The QoS of a port. Every array is indexed by priority (0-7) unless said otherwise.
@@ -155,6 +162,18 @@ pub struct DeviceState {
     pub vxlan: Option<Vxlan>,
     pub bonding: Option<Bonding>,
     pub origin: Option<Origin>,
+    /// Buffer pools configured on the switch (imported configurations), bytes.
+    pub pools: Vec<Pool>,
+}
+
+/// A shared-buffer pool as a switch configures it (Onyx `pool iPool1 size N type dynamic`,
+/// SONiC `BUFFER_POOL`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pool {
+    pub name: String,
+    pub size: u64,
+    /// An ingress pool (priority groups draw on it); else egress.
+    pub ingress: bool,
 }
 
 /// One end of a link: (device, port) indices.

@@ -16,6 +16,10 @@ macro_rules! example {
 pub const EXAMPLES: &[Example] = &[
     example!("sim-incast-two-tier", "Simulation: 8:1 incast on a two-tier fabric spreads congestion to a victim flow"),
     example!(
+        "sim-flows-leaf-spine",
+        "Simulation: a storage-like flow-size mix at 40% load plus repeated 8:1 incasts; FCT and slowdown"
+    ),
+    example!(
         "demartek-config4-two-switch",
         "Demartek configuration 4: two switches joined by 40GbE, S2D nodes, iperf congestion"
     ),

@@ -66,11 +66,14 @@ enum Command {
         /// Apply a named variant first.
         #[arg(long)]
         variant: Option<String>,
-        /// Read running configurations of existing devices from this directory instead.
-        #[arg(long, conflicts_with = "file", requires = "links")]
+        /// Read running configurations of existing devices from this directory instead (Arista
+        /// EOS, SONiC config_db.json, NVIDIA Onyx, mlnx_qos -i, Windows Get-NetQos*; LLDP
+        /// neighbour tables in it give the cabling).
+        #[arg(long, conflicts_with = "file")]
         import: Option<PathBuf>,
-        /// With --import: the cabling, as a links file (YAML) or LLDP neighbour output.
-        #[arg(long)]
+        /// With --import: the cabling, as a links file (YAML), an LLDP neighbour capture or a
+        /// directory of them.
+        #[arg(long, requires = "import", conflicts_with = "file")]
         links: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "text")]
         format: CheckFormat,
@@ -105,7 +108,8 @@ enum Command {
         /// Seed of the run (overrides `simulation.seed`).
         #[arg(long)]
         seed: Option<u64>,
-        /// Write DIR/results.json and DIR/summary.txt.
+        /// Write DIR/results.json, DIR/summary.txt, DIR/report.html, a CSV file per table and, when
+        /// flows have sizes, DIR/fct.txt (the HPCC simulator's format).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Apply a named variant first.
@@ -116,6 +120,28 @@ enum Command {
         example: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// Run the base scenario and every variant at every sweep point: DIR/runs/<variant>[/<field=value>]/,
+        /// DIR/index.json and one report with the runs side by side.
+        #[arg(long, requires = "out", conflicts_with_all = ["variant", "pcap"])]
+        all: bool,
+        /// Write the frames crossing the chosen ports to FILE (pcap, Ethernet, nanosecond time stamps).
+        #[arg(long, value_name = "FILE")]
+        pcap: Option<PathBuf>,
+        /// Capture this port's link, both directions (repeatable); default: every link.
+        #[arg(long, value_name = "DEVICE:PORT", requires = "pcap")]
+        pcap_port: Vec<String>,
+        /// Keep only this flow's data frames (a workload name selects all its flows; repeatable).
+        #[arg(long, value_name = "NAME", requires = "pcap")]
+        pcap_flow: Vec<String>,
+        /// Stop capturing after N frames.
+        #[arg(long, value_name = "N", requires = "pcap")]
+        pcap_limit: Option<u64>,
+    },
+    /// Render the report (DIR/report.html and its CSV files) again from the results files a
+    /// `rocelab sim --out DIR` wrote. Exit 1 when a results file is missing or unreadable.
+    Report {
+        /// A directory written by `rocelab sim --out DIR` (with or without --all).
+        dir: PathBuf,
     },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
@@ -145,21 +171,29 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             check(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
         Command::Examples { name } => examples(name.as_deref()),
-        Command::Sim { file, seed, out, variant, example, format } => sim::run(
-            file.as_deref(),
-            example.as_deref().or(file.is_none().then_some(builtin::SIM_DEFAULT)),
-            variant.as_deref(),
-            seed,
-            out.as_deref(),
-            format == Format::Json,
-        ),
+        Command::Sim { file, seed, out, variant, example, format, all, pcap, pcap_port, pcap_flow, pcap_limit } => {
+            sim::run(&sim::SimArgs {
+                file: file.as_deref(),
+                example: example.as_deref().or(file.is_none().then_some(builtin::SIM_DEFAULT)),
+                variant: variant.as_deref(),
+                seed,
+                out: out.as_deref(),
+                json: format == Format::Json,
+                all,
+                pcap: pcap.as_deref(),
+                pcap_ports: &pcap_port,
+                pcap_flows: &pcap_flow,
+                pcap_limit,
+            })
+        }
+        Command::Report { dir } => sim::report(&dir),
         Command::Config { file, out, device, variant, templates } => {
             config(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
         }
     }
 }
 
-fn print_diagnostics(d: &Diagnostics) {
+pub(crate) fn print_diagnostics(d: &Diagnostics) {
     for x in &d.0 {
         eprintln!("{x}");
     }
@@ -285,7 +319,6 @@ fn check(
             (rocelab_verify::from_intent(&fabric), subject, f.display().to_string())
         }
         (None, Some(dir)) => {
-            let links = links.ok_or("--import needs --links")?;
             let imported = rocelab_verify::import::import_dir(dir, links).map_err(|e| e.to_string())?;
             for u in &imported.not_understood {
                 eprintln!("{u}");
@@ -295,17 +328,23 @@ fn check(
         (None, None) => return Err("give a fabric file or --import DIR".into()),
     };
     let findings = rocelab_verify::check(&state);
-    match format {
-        CheckFormat::Text => print!("{}", rocelab_verify::render::table(&findings, &subject)),
-        CheckFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())?
-        ),
-        CheckFormat::Sarif => println!(
-            "{}",
+    let text = match format {
+        CheckFormat::Text => rocelab_verify::render::table(&findings, &subject),
+        CheckFormat::Json => {
+            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())? + "\n"
+        }
+        CheckFormat::Sarif => {
             serde_json::to_string_pretty(&rocelab_verify::render::sarif(&findings, &artifact))
                 .map_err(|e| e.to_string())?
-        ),
+                + "\n"
+        }
+    };
+    // A reader that stops early (`| head`) is not an error of the check.
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(format!("cannot write the findings: {e}"));
+        }
     }
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
     Ok(if errors > 0 {

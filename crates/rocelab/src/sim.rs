@@ -1,49 +1,35 @@
 //! `rocelab sim`: load, build the simulator's input, run with a progress indicator, write the
-//! results. Glue only: the mapping and the summary live in `rocelab-sim`.
+//! results, the report, the HPCC simulator's `fct.txt` (when flows have sizes) and a capture. Glue only: the mapping and the summary live in
+//! `rocelab-sim`, the report and the capture encoder in `rocelab-report`.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rocelab_sim::from_model::{build, Names};
-use rocelab_sim::Results;
-use serde::Serialize;
+use rocelab_report::pcap::{resolve_filter, PcapObserver};
+use rocelab_report::run::{run_dir, run_label, Index, IndexEntry, INDEX_SCHEMA_VERSION};
+use rocelab_report::{Report, RunFile, SweepPoint};
+use rocelab_sim::from_model::{build, Built};
+use rocelab_sim::{NoObserver, Observer, Results, SimError};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// What `results.json` holds: the run's results with the model's names around them.
-#[derive(Serialize)]
-struct Output<'a> {
-    scenario: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    variant: Option<&'a str>,
-    names: &'a Names,
-    warnings: &'a [String],
-    results: &'a Results,
+/// What `rocelab sim` was asked to do.
+pub struct SimArgs<'a> {
+    pub file: Option<&'a Path>,
+    pub example: Option<&'a str>,
+    pub variant: Option<&'a str>,
+    pub seed: Option<u64>,
+    pub out: Option<&'a Path>,
+    pub json: bool,
+    /// Run the base and every variant at every sweep point.
+    pub all: bool,
+    pub pcap: Option<&'a Path>,
+    pub pcap_ports: &'a [String],
+    pub pcap_flows: &'a [String],
+    pub pcap_limit: Option<u64>,
 }
 
-pub fn run(
-    file: Option<&Path>,
-    example: Option<&str>,
-    variant: Option<&str>,
-    seed: Option<u64>,
-    out: Option<&Path>,
-    json: bool,
-) -> Result<ExitCode, String> {
-    let (loaded, fabric) = match crate::open(file, example, variant, 1) {
-        Ok(x) => x,
-        Err(code) => return Ok(code),
-    };
-    let scenario = match variant {
-        None => loaded.scenario.clone(),
-        Some(v) => loaded.variant_scenario(v).map_err(|d| d.to_string())?.0,
-    };
-    if scenario.workloads.is_empty() {
-        eprintln!("{}: no `workloads` to simulate; add flows, incast, permutation or all_to_all", loaded.file);
-        return Ok(ExitCode::from(1));
-    }
-    let built = build(&scenario, &fabric, seed);
-    for w in &built.warnings {
-        eprintln!("warning: {w}");
-    }
+/// Runs one simulation with a spinner on stderr when it takes longer than a second.
+fn simulate<O: Observer>(built: &Built, what: String, observer: &mut O) -> Result<Results, SimError> {
     // The engine has no progress hook on its hot path; a spinner with the elapsed time shows
     // that a run longer than a second is alive.
     let bar = ProgressBar::hidden();
@@ -51,7 +37,7 @@ pub fn run(
         ProgressStyle::with_template("{spinner} simulating {msg} [{elapsed}]")
             .unwrap_or(ProgressStyle::default_spinner()),
     );
-    bar.set_message(format!("{} of {}", scenario.simulation.duration, fabric.name));
+    bar.set_message(what);
     let spinner = bar.clone();
     let (done, finished) = std::sync::mpsc::channel::<()>();
     let shown = std::thread::spawn(move || {
@@ -61,10 +47,102 @@ pub fn run(
             let _ = finished.recv();
         }
     });
-    let result = rocelab_sim::run(&built.spec, &built.traffic, &built.config);
+    let result = rocelab_sim::run_with_observer(&built.spec, &built.traffic, &built.config, observer);
     let _ = done.send(());
     let _ = shown.join();
     bar.finish_and_clear();
+    result
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Writes `dir/fct.txt` (the HPCC simulator's format) when the run had sized flows.
+fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String> {
+    match &results.fct {
+        Some(fct) => write(&dir.join("fct.txt"), &fct.hpcc_fct_txt(&built.traffic, |i| built.names.dport(i))),
+        None => Ok(()),
+    }
+}
+
+/// Storage jobs and iperf flows load and validate, but the engine does not run TCP or the
+/// storage protocols yet: refuse (exit 2) rather than run the scenario without them.
+fn refuse_unsimulated(scenario: &rocelab_model::Scenario, file: &str) -> Option<ExitCode> {
+    if scenario.workloads.jobs.is_empty() && scenario.workloads.iperf.is_empty() {
+        return None;
+    }
+    eprintln!(
+        "{file}: `workloads.jobs` and `workloads.iperf` are checked but not simulated yet (TCP and the \
+         storage protocols are not wired into the engine); the run is refused"
+    );
+    Some(ExitCode::from(2))
+}
+
+/// Writes `report.html` and the CSV files of the report into `dir`.
+pub fn write_report(dir: &Path, report: &Report) -> Result<usize, String> {
+    let files = report.files();
+    for (name, text) in &files {
+        write(&dir.join(name), text)?;
+    }
+    Ok(files.len() - 1)
+}
+
+pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
+    if a.all {
+        return run_all(a);
+    }
+    let (loaded, fabric) = match crate::open(a.file, a.example, a.variant, 1) {
+        Ok(x) => x,
+        Err(code) => return Ok(code),
+    };
+    let scenario = match a.variant {
+        None => loaded.scenario.clone(),
+        Some(v) => loaded.variant_scenario(v).map_err(|d| d.to_string())?.0,
+    };
+    if scenario.workloads.is_empty() {
+        eprintln!(
+            "{}: no `workloads` to simulate; add flows, incast, permutation, all_to_all, poisson or hpcc_flows",
+            loaded.file
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if let Some(code) = refuse_unsimulated(&scenario, &loaded.file) {
+        return Ok(code);
+    }
+    let built = build(&scenario, &fabric, a.seed);
+    for w in &built.warnings {
+        eprintln!("warning: {w}");
+    }
+    let what = format!("{} of {}", scenario.simulation.duration, fabric.name);
+    let result = match a.pcap {
+        None => simulate(&built, what, &mut NoObserver),
+        Some(path) => {
+            let filter = match resolve_filter(&built.spec, &built.names, a.pcap_ports, a.pcap_flows, a.pcap_limit) {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            let mut capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
+            let r = simulate(&built, what, &mut capture);
+            let (stats, _) = capture.finish()?;
+            eprintln!(
+                "captured {} frames ({} bytes) to {}{}",
+                stats.frames,
+                stats.bytes,
+                path.display(),
+                if stats.over_limit > 0 {
+                    format!("; {} more past --pcap-limit", stats.over_limit)
+                } else {
+                    String::new()
+                }
+            );
+            r
+        }
+    };
     let results = match result {
         Ok(r) => r,
         Err(e) => {
@@ -72,19 +150,152 @@ pub fn run(
             return Ok(ExitCode::from(2));
         }
     };
-    let output =
-        Output { scenario: &fabric.name, variant, names: &built.names, warnings: &built.warnings, results: &results };
-    let json_text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
     let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
-    if let Some(dir) = out {
+    if let Some(dir) = a.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        std::fs::write(dir.join("results.json"), &json_text).map_err(|e| format!("cannot write results.json: {e}"))?;
-        std::fs::write(dir.join("summary.txt"), &text).map_err(|e| format!("cannot write summary.txt: {e}"))?;
+        write_fct(dir, &built, &results)?;
     }
-    if json {
+    let run = RunFile {
+        scenario: fabric.name.clone(),
+        variant: a.variant.map(str::to_string),
+        sweep: None,
+        names: (&built.names).into(),
+        warnings: built.warnings.clone(),
+        results,
+    };
+    let json_text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
+    if let Some(dir) = a.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        write(&dir.join("results.json"), &json_text)?;
+        write(&dir.join("summary.txt"), &text)?;
+        write_report(dir, &Report::new(vec![run], Some(loaded.file.clone())))?;
+    }
+    if a.json {
         println!("{json_text}");
     } else {
         print!("{text}");
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--all`: the base scenario and every variant, each at every sweep point, into
+/// `DIR/runs/<variant>[/<field=value>]/`, with `DIR/index.json` and one report over all runs.
+fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
+    let dir = a.out.ok_or("--all needs --out DIR")?;
+    let (loaded, _) = match crate::open(a.file, a.example, None, 1) {
+        Ok(x) => x,
+        Err(code) => return Ok(code),
+    };
+    let variants: Vec<Option<String>> =
+        std::iter::once(None).chain(loaded.variant_names().into_iter().map(|v| Some(v.to_string()))).collect();
+    let sweep = loaded.sweep_values();
+    let points: Vec<Option<usize>> = match &sweep {
+        Some((_, values)) => (0..values.len()).map(Some).collect(),
+        None => vec![None],
+    };
+    // Every point is built before anything runs, so that a bad one stops the batch at once.
+    let mut plan = Vec::new();
+    for v in &variants {
+        for p in &points {
+            let point =
+                p.and_then(|i| sweep.as_ref().map(|(f, vals)| SweepPoint { field: f.clone(), value: vals[i].clone() }));
+            match loaded.run_point(v.as_deref(), *p) {
+                Ok((scenario, fabric)) => {
+                    if scenario.workloads.is_empty() {
+                        eprintln!(
+                            "{}: no `workloads` to simulate in {}",
+                            loaded.file,
+                            run_label(v.as_deref(), point.as_ref())
+                        );
+                        return Ok(ExitCode::from(1));
+                    }
+                    if let Some(code) = refuse_unsimulated(&scenario, &loaded.file) {
+                        return Ok(code);
+                    }
+                    plan.push((v.clone(), point, scenario, fabric));
+                }
+                Err(d) => {
+                    crate::print_diagnostics(&d);
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut runs = Vec::new();
+    let mut index = Index {
+        schema_version: INDEX_SCHEMA_VERSION,
+        scenario: loaded.fabric.name.clone(),
+        source: loaded.file.clone(),
+        runs: Vec::new(),
+    };
+    for (k, (variant, point, scenario, fabric)) in plan.iter().enumerate() {
+        let label = run_label(variant.as_deref(), point.as_ref());
+        let built = build(scenario, fabric, a.seed);
+        for w in &built.warnings {
+            eprintln!("warning: {label}: {w}");
+        }
+        let what = format!("{label} ({} of {})", k + 1, plan.len());
+        let results = match simulate(&built, what, &mut NoObserver) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {label}: the run was refused: {e}");
+                return Ok(ExitCode::from(2));
+            }
+        };
+        let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
+        let run_path = dir.join(&rel);
+        std::fs::create_dir_all(&run_path).map_err(|e| format!("cannot create {}: {e}", run_path.display()))?;
+        let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
+        write_fct(&run_path, &built, &results)?;
+        let run = RunFile {
+            scenario: fabric.name.clone(),
+            variant: variant.clone(),
+            sweep: point.clone(),
+            names: (&built.names).into(),
+            warnings: built.warnings.clone(),
+            results,
+        };
+        write(&run_path.join("results.json"), &serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?)?;
+        write(&run_path.join("summary.txt"), &text)?;
+        index.runs.push(IndexEntry {
+            label: label.clone(),
+            variant: variant.clone(),
+            sweep: point.clone(),
+            results: rel.join("results.json").to_string_lossy().replace('\\', "/"),
+        });
+        runs.push(run);
+    }
+    let index_text = serde_json::to_string_pretty(&index).map_err(|e| e.to_string())?;
+    write(&dir.join("index.json"), &index_text)?;
+    let report = Report::new(runs, Some(loaded.file.clone()));
+    let csvs = write_report(dir, &report)?;
+    if a.json {
+        println!("{index_text}");
+    } else {
+        if let Some(t) = report.tables().first() {
+            print!("{}", t.to_text());
+        }
+        println!("\nwrote {} runs, index.json, report.html and {csvs} CSV files to {}", plan.len(), dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `rocelab report DIR`: the report again from the results files in `DIR`.
+pub fn report(dir: &Path) -> Result<ExitCode, String> {
+    let runs = match rocelab_report::load_dir(dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let source = rocelab_report::run::read_index(&dir.join("index.json")).ok().map(|i| i.source);
+    let report = Report::new(runs, source);
+    let csvs = write_report(dir, &report)?;
+    if let Some(t) = report.tables().first() {
+        print!("{}", t.to_text());
+    }
+    println!("\nwrote report.html and {csvs} CSV files to {}", dir.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -138,6 +138,64 @@ fn check_imports_running_configs_and_reports_unread_lines() {
 }
 
 #[test]
+fn check_imports_onyx_mlnx_qos_windows_and_lldp() {
+    let args = [
+        "check",
+        "--import",
+        "crates/rocelab-verify/tests/fabrics/import-mixed",
+        "--links",
+        "crates/rocelab-verify/tests/fabrics/import-mixed-links.yaml",
+    ];
+    let out = rocelab(&args);
+    assert_eq!(out.status.code(), Some(2));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("import-mixed/sn2410.txt:66: not understood: clock timezone UTC"), "{stderr}");
+    assert!(stderr.contains("import-mixed/leaf1.lldp.txt:12: not understood: Management1 oob-mgmt Gi0/12"), "{stderr}");
+    assert!(stdout.contains("PFC-MISSING      node1:ens1f0np0  [rdma (priority 3)]"), "{stdout}");
+    assert!(stdout.contains("MAP-TRUST        node2:SLOT 2 Port 1"), "{stdout}");
+    assert!(stdout.contains("at     crates/rocelab-verify/tests/fabrics/import-mixed/sn2410.txt:17"), "{stdout}");
+
+    // SARIF points at the capture each finding came from.
+    let out = rocelab(&[&args[..], &["--format", "sarif"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let uris: Vec<String> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap().to_string())
+        .collect();
+    assert!(uris.iter().any(|u| u.ends_with("import-mixed/node1.txt")), "{uris:?}");
+}
+
+#[test]
+fn check_import_cabling_errors_are_located() {
+    let out = rocelab(&["check", "--import", "crates/rocelab-verify/tests/fabrics/import"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no cabling: give --links LINKS.yaml, or put LLDP neighbour output"));
+
+    let dir = std::env::temp_dir().join(format!("rocelab-cli-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let links = dir.join("links.yaml");
+    std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet1/1\", b: \"leaf2:Ethernet0\", cabel: 3m}\n").unwrap();
+    let out = rocelab(&[
+        "check",
+        "--import",
+        "crates/rocelab-verify/tests/fabrics/import",
+        "--links",
+        links.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("links.yaml:2:52: links[0]: unknown field `cabel`, expected one of a, b, speed, cable; did you mean \"cable\"?"), "{err}");
+    assert!(!err.contains("panicked"));
+
+    // --links belongs to --import, not to a fabric file.
+    let out = rocelab(&["check", "examples/demartek-config4-two-switch.yaml", "--links", links.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot be used with '--links"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn check_of_a_broken_file_is_an_error_not_a_panic() {
     let out = rocelab(&["check", "no/such/file.yaml"]);
     assert_eq!(out.status.code(), Some(2));
@@ -191,10 +249,63 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
     assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(v["results"]["schema_version"], 2);
+    assert_eq!(v["results"]["schema_version"], 3);
     assert_eq!(v["names"]["nodes"][0], "leaf1");
     assert_eq!(v["names"]["flows"][0], "victim");
     assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));
+}
+
+#[test]
+fn sim_writes_fct_txt_for_sized_flows() {
+    let dir = std::env::temp_dir().join(format!("rocelab-sim-fct-{}", std::process::id()));
+    let out = rocelab(&["sim", "examples/sim-flows-leaf-spine.yaml", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("slowdown = FCT / the same flow's FCT alone"), "{summary}");
+    assert!(summary.contains("more flows in results.json"), "{summary}");
+    let fct = std::fs::read_to_string(dir.join("fct.txt")).unwrap();
+    let lines: Vec<&str> = fct.lines().collect();
+    assert!(lines.len() > 1000, "{} lines", lines.len());
+    assert!(lines.iter().all(|l| l.split(' ').count() == 8), "{}", lines[0]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let overall = &v["results"]["fct"]["overall"];
+    assert_eq!(overall["completed"].as_u64().unwrap() as usize, lines.len());
+    assert!(overall["slowdown"]["p99"].as_f64().unwrap() >= 1.0);
+    // The HPCC-format example: flows imported as they are, fct.txt as HPCC writes it.
+    let dir2 = dir.join("hpcc");
+    let out = rocelab(&["sim", "examples/hpcc-import/sim.yaml", "--out", dir2.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fct = std::fs::read_to_string(dir2.join("fct.txt")).unwrap();
+    assert_eq!(fct.lines().count(), 8);
+    assert_eq!(fct.lines().filter(|l| l.split(' ').nth(3) == Some("200")).count(), 4, "{fct}");
+    // With --all, every run's directory has its own.
+    let dir4 = dir.join("all");
+    let out = rocelab(&["sim", "examples/sim-flows-leaf-spine.yaml", "--all", "--out", dir4.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for run in ["base", "load-70"] {
+        assert!(dir4.join("runs").join(run).join("fct.txt").is_file(), "{run}");
+    }
+    // A scenario without sized flows writes no fct.txt.
+    let dir3 = dir.join("cbr");
+    let out = rocelab(&["sim", "--out", dir3.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(!dir3.join("fct.txt").exists());
+}
+
+#[test]
+fn sim_bad_flow_inputs_are_located() {
+    let dir = std::env::temp_dir().join(format!("rocelab-sim-badflows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read_to_string(workspace().join("examples/sim-flows-leaf-spine.yaml")).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, good.replace("load: 0.4", "load: 1.4").replace("[16KiB, 70]", "[16KiB, 40]")).unwrap();
+    let out = rocelab(&["sim", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("workloads.poisson[0].load: load 1.4 is not above 0 and at most 1"), "{err}");
+    assert!(err.contains("workloads.poisson[0].cdf[2][1]: cumulative percent 40"), "{err}");
+    assert!(!err.contains("panicked"));
 }
 
 #[test]
@@ -218,4 +329,160 @@ fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("refused"), "{err}");
+    // iperf flows validate but are not simulated yet: refused, not silently dropped.
+    let tcp = dir.join("tcp.yaml");
+    std::fs::write(
+        &tcp,
+        good.replace("  flows:\n", "  iperf:\n    - {name: x, client: host14, server: host15}\n  flows:\n"),
+    )
+    .unwrap();
+    let out = rocelab(&["validate", tcp.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = rocelab(&["sim", tcp.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not simulated yet"), "{}", text(&out.stderr));
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rocelab-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The attribute `name="…"` of the first element in `html` that starts with `tag`.
+fn attr<'a>(html: &'a str, tag: &str, name: &str) -> Option<&'a str> {
+    let at = html.find(tag)?;
+    let rest = &html[at..];
+    let end = rest.find('>')?;
+    let start = rest[..end].find(&format!("{name}=\""))? + name.len() + 2;
+    Some(&rest[start..start + rest[start..].find('"')?])
+}
+
+#[test]
+fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
+    let dir = fresh_dir("report-all");
+    let out = rocelab(&["sim", "examples/sim-incast-two-tier.yaml", "--all", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("wrote 3 runs"), "{}", text(&out.stdout));
+    for f in [
+        "index.json",
+        "runs/base/results.json",
+        "runs/base/summary.txt",
+        "runs/incast-on-priority-4/results.json",
+        "report.html",
+        "runs.csv",
+        "flows.csv",
+        "ports.csv",
+        "switches.csv",
+        "queue_depth.csv",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains(">incast-on-priority-4<"), "variants side by side in the legends");
+    // `rocelab report DIR` renders the same report again from the results files.
+    let again = rocelab(&["report", dir.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert_eq!(std::fs::read_to_string(dir.join("report.html")).unwrap(), html);
+
+    let Some(chromium) = rocelab_report::tools::require(
+        "headless Chromium",
+        &["chromium", "chromium-browser", "google-chrome"],
+        "apt-get install chromium",
+    ) else {
+        return;
+    };
+    let profile = dir.join("chromium-profile");
+    let page = format!("file://{}", dir.join("report.html").canonicalize().unwrap().display());
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1300,2000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(&page)
+        .output()
+        .expect("runs chromium");
+    assert!(out.status.success(), "chromium failed: {}", text(&out.stderr));
+    let dom = text(&out.stdout);
+    let charts = html.matches(r#"<figure class="chart""#).count();
+    assert!(charts >= 8, "topology, flows, PFC, pause time and queues: {charts}");
+    assert_eq!(attr(&dom, r#"<pre id="report-errors""#, "id"), Some("report-errors"));
+    assert!(dom.contains(r#"<pre id="report-errors"></pre>"#), "script errors: {dom}");
+    assert_eq!(attr(&dom, r#"<div id="report-status""#, "data-status"), Some("ok"), "{dom}");
+    assert_eq!(attr(&dom, r#"<div id="report-status""#, "data-charts"), Some(charts.to_string().as_str()));
+    // Every chart is in the page with a non-zero rendered size.
+    let sizes: Vec<&str> = dom.split("<li data-chart=\"").skip(1).collect();
+    assert_eq!(sizes.len(), charts);
+    for s in sizes {
+        let li = format!("<li data-chart=\"{s}");
+        let w: f64 = attr(&li, "<li", "data-width").unwrap().parse().unwrap();
+        let h: f64 = attr(&li, "<li", "data-height").unwrap().parse().unwrap();
+        assert!(w > 100.0 && h > 100.0, "{li}");
+    }
+}
+
+#[test]
+fn report_errors_name_the_file_and_place() {
+    let dir = fresh_dir("report-bad");
+    let out = rocelab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not a directory"), "{}", text(&out.stderr));
+    let run = rocelab(&["sim", "--out", dir.to_str().unwrap()]);
+    assert!(run.status.success());
+    assert!(dir.join("report.html").is_file() && dir.join("flows.csv").is_file());
+    let results = dir.join("results.json");
+    let good = std::fs::read_to_string(&results).unwrap();
+    // Corrupt: cut in the middle.
+    std::fs::write(&results, &good[..good.len() / 3]).unwrap();
+    let out = rocelab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("error: {}:", results.display())) && err.contains("not valid JSON"), "{err}");
+    // Another schema version.
+    let current = format!("\"schema_version\": {}", rocelab_sim::SCHEMA_VERSION);
+    std::fs::write(&results, good.replacen(&current, "\"schema_version\": 99", 1)).unwrap();
+    let err = text(&rocelab(&["report", dir.to_str().unwrap()]).stderr);
+    assert!(err.contains("results.schema_version: schema version 99"), "{err}");
+    // A field of the wrong type, with its path.
+    std::fs::write(&results, good.replacen("\"events\": ", "\"events\": -", 1)).unwrap();
+    let out = rocelab(&["report", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("results.events"), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn sim_pcap_captures_the_chosen_port_up_to_the_limit() {
+    let dir = fresh_dir("pcap");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("leaf2.pcap");
+    let out = rocelab(&[
+        "sim",
+        "--pcap",
+        file.to_str().unwrap(),
+        "--pcap-port",
+        "leaf2:Ethernet40",
+        "--pcap-flow",
+        "incast",
+        "--pcap-limit",
+        "50",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("captured 50 frames"), "{}", text(&out.stderr));
+    let bytes = std::fs::read(&file).unwrap();
+    assert_eq!(&bytes[0..4], &[0x4D, 0x3C, 0xB2, 0xA1], "pcap with nanosecond time stamps");
+    let out = rocelab(&["sim", "--pcap", file.to_str().unwrap(), "--pcap-port", "leaf2:Ethernet41"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("did you mean `Ethernet40`") || text(&out.stderr).contains("no cabled port"));
+    let out = rocelab(&["sim", "--pcap-port", "leaf2:Ethernet40"]);
+    assert_eq!(out.status.code(), Some(2), "--pcap-port needs --pcap");
 }

@@ -47,7 +47,12 @@ pub fn run_with_observer<O: Observer>(
     check_config(spec, config)?;
     let mut sim = build(spec, traffic, config, observer)?;
     sim.run_loop();
-    Ok(sim.results(spec))
+    let mut results = sim.results(spec);
+    drop(sim); // its routing tables and pools go before the FCT analysis builds its own routes
+               // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
+               // requester has the last ACK (see `FctReport::compute`).
+    results.fct = crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
+    Ok(results)
 }
 
 /// Refuse unusable configurations and outputs that would not fit in memory.
@@ -489,6 +494,7 @@ impl<O: Observer> Sim<'_, O> {
             perftest: self.perftest_results(),
             queue_samples,
             conservation: cons,
+            fct: None,
         }
     }
 }

@@ -138,9 +138,11 @@ pub(super) fn flow_app(f: &FlowSpec) -> App {
     let Transport::Rc(rc) = f.transport else {
         unreachable!("flow_app is called for RC flows");
     };
+    // A sized flow is one message of its size (2 GiB messages beyond), an unsized one repeats
+    // `message_bytes`.
     App::Flow {
         remaining: f.size_bytes.unwrap_or(u64::MAX),
-        message_bytes: rc.message_bytes,
+        message_bytes: if f.size_bytes.is_some() { crate::rdma::MAX_MESSAGE_BYTES } else { rc.message_bytes },
         depth: rc.tx_depth,
         stop: f.stop_ps.unwrap_or(Time::MAX),
         next_id: 0,

@@ -191,16 +191,19 @@ fn dcqcn_gives_the_congestion_spreading_victim_its_throughput_back() {
     // victim is back at its rate once DCQCN has recovered from that burst (30-40 ms).
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sim-incast-two-tier.yaml");
     let loaded = rocelab_model::load_file(&path).unwrap();
-    let victim_rate = |variant: &str| {
-        let (scenario, fabric) = loaded.variant_scenario(variant).unwrap();
+    let victim_rate = |variant: Option<&str>| {
+        let (scenario, fabric) = match variant {
+            Some(v) => loaded.variant_scenario(v).unwrap(),
+            None => (loaded.scenario.clone(), loaded.fabric.clone()),
+        };
         let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
         let victim = b.names.flows.iter().position(|n| n == "victim").unwrap();
         let (rates, early, late) = window_rates(&b.spec, &b.traffic, 30 * MS, 40 * MS);
         (rates[victim], pfc_frames(&early), pfc_frames(&late))
     };
-    let (isolated, _, _) = victim_rate("incast-on-priority-4");
-    let (shared, _, _) = victim_rate("baseline-same-priority");
-    let (recovered, pfc_30, pfc_40) = victim_rate("dcqcn");
+    let (isolated, _, _) = victim_rate(Some("incast-on-priority-4"));
+    let (shared, _, _) = victim_rate(None);
+    let (recovered, pfc_30, pfc_40) = victim_rate(Some("dcqcn"));
     assert!(isolated > 19.0e9, "isolated victim {isolated}");
     assert!(shared < 0.5 * isolated, "without DCQCN the victim keeps {shared} of {isolated}");
     // Tolerance: 90% of the isolated victim's throughput.

@@ -67,7 +67,8 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
     let mut out = Vec::new();
     let (needs, computed) = needs(cx);
     // Per switch: total headroom (configured, else what rocelab would configure).
-    let mut total: HashMap<u32, u64> = HashMap::new();
+    // Ordered by device, so that findings merged over devices list them in a stable order.
+    let mut total: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
     for n in &needs {
         let required = &computed[n.required];
         *total.entry(n.end.device).or_default() += n.configured.unwrap_or(required.bytes);
@@ -110,6 +111,27 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 what: format!("headroom of all lossless priority groups adds up to {t} B, more than the {buf} B buffer"),
                 why: "the switch cannot reserve it: the configuration is refused or headroom is silently cut, and lossless traffic is dropped".into(),
                 fix: "reduce lossless priorities or ports, shorten cables or lower the MTU, or use a switch with more buffer".into(),
+                source: HEADROOM_SOURCE,
+                others: Vec::new(),
+            });
+        }
+        // Headroom is reserved outside the shared pools: headroom and the ingress pools the
+        // switch is configured with must fit the buffer together.
+        let pools: u64 = d.pools.iter().filter(|p| p.ingress).map(|p| p.size).sum();
+        if pools > 0 && *t < buf && t + pools > buf {
+            out.push(Draft {
+                id: "HEADROOM-BUFFER",
+                severity: Severity::Error,
+                ports: Vec::new(),
+                device: Some(d.name.clone()),
+                class: None,
+                what: format!(
+                    "headroom of all lossless priority groups ({t} B) and the ingress pools ({}) add up to {} B, more than the {buf} B buffer",
+                    d.pools.iter().filter(|p| p.ingress).map(|p| format!("{} {} B", p.name, p.size)).collect::<Vec<_>>().join(", "),
+                    t + pools
+                ),
+                why: "the pools are carved from what headroom leaves: the switch refuses the pool sizes or shrinks them, and the lossless pool fills sooner than its configuration says".into(),
+                fix: "shrink the ingress pools to fit the buffer less the headroom".into(),
                 source: HEADROOM_SOURCE,
                 others: Vec::new(),
             });

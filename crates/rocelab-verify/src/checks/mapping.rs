@@ -1,6 +1,7 @@
 //! Check 1: the lossless priority and the DSCP → priority → priority group and queue mapping
 //! agree along every route between RDMA endpoints, both directions, CNPs included; the RoCE
-//! ToS the hosts set classifies into the lossless priority at the switch they are cabled to.
+//! ToS the hosts set (or, under PCP trust, the 802.1p priority they tag RDMA with) classifies
+//! into the lossless priority at the switch they are cabled to.
 
 use super::{Ctx, Draft};
 use crate::finding::{Severity, SRC_NVIDIA_ROCE, SRC_QBB};
@@ -135,17 +136,35 @@ fn host_tos(cx: &Ctx) -> Vec<Draft> {
             let hq = s.qos(here);
             let Some(h) = &hq.host else { continue };
             let sw = s.qos(peer);
-            if sw.trust != Trust::Dscp {
-                continue;
-            }
-            let dscp = h.roce_tos.map(|t| t >> 2).unwrap_or(0);
-            let got = sw.dscp_to_priority[dscp as usize];
-            if got == want {
-                continue;
-            }
-            let tos = match h.roce_tos {
-                Some(t) => format!("RoCE ToS {t} is DSCP {dscp}"),
-                None => "the adapter sets no RoCE ToS, so RoCE leaves with DSCP 0".into(),
+            let (what, fix) = match sw.trust {
+                // The switch classifies on the DSCP the adapter's RoCE ToS carries.
+                Trust::Dscp if h.rdma_visible => {
+                    let dscp = h.roce_tos.map(|t| t >> 2).unwrap_or(0);
+                    let got = sw.dscp_to_priority[dscp as usize];
+                    if got == want {
+                        continue;
+                    }
+                    let tos = match h.roce_tos {
+                        Some(t) => format!("RoCE ToS {t} is DSCP {dscp}"),
+                        None => "the adapter sets no RoCE ToS, so RoCE leaves with DSCP 0".into(),
+                    };
+                    (
+                        format!("{tos}, which {} maps to priority {got}, not {want}", cx.label(peer)),
+                        match pol.rdma_dscp {
+                            Some(d) => format!("set the adapter's RoCE ToS to {} (DSCP {d} with ECT(0))", (d << 2) | 2),
+                            None => format!("map DSCP {dscp} to priority {want} on {}", cx.label(peer)),
+                        },
+                    )
+                }
+                // The switch classifies on the 802.1p priority the host tags RDMA with.
+                Trust::Pcp => match h.pcp {
+                    Some(p) if p != want => (
+                        format!("tags RDMA with 802.1p priority {p}, which {} trusts; the lossless priority is {want}", cx.label(peer)),
+                        format!("tag RDMA with priority {want} (Windows: New-NetQosPolicy -NetDirectPortMatchCondition 445 -PriorityValue8021Action {want})"),
+                    ),
+                    _ => continue,
+                },
+                Trust::Dscp => continue,
             };
             out.push(Draft {
                 id: "MAP-TOS",
@@ -153,12 +172,9 @@ fn host_tos(cx: &Ctx) -> Vec<Draft> {
                 ports: vec![here],
                 device: None,
                 class: Some(pol.class_label(want)),
-                what: format!("{tos}, which {} maps to priority {got}, not {want}", cx.label(peer)),
+                what,
                 why: "the switch classifies this host's RDMA into another priority: no PFC, no ECN for it".into(),
-                fix: match pol.rdma_dscp {
-                    Some(d) => format!("set the adapter's RoCE ToS to {} (DSCP {d} with ECT(0))", (d << 2) | 2),
-                    None => format!("map DSCP {dscp} to priority {want} on {}", cx.label(peer)),
-                },
+                fix,
                 source: SRC_NVIDIA_ROCE,
                 others: Vec::new(),
             });

@@ -50,7 +50,7 @@ fn dcqcn(cx: &Ctx) -> Vec<Draft> {
     let Some(rp) = pol.rdma_priority else { return out };
     let wanted = pol.dcqcn || switches_mark(cx);
     for e in endpoint_ports(cx) {
-        let Some(h) = &s.qos(e).host else { continue };
+        let Some(h) = s.qos(e).host.as_ref().filter(|h| h.rdma_visible) else { continue };
         let bit = 1u8 << rp;
         if wanted {
             let missing: Vec<&str> = [(h.np & bit == 0, "notification point"), (h.rp & bit == 0, "reaction point")]

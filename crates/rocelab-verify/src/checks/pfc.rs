@@ -3,7 +3,7 @@
 //! Check 7 (MTU) is here too: it is judged per link like PFC.
 
 use super::{Ctx, Draft};
-use crate::finding::{Severity, SRC_8023, SRC_QBB};
+use crate::finding::{Severity, SRC_8023, SRC_JUMBO, SRC_MTU, SRC_QBB, SRC_ROCEV2};
 use crate::state::{End, State};
 
 fn bits(mask: u8) -> String {
@@ -103,7 +103,7 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
                 what: format!("MTU {} here but {} at the other end, {}", qa.mtu, qb.mtu, cx.label(l.b)),
                 why: "frames larger than the smaller MTU are dropped by the receiver (or fragmented, which RoCE does not allow): large transfers stall while small ones pass".into(),
                 fix: format!("set the same MTU at both ends (at least {})", qa.mtu.max(qb.mtu)),
-                source: "IEEE 802.3 / RFC 1191",
+                source: SRC_MTU,
                 others: Vec::new(),
             });
         }
@@ -121,7 +121,7 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
                     what: format!("MTU {} is below the {} bytes a RoCE path MTU of {} needs (payload + 60 bytes of RoCEv2 headers)", q.mtu, need, s.policy.roce_mtu),
                     why: "full-size RoCE packets are dropped at this hop; the queue pairs time out or fall back to a smaller path MTU".into(),
                     fix: format!("raise the MTU to at least {need}, or lower the RoCE path MTU"),
-                    source: "InfiniBand Architecture Specification, Annex A17 (RoCEv2)",
+                    source: SRC_ROCEV2,
                     others: Vec::new(),
                 });
             } else if jumbo_storage && q.mtu < 9000 {
@@ -134,7 +134,7 @@ fn mtu(cx: &Ctx) -> Vec<Draft> {
                     what: format!("MTU {} on a path whose iSCSI/iSER endpoints use jumbo frames", q.mtu),
                     why: "jumbo frames only help end to end; one hop with a standard MTU drops or fragments them and iSCSI throughput falls".into(),
                     fix: "set MTU 9000 or more on every hop between the storage endpoints".into(),
-                    source: "Dell EqualLogic / RHEL iSCSI network optimisation guides",
+                    source: SRC_JUMBO,
                     others: Vec::new(),
                 });
             }

@@ -39,7 +39,14 @@ pub fn good_qos(host: bool) -> PortQos {
     q.sched[6] = Sched::Strict;
     q.ecn[3] = Some(EcnState { kmin: 150_000, kmax: 1_500_000, pmax: 0.01 });
     if host {
-        q.host = Some(HostRdma { roce_tos: Some(106), cnp_priority: Some(6), np: 1 << 3, rp: 1 << 3 });
+        q.host = Some(HostRdma {
+            roce_tos: Some(106),
+            cnp_priority: Some(6),
+            np: 1 << 3,
+            rp: 1 << 3,
+            pcp: None,
+            rdma_visible: true,
+        });
     }
     q
 }
@@ -79,6 +86,7 @@ impl Kit {
             vxlan: None,
             bonding: None,
             origin: None,
+            pools: Vec::new(),
         });
         (self.s.devices.len() - 1) as u32
     }

@@ -47,8 +47,8 @@ fn parse_speed(words: &[&str]) -> Option<Rate> {
     let rest = &w[digits.len()..];
     let n: u64 = digits.parse().ok()?;
     match rest.trim_end_matches("full") {
-        "g" | "G" => Some(Rate::gbps(n)),
-        "m" | "M" => Some(Rate::mbps(n)),
+        "g" | "G" if n <= 1600 => Some(Rate::gbps(n)),
+        "m" | "M" if n <= 1_600_000 => Some(Rate::mbps(n)),
         _ => None,
     }
 }
@@ -57,8 +57,8 @@ fn bytes(v: &str, unit: &str) -> Option<u64> {
     let n: u64 = v.parse().ok()?;
     match unit {
         "bytes" => Some(n),
-        "kbytes" => Some(n * 1024),
-        "mbytes" => Some(n * 1024 * 1024),
+        "kbytes" => n.checked_mul(1024),
+        "mbytes" => n.checked_mul(1024 * 1024),
         _ => None,
     }
 }
@@ -257,7 +257,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
             (p.name, p.speed.unwrap_or(Rate::gbps(100)), p.qos, p.line)
         })
         .collect();
-    DeviceConfig { name, platform: "arista-eos", buffer: None, ports, vxlan, file: file.into(), not_understood: bad }
+    DeviceConfig { ports, vxlan, not_understood: bad, ..DeviceConfig::switch(name, "arista-eos", file) }
 }
 
 #[cfg(test)]

@@ -1,30 +1,41 @@
 //! Importing the running configuration of existing devices into the configured state, so that
-//! `rocelab check --import DIR --links LINKS.yaml` checks the fabric they form.
+//! `rocelab check --import DIR [--links LINKS]` checks the fabric they form.
 //!
-//! Each file in the directory is one device; its format is recognised from its content:
-//! Arista EOS `show running-config` ([`arista`]) and SONiC `config_db.json` ([`sonic`]).
+//! Each file in the directory is one device (or, for hosts, one adapter port); its format is
+//! recognised from its content ([`recognise`]):
+//! - switches: Arista EOS `show running-config` ([`arista`]), SONiC `config_db.json`
+//!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]);
+//! - hosts: `mlnx_qos -i IF` output of a ConnectX adapter ([`mlnx_qos`]) and the Windows
+//!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
+//!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
+//!   ([`windows`]);
+//! - cabling: LLDP neighbour tables ([`lldp`]: EOS `show lldp neighbors`, SONiC
+//!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`).
+//!
 //! Every line (or JSON key) an importer does not understand is reported with file and line;
 //! none is dropped silently. A file in a format rocelab does not read is reported whole.
 //!
-//! The cabling comes from a links file (YAML):
-//!
-//! ```yaml
-//! links:
-//!   - {a: "leaf1:Ethernet1", b: "host1:p0", speed: 100G, cable: 3m}
-//! hosts: [host1]                 # RDMA endpoints without a configuration file
-//! policy: {lossless: [3], rdma_dscp: 26, cnp_priority: 6, cnp_dscp: 48, dcqcn: true}
-//! ```
-//!
-//! `policy` states the intent the devices are judged against; without it, it is inferred from
-//! what the switches agree on (the PFC priorities most ports enable, the DSCP mapped to them).
+//! The cabling comes from a links file ([`links`], YAML), from LLDP tables in the directory or
+//! given as `--links`, or both: the links file is authoritative, LLDP adds the cables it does
+//! not list. Without a `policy` in the links file the intent is inferred from what the
+//! switches agree on (the PFC priorities most ports enable, the DSCP mapped to them).
 
 pub mod arista;
+pub mod links;
+pub mod lldp;
+pub mod mlnx_qos;
+pub mod onyx;
 pub mod sonic;
+pub mod windows;
 
-use crate::state::{DeviceState, End, LinkState, Policy, PortQos, PortState, State, Trust};
+#[cfg(test)]
+mod fuzz;
+
+use crate::state::{DeviceState, End, LinkState, Origin, Policy, Pool, PortQos, PortState, State, Trust};
+use links::{LinksFile, PolicyEntry};
+use lldp::LldpTable;
 use rocelab_model::fabric::Role;
 use rocelab_model::units::{Length, Rate, Time};
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
@@ -50,7 +61,8 @@ pub struct Imported {
     pub not_understood: Vec<NotUnderstood>,
 }
 
-/// A problem that stops the import (a file that cannot be read, a bad links file).
+/// A problem that stops the import (a file that cannot be read, a bad links file), with its
+/// location where it has one (`file:line:column: path: message`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportError(pub String);
 
@@ -60,243 +72,494 @@ impl fmt::Display for ImportError {
     }
 }
 
-/// One device as an importer read it: ports by name, each with its QoS.
+/// One device as an importer read it: ports by name (name, speed, QoS, line), each with its QoS.
+/// A speed of zero means the source does not show it (the link's other end or the links file
+/// gives it).
 #[derive(Debug, Clone)]
 pub struct DeviceConfig {
     pub name: String,
     pub platform: &'static str,
+    pub role: Role,
     pub buffer: Option<u64>,
     pub ports: Vec<(String, Rate, PortQos, usize)>,
+    /// For host adapters whose output does not name the port (`mlnx_qos` without its command
+    /// line, Windows without `Get-NetAdapterQos`): the QoS of any port the cabling names.
+    pub default_port: Option<PortQos>,
     pub vxlan: Option<rocelab_model::fabric::Vxlan>,
+    pub pools: Vec<Pool>,
     pub file: String,
     pub not_understood: Vec<NotUnderstood>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LinksFile {
-    links: Vec<LinkEntry>,
-    #[serde(default)]
-    hosts: Vec<String>,
-    #[serde(default)]
-    policy: Option<PolicyEntry>,
+impl DeviceConfig {
+    /// An empty configuration of a switch read from `file`.
+    pub fn switch(name: String, platform: &'static str, file: &str) -> DeviceConfig {
+        DeviceConfig {
+            name,
+            platform,
+            role: Role::Switch,
+            buffer: None,
+            ports: Vec::new(),
+            default_port: None,
+            vxlan: None,
+            pools: Vec::new(),
+            file: file.into(),
+            not_understood: Vec::new(),
+        }
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LinkEntry {
-    a: String,
-    b: String,
-    #[serde(default)]
-    speed: Option<Rate>,
-    #[serde(default)]
-    cable: Option<Length>,
+/// What a file holds.
+#[derive(Debug, Clone)]
+pub enum Parsed {
+    Config(Box<DeviceConfig>),
+    Lldp(LldpTable),
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicyEntry {
-    lossless: Vec<u8>,
-    #[serde(default)]
-    rdma_dscp: Option<u8>,
-    #[serde(default)]
-    cnp_priority: Option<u8>,
-    #[serde(default)]
-    cnp_dscp: Option<u8>,
-    #[serde(default)]
-    dcqcn: bool,
-    #[serde(default)]
-    roce_mtu: Option<u32>,
+/// The formats rocelab imports, as named in reports.
+pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
+
+/// The format of a file, recognised from its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Sonic,
+    Arista,
+    Onyx,
+    MlnxQos,
+    Windows,
+    Lldp,
 }
 
-/// Reads one configuration file, recognising its format.
-pub fn read_config(text: &str, file: &str, stem: &str) -> Option<DeviceConfig> {
+/// Recognises the format of a file from its content.
+pub fn recognise(text: &str) -> Option<Format> {
     let t = text.trim_start();
     if t.starts_with('{') && (text.contains("\"PORT\"") || text.contains("\"DEVICE_METADATA\"")) {
-        return Some(sonic::parse(text, file, stem));
+        return Some(Format::Sonic);
+    }
+    if lldp::recognise(text) {
+        return Some(Format::Lldp);
+    }
+    if mlnx_qos::recognise(text) {
+        return Some(Format::MlnxQos);
+    }
+    if windows::recognise(text) {
+        return Some(Format::Windows);
+    }
+    if onyx::recognise(text) {
+        return Some(Format::Onyx);
     }
     if text.lines().any(|l| l.starts_with("interface Ethernet")) || text.contains("! device: ") {
-        return Some(arista::parse(text, file, stem));
+        return Some(Format::Arista);
     }
     None
 }
 
-fn parse_ref(text: &str) -> Option<(&str, &str)> {
+/// Reads one file, recognising its format; `stem` names the device when the text does not.
+pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
+    Some(match recognise(text)? {
+        Format::Sonic => Parsed::Config(Box::new(sonic::parse(text, file, stem))),
+        Format::Arista => Parsed::Config(Box::new(arista::parse(text, file, stem))),
+        Format::Onyx => Parsed::Config(Box::new(onyx::parse(text, file, stem))),
+        Format::MlnxQos => Parsed::Config(Box::new(mlnx_qos::parse(text, file, stem))),
+        Format::Windows => Parsed::Config(Box::new(windows::parse(text, file, stem))),
+        Format::Lldp => Parsed::Lldp(lldp::parse(text, file, stem)),
+    })
+}
+
+/// Reads one configuration file, recognising its format (`None` for LLDP tables and formats
+/// rocelab does not read).
+pub fn read_config(text: &str, file: &str, stem: &str) -> Option<DeviceConfig> {
+    match read(text, file, stem)? {
+        Parsed::Config(c) => Some(*c),
+        Parsed::Lldp(_) => None,
+    }
+}
+
+pub(crate) fn parse_ref(text: &str) -> Option<(&str, &str)> {
     text.split_once(':').filter(|(d, p)| !d.is_empty() && !p.is_empty())
 }
 
-/// Reads every file of `dir` and the links file, and builds the state.
-pub fn import_dir(dir: &Path, links: &Path) -> Result<Imported, ImportError> {
+/// `0-2,4-7`, `3`, `3,5`: priorities as Windows, mlnx_qos and Onyx list them (each 0-7).
+pub(crate) fn priority_list(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u8, u8) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if a > b || b > 7 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok().filter(|p: &u8| *p < 8)?),
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The device name of a file: its name up to the first dot.
+fn stem_of(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    name.split('.').next().unwrap_or(&name).to_string()
+}
+
+fn read_text(path: &Path) -> Result<String, ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError(format!("{}: cannot read: {e}", path.display())))?;
+    // PowerShell's `>` writes UTF-16LE with a byte-order mark; everything else is UTF-8.
+    if bytes.starts_with(&[0xff, 0xfe]) {
+        let units: Vec<u16> = bytes[2..].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        return Ok(String::from_utf16_lossy(&units));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        ImportError(format!("{}: not UTF-8 text (byte {} is not valid)", path.display(), e.utf8_error().valid_up_to()))
+    })?;
+    Ok(text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text))
+}
+
+fn files_of(dir: &Path) -> Result<Vec<std::path::PathBuf>, ImportError> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| ImportError(format!("{}: cannot read the directory: {e}", dir.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
         .collect();
     entries.sort();
+    Ok(entries)
+}
+
+/// Reads every file of `dir` and the cabling, and builds the state. `links` is a links file
+/// (YAML), an LLDP capture, or a directory of LLDP captures; without it the LLDP captures in
+/// `dir` give the cabling.
+pub fn import_dir(dir: &Path, links: Option<&Path>) -> Result<Imported, ImportError> {
     let mut configs = Vec::new();
+    let mut tables = Vec::new();
     let mut not_understood = Vec::new();
-    for path in entries {
+    for path in files_of(dir)? {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| ImportError(format!("{file}: cannot read: {e}")))?;
-        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        let stem = name.split('.').next().unwrap_or(&name).to_string();
-        match read_config(&text, &file, &stem) {
-            Some(c) => configs.push(c),
+        let text = read_text(&path)?;
+        match read(&text, &file, &stem_of(&path)) {
+            Some(Parsed::Config(c)) => configs.push(*c),
+            Some(Parsed::Lldp(t)) => tables.push(t),
             None => not_understood.push(NotUnderstood {
                 file,
                 line: 1,
-                text: "the whole file: not a format rocelab imports (Arista EOS running-config, SONiC config_db.json)"
-                    .into(),
+                text: format!("the whole file: not a format rocelab imports ({FORMATS})"),
             }),
         }
     }
-    let links_text = std::fs::read_to_string(links)
-        .map_err(|e| ImportError(format!("{}: cannot read the links file: {e}", links.display())))?;
-    let lf: LinksFile = serde_json::from_value(yaml_to_json(&links_text, links)?)
-        .map_err(|e| ImportError(format!("{}: {e}", links.display())))?;
-    let mut imported = build(configs, &lf, links)?;
+    let mut links_file = None;
+    if let Some(l) = links {
+        let paths = if l.is_dir() { files_of(l)? } else { vec![l.to_path_buf()] };
+        for path in paths {
+            let file = path.display().to_string();
+            let text = read_text(&path).map_err(|e| ImportError(format!("{e} (the links file)")))?;
+            if lldp::recognise(&text) {
+                tables.push(lldp::parse(&text, &file, &stem_of(&path)));
+            } else if l.is_dir() {
+                not_understood.push(NotUnderstood {
+                    file,
+                    line: 1,
+                    text: "the whole file: not LLDP neighbour output".into(),
+                });
+            } else {
+                links_file = Some((links::parse(&text, &file)?, file));
+            }
+        }
+    }
+    if links_file.is_none() && tables.is_empty() {
+        return Err(ImportError(format!(
+            "{}: no cabling: give --links LINKS.yaml, or put LLDP neighbour output (show lldp neighbors, show lldp table, lldpctl) of the devices in the directory",
+            dir.display()
+        )));
+    }
+    let name = match (&links_file, links) {
+        (Some(_), Some(l)) => l.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(),
+        _ => dir.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(),
+    };
+    let mut imported = build(configs, links_file.as_ref().map(|(l, f)| (l, f.as_str())), &tables, &name)?;
     not_understood.extend(imported.not_understood);
     imported.not_understood = not_understood;
     Ok(imported)
 }
 
-/// The links file is small YAML; rocelab-model's loader is for fabrics, so parse it with the
-/// YAML library into JSON values and decode with serde.
-fn yaml_to_json(text: &str, path: &Path) -> Result<serde_json::Value, ImportError> {
-    let root = rocelab_model::node::parse(text)
-        .map_err(|d| ImportError(format!("{}:{}:{}: {}", path.display(), d.line, d.column, d.message)))?;
-    Ok(node_to_json(&root))
+/// A port name as another device (LLDP) or the user writes it: `Et1` for `Ethernet1`,
+/// `Eth1/1` for `eth1/1`. Names match when their numbers agree and one's letters begin the
+/// other's, case aside.
+fn port_matches(written: &str, configured: &str) -> bool {
+    if written == configured {
+        return true;
+    }
+    let split = |s: &str| {
+        let i = s.find(|c: char| c.is_ascii_digit()).unwrap_or(s.len());
+        (s[..i].to_ascii_lowercase(), s[i..].to_string())
+    };
+    let ((wa, wn), (ca, cn)) = (split(written), split(configured));
+    !wn.is_empty() && wn == cn && (ca.starts_with(&wa) || wa.starts_with(&ca)) && !(wa.is_empty() ^ ca.is_empty())
 }
 
-fn node_to_json(n: &rocelab_model::node::Node) -> serde_json::Value {
-    use rocelab_model::node::NodeKind;
-    use serde_json::Value;
-    match &n.kind {
-        NodeKind::Null => Value::Null,
-        NodeKind::Bool(b) => Value::Bool(*b),
-        NodeKind::Int(i) => Value::from(*i),
-        NodeKind::Float(f) => Value::from(*f),
-        NodeKind::Str(s) => Value::String(s.clone()),
-        NodeKind::Seq(items) => Value::Array(items.iter().map(node_to_json).collect()),
-        NodeKind::Map(entries) => {
-            Value::Object(entries.iter().map(|(k, v)| (k.scalar_text().unwrap_or_default(), node_to_json(v))).collect())
+/// The state under construction.
+struct Builder {
+    devices: Vec<DeviceState>,
+    profiles: Vec<PortQos>,
+    by_name: HashMap<String, usize>,
+    /// Per device: the profile of ports the cabling names that its configuration does not
+    /// list (host adapters), or `None` (switches: an error).
+    default_port: Vec<Option<u32>>,
+    /// Port speeds unknown to the source (zero).
+    unknown: u32,
+    links: Vec<LinkState>,
+    /// Per link: where it came from (for errors about the second cabling of a port).
+    link_origin: Vec<String>,
+}
+
+impl Builder {
+    fn add_host(&mut self, name: &str) -> usize {
+        self.by_name.insert(name.to_string(), self.devices.len());
+        self.devices.push(DeviceState {
+            name: name.to_string(),
+            role: Role::Host,
+            platform: None,
+            buffer: None,
+            ports: Vec::new(),
+            rdma: true,
+            protocols: Vec::new(),
+            vxlan: None,
+            bonding: None,
+            origin: None,
+            pools: Vec::new(),
+        });
+        self.default_port.push(Some(self.unknown));
+        self.devices.len() - 1
+    }
+
+    /// A device by name, as written in a links file or LLDP (`spine1.lab.example` names
+    /// `spine1`).
+    fn find_device(&self, name: &str) -> Option<usize> {
+        if let Some(d) = self.by_name.get(name) {
+            return Some(*d);
         }
+        let lower = name.to_ascii_lowercase();
+        let short = lower.split('.').next().unwrap_or(&lower);
+        self.devices.iter().position(|d| {
+            let n = d.name.to_ascii_lowercase();
+            n == lower || n == short || n.split('.').next() == Some(short)
+        })
+    }
+
+    /// The port of a device by name, created for host adapters that take any port.
+    fn find_port(&mut self, di: usize, port: &str) -> Option<usize> {
+        let d = &mut self.devices[di];
+        if let Some(p) = d.ports.iter().position(|p| p.name == port) {
+            return Some(p);
+        }
+        if let Some(p) = d.ports.iter().position(|p| port_matches(port, &p.name)) {
+            return Some(p);
+        }
+        let qos = self.default_port[di]?;
+        d.ports.push(PortState { name: port.to_string(), speed: Rate::gbps(0), link: None, qos, origin: None });
+        Some(d.ports.len() - 1)
+    }
+
+    /// Cables two ends; `Ok(false)` when the same cable is already there.
+    fn cable(
+        &mut self,
+        a: (usize, usize),
+        b: (usize, usize),
+        speed: Option<Rate>,
+        cable: Option<Length>,
+        origin: String,
+    ) -> Result<bool, String> {
+        for (x, y) in [(a, b), (b, a)] {
+            if let Some(l) = self.devices[x.0].ports[x.1].link {
+                let ls = &self.links[l as usize];
+                let (e1, e2) = (ls.a, ls.b);
+                let same = |e: End, t: (usize, usize)| e.device as usize == t.0 && e.port as usize == t.1;
+                if (same(e1, x) && same(e2, y)) || (same(e2, x) && same(e1, y)) {
+                    return Ok(false);
+                }
+                return Err(format!(
+                    "port `{}:{}` is already cabled ({})",
+                    self.devices[x.0].name, self.devices[x.0].ports[x.1].name, self.link_origin[l as usize]
+                ));
+            }
+        }
+        let li = self.links.len() as u32;
+        let mut speeds = Vec::new();
+        for (d, p) in [a, b] {
+            self.devices[d].ports[p].link = Some(li);
+            let s = self.devices[d].ports[p].speed;
+            if s.bits_per_second() > 0 {
+                speeds.push(s);
+            }
+        }
+        let speed = speed.or_else(|| speeds.iter().min().copied()).unwrap_or(Rate::gbps(100));
+        for (d, p) in [a, b] {
+            let port = &mut self.devices[d].ports[p];
+            if port.speed.bits_per_second() == 0 {
+                port.speed = speed;
+            }
+        }
+        self.links.push(LinkState {
+            a: End { device: a.0 as u32, port: a.1 as u32 },
+            b: End { device: b.0 as u32, port: b.1 as u32 },
+            speed,
+            // The cable length is not in a configuration or LLDP: 3 m, a rack's direct-attach
+            // copper, unless the links file says.
+            cable: cable.unwrap_or(Length::metres(3)),
+        });
+        self.link_origin.push(origin);
+        Ok(true)
     }
 }
 
-fn build(configs: Vec<DeviceConfig>, lf: &LinksFile, links_path: &Path) -> Result<Imported, ImportError> {
-    let mut devices: Vec<DeviceState> = Vec::new();
-    let mut profiles: Vec<PortQos> = Vec::new();
+fn build(
+    configs: Vec<DeviceConfig>,
+    lf: Option<(&LinksFile, &str)>,
+    tables: &[LldpTable],
+    name: &str,
+) -> Result<Imported, ImportError> {
+    let mut b = Builder {
+        devices: Vec::new(),
+        profiles: Vec::new(),
+        by_name: HashMap::new(),
+        default_port: Vec::new(),
+        unknown: 0,
+        links: Vec::new(),
+        link_origin: Vec::new(),
+    };
+    let mut unknown = PortQos::unconfigured(1500);
+    unknown.unknown = true;
+    b.unknown = State::intern(&mut b.profiles, unknown);
     let mut not_understood = Vec::new();
-    let mut by_name: HashMap<String, usize> = HashMap::new();
     for c in configs {
-        if by_name.contains_key(&c.name) {
-            return Err(ImportError(format!("{}: a second configuration for device `{}`", c.file, c.name)));
-        }
-        by_name.insert(c.name.clone(), devices.len());
-        let ports = c
+        let default = c.default_port.map(|q| State::intern(&mut b.profiles, q));
+        let ports: Vec<PortState> = c
             .ports
             .into_iter()
             .map(|(name, speed, q, line)| PortState {
                 name,
                 speed,
                 link: None,
-                qos: State::intern(&mut profiles, q),
-                origin: Some(crate::state::Origin { file: c.file.clone(), line }),
+                qos: State::intern(&mut b.profiles, q),
+                origin: Some(Origin { file: c.file.clone(), line }),
             })
             .collect();
-        devices.push(DeviceState {
+        not_understood.extend(c.not_understood);
+        if let Some(&di) = b.by_name.get(&c.name) {
+            // One host, several adapter ports (one `mlnx_qos -i` capture per port).
+            let d = &mut b.devices[di];
+            if d.role == Role::Switch || c.role == Role::Switch {
+                return Err(ImportError(format!("{}: a second configuration for device `{}`", c.file, c.name)));
+            }
+            for p in ports {
+                if d.ports.iter().any(|q| q.name == p.name) {
+                    return Err(ImportError(format!("{}: a second configuration for `{}:{}`", c.file, c.name, p.name)));
+                }
+                d.ports.push(p);
+            }
+            if b.default_port[di].is_none() {
+                b.default_port[di] = default;
+            }
+            continue;
+        }
+        b.by_name.insert(c.name.clone(), b.devices.len());
+        b.default_port.push(default);
+        b.devices.push(DeviceState {
             name: c.name,
-            role: Role::Switch,
+            role: c.role,
             platform: Some(c.platform.to_string()),
             buffer: c.buffer,
             ports,
-            rdma: false,
+            // Host adapters imported are RDMA adapters (ConnectX, Windows NetDirect/DCB).
+            rdma: c.role != Role::Switch,
             protocols: Vec::new(),
             vxlan: c.vxlan,
             bonding: None,
-            origin: Some(crate::state::Origin { file: c.file, line: 1 }),
+            origin: Some(Origin { file: c.file, line: 1 }),
+            pools: c.pools,
         });
-        not_understood.extend(c.not_understood);
     }
-    let mut unknown = PortQos::unconfigured(1500);
-    unknown.unknown = true;
-    let unknown = State::intern(&mut profiles, unknown);
-    let lp = links_path.display().to_string();
-    let mut state_links = Vec::new();
-    for (i, l) in lf.links.iter().enumerate() {
-        let mut ends = Vec::new();
-        for text in [&l.a, &l.b] {
-            let Some((dev, port)) = parse_ref(text) else {
-                return Err(ImportError(format!("{lp}: links[{i}]: `{text}` is not `device:port`")));
-            };
-            let di = match by_name.get(dev) {
-                Some(d) => *d,
-                None if lf.hosts.iter().any(|h| h == dev) => {
-                    by_name.insert(dev.to_string(), devices.len());
-                    devices.push(DeviceState {
-                        name: dev.to_string(),
-                        role: Role::Host,
-                        platform: None,
-                        buffer: None,
-                        ports: Vec::new(),
-                        rdma: true,
-                        protocols: Vec::new(),
-                        vxlan: None,
-                        bonding: None,
-                        origin: None,
-                    });
-                    devices.len() - 1
-                }
-                None => {
-                    let known: Vec<&str> =
-                        by_name.keys().map(String::as_str).chain(lf.hosts.iter().map(String::as_str)).collect();
+    if let Some((lf, lp)) = lf {
+        for h in &lf.hosts {
+            if b.find_device(h).is_none() {
+                b.add_host(h);
+            }
+        }
+        for (i, l) in lf.links.iter().enumerate() {
+            let mut ends = Vec::new();
+            for (key, text, at) in [("a", &l.a, l.a_at), ("b", &l.b, l.b_at)] {
+                let loc = |msg: String| ImportError(format!("{lp}:{}:{}: links[{i}].{key}: {msg}", at.line, at.column));
+                let (dev, port) = parse_ref(text).ok_or_else(|| loc(format!("`{text}` is not `device:port`")))?;
+                let di = b.find_device(dev).ok_or_else(|| {
+                    let known: Vec<&str> = b.devices.iter().map(|d| d.name.as_str()).collect();
                     let hint = rocelab_model::diag::did_you_mean(dev, known.iter().copied())
                         .map(|h| format!("; {h}"))
                         .unwrap_or_else(|| "; list hosts without a configuration under `hosts:`".into());
-                    return Err(ImportError(format!("{lp}: links[{i}]: no device `{dev}`{hint}")));
-                }
-            };
-            let d = &mut devices[di];
-            let pi = match d.ports.iter().position(|p| p.name == port) {
-                Some(p) => p,
-                None if d.role != Role::Switch => {
-                    d.ports.push(PortState {
-                        name: port.to_string(),
-                        speed: l.speed.unwrap_or(Rate::gbps(100)),
-                        link: None,
-                        qos: unknown,
-                        origin: None,
-                    });
-                    d.ports.len() - 1
-                }
-                None => {
+                    loc(format!("no device `{dev}`{hint}"))
+                })?;
+                let pi = b.find_port(di, port).ok_or_else(|| {
+                    let d = &b.devices[di];
                     let hint = rocelab_model::diag::did_you_mean(port, d.ports.iter().map(|p| p.name.as_str()))
                         .map(|h| format!("; {h}"))
                         .unwrap_or_default();
-                    return Err(ImportError(format!(
-                        "{lp}: links[{i}]: device `{dev}` has no port `{port}` in its configuration{hint}"
-                    )));
-                }
-            };
-            if d.ports[pi].link.is_some() {
-                return Err(ImportError(format!("{lp}: links[{i}]: port `{text}` is cabled twice")));
+                    loc(format!("device `{dev}` has no port `{port}` in its configuration{hint}"))
+                })?;
+                ends.push((di, pi));
             }
-            d.ports[pi].link = Some(state_links.len() as u32);
-            ends.push((End { device: di as u32, port: pi as u32 }, d.ports[pi].speed));
+            let origin = format!("{lp}:{}: links[{i}]", l.a_at.line);
+            b.cable(ends[0], ends[1], l.speed, l.cable, origin)
+                .map_err(|e| ImportError(format!("{lp}:{}:{}: links[{i}]: {e}", l.a_at.line, l.a_at.column)))?;
         }
-        state_links.push(LinkState {
-            a: ends[0].0,
-            b: ends[1].0,
-            speed: l.speed.unwrap_or(ends[0].1.min(ends[1].1)),
-            cable: l.cable.unwrap_or(Length::metres(3)),
-        });
+    }
+    for t in tables {
+        let local = match b.find_device(&t.device) {
+            Some(d) => d,
+            None => b.add_host(&t.device),
+        };
+        not_understood.extend(t.not_understood.iter().cloned());
+        for n in &t.neighbours {
+            let bad = |why: String| NotUnderstood { file: t.file.clone(), line: n.line, text: why };
+            let Some(lp) = b.find_port(local, &n.local_port) else {
+                not_understood.push(bad(format!(
+                    "{} {} {}: `{}` has no port `{}` in its configuration (a management port?)",
+                    n.local_port, n.remote_device, n.remote_port, b.devices[local].name, n.local_port
+                )));
+                continue;
+            };
+            let remote = match b.find_device(&n.remote_device) {
+                Some(d) => d,
+                None => b.add_host(&n.remote_device),
+            };
+            let Some(rp) = b.find_port(remote, &n.remote_port) else {
+                not_understood.push(bad(format!(
+                    "{} {} {}: `{}` has no port `{}` in its configuration",
+                    n.local_port, n.remote_device, n.remote_port, b.devices[remote].name, n.remote_port
+                )));
+                continue;
+            };
+            let origin = format!("{}:{}", t.file, n.line);
+            if let Err(e) = b.cable((local, lp), (remote, rp), None, None, origin) {
+                not_understood.push(bad(format!("{} {} {}: {e}", n.local_port, n.remote_device, n.remote_port)));
+            }
+        }
+    }
+    // Host captures that do not show the MTU (zero) take their link's other end's.
+    for l in b.links.clone() {
+        for (e, peer) in [(l.a, l.b), (l.b, l.a)] {
+            let q = &b.profiles[b.devices[e.device as usize].ports[e.port as usize].qos as usize];
+            if q.mtu == 0 && !q.unknown {
+                let mut q = q.clone();
+                let pq = &b.profiles[b.devices[peer.device as usize].ports[peer.port as usize].qos as usize];
+                q.mtu = if pq.mtu == 0 || pq.unknown { 1500 } else { pq.mtu };
+                let qi = State::intern(&mut b.profiles, q);
+                b.devices[e.device as usize].ports[e.port as usize].qos = qi;
+            }
+        }
     }
     let mut state = State {
-        name: links_path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(),
-        devices,
-        links: state_links,
-        profiles,
+        name: name.to_string(),
+        devices: b.devices,
+        links: b.links,
+        profiles: b.profiles,
         policy: Policy {
             lossless: 0,
             rdma_priority: None,
@@ -311,7 +574,7 @@ fn build(configs: Vec<DeviceConfig>, lf: &LinksFile, links_path: &Path) -> Resul
             class_names: Default::default(),
         },
     };
-    state.policy = match &lf.policy {
+    state.policy = match lf.and_then(|(l, _)| l.policy.as_ref()) {
         Some(p) => stated_policy(p, &state),
         None => inferred_policy(&state),
     };

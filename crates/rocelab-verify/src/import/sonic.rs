@@ -98,11 +98,12 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         let mut speed = Rate::gbps(100);
         for (k, v) in pv.as_object().unwrap_or(&empty) {
             match k.as_str() {
-                "mtu" => match num(v) {
+                "mtu" => match num(v).filter(|m| *m <= u32::MAX as u64) {
                     Some(m) => q.mtu = m as u32,
                     None => report(line_of(text, k, at), format!("PORT|{pname} mtu {v}")),
                 },
-                "speed" => match num(v) {
+                // Mb/s, up to 1.6 Tb/s (anything larger is not a port speed).
+                "speed" => match num(v).filter(|s| (1..=1_600_000).contains(s)) {
                     Some(s) => speed = Rate::mbps(s),
                     None => report(line_of(text, k, at), format!("PORT|{pname} speed {v}")),
                 },
@@ -180,7 +181,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                         Some(sch) => match sch.get("type").and_then(Value::as_str) {
                             Some("STRICT") => range.iter().for_each(|qi| q.sched[*qi] = Sched::Strict),
                             Some("DWRR" | "WRR") => {
-                                let w = sch.get("weight").and_then(num).unwrap_or(1);
+                                // DWRR weights are small integers (1-100 in SONiC's schema).
+                                let w = sch.get("weight").and_then(num).unwrap_or(1).min(1 << 20);
                                 weights.extend(range.iter().map(|qi| (*qi, w)));
                             }
                             _ => report(line_of(text, r, 1), format!("SCHEDULER|{r}: type {:?}", sch.get("type"))),
@@ -252,7 +254,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     }
     let buffer =
         table("BUFFER_POOL").and_then(|t| t.get("ingress_lossless_pool")).and_then(|p| p.get("size")).and_then(num);
-    DeviceConfig { name, platform: "sonic", buffer, ports, vxlan: None, file: file.into(), not_understood: bad }
+    DeviceConfig { buffer, ports, not_understood: bad, ..DeviceConfig::switch(name, "sonic", file) }
 }
 
 #[cfg(test)]

@@ -1,0 +1,364 @@
+//! Flow workloads the way transport research runs them: flows whose sizes follow an empirical
+//! CDF, arriving as a Poisson process at a given load (the HPCC simulator's traffic generator,
+//! `traffic_gen/traffic_gen.py` of alibaba-edu/High-Precision-Congestion-Control), and flow
+//! lists imported from that simulator's flow files. Both read files: a CDF file or a flow file
+//! is resolved against the scenario file's directory when the scenario loads, and its problems
+//! are reported with the file's own line and column.
+
+use crate::cdf::{CdfField, CdfSource, FlowSizeCdf};
+use crate::diag::{Diagnostic, Severity};
+use crate::hpcc_flows::{parse_flows, DST, PRIORITY, SRC};
+use crate::resolve::{problem, Problem, ResolvedFabric};
+use crate::units::Time;
+use crate::workload::{expand_hosts, Simulation};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Flows with sizes drawn from a CDF, arriving at every host of `hosts` as a Poisson process
+/// whose rate makes the offered load `load` of the host's link rate:
+/// mean size / mean inter-arrival = load × link rate (the generator's definition). Each flow
+/// goes to a host drawn uniformly from the others of the set; arrivals, sizes and destinations
+/// come from the run's seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Poisson {
+    pub name: String,
+    /// Hosts that send and receive; default every host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+    pub class: String,
+    /// Flow-size distribution: the path of a CDF file (`size cumulative_percent` lines) or
+    /// `[size, percent]` points.
+    pub cdf: CdfSource,
+    /// Offered load per host as a fraction of its link rate, above 0 and at most 1.
+    pub load: f64,
+    /// First possible arrival.
+    #[serde(default)]
+    pub start: Time,
+    /// How long flows arrive; default until the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Time>,
+    /// The distribution, read and checked when the scenario loads.
+    #[serde(skip)]
+    pub distribution: Option<FlowSizeCdf>,
+}
+
+impl Poisson {
+    /// End of the arrival window in a run of `sim`.
+    pub fn end(&self, sim: &Simulation) -> Time {
+        match self.duration {
+            Some(d) => Time(self.start.0.saturating_add(d.0).min(sim.duration.0)),
+            None => sim.duration,
+        }
+    }
+}
+
+/// Flows imported from an ns-3 HPCC flow file (see [`crate::hpcc_flows`]), whose node ids are
+/// those of an HPCC topology imported with `topology: {import: {hpcc: ...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccFlows {
+    pub name: String,
+    /// The flow file, relative to the scenario file's directory.
+    pub file: String,
+    /// Class of every flow; without it, each flow's priority column picks the class with that
+    /// priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Shift the flows so that the earliest starts here (HPCC traces start at 2 s, when that
+    /// simulator's warm-up ends); default: the times as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    /// The flows, read and checked when the scenario loads.
+    #[serde(skip)]
+    pub flows: Vec<ImportedFlow>,
+}
+
+/// One flow of a flow file, mapped onto the fabric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedFlow {
+    /// Line in the flow file.
+    pub line: usize,
+    /// Device indices of the sender and receiver.
+    pub src: usize,
+    pub dst: usize,
+    /// Index of the class in `fabric.qos.classes`.
+    pub class: usize,
+    /// UDP destination port as written (HPCC's analysis tells incast (200) from background
+    /// (100) flows by it).
+    pub dport: u16,
+    pub size: u64,
+    /// Start, after the shift.
+    pub start: Time,
+}
+
+/// Most flows a workload may generate before the run is refused (each costs about 100 bytes
+/// before the run and a slot in the results).
+pub const MAX_FLOWS: f64 = 10_000_000.0;
+
+/// Checks the Poisson and HPCC-flow workloads and reads their files. Problems in the scenario
+/// go to `problems` (located by path), problems in the files read go to `file_diags`.
+pub(crate) fn check(
+    poisson: &mut [Poisson],
+    hpcc: &mut [HpccFlows],
+    sim: &Simulation,
+    fabric: &ResolvedFabric,
+    base_dir: &Path,
+    problems: &mut Vec<Problem>,
+    file_diags: &mut Vec<Diagnostic>,
+) {
+    for (i, x) in poisson.iter_mut().enumerate() {
+        check_poisson(x, &format!("workloads.poisson[{i}]"), sim, fabric, base_dir, problems, file_diags);
+    }
+    for (i, x) in hpcc.iter_mut().enumerate() {
+        check_hpcc(x, &format!("workloads.hpcc_flows[{i}]"), sim, fabric, base_dir, problems, file_diags);
+    }
+}
+
+/// Line rate of a host: its first cabled port's link speed (0 when it has no link).
+pub fn host_rate_bps(fabric: &ResolvedFabric, host: usize) -> u64 {
+    fabric.devices[host].ports.iter().find_map(|p| p.link).map(|l| fabric.links[l].speed.bits_per_second()).unwrap_or(0)
+}
+
+fn read_cdf(
+    source: &CdfSource,
+    path: &str,
+    base_dir: &Path,
+    problems: &mut Vec<Problem>,
+    file_diags: &mut Vec<Diagnostic>,
+) -> Option<FlowSizeCdf> {
+    match source {
+        CdfSource::File(f) => {
+            let file = base_dir.join(f);
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => {
+                    problems.push(problem(path.into(), format!("cannot read the CDF file `{}`: {e}", file.display())));
+                    return None;
+                }
+            };
+            FlowSizeCdf::parse(&text)
+                .map_err(|ds| {
+                    for mut d in ds {
+                        d.file = file.display().to_string();
+                        d.path = path.to_string();
+                        file_diags.push(d);
+                    }
+                })
+                .ok()
+        }
+        CdfSource::Points(points) => FlowSizeCdf::new(points.iter().map(|(s, p)| (s.0, *p)).collect())
+            .map_err(|ps| {
+                for p in ps {
+                    let at = match p.field {
+                        CdfField::Size => format!("{path}[{}][0]", p.index),
+                        CdfField::Percent => format!("{path}[{}][1]", p.index),
+                        CdfField::Point if points.is_empty() => path.to_string(),
+                        CdfField::Point => format!("{path}[{}]", p.index),
+                    };
+                    problems.push(problem(at, p.message));
+                }
+            })
+            .ok(),
+    }
+}
+
+fn check_poisson(
+    x: &mut Poisson,
+    p: &str,
+    sim: &Simulation,
+    fabric: &ResolvedFabric,
+    base_dir: &Path,
+    problems: &mut Vec<Problem>,
+    file_diags: &mut Vec<Diagnostic>,
+) {
+    let hosts = expand_hosts(&x.hosts, fabric, &format!("{p}.hosts"), problems);
+    if hosts.len() < 2 {
+        problems.push(problem(format!("{p}.hosts"), "Poisson arrivals need at least two hosts".into()));
+    }
+    crate::workload::check_class(fabric, &x.class, format!("{p}.class"), problems);
+    if !(x.load > 0.0 && x.load <= 1.0) {
+        problems.push(problem(
+            format!("{p}.load"),
+            format!(
+                "load {} is not above 0 and at most 1: it is the fraction of each host's link rate the flows offer",
+                x.load
+            ),
+        ));
+    }
+    if x.start >= sim.duration {
+        problems.push(problem(
+            format!("{p}.start"),
+            format!(
+                "start {} is at or after the end of the run ({}); raise `simulation.duration`",
+                x.start, sim.duration
+            ),
+        ));
+    }
+    if x.duration == Some(Time::ZERO) {
+        problems.push(problem(format!("{p}.duration"), "the duration must be above 0".into()));
+    }
+    for &h in &hosts {
+        if host_rate_bps(fabric, h) == 0 {
+            problems.push(problem(format!("{p}.hosts"), format!("host `{}` has no link", fabric.devices[h].name)));
+        }
+    }
+    x.distribution = read_cdf(&x.cdf, &format!("{p}.cdf"), base_dir, problems, file_diags);
+    if let Some(cdf) = &x.distribution {
+        if cdf.mean() < 1.0 {
+            problems.push(problem(
+                format!("{p}.cdf"),
+                format!("the mean flow size is {:.3} bytes; flows are at least one byte", cdf.mean()),
+            ));
+        } else if x.load > 0.0 && x.load <= 1.0 {
+            let window = x.end(sim).0.saturating_sub(x.start.0) as f64 / 1e12;
+            let flows: f64 =
+                hosts.iter().map(|&h| x.load * host_rate_bps(fabric, h) as f64 / 8.0 / cdf.mean() * window).sum();
+            if flows > MAX_FLOWS {
+                problems.push(problem(
+                    p.to_string(),
+                    format!(
+                        "about {flows:.0} flows would arrive (mean size {:.0} B over {} s), more than {MAX_FLOWS:.0}; \
+                         shorten `duration`, lower `load` or use fewer hosts",
+                        cdf.mean(),
+                        window
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn check_hpcc(
+    x: &mut HpccFlows,
+    p: &str,
+    sim: &Simulation,
+    fabric: &ResolvedFabric,
+    base_dir: &Path,
+    problems: &mut Vec<Problem>,
+    file_diags: &mut Vec<Diagnostic>,
+) {
+    let file = base_dir.join(&x.file);
+    let shown = file.display().to_string();
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) => {
+            problems.push(problem(format!("{p}.file"), format!("cannot read HPCC flow file `{shown}`: {e}")));
+            return;
+        }
+    };
+    let mut in_file = |mut d: Diagnostic| {
+        d.file = shown.clone();
+        d.path = format!("{p}.file");
+        file_diags.push(d);
+    };
+    let lines = match parse_flows(&text) {
+        Ok((lines, warnings)) => {
+            warnings.into_iter().for_each(&mut in_file);
+            lines
+        }
+        Err(ds) => {
+            ds.into_iter().for_each(&mut in_file);
+            return;
+        }
+    };
+    // `Some(None)`: a class is given and unknown (reported once, at the field).
+    let fixed_class = x.class.as_ref().map(|c| {
+        crate::workload::check_class(fabric, c, format!("{p}.class"), problems);
+        fabric.qos.classes.iter().position(|k| &k.name == c)
+    });
+    // HPCC node id → device, through the import's names (`h<id>` hosts, `s<id>` switches).
+    let mut by_name = std::collections::HashMap::new();
+    let mut nodes = 0;
+    for (i, d) in fabric.devices.iter().enumerate() {
+        by_name.insert(d.name.as_str(), i);
+        if let Some(id) = d.name.strip_prefix(['h', 's']).and_then(|n| n.parse::<usize>().ok()) {
+            nodes = nodes.max(id + 1);
+        }
+    }
+    if nodes == 0 && !lines.is_empty() {
+        problems.push(problem(
+            format!("{p}.file"),
+            "the fabric has no HPCC-numbered hosts (`h<id>`) for the flow file's node ids; import the HPCC \
+             topology with `topology: {import: {hpcc: <file>}}`"
+                .into(),
+        ));
+        return;
+    }
+    let shift = x.start.map(|s| (s, lines.iter().map(|l| l.start).min().unwrap_or(Time::ZERO)));
+    let mut flows = Vec::with_capacity(lines.len());
+    for l in &lines {
+        let at = |field: usize| crate::diag::Mark { line: l.line, column: l.columns[field] };
+        let mut node = |id: usize, field: usize| -> Option<usize> {
+            if let Some(&i) = by_name.get(crate::hpcc::host_name(id).as_str()) {
+                if fabric.devices[i].role != crate::Role::Switch {
+                    return Some(i);
+                }
+            }
+            let msg = if by_name.contains_key(crate::hpcc::switch_name(id).as_str()) {
+                format!("node {id} is a switch in the topology; flows run between hosts")
+            } else {
+                format!("node {id} is not in the topology (its node ids run from 0 to {})", nodes - 1)
+            };
+            in_file(Diagnostic::error(at(field), "", msg));
+            None
+        };
+        let (src, dst) = (node(l.src, SRC), node(l.dst, DST));
+        let class = match fixed_class {
+            Some(c) => c,
+            None => {
+                let c = fabric.qos.classes.iter().position(|c| c.priority == l.priority);
+                if c.is_none() {
+                    let known: Vec<String> =
+                        fabric.qos.classes.iter().map(|c| format!("{} ({})", c.name, c.priority)).collect();
+                    in_file(
+                        Diagnostic::error(
+                            at(PRIORITY),
+                            "",
+                            format!("no class of the fabric has priority {}", l.priority),
+                        )
+                        .expected(format!("a priority of a class: {}", known.join(", ")))
+                        .suggest(Some(format!("or set `class:` on {p} to put every flow in one class"))),
+                    );
+                }
+                c
+            }
+        };
+        if let (Some(src), Some(dst), Some(class)) = (src, dst, class) {
+            let start = match shift {
+                Some((to, first)) => Time(to.0 + (l.start.0 - first.0)),
+                None => l.start,
+            };
+            flows.push(ImportedFlow { line: l.line, src, dst, class, dport: l.dport, size: l.size, start });
+        }
+    }
+    if flows.len() == lines.len() {
+        let late = flows.iter().filter(|f| f.start >= sim.duration).count();
+        if late == flows.len() && late > 0 {
+            let first = flows.iter().map(|f| f.start).min().unwrap_or_default();
+            problems.push(problem(
+                format!("{p}.file"),
+                format!(
+                    "every flow starts at or after the end of the run (the first at {first}, the run ends at {}); \
+                     set `start: 0` to shift them, or raise `simulation.duration`",
+                    sim.duration
+                ),
+            ));
+        } else if late > 0 {
+            let mut w = problem(
+                format!("{p}.file"),
+                format!(
+                    "{late} of {} flows start at or after the end of the run ({}) and will not run",
+                    flows.len(),
+                    sim.duration
+                ),
+            );
+            w.diag.severity = Severity::Warning;
+            problems.push(w);
+        }
+    }
+    if flows.len() as f64 > MAX_FLOWS {
+        problems.push(problem(format!("{p}.file"), format!("{} flows, more than {MAX_FLOWS:.0}", flows.len())));
+    }
+    x.flows = flows;
+}

@@ -1,0 +1,406 @@
+//! The report's charts from a set of runs, each run (variant, sweep point) a series or a bar
+//! of its own so that they sit side by side.
+
+use crate::chart::line::size_label;
+use crate::chart::{
+    bar_chart, cdf_chart, cpu_effectiveness_chart, line_chart, topology_chart, Axis, BarChart, CpuPoint, LineChart,
+    Scale, Series, Topology, Unit,
+};
+use crate::metrics::{paused_s, pfc_sent, quantile, sweep_numbers, RunMetrics};
+use crate::run::RunFile;
+use rocelab_sim::PortResults;
+
+/// One chart of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// Element id in the page (`chart-topology`).
+    pub id: String,
+    pub title: String,
+    /// What it shows and how it was made.
+    pub caption: String,
+    pub svg: String,
+}
+
+/// Ports shown at most in a per-port chart (those with the largest values).
+pub const MAX_PORTS: usize = 48;
+/// Ports whose queue depth is charted over time.
+pub const QUEUE_PORTS: usize = 4;
+/// Points drawn at most per queue-depth series (peaks kept when thinning).
+pub const MAX_POINTS: usize = 1000;
+
+fn labels(runs: &[RunFile]) -> Vec<String> {
+    runs.iter().map(RunFile::label).collect()
+}
+
+/// Every chart the runs support, in reading order.
+pub fn all(runs: &[RunFile]) -> Vec<Figure> {
+    let mut out = Vec::new();
+    if let Some(first) = runs.first() {
+        out.push(Figure {
+            id: "chart-topology".into(),
+            title: "Topology".into(),
+            caption: format!(
+                "{}: {} switches and {} hosts; links coloured and sized by speed.",
+                first.scenario,
+                first.results.switches.len(),
+                first.results.hosts.len()
+            ),
+            svg: topology_chart(&Topology::from_results(&first.results), &format!("Topology of {}", first.scenario)),
+        });
+    }
+    out.extend(sweep_charts(runs));
+    out.extend(flow_throughput(runs));
+    out.extend(fct_cdf(runs));
+    type Counter = (&'static str, &'static str, &'static str, Unit, fn(&PortResults) -> f64);
+    let counters: [Counter; 4] = [
+        ("pfc-sent", "PFC frames sent per port", "PFC frames", Unit::Count, |p| pfc_sent(p) as f64),
+        ("paused", "Time paused per port (transmitter held by PFC)", "time paused", Unit::Seconds, paused_s),
+        ("ecn", "ECN-marked packets per port (egress)", "packets marked CE", Unit::Count, |p| {
+            p.total(|c| c.ecn_marked) as f64
+        }),
+        ("drops", "Drops per port (ingress)", "frames dropped", Unit::Count, |p| p.total(|c| c.drops) as f64),
+    ];
+    for (id, title, what, unit, f) in counters {
+        out.extend(per_port(runs, id, title, what, unit, f));
+    }
+    out.extend(queue_depth(runs));
+    let cpu = cpu_points(runs);
+    if let Some(svg) = cpu_effectiveness_chart(&cpu) {
+        out.push(Figure {
+            id: "chart-cpu".into(),
+            title: "CPU effectiveness".into(),
+            caption: "Throughput per percent of host CPU against block size, as the deployment guides chart it.".into(),
+            svg,
+        });
+    }
+    out
+}
+
+/// CPU figures of storage jobs. Results carry none yet (storage jobs and their CPU model come
+/// with a later issue): this returns the points once they do, and the chart appears then.
+pub fn cpu_points(_runs: &[RunFile]) -> Vec<CpuPoint> {
+    Vec::new()
+}
+
+/// Per-port bars of `value`, one bar per run, for ports where some run has a non-zero value.
+fn per_port(
+    runs: &[RunFile],
+    id: &str,
+    title: &str,
+    what: &str,
+    unit: Unit,
+    value: fn(&PortResults) -> f64,
+) -> Option<Figure> {
+    // Ports are matched across runs by name (variants share the topology; sweeps may not).
+    let mut names: Vec<(String, f64)> = Vec::new();
+    for run in runs {
+        for p in &run.results.ports {
+            let v = value(p);
+            if v <= 0.0 {
+                continue;
+            }
+            let name = run.names.port(p.node, p.port);
+            match names.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) => e.1 = e.1.max(v),
+                None => names.push((name, v)),
+            }
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let total = names.len();
+    if total > MAX_PORTS {
+        let mut by_value = names.clone();
+        by_value.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let keep: Vec<String> = by_value.into_iter().take(MAX_PORTS).map(|x| x.0).collect();
+        names.retain(|(n, _)| keep.contains(n));
+    }
+    let categories: Vec<String> = names.into_iter().map(|x| x.0).collect();
+    let values = runs
+        .iter()
+        .map(|run| {
+            categories
+                .iter()
+                .map(|c| {
+                    run.results.ports.iter().find(|p| run.names.port(p.node, p.port) == *c).map(value).unwrap_or(0.0)
+                })
+                .collect()
+        })
+        .collect();
+    let c = BarChart::new(title, "port", categories, labels(runs), values, Axis::new(what, unit));
+    let shown = if total > MAX_PORTS {
+        format!("the {MAX_PORTS} ports with the largest values of {total}")
+    } else {
+        format!("{total} ports")
+    };
+    Some(Figure {
+        id: format!("chart-{id}"),
+        title: title.into(),
+        caption: format!("{shown}, all priorities summed; one bar per run. Per priority in ports.csv."),
+        svg: bar_chart(&c),
+    })
+}
+
+/// Throughput of each flow, one bar per run; flows matched across runs by name.
+fn flow_throughput(runs: &[RunFile]) -> Option<Figure> {
+    let mut cats: Vec<String> = Vec::new();
+    for run in runs {
+        for f in &run.results.flows {
+            let label = format!("{} {}→{}", run.names.flow(f.flow), run.names.node(f.src), run.names.node(f.dst));
+            if !cats.contains(&label) {
+                cats.push(label);
+            }
+        }
+    }
+    if cats.is_empty() {
+        return None;
+    }
+    let values = runs
+        .iter()
+        .map(|run| {
+            let mut row = vec![0.0; cats.len()];
+            for f in &run.results.flows {
+                let label = format!("{} {}→{}", run.names.flow(f.flow), run.names.node(f.src), run.names.node(f.dst));
+                if let Some(i) = cats.iter().position(|c| *c == label) {
+                    row[i] = f.throughput_bps;
+                }
+            }
+            row
+        })
+        .collect();
+    let n = cats.len();
+    let c = BarChart::new(
+        "Throughput per flow",
+        "flow",
+        cats,
+        labels(runs),
+        values,
+        Axis::new("throughput", Unit::BitsPerSecond),
+    );
+    Some(Figure {
+        id: "chart-flows".into(),
+        title: "Throughput per flow".into(),
+        caption: format!("{n} flows; delivered payload per second of each flow's active time; one bar per run."),
+        svg: bar_chart(&c),
+    })
+}
+
+/// The CDF of flow completion slowdowns, one step line per run.
+fn fct_cdf(runs: &[RunFile]) -> Option<Figure> {
+    let samples: Vec<(String, Vec<f64>)> = runs.iter().map(|r| (r.label(), RunMetrics::of(r).slowdown)).collect();
+    let all: Vec<f64> = samples.iter().flat_map(|s| s.1.iter().copied()).collect();
+    let (lo, hi) = all.iter().fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(*v), b.max(*v)));
+    let mut x = Axis::new("FCT slowdown", Unit::Ratio);
+    if hi / lo >= 20.0 {
+        x = x.scale(Scale::Log10);
+    }
+    let svg = cdf_chart("Flow completion time slowdown (CDF)", x, &samples)?;
+    Some(Figure {
+        id: "chart-fct".into(),
+        title: "FCT slowdown".into(),
+        caption: format!(
+            "{} completed flows. Slowdown = completion time / the same flow's completion time alone on an empty network (the HPCC simulator's standalone FCT); 1 is an idle fabric.",
+            all.len()
+        ),
+        svg,
+    })
+}
+
+/// Keeps at most [`MAX_POINTS`] points, each the highest of its bucket, so peaks survive.
+fn thin(points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    if points.len() <= MAX_POINTS {
+        return points;
+    }
+    let per = points.len().div_ceil(MAX_POINTS);
+    points.chunks(per).map(|c| c.iter().copied().fold((c[0].0, f64::MIN), |a, p| (a.0, a.1.max(p.1)))).collect()
+}
+
+/// Queue depth over time at the busiest ports, one line per run.
+fn queue_depth(runs: &[RunFile]) -> Vec<Figure> {
+    let mut peaks: Vec<(String, u32)> = Vec::new();
+    for run in runs {
+        let Some(q) = &run.results.queue_samples else { continue };
+        for (port, depths) in q.ports.iter().zip(&q.depth_bytes) {
+            let peak = depths.iter().copied().max().unwrap_or(0);
+            let Some(p) = run.results.ports.get(*port) else { continue };
+            if peak == 0 {
+                continue;
+            }
+            let name = run.names.port(p.node, p.port);
+            match peaks.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) => e.1 = e.1.max(peak),
+                None => peaks.push((name, peak)),
+            }
+        }
+    }
+    peaks.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    peaks
+        .iter()
+        .take(QUEUE_PORTS)
+        .enumerate()
+        .map(|(k, (name, _))| {
+            let series = runs
+                .iter()
+                .filter_map(|run| {
+                    let q = run.results.queue_samples.as_ref()?;
+                    let i = q.ports.iter().position(|g| {
+                        run.results.ports.get(*g).is_some_and(|p| run.names.port(p.node, p.port) == *name)
+                    })?;
+                    let pts = q.depth_bytes[i]
+                        .iter()
+                        .enumerate()
+                        .map(|(s, d)| ((s as u64 * q.interval_ps) as f64 * 1e-12, *d as f64))
+                        .collect();
+                    Some(Series { name: run.label(), points: thin(pts) })
+                })
+                .collect();
+            let title = format!("Queue depth at {name}");
+            let c = LineChart::new(&title, Axis::new("time", Unit::Seconds), Axis::new("egress queue", Unit::Bytes), series);
+            let interval = runs.iter().find_map(|r| r.results.queue_samples.as_ref()).map_or(0, |q| q.interval_ps);
+            Figure {
+                id: format!("chart-queue-{}", k + 1),
+                title,
+                caption: format!(
+                    "All traffic classes of the port's egress queue, sampled every {:.2} µs; one line per run. The {} ports with the highest peaks are shown.",
+                    interval as f64 / 1e6,
+                    peaks.len().min(QUEUE_PORTS)
+                ),
+                svg: line_chart(&c),
+            }
+        })
+        .collect()
+}
+
+/// A metric against the swept field, one line per variant, when the runs cover a sweep.
+fn sweep_charts(runs: &[RunFile]) -> Vec<Figure> {
+    let swept: Vec<&RunFile> = runs.iter().filter(|r| r.sweep.is_some()).collect();
+    let Some(field) = swept.first().and_then(|r| r.sweep.as_ref()).map(|s| s.field.clone()) else { return Vec::new() };
+    let mut values: Vec<&str> = Vec::new();
+    for r in &swept {
+        let v = r.sweep.as_ref().map(|s| s.value.as_str()).unwrap_or("");
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    if values.len() < 2 {
+        return Vec::new();
+    }
+    let (xs, unit, log) = match sweep_numbers(&values) {
+        Some((xs, unit)) => {
+            let positive = xs.iter().all(|v| *v > 0.0);
+            let (lo, hi) = xs.iter().fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(*v), b.max(*v)));
+            let log = positive && hi / lo >= 16.0;
+            (xs, unit, log)
+        }
+        None => ((0..values.len()).map(|i| i as f64).collect(), Unit::None, false),
+    };
+    let unit_suffix = match &unit {
+        Unit::None => String::new(),
+        u => format!(" ({})", u.display(xs.iter().copied().fold(0.0, f64::max)).unit),
+    };
+    let tick_labels: Vec<String> = values
+        .iter()
+        .zip(&xs)
+        .map(|(v, x)| if unit == Unit::BytesBinary { size_label(*x) } else { v.to_string() })
+        .collect();
+    let mut variants: Vec<String> = Vec::new();
+    for r in &swept {
+        let v = r.variant.clone().unwrap_or_else(|| "base".into());
+        if !variants.contains(&v) {
+            variants.push(v);
+        }
+    }
+    type Metric = (&'static str, &'static str, &'static str, Unit, fn(&RunMetrics) -> Option<f64>);
+    let metrics: [Metric; 6] = [
+        ("goodput", "Goodput", "goodput", Unit::BitsPerSecond, |m| Some(m.goodput_bps)),
+        ("fct-p99", "99th percentile FCT", "FCT p99", Unit::Seconds, |m| quantile(&m.fct_s, 0.99)),
+        ("pfc", "PFC frames sent", "PFC frames", Unit::Count, |m| Some(m.pfc_sent as f64)),
+        ("paused", "Time paused", "time paused", Unit::Seconds, |m| Some(m.paused_s)),
+        ("ecn", "ECN marks", "packets marked CE", Unit::Count, |m| Some(m.ecn_marked as f64)),
+        ("queue", "Peak egress queue", "peak queue", Unit::Bytes, |m| Some(m.peak_queue_bytes as f64)),
+    ];
+    let mut out = Vec::new();
+    for (id, name, what, yunit, f) in metrics {
+        let series: Vec<Series> = variants
+            .iter()
+            .map(|v| {
+                let mut points: Vec<(f64, f64)> = swept
+                    .iter()
+                    .filter(|r| r.variant.clone().unwrap_or_else(|| "base".into()) == *v)
+                    .filter_map(|r| {
+                        let sv = r.sweep.as_ref()?.value.as_str();
+                        let x = xs[values.iter().position(|x| *x == sv)?];
+                        Some((x, f(&RunMetrics::of(r))?))
+                    })
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                Series { name: v.clone(), points }
+            })
+            .collect();
+        if series.iter().all(|s| s.points.is_empty()) || series.iter().flat_map(|s| &s.points).all(|p| p.1 == 0.0) {
+            continue;
+        }
+        let mut x = Axis::new(&field, Unit::None).at(xs.clone(), tick_labels.clone());
+        x.title = format!("{field}{unit_suffix}");
+        if log {
+            x = x.scale(Scale::Log2);
+        }
+        let title = format!("{name} against {field}");
+        out.push(Figure {
+            id: format!("chart-sweep-{id}"),
+            title: title.clone(),
+            caption: format!("One line per variant; x is the swept field {field}, at the values the scenario lists."),
+            svg: line_chart(&LineChart::new(&title, x, Axis::new(what, yunit), series)),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::SweepPoint;
+
+    #[test]
+    fn every_chart_of_two_runs() {
+        let runs = vec![crate::testdata::run_file(None, None), crate::testdata::run_file(Some("ecn"), None)];
+        let f = all(&runs);
+        let ids: Vec<&str> = f.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids[0], "chart-topology");
+        for want in ["chart-flows", "chart-fct", "chart-pfc-sent", "chart-paused", "chart-queue-1"] {
+            assert!(ids.contains(&want), "{want} in {ids:?}");
+        }
+        assert!(!ids.iter().any(|i| i.starts_with("chart-sweep")), "no sweep, no sweep charts");
+        assert!(!ids.contains(&"chart-cpu"), "no CPU figures in the results");
+        for fig in &f {
+            assert!(fig.svg.starts_with("<svg") && fig.svg.ends_with("</svg>"), "{}", fig.id);
+            if fig.id != "chart-topology" {
+                assert!(fig.svg.contains(">base") && fig.svg.contains(">ecn"), "{}: a series per run", fig.id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_sweep_gives_a_line_per_variant_against_the_swept_values() {
+        let point = |v: &str| Some(SweepPoint { field: "workloads.flows[0].size".into(), value: v.into() });
+        let runs: Vec<RunFile> = ["4KiB", "64KiB", "128KiB"]
+            .iter()
+            .flat_map(|v| [crate::testdata::run_file(None, point(v)), crate::testdata::run_file(Some("ecn"), point(v))])
+            .collect();
+        let f = all(&runs);
+        let goodput = f.iter().find(|f| f.id == "chart-sweep-goodput").expect("goodput against the sweep");
+        assert!(goodput.svg.contains("workloads.flows[0].size (KiB)"), "x title with its unit");
+        assert!(goodput.svg.contains(">4KiB<") && goodput.svg.contains(">128KiB<"));
+        assert_eq!(goodput.svg.matches("<path").count(), 2, "one line per variant");
+        assert!(goodput.svg.contains("goodput (Gb/s)"));
+    }
+
+    #[test]
+    fn thinning_keeps_the_peaks() {
+        let pts: Vec<(f64, f64)> = (0..5000).map(|i| (i as f64, if i == 2345 { 99.0 } else { 1.0 })).collect();
+        let t = thin(pts);
+        assert!(t.len() <= MAX_POINTS);
+        assert!(t.iter().any(|p| p.1 == 99.0));
+    }
+}

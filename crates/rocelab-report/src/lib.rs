@@ -1,0 +1,63 @@
+//! # rocelab-report
+//!
+//! Results of `rocelab sim` as a person reads them: text tables, CSV files, SVG charts and one
+//! self-contained HTML report, and packet captures of a run that Wireshark decodes.
+//!
+//! This crate never runs a simulation and never prints: it takes results (or reads the JSON
+//! files a run wrote, [`run::load_dir`]) and returns text ([`Report::files`]); the capture
+//! writer ([`pcap::PcapObserver`]) is an [`Observer`](rocelab_sim::Observer) writing into any
+//! [`std::io::Write`].
+
+pub mod chart;
+pub mod figures;
+mod html;
+pub mod metrics;
+pub mod pcap;
+pub mod run;
+pub mod table;
+pub mod tables;
+pub mod tools;
+
+pub use html::Report;
+pub use run::{load_dir, read_run, Index, IndexEntry, LoadError, RunFile, RunNames, SweepPoint};
+pub use table::{Cell, Table};
+
+#[cfg(test)]
+pub(crate) mod testdata {
+    //! A small run to test with: two hosts sending 256 KiB each into a third through one
+    //! switch, with PFC on priority 3 and queue sampling.
+    use crate::run::{RunFile, RunNames, SweepPoint};
+    use rocelab_sim::topology::{single_switch, FabricDefaults};
+    use rocelab_sim::*;
+
+    pub fn results() -> Results {
+        // Three hosts (nodes 0..=2) on one switch (node 3).
+        let mut d = FabricDefaults::lossless(3, 100_000);
+        // A small buffer and ECN on the lossless queue, so that the incast pauses and marks.
+        d.switch.buffer.size_bytes = 600_000;
+        d.switch_port.tcs[3].ecn = Some(EcnSpec { kmin_bytes: 20_000, kmax_bytes: 200_000, pmax: 0.2 });
+        let fabric = single_switch(3, 100_000_000_000, 100 * NS, &d);
+        let mut traffic = Traffic::new();
+        let flow = FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 256 << 10);
+        traffic.incast(&fabric.hosts[1..], fabric.hosts[0], &flow);
+        let mut config = SimConfig::new(1, 200 * US);
+        config.sampling.queue_interval_ps = Some(US);
+        run(&fabric.spec, &traffic, &config).unwrap()
+    }
+
+    pub fn run_file(variant: Option<&str>, sweep: Option<SweepPoint>) -> RunFile {
+        let results = results();
+        let nodes: Vec<String> = vec!["h0".into(), "h1".into(), "h2".into(), "sw0".into()];
+        let ports =
+            vec![vec!["p0".into()], vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into(), "e3".into()]];
+        let flows = (0..results.flows.len()).map(|i| format!("incast#{i}")).collect();
+        RunFile {
+            scenario: "test".into(),
+            variant: variant.map(str::to_string),
+            sweep,
+            names: RunNames { nodes, ports, flows },
+            warnings: vec![],
+            results,
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The files a simulation writes and the report reads back: `results.json` (one run: the
+//! scenario, variant and sweep point, the model's names, warnings and the simulator's
+//! [`Results`]) and `index.json` (the runs of `rocelab sim --all`). Reading them reports any
+//! problem with the file, line, column and field path.
+
+use rocelab_sim::from_model::Names;
+use rocelab_sim::{Results, SCHEMA_VERSION};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Version of the [`Index`] layout; bump on incompatible change.
+pub const INDEX_SCHEMA_VERSION: u32 = 1;
+
+/// A point of a sweep: the swept field and its value as written in the scenario file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    pub field: String,
+    pub value: String,
+}
+
+impl SweepPoint {
+    /// `field=value`.
+    pub fn label(&self) -> String {
+        format!("{}={}", self.field, self.value)
+    }
+}
+
+/// Node, port and flow names of a run, indexed like the simulator's (see
+/// [`rocelab_sim::from_model::Names`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunNames {
+    pub nodes: Vec<String>,
+    /// `ports[node][port]`.
+    pub ports: Vec<Vec<String>>,
+    pub flows: Vec<String>,
+}
+
+impl From<&Names> for RunNames {
+    fn from(n: &Names) -> Self {
+        RunNames { nodes: n.nodes.clone(), ports: n.ports.clone(), flows: n.flows.clone() }
+    }
+}
+
+impl RunNames {
+    /// `device:port` of a node's port.
+    pub fn port(&self, node: usize, port: usize) -> String {
+        let d = self.nodes.get(node).map(String::as_str).unwrap_or("?");
+        let p = self.ports.get(node).and_then(|v| v.get(port)).map(String::as_str).unwrap_or("?");
+        format!("{d}:{p}")
+    }
+
+    /// A flow's name (`#k` when unnamed).
+    pub fn flow(&self, flow: usize) -> String {
+        self.flows.get(flow).cloned().unwrap_or_else(|| format!("#{flow}"))
+    }
+
+    /// A node's name.
+    pub fn node(&self, node: usize) -> &str {
+        self.nodes.get(node).map(String::as_str).unwrap_or("?")
+    }
+}
+
+/// One run's `results.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunFile {
+    /// The fabric's name.
+    pub scenario: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepPoint>,
+    pub names: RunNames,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    pub results: Results,
+}
+
+impl RunFile {
+    /// How the run is named in tables and legends: the variant (or "base"), with the sweep
+    /// value when there is one.
+    pub fn label(&self) -> String {
+        run_label(self.variant.as_deref(), self.sweep.as_ref())
+    }
+}
+
+/// The label of a run of `variant` at `sweep`: `base`, `ecn @ 64KiB` (the swept field is
+/// named once, in the report's header and the axis of its charts).
+pub fn run_label(variant: Option<&str>, sweep: Option<&SweepPoint>) -> String {
+    let v = variant.unwrap_or("base");
+    match sweep {
+        Some(s) => format!("{v} @ {}", s.value),
+        None => v.to_string(),
+    }
+}
+
+/// The directory of a run under `runs/`: `<variant>[/<field=value>]`, with characters that
+/// do not belong in a file name replaced by `_`.
+pub fn run_dir(variant: Option<&str>, sweep: Option<&SweepPoint>) -> PathBuf {
+    let clean = |s: &str| -> String {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.=+@".contains(c) { c } else { '_' }).collect()
+    };
+    let mut p = PathBuf::from(clean(variant.unwrap_or("base")));
+    if let Some(s) = sweep {
+        p.push(clean(&s.label()));
+    }
+    p
+}
+
+/// The runs of one `rocelab sim --all`, in the order they ran.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    /// [`INDEX_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    pub scenario: String,
+    /// The scenario file.
+    pub source: String,
+    pub runs: Vec<IndexEntry>,
+}
+
+/// One run of an [`Index`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexEntry {
+    pub label: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepPoint>,
+    /// Its `results.json`, relative to the index's directory.
+    pub results: String,
+}
+
+/// A results or index file that cannot be used, located.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub file: PathBuf,
+    /// 1-based; 0 when not known.
+    pub line: usize,
+    pub column: usize,
+    /// Path of the field in the JSON document (`results.flows[3].sent_bytes`), if any.
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}:{}", self.line, self.column)?;
+        }
+        write!(f, ": ")?;
+        if !self.path.is_empty() && self.path != "." {
+            write!(f, "{}: ", self.path)?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+fn error(file: &Path, line: usize, column: usize, path: &str, message: String) -> LoadError {
+    LoadError { file: file.to_path_buf(), line, column, path: path.to_string(), message }
+}
+
+/// Line and column (1-based) of byte `at` in `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+/// Decodes `text` as a `T`, naming the field of any mismatch.
+fn decode<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, LoadError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.to_string();
+        // serde_json appends " at line L column C"; the location is given separately.
+        let msg = match msg.rfind(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        error(file, inner.line(), inner.column(), &path, msg)
+    })
+}
+
+fn read(file: &Path) -> Result<String, LoadError> {
+    std::fs::read_to_string(file).map_err(|e| error(file, 0, 0, "", format!("cannot read: {e}")))
+}
+
+/// Checks a schema version field (`versions` is the JSON pointer to it), locating it in `text`.
+fn check_version(file: &Path, text: &str, pointer: &str, field: &str, want: u32, what: &str) -> Result<(), LoadError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.rfind(" at line ").map_or(msg.clone(), |i| msg[..i].to_string());
+        error(file, e.line(), e.column(), "", format!("not valid JSON: {msg}"))
+    })?;
+    let at = text.find(&format!("\"{}\"", field.rsplit('.').next().unwrap_or(field))).unwrap_or(0);
+    let (line, column) = if at > 0 { line_col(text, at) } else { (0, 0) };
+    match value.pointer(pointer) {
+        None => Err(error(file, 0, 0, field, format!("missing: this is not {what}"))),
+        Some(v) => match v.as_u64() {
+            Some(n) if n == want as u64 => Ok(()),
+            Some(n) => Err(error(
+                file,
+                line,
+                column,
+                field,
+                format!("schema version {n}, but this rocelab reads version {want}; run the simulation again with this rocelab"),
+            )),
+            None => Err(error(file, line, column, field, format!("expected a schema version number, found {v}"))),
+        },
+    }
+}
+
+/// Reads one run's `results.json`.
+pub fn read_run(file: &Path) -> Result<RunFile, LoadError> {
+    let text = read(file)?;
+    check_version(
+        file,
+        &text,
+        "/results/schema_version",
+        "results.schema_version",
+        SCHEMA_VERSION,
+        "a results.json written by `rocelab sim --out`",
+    )?;
+    decode(file, &text)
+}
+
+/// Reads an `index.json`.
+pub fn read_index(file: &Path) -> Result<Index, LoadError> {
+    let text = read(file)?;
+    check_version(
+        file,
+        &text,
+        "/schema_version",
+        "schema_version",
+        INDEX_SCHEMA_VERSION,
+        "an index.json written by `rocelab sim --all`",
+    )?;
+    decode(file, &text)
+}
+
+/// Every run a report directory holds: those its `index.json` lists, else its one
+/// `results.json`.
+pub fn load_dir(dir: &Path) -> Result<Vec<RunFile>, LoadError> {
+    let index = dir.join("index.json");
+    if index.is_file() {
+        let ix = read_index(&index)?;
+        if ix.runs.is_empty() {
+            return Err(error(&index, 0, 0, "runs", "lists no runs".into()));
+        }
+        return ix.runs.iter().map(|r| read_run(&dir.join(&r.results))).collect();
+    }
+    let results = dir.join("results.json");
+    if results.is_file() {
+        return Ok(vec![read_run(&results)?]);
+    }
+    let why = if dir.is_dir() { "has no results.json or index.json" } else { "is not a directory" };
+    Err(error(dir, 0, 0, "", format!("{why}; write one with `rocelab sim FILE --out DIR` (or `--all`)")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rocelab-report-run-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn run() -> RunFile {
+        crate::testdata::run_file(Some("ecn"), None)
+    }
+
+    #[test]
+    fn a_results_file_round_trips() {
+        let d = dir("roundtrip");
+        let r = run();
+        std::fs::write(d.join("results.json"), serde_json::to_string_pretty(&r).unwrap()).unwrap();
+        assert_eq!(load_dir(&d).unwrap(), vec![r]);
+    }
+
+    #[test]
+    fn labels_and_directories_of_runs() {
+        let s = SweepPoint { field: "fabric.qos.mtu".into(), value: "9000".into() };
+        assert_eq!(run_label(None, Some(&s)), "base @ 9000");
+        assert_eq!(run_dir(Some("a b/c"), Some(&s)), Path::new("a_b_c").join("fabric.qos.mtu=9000"));
+        assert_eq!(run_dir(None, None), Path::new("base"));
+    }
+
+    #[test]
+    fn bad_files_are_located_and_explained() {
+        let d = dir("bad");
+        let good = serde_json::to_string_pretty(&run()).unwrap();
+        let file = d.join("results.json");
+        // Truncated JSON: the line and column where it ends.
+        std::fs::write(&file, &good[..good.len() / 2]).unwrap();
+        let e = load_dir(&d).unwrap_err();
+        assert!(e.message.starts_with("not valid JSON") && e.line > 1, "{e}");
+        // A wrong type deep inside: the field's path.
+        let bad = good.replacen("\"sent_bytes\": ", "\"sent_bytes\": \"many\", \"x\": ", 1);
+        std::fs::write(&file, bad).unwrap();
+        let e = load_dir(&d).unwrap_err();
+        assert_eq!(e.path, "results.flows[0].sent_bytes", "{e}");
+        assert!(e.message.contains("invalid type") && e.line > 1, "{e}");
+        assert!(e.to_string().starts_with(&format!("{}:{}:", file.display(), e.line)));
+        // Another schema version.
+        let v = good.replacen(&format!("\"schema_version\": {SCHEMA_VERSION}"), "\"schema_version\": 99", 1);
+        std::fs::write(&file, v).unwrap();
+        let e = load_dir(&d).unwrap_err();
+        assert_eq!(e.path, "results.schema_version");
+        assert!(e.message.contains("schema version 99") && e.line > 0, "{e}");
+        // Not a results file at all.
+        std::fs::write(&file, "{\"hello\": 1}").unwrap();
+        let e = load_dir(&d).unwrap_err();
+        assert!(e.message.contains("not a results.json"), "{e}");
+        // Nothing there.
+        std::fs::remove_file(&file).unwrap();
+        let e = load_dir(&d).unwrap_err();
+        assert!(e.message.contains("has no results.json or index.json"), "{e}");
+        assert!(load_dir(&d.join("nope")).unwrap_err().message.contains("is not a directory"));
+    }
+
+    #[test]
+    fn an_index_lists_runs_and_its_errors_name_the_run() {
+        let d = dir("index");
+        let a = crate::testdata::run_file(None, None);
+        std::fs::create_dir_all(d.join("runs/base")).unwrap();
+        std::fs::write(d.join("runs/base/results.json"), serde_json::to_string(&a).unwrap()).unwrap();
+        let mut ix = Index {
+            schema_version: INDEX_SCHEMA_VERSION,
+            scenario: "t".into(),
+            source: "t.yaml".into(),
+            runs: vec![IndexEntry {
+                label: "base".into(),
+                variant: None,
+                sweep: None,
+                results: "runs/base/results.json".into(),
+            }],
+        };
+        std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
+        assert_eq!(load_dir(&d).unwrap().len(), 1);
+        ix.runs.push(IndexEntry {
+            label: "x".into(),
+            variant: Some("x".into()),
+            sweep: None,
+            results: "runs/x/results.json".into(),
+        });
+        std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
+        let e = load_dir(&d).unwrap_err();
+        assert!(e.file.ends_with("runs/x/results.json") && e.message.starts_with("cannot read"), "{e}");
+        ix.schema_version = 7;
+        std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
+        assert!(load_dir(&d).unwrap_err().message.contains("schema version 7"));
+    }
+}

@@ -1,0 +1,251 @@
+//! The report's tables, one row per run, flow, port and priority, switch, and queue sample,
+//! with a `run` column so that the runs of `--all` sit in one file each.
+
+use crate::metrics::{quantile, slowdown, RunMetrics};
+use crate::run::RunFile;
+use crate::table::{Cell, Table};
+
+fn us(ps: u64) -> Cell {
+    Cell::Num(ps as f64 / 1e6, 2)
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> Cell {
+    v.map_or(Cell::Empty, |v| Cell::Num(v, decimals))
+}
+
+/// One row per run: what it was and its totals.
+pub fn runs(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(
+        "Runs",
+        "runs.csv",
+        &[
+            "run",
+            "variant",
+            "sweep field",
+            "sweep value",
+            "seed",
+            "simulated (us)",
+            "events",
+            "flows",
+            "goodput (Gb/s)",
+            "PFC frames sent",
+            "paused (us)",
+            "ECN marks",
+            "drops",
+            "peak queue (B)",
+            "FCT p50 (us)",
+            "FCT p99 (us)",
+            "warnings",
+        ],
+    );
+    for run in runs {
+        let r = &run.results;
+        let m = RunMetrics::of(run);
+        t.push(vec![
+            run.label().into(),
+            run.variant.clone().unwrap_or_default().into(),
+            run.sweep.as_ref().map(|s| s.field.clone()).unwrap_or_default().into(),
+            run.sweep.as_ref().map(|s| s.value.clone()).unwrap_or_default().into(),
+            r.seed.into(),
+            us(r.end_time_ps),
+            r.events.into(),
+            (r.flows.len() as u64).into(),
+            Cell::Num(m.goodput_bps / 1e9, 2),
+            m.pfc_sent.into(),
+            Cell::Num(m.paused_s * 1e6, 2),
+            m.ecn_marked.into(),
+            m.drops.into(),
+            m.peak_queue_bytes.into(),
+            opt(quantile(&m.fct_s, 0.5).map(|s| s * 1e6), 2),
+            opt(quantile(&m.fct_s, 0.99).map(|s| s * 1e6), 2),
+            (run.warnings.len() as u64).into(),
+        ]);
+    }
+    t
+}
+
+/// One row per flow of each run.
+pub fn flows(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(
+        "Flows",
+        "flows.csv",
+        &[
+            "run",
+            "flow",
+            "from",
+            "to",
+            "priority",
+            "throughput (Gb/s)",
+            "sent (B)",
+            "delivered (B)",
+            "delivered packets",
+            "dropped packets",
+            "CE packets",
+            "start (us)",
+            "FCT (us)",
+            "slowdown",
+        ],
+    );
+    for run in runs {
+        let r = &run.results;
+        for f in &r.flows {
+            t.push(vec![
+                run.label().into(),
+                run.names.flow(f.flow).into(),
+                run.names.node(f.src).into(),
+                run.names.node(f.dst).into(),
+                (f.priority as u64).into(),
+                Cell::Num(f.throughput_bps / 1e9, 3),
+                f.sent_bytes.into(),
+                f.delivered_bytes.into(),
+                f.delivered_packets.into(),
+                f.dropped_packets.into(),
+                f.ce_packets.into(),
+                us(f.start_ps),
+                f.fct_ps.map_or(Cell::Empty, us),
+                opt(slowdown(r, f), 2),
+            ]);
+        }
+    }
+    t
+}
+
+/// One row per port and priority that carried traffic or saw PFC, ECN or drops.
+pub fn ports(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(
+        "Ports and priorities",
+        "ports.csv",
+        &[
+            "run",
+            "port",
+            "peer",
+            "speed (Gb/s)",
+            "priority",
+            "tx packets",
+            "tx (B)",
+            "rx packets",
+            "rx (B)",
+            "PFC sent",
+            "PFC received",
+            "paused (us)",
+            "ECN marked",
+            "drops",
+            "peak queue (B)",
+        ],
+    );
+    for run in runs {
+        for p in &run.results.ports {
+            for (prio, c) in p.priorities.iter().enumerate() {
+                let peak = p.peak_queue_bytes[prio];
+                let busy = c.tx_packets + c.rx_packets + c.pfc_sent + c.pfc_received + c.ecn_marked + c.drops + peak;
+                if busy == 0 && c.paused_ps == 0 {
+                    continue;
+                }
+                t.push(vec![
+                    run.label().into(),
+                    run.names.port(p.node, p.port).into(),
+                    run.names.port(p.peer_node, p.peer_port).into(),
+                    Cell::Num(p.rate_bps as f64 / 1e9, 0),
+                    (prio as u64).into(),
+                    c.tx_packets.into(),
+                    c.tx_bytes.into(),
+                    c.rx_packets.into(),
+                    c.rx_bytes.into(),
+                    c.pfc_sent.into(),
+                    c.pfc_received.into(),
+                    us(c.paused_ps),
+                    c.ecn_marked.into(),
+                    c.drops.into(),
+                    peak.into(),
+                ]);
+            }
+        }
+    }
+    t
+}
+
+/// One row per switch of each run.
+pub fn switches(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(
+        "Switch buffers",
+        "switches.csv",
+        &["run", "switch", "shared pool (B)", "peak shared use (B)", "drops lossy", "drops headroom", "drops no route"],
+    );
+    for run in runs {
+        for s in &run.results.switches {
+            t.push(vec![
+                run.label().into(),
+                s.name.clone().into(),
+                s.shared_pool_bytes.into(),
+                s.peak_shared_used_bytes.into(),
+                s.drops_lossy.into(),
+                s.drops_headroom.into(),
+                s.drops_no_route.into(),
+            ]);
+        }
+    }
+    t
+}
+
+/// Sampled egress queue depth, one row per sample of every port whose queue was ever non-empty.
+pub fn queue_depth(runs: &[RunFile]) -> Table {
+    let mut t = Table::new("Queue depth samples", "queue_depth.csv", &["run", "port", "time (us)", "queue (B)"]);
+    for run in runs {
+        let Some(q) = &run.results.queue_samples else { continue };
+        for (port, depths) in q.ports.iter().zip(&q.depth_bytes) {
+            if depths.iter().all(|d| *d == 0) {
+                continue;
+            }
+            let Some(p) = run.results.ports.get(*port) else { continue };
+            let name = run.names.port(p.node, p.port);
+            for (k, d) in depths.iter().enumerate() {
+                t.push(vec![
+                    run.label().into(),
+                    name.clone().into(),
+                    Cell::Num((k as u64 * q.interval_ps) as f64 / 1e6, 3),
+                    (*d as u64).into(),
+                ]);
+            }
+        }
+    }
+    t
+}
+
+/// Every table of the report.
+pub fn all(r: &[RunFile]) -> Vec<Table> {
+    vec![runs(r), flows(r), ports(r), switches(r), queue_depth(r)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_have_a_row_per_thing_and_a_csv_each() {
+        let runs = vec![crate::testdata::run_file(None, None), crate::testdata::run_file(Some("ecn"), None)];
+        let t = all(&runs);
+        let files: Vec<&str> = t.iter().map(|t| t.file.as_str()).collect();
+        assert_eq!(files, ["runs.csv", "flows.csv", "ports.csv", "switches.csv", "queue_depth.csv"]);
+        assert_eq!(t[0].rows.len(), 2);
+        assert_eq!(t[1].rows.len(), 2 * runs[0].results.flows.len());
+        assert_eq!(t[3].rows.len(), 2);
+        for table in &t {
+            assert!(!table.rows.is_empty(), "{}", table.title);
+            let csv = table.to_csv();
+            assert_eq!(csv.lines().count(), table.rows.len() + 1, "{}", table.file);
+            assert!(csv.lines().all(|l| l.split(',').count() == table.columns.len()), "{}", table.file);
+        }
+        // The ports table holds the PFC the run counted.
+        let col = t[2].columns.iter().position(|c| c == "PFC sent").unwrap();
+        let sum: u64 = t[2]
+            .rows
+            .iter()
+            .take_while(|r| r[0] == Cell::from("base"))
+            .map(|r| match r[col] {
+                Cell::Int(v) => v,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(sum, RunMetrics::of(&runs[0]).pfc_sent);
+    }
+}

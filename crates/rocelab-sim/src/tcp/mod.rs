@@ -1,0 +1,261 @@
+//! TCP for the simulator: one endpoint of a connection as a state machine that takes parsed
+//! segments and time and returns actions, with no I/O and no engine (smoltcp style), for iSCSI,
+//! NVMe/TCP, NFS and SMB over TCP, iWARP's transport, and iperf-like cross traffic.
+//!
+//! # What is modelled
+//! * **Data transfer of an established connection.** [`TcpEndpoint::pair`] builds both ends as
+//!   the three-way handshake leaves them: window scaling (RFC 7323 §2), ECN (RFC 3168 §6.1.1)
+//!   and timestamps are on only when both ends offer them; the handshake's own round trip, FIN
+//!   and connection teardown are not modelled (a storage session or an iperf run keeps its
+//!   connections open).
+//! * **Sequence space** as 64-bit stream offsets from 0: no wraparound, so PAWS (RFC 7323 §5) is
+//!   not needed. Bytes are counted, not carried.
+//! * **Sender**: slow start with an initial window of 10 segments (RFC 6928) and appropriate byte
+//!   counting with L = 2 (RFC 3465); congestion avoidance, fast retransmit after 3 duplicate ACKs
+//!   and NewReno fast recovery with partial ACKs (RFC 5681, RFC 6582); retransmission timeout per
+//!   RFC 6298 with Karn's rule, exponential backoff and a configurable minimum (200 ms, Linux's
+//!   `TCP_RTO_MIN`), go-back-N after a timeout; congestion control behind
+//!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
+//!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
+//!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4) on or off; sender silly-window avoidance.
+//! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered
+//!   when the hole fills; immediate duplicate ACKs for out-of-order data and an immediate ACK when
+//!   a hole fills (RFC 5681 §4.2); delayed ACKs as Linux does them (see [`DelayedAck`]); the
+//!   advertised window is the free receive buffer, capped at 65,535 bytes without window scaling
+//!   and rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
+//!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
+//! * **Not modelled**: SACK (RFC 2018; recovery is NewReno's, one hole per round trip), receive
+//!   buffer autotuning (the window is the configured buffer, what autotuning reaches on a long
+//!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
+//!   segments with `max_payload`), tail loss probes and RACK, the persist timer (the application
+//!   always reads what arrives, so the window never closes for long).
+//!
+//! # Engine interface
+//! An endpoint has one timer: [`TcpEndpoint::next_deadline`] is the earliest of its
+//! retransmission and delayed-ACK deadlines, so the engine keeps one pending timer event per
+//! endpoint and calls [`TcpEndpoint::on_timer`] when it fires (a stale event finds nothing due
+//! and does nothing). After any call, while [`TcpEndpoint::poll_transmit`] returns a segment the
+//! engine sends it; [`Actions`] says how many bytes became deliverable to the application and
+//! how many of the application's bytes were acknowledged.
+
+pub mod cc;
+mod conn;
+mod receiver;
+pub mod rto;
+mod sender;
+#[cfg(test)]
+mod tests;
+
+pub use cc::{CcKind, CcState, CongestionControl};
+pub use conn::TcpEndpoint;
+pub use rto::{RtoPolicy, RttEstimator};
+
+use crate::packet::Ecn;
+use crate::time::{Time, MS, SECOND};
+
+/// IPv4 header without options.
+pub const IPV4_HEADER: u32 = 20;
+/// TCP header without options.
+pub const TCP_HEADER: u32 = 20;
+/// The timestamps option as Linux sends it on every segment: kind, length, two 32-bit values,
+/// padded with two NOPs to 12 bytes (RFC 7323 §3).
+pub const TIMESTAMPS_OPTION: u32 = 12;
+/// Largest window a TCP header can carry without scaling (RFC 7323 §2.1).
+pub const MAX_UNSCALED_WINDOW: u32 = 65_535;
+/// Largest window scale shift (RFC 7323 §2.3).
+pub const MAX_WINDOW_SCALE: u8 = 14;
+
+/// Bytes of IP and TCP header in every segment.
+pub fn header_bytes(timestamps: bool) -> u32 {
+    IPV4_HEADER + TCP_HEADER + if timestamps { TIMESTAMPS_OPTION } else { 0 }
+}
+
+/// The MSS a host uses on a link of `mtu` bytes: the MTU less the IPv4 and TCP headers
+/// (RFC 879, RFC 9293 §3.7.1): 1460 at 1500 and 8960 at 9000; 12 bytes less (1448, 8948) when
+/// every segment carries the timestamps option, as Linux's do.
+pub fn mss_for_mtu(mtu: u32, timestamps: bool) -> u32 {
+    mtu.saturating_sub(header_bytes(timestamps)).max(1)
+}
+
+/// Delayed-ACK policy, as Linux implements RFC 1122 §4.2.3.2 and RFC 5681 §4.2: an ACK for at
+/// least every second full-sized segment, else after `timeout`; "quick ACK" (every segment) for
+/// the first `quickacks` ACKs of a connection and again after out-of-order data.
+///
+/// Defaults: `timeout` 40 ms, Linux's `TCP_ATO_MIN` and the figure the Dell/Red Hat EqualLogic
+/// paper gives for RHEL ("The default delayed ACK timeout in RHEL 6.3 is 40 ms"; Linux adapts
+/// the timeout between 40 and 200 ms, `TCP_DELACK_MAX`, which is not modelled); `quickacks` 16,
+/// Linux's `TCP_MAX_QUICKACKS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelayedAck {
+    /// Longest an ACK waits.
+    pub timeout: Time,
+    /// Full-sized segments that force an ACK.
+    pub segments: u32,
+    /// ACKs sent immediately at the start and after out-of-order data.
+    pub quickacks: u32,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        DelayedAck { timeout: 40 * MS, segments: 2, quickacks: 16 }
+    }
+}
+
+/// Settings of one TCP endpoint (a host's stack, or one socket's options).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size (payload bytes); see [`mss_for_mtu`].
+    pub mss: u32,
+    /// Congestion control algorithm.
+    pub congestion_control: CcKind,
+    /// Initial congestion window in segments; 10 (RFC 6928, Linux's `TCP_INIT_CWND`).
+    pub initial_window: u32,
+    /// Retransmission timeout before the first RTT sample; 1 s (RFC 6298 §2.1).
+    pub initial_rto: Time,
+    /// Lower bound of the RTO; 200 ms, Linux's `TCP_RTO_MIN` (RFC 6298 §2.4 asks for 1 s).
+    pub min_rto: Time,
+    /// Upper bound of the RTO; 120 s, Linux's `TCP_RTO_MAX` (RFC 6298 §2.5: at least 60 s).
+    pub max_rto: Time,
+    /// Where the minimum applies (RFC 6298's clamp or Linux's floor on the variance term).
+    pub rto_policy: RtoPolicy,
+    /// Offer window scaling (RFC 7323). Off caps the window at 65,535 bytes.
+    pub window_scaling: bool,
+    /// Receive buffer: the most the receiver advertises. Default 6 MiB, the maximum of Linux's
+    /// `net.ipv4.tcp_rmem` (4096 131072 6291456).
+    pub receive_buffer: u32,
+    /// Delayed ACKs; `None` acknowledges every segment at once.
+    pub delayed_ack: Option<DelayedAck>,
+    /// Nagle's algorithm (on unless the socket sets `TCP_NODELAY`).
+    pub nagle: bool,
+    /// Offer ECN (RFC 3168); DCTCP needs it.
+    pub ecn: bool,
+    /// Offer the timestamps option (header bytes only; RTT is sampled once per round trip).
+    pub timestamps: bool,
+    /// Duplicate ACKs that trigger fast retransmit; 3 (RFC 5681 §3.2).
+    pub dupack_threshold: u32,
+}
+
+impl TcpConfig {
+    /// Linux defaults on a link of `mtu` bytes: CUBIC, window scaling, delayed ACKs, Nagle,
+    /// timestamps, ECN off (`net.ipv4.tcp_ecn = 2`: accepted, not requested).
+    pub fn linux(mtu: u32) -> Self {
+        TcpConfig {
+            mss: mss_for_mtu(mtu, true),
+            congestion_control: CcKind::Cubic,
+            initial_window: 10,
+            initial_rto: SECOND,
+            min_rto: 200 * MS,
+            max_rto: 120 * SECOND,
+            rto_policy: RtoPolicy::Linux,
+            window_scaling: true,
+            receive_buffer: 6 * 1024 * 1024,
+            delayed_ack: Some(DelayedAck::default()),
+            nagle: true,
+            ecn: false,
+            timestamps: true,
+            dupack_threshold: 3,
+        }
+    }
+
+    /// The same with another congestion control; DCTCP switches ECN on.
+    pub fn with_cc(mut self, cc: CcKind) -> Self {
+        self.congestion_control = cc;
+        if cc == CcKind::Dctcp {
+            self.ecn = true;
+        }
+        self
+    }
+
+    /// The window scale shift this receiver announces: the smallest that fits its buffer in 16
+    /// bits (Linux's `tcp_select_initial_window`).
+    pub fn window_scale(&self) -> u8 {
+        let mut space = self.receive_buffer as u64;
+        let mut shift = 0;
+        while space > MAX_UNSCALED_WINDOW as u64 && shift < MAX_WINDOW_SCALE {
+            space >>= 1;
+            shift += 1;
+        }
+        shift
+    }
+}
+
+/// TCP header flags the model uses (ACK is on every segment of an established connection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// Push: the segment ends the data the application has written so far.
+    pub const PSH: Flags = Flags(0x08);
+    /// ECN-Echo (RFC 3168 §6.1).
+    pub const ECE: Flags = Flags(0x40);
+    /// Congestion Window Reduced (RFC 3168 §6.1).
+    pub const CWR: Flags = Flags(0x80);
+
+    /// No flag.
+    pub const fn empty() -> Flags {
+        Flags(0)
+    }
+    /// Whether every flag of `other` is set.
+    pub fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    /// Set the flags of `other`.
+    pub fn insert(&mut self, other: Flags) {
+        self.0 |= other.0;
+    }
+    /// The header byte (with ACK, 0x10, always set).
+    pub fn bits(self) -> u8 {
+        self.0 | 0x10
+    }
+}
+
+/// One TCP segment as the model sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Stream offset of the first payload byte.
+    pub seq: u64,
+    /// Cumulative acknowledgement: the next stream offset the sender expects.
+    pub ack: u64,
+    /// Payload bytes (0 for a pure ACK).
+    pub len: u32,
+    /// Receive window in bytes as the peer reads it (already multiplied by the scale).
+    pub window: u32,
+    /// Header flags.
+    pub flags: Flags,
+    /// ECN field of the IP header; switches may turn ECT into CE.
+    pub ecn: Ecn,
+    /// A retransmission (for counters and captures).
+    pub retransmission: bool,
+}
+
+/// What a call did that the engine or the application must know.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Actions {
+    /// Bytes that became available in order to the receiving application.
+    pub delivered: u64,
+    /// Bytes of this endpoint's stream newly acknowledged by the peer.
+    pub acked: u64,
+    /// [`TcpEndpoint::poll_transmit`] has something to send now.
+    pub transmit: bool,
+}
+
+/// Counters of one endpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    /// Data segments sent, retransmissions included.
+    pub data_segments: u64,
+    /// Pure ACKs sent.
+    pub pure_acks: u64,
+    /// Segments retransmitted.
+    pub retransmissions: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Window reductions on ECN-Echo.
+    pub ecn_reductions: u64,
+    /// Segments received with CE.
+    pub ce_received: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+}

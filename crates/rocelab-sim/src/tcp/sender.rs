@@ -1,0 +1,262 @@
+//! The sending half of an endpoint: what may be sent, ACK processing, loss recovery and the
+//! retransmission timer.
+
+use super::cc::{Cc, CcState, CongestionControl};
+use super::rto::RttEstimator;
+use super::{TcpConfig, TcpStats};
+use crate::time::Time;
+
+/// One data segment the sender decided to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct DataOut {
+    pub seq: u64,
+    pub len: u32,
+    pub retransmission: bool,
+    pub cwr: bool,
+    pub push: bool,
+}
+
+/// Sender state (RFC 9293 §3.3.1 names: SND.UNA, SND.NXT; `snd_max` is the highest offset ever
+/// sent, which SND.NXT falls back from after a timeout).
+#[derive(Clone, Debug)]
+pub(super) struct Sender {
+    pub mss: u64,
+    nagle: bool,
+    dupack_threshold: u32,
+    ecn: bool,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// End of the data the application has written.
+    pub app_end: u64,
+    /// The peer's receive window, bytes.
+    pub rwnd: u64,
+    pub cc: Cc,
+    pub st: CcState,
+    pub rtt: RttEstimator,
+    /// RTT probe: (offset whose acknowledgement ends it, send time). Karn: cleared when any
+    /// retransmission happens.
+    rtt_probe: Option<(u64, Time)>,
+    pub rto_at: Option<Time>,
+    dupacks: u32,
+    /// NewReno: `recover` while in fast recovery (RFC 6582 §3.2).
+    pub recovery: Option<u64>,
+    /// The highest offset sent when fast recovery or the last timeout began; a new fast
+    /// retransmit needs the cumulative ACK beyond it (RFC 6582 §3.2 step 1, §4.1).
+    recover_mark: Option<u64>,
+    /// A segment at `snd_una` to retransmit first.
+    rtx_pending: bool,
+    /// ECN: no new reduction until an ACK covers data sent after the last one (one per window,
+    /// RFC 3168 §6.1.2; Linux's `high_seq`).
+    ecn_recover: Option<u64>,
+    /// Send CWR on the next new data segment.
+    cwr_pending: bool,
+}
+
+impl Sender {
+    pub fn new(cfg: &TcpConfig, ecn: bool, peer_window: u64) -> Self {
+        let mss = cfg.mss as u64;
+        Sender {
+            mss,
+            nagle: cfg.nagle,
+            dupack_threshold: cfg.dupack_threshold.max(1),
+            ecn,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: 0,
+            rwnd: peer_window,
+            cc: Cc::new(cfg.congestion_control),
+            st: CcState { cwnd: cfg.initial_window.max(1) as u64 * mss, ssthresh: u64::MAX, mss },
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.rto_policy),
+            rtt_probe: None,
+            rto_at: None,
+            dupacks: 0,
+            recovery: None,
+            recover_mark: None,
+            rtx_pending: false,
+            ecn_recover: None,
+            cwr_pending: false,
+        }
+    }
+
+    /// Bytes sent and not acknowledged (FlightSize; without SACK every unacknowledged byte
+    /// counts).
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// The next data segment, if the windows, Nagle and silly-window avoidance allow one now.
+    pub fn next_data(&self, max_payload: u32) -> Option<DataOut> {
+        if max_payload == 0 {
+            return None;
+        }
+        let cap = self.mss.min(max_payload as u64);
+        if self.rtx_pending && self.snd_max > self.snd_una {
+            let len = cap.min(self.snd_max - self.snd_una) as u32;
+            return Some(DataOut { seq: self.snd_una, len, retransmission: true, cwr: false, push: false });
+        }
+        let queued = self.app_end.saturating_sub(self.snd_nxt);
+        if queued == 0 {
+            return None;
+        }
+        let window = self.st.cwnd.min(self.rwnd);
+        let in_flight = self.snd_nxt - self.snd_una;
+        let usable = window.saturating_sub(in_flight);
+        let len = cap.min(queued).min(usable);
+        if len == 0 {
+            return None;
+        }
+        let full = len == self.mss;
+        let all_queued = len == queued;
+        let idle = in_flight == 0;
+        // RFC 1122 §4.2.3.4: send a full segment; or all that is queued, when Nagle is off or
+        // nothing is unacknowledged; or anything when nothing is in flight (so a window smaller
+        // than one segment cannot stall the connection).
+        let send = full || (all_queued && (!self.nagle || idle)) || (idle && len == usable) || len == cap;
+        if !send {
+            return None;
+        }
+        let retransmission = self.snd_nxt < self.snd_max;
+        Some(DataOut {
+            seq: self.snd_nxt,
+            len: len as u32,
+            retransmission,
+            cwr: self.cwr_pending && !retransmission,
+            push: all_queued,
+        })
+    }
+
+    /// Record that `d` went out at `now`.
+    pub fn sent(&mut self, now: Time, d: &DataOut, stats: &mut TcpStats) {
+        stats.data_segments += 1;
+        stats.bytes_sent += d.len as u64;
+        if d.retransmission {
+            stats.retransmissions += 1;
+            self.rtt_probe = None;
+        }
+        if self.rtx_pending && d.seq == self.snd_una && d.retransmission {
+            self.rtx_pending = false;
+        } else {
+            self.snd_nxt = d.seq + d.len as u64;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        if d.cwr {
+            self.cwr_pending = false;
+        }
+        if !d.retransmission && self.rtt_probe.is_none() {
+            self.rtt_probe = Some((d.seq + d.len as u64, now));
+        }
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Process the acknowledgement fields of an arriving segment.
+    pub fn on_ack(&mut self, now: Time, ack: u64, window: u64, ece: bool, pure: bool, stats: &mut TcpStats) -> u64 {
+        let ack = ack.min(self.snd_max);
+        let window_changed = window != self.rwnd;
+        self.rwnd = window;
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            self.snd_una = ack;
+            if self.snd_nxt < ack {
+                self.snd_nxt = ack;
+            }
+            if let Some((end, at)) = self.rtt_probe {
+                if ack >= end {
+                    self.rtt.sample(now - at);
+                    self.rtt_probe = None;
+                }
+            }
+            self.rtt.reset_backoff();
+            self.rto_at = if self.snd_max > self.snd_una { Some(now + self.rtt.rto()) } else { None };
+            self.cc.on_ack_ecn(acked, ece, self.snd_una, self.snd_max);
+            self.dupacks = 0;
+            match self.recovery {
+                Some(recover) if ack < recover => {
+                    // Partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole, deflate by
+                    // the amount acknowledged, add back one MSS.
+                    self.rtx_pending = true;
+                    self.st.cwnd =
+                        self.st.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
+                }
+                Some(_) => {
+                    // Full ACK (step 6): leave recovery with cwnd = min(ssthresh, flight + MSS).
+                    self.recovery = None;
+                    self.rtx_pending = false;
+                    self.st.cwnd = self.st.ssthresh.min(self.flight() + self.mss).max(self.mss);
+                }
+                None => {
+                    let srtt = self.rtt.srtt().unwrap_or(0);
+                    self.cc.on_ack(&mut self.st, now, acked, srtt);
+                }
+            }
+            if ece {
+                self.on_ece(now, stats);
+            }
+            return acked;
+        }
+        if ece {
+            self.on_ece(now, stats);
+        }
+        // RFC 5681 §2 duplicate ACK: no data, same ACK, same window, data outstanding.
+        if ack == self.snd_una && pure && !window_changed && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            if self.recovery.is_some() {
+                // Window inflation (RFC 6582 §3.2 step 4).
+                self.st.cwnd += self.mss;
+            } else if self.dupacks == self.dupack_threshold && self.recover_mark.is_none_or(|m| self.snd_una > m) {
+                self.enter_recovery(now, stats);
+            }
+        }
+        0
+    }
+
+    fn enter_recovery(&mut self, now: Time, stats: &mut TcpStats) {
+        stats.fast_retransmits += 1;
+        let flight = self.flight();
+        self.cc.on_loss(&mut self.st, now, flight);
+        self.recovery = Some(self.snd_max);
+        self.recover_mark = Some(self.snd_max);
+        self.rtx_pending = true;
+        // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
+        self.st.cwnd = self.st.ssthresh + self.dupack_threshold as u64 * self.mss;
+        // The ECN reduction for this window is the loss reduction.
+        self.ecn_recover = Some(self.snd_max);
+    }
+
+    fn on_ece(&mut self, now: Time, stats: &mut TcpStats) {
+        if !self.ecn || self.recovery.is_some() || self.ecn_recover.is_some_and(|m| self.snd_una <= m) {
+            return;
+        }
+        stats.ecn_reductions += 1;
+        let flight = self.flight();
+        self.cc.on_ecn(&mut self.st, now, flight);
+        self.ecn_recover = Some(self.snd_max);
+        self.cwr_pending = true;
+    }
+
+    /// The retransmission timer fired at `now` (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4-5).
+    pub fn on_rto(&mut self, now: Time, stats: &mut TcpStats) -> bool {
+        match self.rto_at {
+            Some(t) if t <= now && self.snd_max > self.snd_una => {}
+            _ => return false,
+        }
+        stats.timeouts += 1;
+        let flight = self.flight();
+        self.cc.on_loss(&mut self.st, now, flight);
+        self.st.cwnd = self.mss;
+        self.recovery = None;
+        self.recover_mark = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
+        self.dupacks = 0;
+        self.rtt_probe = None;
+        // Go back N: without SACK everything unacknowledged is presumed lost.
+        self.snd_nxt = self.snd_una;
+        self.rtx_pending = false;
+        self.rtt.on_timeout();
+        self.rto_at = Some(now + self.rtt.rto());
+        true
+    }
+}

@@ -177,15 +177,19 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn app_completed(&mut self, q: u32, c: Completion, visible: Time) {
         let now = self.now;
         match self.qps[q as usize].app {
-            App::Flow { remaining, .. } => {
+            App::Flow { remaining, stop, .. } => {
                 let qp: &QpRt = &self.qps[q as usize];
                 let f = qp.flow as usize;
-                if remaining == 0 && qp.req.outstanding_requests() == 0 {
+                let idle = qp.req.outstanding_requests() == 0;
+                if remaining == 0 && idle {
                     let flow = &mut self.flows[f];
                     flow.finished_sending = true;
                     if flow.spec.size_bytes.is_some() && flow.completed_at.is_none() {
                         flow.completed_at = Some(now);
                     }
+                } else if visible >= stop && idle {
+                    // Stopped: nothing more is posted, and the last message is done.
+                    self.flows[f].finished_sending = true;
                 } else {
                     self.app_fill(q, visible);
                 }

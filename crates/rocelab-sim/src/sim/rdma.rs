@@ -1,7 +1,10 @@
 //! The RDMA queue pairs in the engine: per-QP runtime state in a `Vec` arena, the NIC's
 //! transmit side for them (control packets first, then data, rate-limited by congestion
-//! control), and the one timer event per QP that merges the retransmit timer with the
-//! congestion control's.
+//! control), and the one timer per QP that merges the retransmit timer with the congestion
+//! control's (DCQCN's α decay needs none: it is computed when a CNP arrives). A QP has one live
+//! `QpTimer` event at the earliest of its deadlines; a deadline that moves later leaves the
+//! event in place (it fires, finds nothing due and re-arms), one that moves earlier schedules a
+//! new event and the old one, superseded by generation, is dropped when it fires.
 //!
 //! A QP has two *endpoints*, named `flow << 1 | side` in the NICs' lists: side 0 is the
 //! requester at the flow's source host, side 1 the responder at its destination. The data

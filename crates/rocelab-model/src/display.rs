@@ -111,9 +111,10 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
         if p.reaction_point { "on" } else { "off" }
     )?;
     if q.dcqcn.enabled {
-        let rows: [(&str, String); 9] = [
+        let rows: [(&str, String); 15] = [
             ("g", format!("{}", p.g)),
             ("alpha_update_interval", p.alpha_update_interval.to_string()),
+            ("initial_alpha", format!("{}", p.initial_alpha)),
             ("rate_increase_timer", p.rate_increase_timer.to_string()),
             ("byte_counter", p.byte_counter.to_string()),
             ("fast_recovery_steps", p.fast_recovery_steps.to_string()),
@@ -121,9 +122,14 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
             ("hyper_increase", p.hyper_increase.to_string()),
             ("cnp_interval", p.cnp_interval.to_string()),
             ("min_rate", p.min_rate.to_string()),
+            ("rate_reduce_interval", p.rate_reduce_interval.to_string()),
+            ("clamp_target_rate", p.clamp_target_rate.to_string()),
+            ("clamp_target_rate_after_time_increase", p.clamp_target_rate_after_time_increase.to_string()),
+            ("max_decrease", format!("{}", p.max_decrease)),
+            ("rate_on_first_cnp", p.rate_on_first_cnp.map(|r| r.to_string()).unwrap_or_else(|| "-".into())),
         ];
         for (k, v) in rows {
-            writeln!(s, "  {k:22} {v:>10}   {}", p.sources.get(k).map(String::as_str).unwrap_or(""))?;
+            writeln!(s, "  {k:38} {v:>10}   {}", p.sources.get(k).map(String::as_str).unwrap_or(""))?;
         }
     }
 

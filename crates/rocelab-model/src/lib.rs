@@ -44,6 +44,7 @@ pub mod hpcc_flows;
 mod load;
 pub mod node;
 pub mod paths;
+pub mod perftest;
 pub mod qos;
 mod qos_check;
 pub mod resolve;

@@ -304,6 +304,9 @@ pub enum DcqcnProfile {
     /// Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015.
     #[default]
     Paper,
+    /// NVIDIA ConnectX-4 and later adapters' firmware defaults (what MLNX_OFED/DOCA hosts run
+    /// unless `/sys/class/net/<if>/ecn/roce_rp|roce_np` or `mlxconfig` change them).
+    NvidiaConnectx,
 }
 
 /// DCQCN: notification point (NP) at the receiver, reaction point (RP) at the sender.
@@ -326,6 +329,8 @@ pub struct Dcqcn {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha_update_interval: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_alpha: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_increase_timer: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub byte_counter: Option<Size>,
@@ -339,6 +344,17 @@ pub struct Dcqcn {
     pub cnp_interval: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_reduce_interval: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clamp_target_rate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clamp_target_rate_after_time_increase: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_decrease: Option<f64>,
+    /// `0` (or unset in the profiles): cut as usual on the first CNP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_on_first_cnp: Option<Rate>,
 }
 
 /// Every DCQCN parameter, resolved, with where each value came from.
@@ -350,6 +366,8 @@ pub struct DcqcnParams {
     pub g: f64,
     /// K: alpha decays when no CNP arrived for this long.
     pub alpha_update_interval: Time,
+    /// Alpha when a QP is first cut.
+    pub initial_alpha: f64,
     /// T: the rate-increase timer.
     pub rate_increase_timer: Time,
     /// B: the rate-increase byte counter.
@@ -363,6 +381,16 @@ pub struct DcqcnParams {
     /// N: at most one CNP per QP per interval at the notification point.
     pub cnp_interval: Time,
     pub min_rate: Rate,
+    /// At most one rate cut per interval (0: every CNP cuts).
+    pub rate_reduce_interval: Time,
+    /// Target rate ← current rate on every cut.
+    pub clamp_target_rate: bool,
+    /// Target rate ← current rate on a cut if a timer increase happened since the last cut.
+    pub clamp_target_rate_after_time_increase: bool,
+    /// Largest fraction of the rate one cut takes (1: only alpha/2 bounds it).
+    pub max_decrease: f64,
+    /// Rate set on a QP's first CNP instead of a cut.
+    pub rate_on_first_cnp: Option<Rate>,
     /// For each parameter name, `profile` (with the profile's source) or `set in the fabric`.
     pub sources: BTreeMap<&'static str, String>,
 }
@@ -370,44 +398,155 @@ pub struct DcqcnParams {
 pub const DCQCN_PAPER_SOURCE: &str =
     "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015 (§5, parameter table)";
 
+/// Where the NVIDIA ConnectX profile's values are documented: NVIDIA's "DCQCN CC Parameters"
+/// page (DOCA / MLNX_OFED documentation, ConnectX-4 and later) and the firmware configuration
+/// as `mlxconfig -d <dev> query` prints it on ConnectX adapters.
+pub const DCQCN_CONNECTX_SOURCE: &str = "NVIDIA ConnectX-4 and later firmware defaults (NVIDIA DOCA/MLNX_OFED \
+     \"DCQCN CC Parameters\"; `mlxconfig query`)";
+
+/// The ConnectX knob (sysfs `ecn/roce_rp|roce_np` name and default) behind each parameter.
+fn connectx_knob(name: &str) -> &'static str {
+    match name {
+        "g" => "dce_tcp_g 1019 (alpha gain (1024-1019)/1024)",
+        "alpha_update_interval" => "dce_tcp_rtt 1 us",
+        "initial_alpha" => "initial_alpha_value 1023 (/1024)",
+        "rate_increase_timer" => "rpg_time_reset 300 us",
+        "byte_counter" => "rpg_byte_reset 32767 B",
+        "fast_recovery_steps" => "rpg_threshold 1",
+        "additive_increase" => "rpg_ai_rate 5 Mb/s",
+        "hyper_increase" => "rpg_hai_rate 50 Mb/s",
+        "cnp_interval" => "min_time_between_cnps 4 us",
+        "min_rate" => "rpg_min_rate 1 Mb/s",
+        "rate_reduce_interval" => "rate_reduce_monitor_period 4 us",
+        "clamp_target_rate" => "clamp_tgt_rate 0",
+        "clamp_target_rate_after_time_increase" => "clamp_tgt_rate_after_time_inc 1",
+        "max_decrease" => "rpg_min_dec_fac 50 (%)",
+        "rate_on_first_cnp" => "rate_to_set_on_first_cnp 0 (off)",
+        _ => "",
+    }
+}
+
+/// One profile's defaults.
+struct DcqcnDefaults {
+    g: f64,
+    alpha_update_interval: Time,
+    initial_alpha: f64,
+    rate_increase_timer: Time,
+    byte_counter: Size,
+    fast_recovery_steps: u32,
+    additive_increase: Rate,
+    hyper_increase: Rate,
+    cnp_interval: Time,
+    min_rate: Rate,
+    rate_reduce_interval: Time,
+    clamp_target_rate: bool,
+    clamp_target_rate_after_time_increase: bool,
+    max_decrease: f64,
+}
+
+impl DcqcnProfile {
+    /// Where this profile's values come from.
+    pub fn source(self) -> &'static str {
+        match self {
+            DcqcnProfile::Paper => DCQCN_PAPER_SOURCE,
+            DcqcnProfile::NvidiaConnectx => DCQCN_CONNECTX_SOURCE,
+        }
+    }
+
+    fn defaults(self) -> DcqcnDefaults {
+        match self {
+            // The paper's table; alpha starts at 1; every CNP cuts, RT <- RC each time, the cut is
+            // alpha/2 (at most half). The paper has no minimum rate: 10 Mb/s is rocelab's floor.
+            DcqcnProfile::Paper => DcqcnDefaults {
+                g: 1.0 / 256.0,
+                alpha_update_interval: Time::us(55),
+                initial_alpha: 1.0,
+                rate_increase_timer: Time::us(55),
+                byte_counter: Size::mb(10),
+                fast_recovery_steps: 5,
+                additive_increase: Rate::mbps(40),
+                hyper_increase: Rate::mbps(200),
+                cnp_interval: Time::us(50),
+                min_rate: Rate::mbps(10),
+                rate_reduce_interval: Time::ZERO,
+                clamp_target_rate: true,
+                clamp_target_rate_after_time_increase: false,
+                max_decrease: 1.0,
+            },
+            // dce_tcp_g 1019 in 1/1024: alpha <- (1019/1024) alpha + (1 - 1019/1024), g = 5/1024.
+            // rpg_gd 11 is 2.0 in the adapter's fixed point: the cut is alpha/2 as in the paper.
+            // rpg_min_dec_fac 50: a cut keeps at least 50% of the rate.
+            DcqcnProfile::NvidiaConnectx => DcqcnDefaults {
+                g: 5.0 / 1024.0,
+                alpha_update_interval: Time::us(1),
+                initial_alpha: 1023.0 / 1024.0,
+                rate_increase_timer: Time::us(300),
+                byte_counter: Size::bytes(32767),
+                fast_recovery_steps: 1,
+                additive_increase: Rate::mbps(5),
+                hyper_increase: Rate::mbps(50),
+                cnp_interval: Time::us(4),
+                min_rate: Rate::mbps(1),
+                rate_reduce_interval: Time::us(4),
+                clamp_target_rate: false,
+                clamp_target_rate_after_time_increase: true,
+                max_decrease: 0.5,
+            },
+        }
+    }
+}
+
 impl Dcqcn {
     pub fn resolve(&self) -> DcqcnParams {
-        let src = match self.profile {
-            DcqcnProfile::Paper => DCQCN_PAPER_SOURCE,
-        };
+        let profile = self.profile;
+        let d = profile.defaults();
         let mut sources = BTreeMap::new();
         let mut pick = |name: &'static str, set: bool| {
-            sources.insert(name, if set { "set in the fabric".to_string() } else { src.to_string() });
+            let src = match (set, profile) {
+                (true, _) => "set in the fabric".to_string(),
+                (false, DcqcnProfile::Paper) => DCQCN_PAPER_SOURCE.to_string(),
+                (false, DcqcnProfile::NvidiaConnectx) => format!("{}: {DCQCN_CONNECTX_SOURCE}", connectx_knob(name)),
+            };
+            sources.insert(name, src);
         };
         pick("g", self.g.is_some());
         pick("alpha_update_interval", self.alpha_update_interval.is_some());
+        pick("initial_alpha", self.initial_alpha.is_some());
         pick("rate_increase_timer", self.rate_increase_timer.is_some());
         pick("byte_counter", self.byte_counter.is_some());
         pick("fast_recovery_steps", self.fast_recovery_steps.is_some());
         pick("additive_increase", self.additive_increase.is_some());
         pick("hyper_increase", self.hyper_increase.is_some());
         pick("cnp_interval", self.cnp_interval.is_some());
-        sources.insert(
-            "min_rate",
-            if self.min_rate.is_some() {
-                "set in the fabric"
-            } else {
-                "rocelab default: a floor so that a QP never stops"
-            }
-            .to_string(),
-        );
+        pick("rate_reduce_interval", self.rate_reduce_interval.is_some());
+        pick("clamp_target_rate", self.clamp_target_rate.is_some());
+        pick("clamp_target_rate_after_time_increase", self.clamp_target_rate_after_time_increase.is_some());
+        pick("max_decrease", self.max_decrease.is_some());
+        pick("rate_on_first_cnp", self.rate_on_first_cnp.is_some());
+        pick("min_rate", self.min_rate.is_some());
+        if self.min_rate.is_none() && profile == DcqcnProfile::Paper {
+            sources.insert("min_rate", "rocelab default: a floor so that a QP never stops".to_string());
+        }
         DcqcnParams {
             notification_point: self.notification_point.unwrap_or(self.enabled),
             reaction_point: self.reaction_point.unwrap_or(self.enabled),
-            g: self.g.unwrap_or(1.0 / 256.0),
-            alpha_update_interval: self.alpha_update_interval.unwrap_or(Time::us(55)),
-            rate_increase_timer: self.rate_increase_timer.unwrap_or(Time::us(55)),
-            byte_counter: self.byte_counter.unwrap_or(Size::mb(10)),
-            fast_recovery_steps: self.fast_recovery_steps.unwrap_or(5),
-            additive_increase: self.additive_increase.unwrap_or(Rate::mbps(40)),
-            hyper_increase: self.hyper_increase.unwrap_or(Rate::mbps(200)),
-            cnp_interval: self.cnp_interval.unwrap_or(Time::us(50)),
-            min_rate: self.min_rate.unwrap_or(Rate::mbps(10)),
+            g: self.g.unwrap_or(d.g),
+            alpha_update_interval: self.alpha_update_interval.unwrap_or(d.alpha_update_interval),
+            initial_alpha: self.initial_alpha.unwrap_or(d.initial_alpha),
+            rate_increase_timer: self.rate_increase_timer.unwrap_or(d.rate_increase_timer),
+            byte_counter: self.byte_counter.unwrap_or(d.byte_counter),
+            fast_recovery_steps: self.fast_recovery_steps.unwrap_or(d.fast_recovery_steps),
+            additive_increase: self.additive_increase.unwrap_or(d.additive_increase),
+            hyper_increase: self.hyper_increase.unwrap_or(d.hyper_increase),
+            cnp_interval: self.cnp_interval.unwrap_or(d.cnp_interval),
+            min_rate: self.min_rate.unwrap_or(d.min_rate),
+            rate_reduce_interval: self.rate_reduce_interval.unwrap_or(d.rate_reduce_interval),
+            clamp_target_rate: self.clamp_target_rate.unwrap_or(d.clamp_target_rate),
+            clamp_target_rate_after_time_increase: self
+                .clamp_target_rate_after_time_increase
+                .unwrap_or(d.clamp_target_rate_after_time_increase),
+            max_decrease: self.max_decrease.unwrap_or(d.max_decrease),
+            rate_on_first_cnp: self.rate_on_first_cnp.filter(|r| r.bits_per_second() > 0),
             sources,
         }
     }

@@ -6,9 +6,10 @@
 use crate::diag::did_you_mean;
 use crate::qos::{Ecn, Marking, Qos};
 use crate::resolve::{problem, PortSettings, Problem, ResolvedFabric};
+use crate::units::Time;
 use std::collections::HashMap;
 
-const IB_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
+pub(crate) const IB_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
 
 pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
     let p = |field: &str| format!("fabric.qos.{field}");
@@ -108,10 +109,50 @@ pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
             problems.push(problem(p("buffer.alpha"), format!("alpha {a} must be above 0 (and at most 64)")));
         }
     }
-    let d = &q.dcqcn;
-    if let Some(g) = d.g {
-        if !(g > 0.0 && g <= 1.0) {
-            problems.push(problem(p("dcqcn.g"), format!("g {g} must be in (0, 1]")));
+    check_dcqcn(&q.dcqcn, problems);
+}
+
+/// DCQCN parameters out of range (a located error each).
+fn check_dcqcn(d: &crate::qos::Dcqcn, problems: &mut Vec<Problem>) {
+    let p = |f: &str| format!("fabric.qos.dcqcn.{f}");
+    for (name, v) in [("g", d.g), ("initial_alpha", d.initial_alpha), ("max_decrease", d.max_decrease)] {
+        if let Some(v) = v {
+            if !(v > 0.0 && v <= 1.0) {
+                problems.push(problem(p(name), format!("{name} {v} must be in (0, 1]")));
+            }
+        }
+    }
+    for (name, v) in
+        [("alpha_update_interval", d.alpha_update_interval), ("rate_increase_timer", d.rate_increase_timer)]
+    {
+        if v == Some(Time::ZERO) {
+            problems.push(problem(p(name), format!("{name} must be above 0: a timer of 0 fires without end")));
+        }
+    }
+    for (name, v) in [
+        ("alpha_update_interval", d.alpha_update_interval),
+        ("rate_increase_timer", d.rate_increase_timer),
+        ("cnp_interval", d.cnp_interval),
+        ("rate_reduce_interval", d.rate_reduce_interval),
+    ] {
+        if let Some(t) = v.filter(|t| *t > Time::ms(1000)) {
+            problems.push(problem(p(name), format!("{name} {t} is above 1s; DCQCN timers are microseconds")));
+        }
+    }
+    if d.byte_counter.is_some_and(|b| b.as_bytes() == 0) {
+        problems.push(problem(p("byte_counter"), "byte_counter must be above 0 bytes".into()));
+    }
+    if let Some(f) = d.fast_recovery_steps.filter(|f| *f > 31) {
+        problems.push(problem(
+            p("fast_recovery_steps"),
+            format!("fast_recovery_steps {f} is above 31 (ConnectX's rpg_threshold range is 1-31)"),
+        ));
+    }
+    for (name, v) in
+        [("additive_increase", d.additive_increase), ("hyper_increase", d.hyper_increase), ("min_rate", d.min_rate)]
+    {
+        if v.is_some_and(|r| r.bits_per_second() == 0) {
+            problems.push(problem(p(name), format!("{name} must be above 0 bit/s")));
         }
     }
 }

@@ -1,8 +1,15 @@
 //! What runs on the fabric in a simulation: flows at a constant rate or on/off, sized flows, and
 //! the traffic patterns the literature and the seeds use (N:1 incast, permutation,
-//! all-to-all), plus the run settings (simulated duration, seed, queue sampling interval).
-//! Checked against the fabric: every host and class named must exist. Flow-size CDF workloads
-//! with Poisson arrivals and flows imported from HPCC flow files are in [`crate::flowgen`].
+//! all-to-all), perftest runs ([`crate::perftest`]), plus the run settings (simulated duration,
+//! seed, queue sampling interval, NIC profile). Checked against the fabric: every host and class
+//! named must exist. Flow-size CDF workloads with Poisson arrivals and flows imported from HPCC
+//! flow files are in [`crate::flowgen`].
+//!
+//! A flow between two RDMA-capable hosts runs over an RDMA RC queue pair (`transport: rc`, the
+//! default there): a sized flow is one RDMA WRITE of its size (`op: read` or `op: send` for the
+//! others), an unsized one repeats 64 KiB messages, `rate` caps the QP. `transport: raw` sends
+//! open-loop RoCEv2 packets instead (no ACKs, retransmission or congestion control), the
+//! default when a host has no RDMA adapter.
 
 use crate::de::recover_vec;
 use crate::diag::did_you_mean;
@@ -14,6 +21,75 @@ use std::fmt;
 use std::path::Path;
 
 pub use crate::flowgen::{HpccFlows, ImportedFlow, Poisson};
+
+/// How a flow is carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowTransport {
+    /// An RDMA Reliable Connected queue pair.
+    Rc,
+    /// Open-loop RoCEv2 packets.
+    Raw,
+}
+
+/// The RDMA operation of an RC flow's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowOp {
+    #[default]
+    Write,
+    Read,
+    Send,
+}
+
+/// A NIC timing profile of the simulator (`rocelab_sim::NicProfile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NicProfileName {
+    /// No NIC or PCIe latency, the host never a bottleneck.
+    Ideal,
+    /// ConnectX-4 100GbE on PCIe Gen3 x16, calibrated to Oracle's OFA 2017 measurements.
+    #[serde(rename = "connectx-4")]
+    Connectx4,
+}
+
+/// Whether host `idx` has a RoCE adapter (RoCEv2, RoCE v1, or RoCE and iWARP).
+pub fn host_roce(fabric: &ResolvedFabric, idx: usize) -> bool {
+    fabric.devices[idx].nics.iter().any(|n| {
+        matches!(
+            n.rdma_kind(),
+            crate::fabric::RdmaKind::RoceV2 | crate::fabric::RdmaKind::RoceV1 | crate::fabric::RdmaKind::RoceAndIwarp
+        )
+    })
+}
+
+/// The transport of a flow from `src` to `dst`: the one given, else `rc` when both hosts have a
+/// RoCE adapter and `raw` otherwise.
+pub fn flow_transport(given: Option<FlowTransport>, fabric: &ResolvedFabric, src: usize, dst: usize) -> FlowTransport {
+    given.unwrap_or(if host_roce(fabric, src) && host_roce(fabric, dst) {
+        FlowTransport::Rc
+    } else {
+        FlowTransport::Raw
+    })
+}
+
+/// A host named where RDMA is required has no RoCE adapter.
+pub(crate) fn check_roce_host(
+    fabric: &ResolvedFabric,
+    name: &str,
+    path: String,
+    why: &str,
+    problems: &mut Vec<Problem>,
+) {
+    if let Ok(i) = host_index(fabric, name) {
+        if !host_roce(fabric, i) {
+            problems.push(problem(
+                path,
+                format!("`{name}` has no RoCE adapter (its NIC's `rdma` is not roce-v2), so it cannot run {why}"),
+            ));
+        }
+    }
+}
 
 /// How long to simulate and what to record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,6 +104,10 @@ pub struct Simulation {
     /// Queue depth sampling interval, like Arista LANZ's polling; default 10 µs.
     #[serde(default = "default_sample")]
     pub sample_interval: Time,
+    /// NIC timing profile of every host; default: `connectx-4` for NVIDIA/Mellanox ConnectX
+    /// adapters (the one calibrated profile), `ideal` for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_profile: Option<NicProfileName>,
 }
 
 fn default_duration() -> Time {
@@ -42,7 +122,12 @@ fn default_sample() -> Time {
 
 impl Default for Simulation {
     fn default() -> Self {
-        Simulation { duration: default_duration(), seed: default_seed(), sample_interval: default_sample() }
+        Simulation {
+            duration: default_duration(),
+            seed: default_seed(),
+            sample_interval: default_sample(),
+            nic_profile: None,
+        }
     }
 }
 
@@ -117,6 +202,12 @@ pub struct Flow {
     pub on: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off: Option<Time>,
+    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<FlowTransport>,
+    /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<FlowOp>,
 }
 
 /// N senders to one receiver, all at once: the storage read / partition-aggregate pattern that
@@ -138,6 +229,12 @@ pub struct Incast {
     pub start: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
+    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<FlowTransport>,
+    /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<FlowOp>,
     /// Repeat the incast every this long (each round sends `size` from every sender again),
     /// until the run ends, `stop`, or `count` rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,6 +282,12 @@ pub struct Permutation {
     pub start: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
+    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<FlowTransport>,
+    /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<FlowOp>,
 }
 
 /// Every host sends to every other host.
@@ -203,6 +306,12 @@ pub struct AllToAll {
     pub start: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
+    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<FlowTransport>,
+    /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<FlowOp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -216,6 +325,9 @@ pub struct Workloads {
     pub permutation: Vec<Permutation>,
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub all_to_all: Vec<AllToAll>,
+    /// perftest runs (`ib_write_bw`, `ib_write_lat`, ...).
+    #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
+    pub perftest: Vec<crate::perftest::Perftest>,
     /// Flow sizes from a CDF, Poisson arrivals at a load.
     #[serde(default, deserialize_with = "recover_vec", skip_serializing_if = "Vec::is_empty")]
     pub poisson: Vec<Poisson>,
@@ -236,6 +348,7 @@ impl Workloads {
             && self.incast.is_empty()
             && self.permutation.is_empty()
             && self.all_to_all.is_empty()
+            && self.perftest.is_empty()
             && self.poisson.is_empty()
             && self.hpcc_flows.is_empty()
             && self.jobs.is_empty()
@@ -295,7 +408,7 @@ pub(crate) fn expand_hosts(
     out
 }
 
-fn host_index(fabric: &ResolvedFabric, name: &str) -> Result<usize, (String, Option<String>)> {
+pub(crate) fn host_index(fabric: &ResolvedFabric, name: &str) -> Result<usize, (String, Option<String>)> {
     match fabric.devices.iter().position(|d| d.name == name) {
         Some(i) if fabric.devices[i].role == crate::Role::Switch => {
             Err((format!("`{name}` is a switch; traffic starts and ends at hosts"), None))
@@ -364,6 +477,11 @@ pub(crate) fn check(
         }
         check_class(fabric, &f.class, format!("{p}.class"), problems);
         check_window(f.start, f.stop, sim, &p, problems);
+        if f.transport == Some(FlowTransport::Rc) {
+            for (field, host) in [("from", &f.from), ("to", &f.to)] {
+                check_roce_host(fabric, host, format!("{p}.{field}"), "an RC queue pair", problems);
+            }
+        }
         match (f.on, f.off) {
             (Some(_), None) | (None, Some(_)) => {
                 problems.push(problem(format!("{p}.on"), "an on/off flow needs both `on` and `off`".into()))
@@ -438,6 +556,7 @@ pub(crate) fn check(
         check_class(fabric, class, format!("{p}.class"), problems);
         check_window(start, stop, sim, &p, problems);
     }
+    crate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
     for (i, x) in w.poisson.iter().enumerate() {
         unique(&x.name, format!("workloads.poisson[{i}].name"), problems);
     }

@@ -2,6 +2,7 @@
 //! and one test per class of bad input, each checking where the error points and what it says.
 
 use proptest::prelude::*;
+use rocelab_model::perftest::PerftestTest;
 use rocelab_model::{load_str, Diagnostic, Diagnostics, Loaded, Role};
 use std::path::{Path, PathBuf};
 
@@ -441,6 +442,137 @@ fn workloads_load_and_name_real_hosts_and_classes() {
     assert_eq!(e[0].line, 22);
 }
 
+const PERFTEST: &str = r#"simulation: {duration: 50ms}
+workloads:
+  perftest:
+    - {name: bw, test: write_bw, client: node1, server: node2, class: roce, qps: 4, duration: 10ms}
+    - {name: lat, test: read_lat, client: node2, server: node1, class: roce, iterations: 200}
+"#;
+
+#[test]
+fn perftest_workloads_load_with_perftests_defaults() {
+    let l = load(&format!("{BASE}{PERFTEST}")).unwrap();
+    let p = &l.scenario.workloads.perftest;
+    assert_eq!((p[0].test, p[0].qps, p[0].size_bytes()), (PerftestTest::WriteBw, Some(4), 65536));
+    assert_eq!(p[0].duration.unwrap().to_string(), "10ms");
+    assert_eq!((p[1].test, p[1].size_bytes(), p[1].iterations), (PerftestTest::ReadLat, 2, Some(200)));
+}
+
+#[test]
+fn perftest_bad_input_is_located_with_suggestions() {
+    let bad = format!("{BASE}{PERFTEST}")
+        .replace(
+            "client: node1, server: node2, class: roce, qps: 4",
+            "client: node3, server: node2, class: rocee, qps: 0",
+        )
+        .replace("class: roce, iterations: 200}", "class: roce, iterations: 200, size: 3GiB, mtu: 1500, tx_depth: 0}");
+    let e = errors(&bad);
+    let got: Vec<(&str, &str)> = e.iter().map(|d| (d.path.as_str(), d.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("workloads.perftest[0].client", "no host `node3`"),
+            ("workloads.perftest[0].class", "no class `rocee`"),
+            ("workloads.perftest[0].qps", "qps must be at least 1"),
+            ("workloads.perftest[1].size", "message size 3GiB is not 1 byte to 2GiB (the InfiniBand DMA length limit)"),
+            ("workloads.perftest[1].mtu", "path MTU 1500 is not an InfiniBand MTU (256, 512, 1024, 2048, 4096)"),
+            ("workloads.perftest[1].tx_depth", "tx_depth 0 is outside perftest's 1-15000"),
+        ]
+    );
+    assert_eq!(e[0].suggestion.as_deref(), Some("did you mean \"node1\"?"));
+    assert_eq!(e[1].suggestion.as_deref(), Some("did you mean \"roce\"?"));
+    assert_eq!((e[0].line, e[0].column > 0), (22, true), "the line of the first test");
+    // Size 0, both iterations and duration, several QPs on a latency test.
+    let bad = format!("{BASE}{PERFTEST}")
+        .replace("qps: 4, duration: 10ms", "qps: 4, duration: 10ms, iterations: 10, size: 0B")
+        .replace("iterations: 200}", "iterations: 200, qps: 2}");
+    let e = errors(&bad);
+    let got: Vec<(&str, &str)> = e.iter().map(|d| (d.path.as_str(), d.message.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("workloads.perftest[0].duration", "give `iterations` or `duration`, not both"),
+            ("workloads.perftest[0].size", "message size 0B is not 1 byte to 2GiB (the InfiniBand DMA length limit)"),
+            ("workloads.perftest[1].qps", "latency tests run on one QP, not 2"),
+        ]
+    );
+    // An unknown tool.
+    let e = one_error(&format!("{BASE}{PERFTEST}").replace("test: read_lat", "test: read_latt"));
+    assert_eq!((e.path.as_str(), e.message.as_str()), ("workloads.perftest[1].test", "unknown value `read_latt`"));
+    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"read_lat\"?"));
+}
+
+#[test]
+fn rc_flows_need_roce_hosts_and_an_ib_path_mtu() {
+    // An Intel adapter has no RoCE: an explicit RC flow or a perftest there is an error; a
+    // flow without `transport` runs open loop.
+    let text = format!("{BASE}{WORKLOADS}").replace(
+        "node2, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5",
+        "node2, role: host, os: linux, nic: {vendor: intel, model: X710",
+    );
+    let l = load(&text).unwrap();
+    assert_eq!(
+        rocelab_model::workload::flow_transport(None, &l.fabric, 2, 3),
+        rocelab_model::workload::FlowTransport::Raw
+    );
+    let bad = text.replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: rc}");
+    let e = one_error(&bad);
+    assert_eq!(e.path, "workloads.flows[0].to");
+    assert!(e.message.contains("`node2` has no RoCE adapter"), "{}", e.message);
+    let e = one_error(&broken("    vlan: 2\n", "    vlan: 2\n    roce_mtu: 1500\n"));
+    assert_eq!(e.path, "fabric.qos.roce_mtu");
+    assert!(e.message.contains("not an InfiniBand MTU"), "{}", e.message);
+    let e = one_error(
+        &format!("{BASE}{WORKLOADS}").replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: rcc}"),
+    );
+    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"rc\"?"));
+}
+
+#[test]
+fn dcqcn_parameters_out_of_range_are_located() {
+    let text = broken(
+        "      - {name: default, priority: 0, ets: 10}\n",
+        "      - {name: default, priority: 0, ets: 10}\n    dcqcn: {enabled: true, g: 1.5, initial_alpha: 0, max_decrease: 2, rate_increase_timer: 0us, byte_counter: 0B, fast_recovery_steps: 40, additive_increase: 0G, cnp_interval: 5s}\n",
+    );
+    let e = errors(&text);
+    let got: Vec<&str> = e.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        got,
+        [
+            "fabric.qos.dcqcn.g",
+            "fabric.qos.dcqcn.initial_alpha",
+            "fabric.qos.dcqcn.max_decrease",
+            "fabric.qos.dcqcn.rate_increase_timer",
+            "fabric.qos.dcqcn.byte_counter",
+            "fabric.qos.dcqcn.fast_recovery_steps",
+            "fabric.qos.dcqcn.additive_increase",
+            "fabric.qos.dcqcn.cnp_interval",
+        ]
+    );
+    assert!(e[0].message.contains("must be in (0, 1]"));
+    assert!(
+        e.iter().all(|d| d.line == 19),
+        "located on the dcqcn line: {:?}",
+        e.iter().map(|d| d.line).collect::<Vec<_>>()
+    );
+    let e = one_error(&broken(
+        "      - {name: default, priority: 0, ets: 10}\n",
+        "      - {name: default, priority: 0, ets: 10}\n    dcqcn: {enabled: true, profile: nvidia-conectx}\n",
+    ));
+    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"nvidia-connectx\"?"));
+    // The vendor profile resolves with the knob behind each value named.
+    let l = load(&broken(
+        "      - {name: default, priority: 0, ets: 10}\n",
+        "      - {name: default, priority: 0, ets: 10}\n    dcqcn: {enabled: true, profile: nvidia-connectx, min_rate: 10M}\n",
+    ))
+    .unwrap();
+    let p = &l.fabric.dcqcn;
+    assert_eq!(p.rate_increase_timer.to_string(), "300us");
+    assert_eq!((p.fast_recovery_steps, p.byte_counter.as_bytes()), (1, 32767));
+    assert!(p.sources["rate_increase_timer"].starts_with("rpg_time_reset 300 us"));
+    assert_eq!(p.sources["min_rate"], "set in the fabric");
+}
+
 #[test]
 fn port_overrides_express_deviations_for_the_checker() {
     let text = format!(
@@ -767,23 +899,26 @@ fn oracle_two_senders_one_receiver_one_switch() {
     }
     let (lat, bw) = (f.qos.class("lat").unwrap(), f.qos.class("bw").unwrap());
     assert_eq!((lat.priority, bw.priority, lat.lossless && bw.lossless), (3, 4, true));
-    let flows = |v: &str| {
+    // perftest as the slides ran it: ib_write_bw from sender-bw, ib_write_lat from sender-lat.
+    let tests = |v: &str| {
         let (s, _) = l.variant_scenario(v).unwrap();
         s.workloads
-            .flows
+            .perftest
             .iter()
-            .map(|x| (x.name.clone(), x.from.clone(), x.to.clone(), x.class.clone()))
+            .map(|x| (x.name.clone(), x.test, x.client.clone(), x.server.clone(), x.class.clone()))
             .collect::<Vec<_>>()
     };
     let both = |lat_class: &str| {
         vec![
-            ("ib_write_bw".to_string(), "sender-bw".to_string(), "receiver".to_string(), "bw".to_string()),
-            ("ib_write_lat".into(), "sender-lat".into(), "receiver".into(), lat_class.to_string()),
+            ("ib_write_bw".to_string(), PerftestTest::WriteBw, "sender-bw".into(), "receiver".into(), "bw".into()),
+            ("ib_write_lat".into(), PerftestTest::WriteLat, "sender-lat".into(), "receiver".into(), lat_class.into()),
         ]
     };
-    assert_eq!(flows("baseline"), both("lat")[1..]);
-    assert_eq!(flows("different-priority-ecn"), both("lat"));
-    assert_eq!(flows("same-priority-no-ecn"), both("bw"));
+    assert_eq!(tests("baseline"), both("lat")[1..]);
+    assert_eq!(tests("different-priority-ecn"), both("lat"));
+    assert_eq!(tests("same-priority-no-ecn"), both("bw"));
+    // perftest's defaults for ib_write_lat: 2-byte messages.
+    assert_eq!(l.scenario.workloads.perftest[1].size_bytes(), 2);
     for (v, ecn) in [("same-priority-ecn", true), ("same-priority-no-ecn", false), ("different-priority-no-ecn", false)]
     {
         let q = l.variant(v).unwrap().qos;

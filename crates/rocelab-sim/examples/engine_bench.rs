@@ -8,16 +8,22 @@
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-30 1000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
 //! /usr/bin/time -v target/release/examples/engine_bench websearch 10000 ../shared/data/hpcc-formats
+//! /usr/bin/time -v target/release/examples/engine_bench incast-rdma 10000
+//! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
+//! /usr/bin/time -v target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
 //! ```
-//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`), simulated
-//! microseconds, for `fat-txt` the path of the HPCC-format topology, and for `websearch` the
-//! HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt` (default: found
-//! through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current directory).
+//! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`, and the RDMA
+//! variants `incast-rdma`, `fat-tree-rdma`, `websearch-rdma`: RC queue pairs with DCQCN, see
+//! `bench::with_rdma`),
+//! simulated microseconds, for `fat-txt` the path of the HPCC-format topology, and for
+//! `websearch` the HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt`
+//! (default: found through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current
+//! directory).
 
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
     fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
-    incast_16, measure,
+    incast_16, measure, with_rdma,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -44,6 +50,17 @@ fn main() -> ExitCode {
             let f = fat_tree();
             measure("fat-tree-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg)
         }
+        "incast-rdma" => {
+            let (mut spec, mut traffic) = incast_16();
+            with_rdma(&mut spec, &mut traffic, 4096);
+            measure("incast-16:1-100G-rdma-dcqcn", &spec, &traffic, &cfg)
+        }
+        "fat-tree-rdma" => {
+            let mut f = fat_tree();
+            let mut t = fat_tree_permutation(&f, 1);
+            with_rdma(&mut f.spec, &mut t, 4096);
+            measure("fat-tree-320-permutation-rdma-dcqcn", &f.spec, &t, &cfg)
+        }
         "fat-tree-30" => {
             let f = fat_tree();
             let t = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
@@ -66,7 +83,7 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
-        "websearch" => {
+        "websearch" | "websearch-rdma" => {
             let dir = match args.get(3) {
                 Some(d) => Some(std::path::PathBuf::from(d)),
                 None => std::env::current_dir().ok().and_then(|c| hpcc_data_dir(&c)),
@@ -93,12 +110,24 @@ fn main() -> ExitCode {
                 }
             };
             match parse_hpcc_topology(&topo, &fat_tree_defaults()) {
-                Ok(f) => measure("fat-txt-websearch-30pct-incasts", &f.spec, &fat_tree_websearch(&f, &cdf, 1), &cfg),
+                Ok(mut f) => {
+                    let mut t = fat_tree_websearch(&f, &cdf, 1);
+                    let mut name = "fat-txt-websearch-30pct-incasts";
+                    if scenario == "websearch-rdma" {
+                        // RC queue pairs with DCQCN; the path MTU nearest HPCC's 1000-byte payload.
+                        with_rdma(&mut f.spec, &mut t, 1024);
+                        name = "fat-txt-websearch-30pct-incasts-rdma-dcqcn";
+                    }
+                    measure(name, &f.spec, &t, &cfg)
+                }
                 Err(e) => Err(e),
             }
         }
         other => {
-            eprintln!("unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt or websearch");
+            eprintln!(
+                "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, websearch, incast-rdma, \
+                 fat-tree-rdma or websearch-rdma"
+            );
             return ExitCode::FAILURE;
         }
     };

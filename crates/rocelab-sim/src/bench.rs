@@ -96,6 +96,28 @@ pub fn fat_tree_permutation_at(fabric: &Fabric, seed: u64, rate_bps: Option<u64>
     t
 }
 
+/// The RDMA variants of the scenarios: every flow an RC queue pair doing RDMA WRITEs at
+/// `path_mtu`, DCQCN with the paper's parameters at every host and RED/ECN marking on the
+/// lossless class (the paper's Kmin 5 KB, Kmax 200 KB, Pmax 1%). ACKs, CNPs and the QPs' timers
+/// are events too, so events per second compare with the open-loop scenarios only roughly.
+pub fn with_rdma(spec: &mut NetworkSpec, traffic: &mut Traffic, path_mtu: u32) {
+    let ecn = crate::EcnSpec { kmin_bytes: 5_000, kmax_bytes: 200_000, pmax: 0.01 };
+    for n in &mut spec.nodes {
+        match &mut n.kind {
+            crate::spec::NodeKind::Host(h) => h.nic.cc = crate::cc::CcAlgorithm::Dcqcn(crate::cc::DcqcnParams::paper()),
+            crate::spec::NodeKind::Switch(s) => {
+                for p in &mut s.ports {
+                    p.tcs[BENCH_PRIORITY as usize].ecn = Some(ecn);
+                }
+            }
+        }
+    }
+    for f in &mut traffic.flows {
+        f.payload_bytes = path_mtu;
+        *f = f.rc(crate::rdma::RdmaOp::Write);
+    }
+}
+
 /// Run one scenario and time it.
 pub fn measure(name: &str, spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Result<BenchReport, SimError> {
     let t0 = Instant::now();

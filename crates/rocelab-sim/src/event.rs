@@ -53,6 +53,9 @@ pub enum Event {
     HostRxCheck { port: u32, gen: u32 },
     /// A flow starts.
     FlowStart { flow: u32 },
+    /// The timer of RDMA queue pair `qp` (its retransmit timer and its congestion control's
+    /// timer, merged: one pending event per QP); stale unless `gen` matches.
+    QpTimer { qp: u32, gen: u32 },
     /// Take a queue-depth sample.
     Sample,
 }

@@ -269,6 +269,9 @@ pub struct FctReport {
 
 impl FctReport {
     /// The FCT report of a run of `traffic` over `spec`; `None` when no flow has a size.
+    /// `completion` is what completes an open-loop flow; an RDMA flow (a queue pair) always
+    /// completes at the last ACK ([`Completion::LastAckAtSender`]), and the report says so when
+    /// every sized flow is one.
     pub fn compute(spec: &NetworkSpec, traffic: &Traffic, results: &Results, completion: Completion) -> Option<Self> {
         if traffic.flows.iter().all(|f| f.size_bytes.is_none()) {
             return None;
@@ -279,7 +282,8 @@ impl FctReport {
         for (i, f) in traffic.flows.iter().enumerate() {
             let Some(size) = f.size_bytes else { continue };
             let hops = cache.entry((f.src, f.dst)).or_insert_with(|| paths.hops(f.src, f.dst));
-            let Some(standalone) = hops.as_deref().and_then(|h| standalone_fct_ps(h, f, completion)) else {
+            let c = if f.rc_flow().is_some() { Completion::LastAckAtSender } else { completion };
+            let Some(standalone) = hops.as_deref().and_then(|h| standalone_fct_ps(h, f, c)) else {
                 continue;
             };
             let fct = results.flows.get(i).and_then(|r| r.fct_ps);
@@ -321,6 +325,8 @@ impl FctReport {
             .filter(|b| b.flows > 0)
             .collect();
         let overall = bucket(0, None);
+        let all_rc = traffic.flows.iter().filter(|f| f.size_bytes.is_some()).all(|f| f.rc_flow().is_some());
+        let completion = if all_rc { Completion::LastAckAtSender } else { completion };
         Some(FctReport { completion, flows, buckets, overall })
     }
 

@@ -7,15 +7,21 @@
 //! [`rocelab_verify::headroom::required_headroom`] for its link — the same function
 //! `rocelab check` uses.
 
+use crate::cc::{CcAlgorithm, DcqcnParams};
+use crate::nic::NicProfile;
+use crate::perftest::{PerftestKind, PerftestLength, PerftestSpec};
+use crate::rdma::RdmaOp;
 use crate::spec::{
     BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec, PortRef,
     PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, MAX_FRAME_BYTES,
 };
 use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, Traffic};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
+use rocelab_model::fabric::NicVendor;
 use rocelab_model::flowgen::host_rate_bps as line_rate;
+use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
-use rocelab_model::workload::{resolve_hosts, RateSpec};
+use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
 use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
 use serde::Serialize;
@@ -38,8 +44,10 @@ pub struct Names {
     pub nodes: Vec<String>,
     /// `ports[node][port]` is the model's port name.
     pub ports: Vec<Vec<String>>,
-    /// Workload name of each flow, in `Traffic` order.
+    /// Workload name of each flow, in `Traffic` order (perftest tests' flows last).
     pub flows: Vec<String>,
+    /// Name of each perftest test.
+    pub perftest: Vec<String>,
     /// The destination-port column of each flow in `fct.txt`, in `Traffic` order: HPCC's
     /// conventions — 100 for Poisson (background) flows as its traffic generator writes, 200
     /// for incast flows as its analysis scripts expect, the file's value for imported flows —
@@ -97,18 +105,7 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
         let kind = if d.role == Role::Switch {
             NodeKind::Switch(switch(f, di, &cabled, seed.unwrap_or(scenario.simulation.seed)))
         } else {
-            NodeKind::Host(HostSpec {
-                ports: cabled
-                    .iter()
-                    .map(|pi| HostPortSpec {
-                        pfc: PfcPortSpec {
-                            enabled: pfc_mask(f, PortId { device: di, port: *pi }),
-                            ..Default::default()
-                        },
-                    })
-                    .collect(),
-                ..Default::default()
-            })
+            NodeKind::Host(host(scenario, f, di, &cabled))
         };
         nodes.push(NodeSpec { name: d.name.clone(), kind });
     }
@@ -130,6 +127,60 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
 
 fn port_ref(sim_port: &[Vec<Option<usize>>], id: PortId) -> PortRef {
     PortRef { node: id.device, port: sim_port[id.device][id.port].expect("links join cabled ports") }
+}
+
+/// The NIC profile of device `di`: the scenario's `simulation.nic_profile`, else `connectx-4`
+/// for an NVIDIA (Mellanox) ConnectX adapter — the one calibrated profile, used for every
+/// ConnectX generation — and `ideal` for the others.
+pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicProfile {
+    match scenario.simulation.nic_profile {
+        Some(NicProfileName::Ideal) => NicProfile::ideal(),
+        Some(NicProfileName::Connectx4) => NicProfile::connectx4(),
+        None => {
+            let connectx = f.devices[di]
+                .nics
+                .iter()
+                .any(|n| n.vendor == NicVendor::Nvidia && n.model.to_ascii_lowercase().contains("connectx"));
+            if connectx {
+                NicProfile::connectx4()
+            } else {
+                NicProfile::ideal()
+            }
+        }
+    }
+}
+
+/// The host at device `di` with its cabled ports: PFC per port, the NIC profile, DCQCN (the
+/// fabric's parameters; notification and reaction point per the host's first port's settings)
+/// and the CNP marking of the fabric's CNP class (NVIDIA's defaults, priority 6 / DSCP 48,
+/// without one).
+fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) -> HostSpec {
+    let ports = cabled
+        .iter()
+        .map(|pi| HostPortSpec {
+            pfc: PfcPortSpec { enabled: pfc_mask(f, PortId { device: di, port: *pi }), ..Default::default() },
+        })
+        .collect();
+    let mut h = HostSpec { ports, ..Default::default() }.with_nic_profile(nic_profile(scenario, f, di));
+    let settings = cabled.first().map(|pi| f.port_settings(PortId { device: di, port: *pi }));
+    let (np, rp) = settings.as_ref().map(|s| (s.dcqcn_np, s.dcqcn_rp)).unwrap_or((false, false));
+    if f.qos.dcqcn.enabled || np || rp {
+        h.nic.cc = CcAlgorithm::Dcqcn(DcqcnParams::from_model(&f.dcqcn));
+    }
+    h.nic.notification_point = np;
+    h.nic.reaction_point = rp;
+    if let Some(c) = f.qos.cnp_class() {
+        let priority = settings.as_ref().and_then(|s| s.cnp_priority).unwrap_or(c.priority);
+        h.nic.cnp_class = FlowClass {
+            priority,
+            dscp: c.dscp.first().copied().unwrap_or(priority << 3),
+            ecn_capable: false,
+            tagged: f.qos.marking == Marking::Pcp,
+        };
+    } else {
+        h.nic.cnp_class.tagged = f.qos.marking == Marking::Pcp;
+    }
+    h
 }
 
 /// Priorities with PFC on at a port.
@@ -254,13 +305,58 @@ fn class_of(f: &ResolvedFabric, name: &str) -> FlowClass {
     }
 }
 
-fn template(f: &ResolvedFabric, src: usize, dst: usize, class: &str, rate: RateSpec) -> FlowSpec {
-    let mut flow = FlowSpec::greedy(src, dst, class_of(f, class));
+/// The flow every workload entry starts from: greedy, at the RoCE path MTU, capped at `rate`,
+/// carried as `transport` says (an RC queue pair between RoCE hosts by default).
+struct Template<'a> {
+    class: &'a str,
+    rate: RateSpec,
+    transport: Option<FlowTransport>,
+    op: Option<FlowOp>,
+    size: Option<u64>,
+}
+
+fn template(f: &ResolvedFabric, src: usize, dst: usize, t: &Template) -> FlowSpec {
+    let mut flow = FlowSpec::greedy(src, dst, class_of(f, t.class));
     flow.payload_bytes = f.roce_mtu;
-    if let RateSpec::Rate(r) = rate {
+    flow.size_bytes = t.size;
+    if let RateSpec::Rate(r) = t.rate {
         flow.rate_bps = Some(r.bits_per_second().min(line_rate(f, src)));
     }
+    if flow_transport(t.transport, f, src, dst) == FlowTransport::Rc {
+        flow = flow.rc(match t.op.unwrap_or_default() {
+            FlowOp::Write => RdmaOp::Write,
+            FlowOp::Read => RdmaOp::Read,
+            FlowOp::Send => RdmaOp::Send,
+        });
+    }
     flow
+}
+
+/// A perftest workload as the simulator runs it; `index` spreads UDP source ports.
+fn perftest(f: &ResolvedFabric, t: &Perftest, index: usize, host: &dyn Fn(&str) -> usize) -> PerftestSpec {
+    let kind = match t.test {
+        PerftestTest::WriteBw => PerftestKind::WriteBw,
+        PerftestTest::ReadBw => PerftestKind::ReadBw,
+        PerftestTest::SendBw => PerftestKind::SendBw,
+        PerftestTest::WriteLat => PerftestKind::WriteLat,
+        PerftestTest::ReadLat => PerftestKind::ReadLat,
+        PerftestTest::SendLat => PerftestKind::SendLat,
+    };
+    let mut p = PerftestSpec::new(kind, host(&t.client), host(&t.server), class_of(f, &t.class));
+    p.size = t.size_bytes();
+    p.qps = t.qps.unwrap_or(1);
+    if let Some(n) = t.iterations {
+        p.length = PerftestLength::Iterations(n);
+    }
+    if let Some(d) = t.duration {
+        p.length = PerftestLength::Duration(d.as_ps());
+    }
+    p.tx_depth = t.tx_depth.unwrap_or(p.tx_depth);
+    p.path_mtu = t.mtu.unwrap_or(f.roce_mtu);
+    p.start_ps = t.start.as_ps();
+    // perftest's QPs get their own UDP source ports (ECMP entropy), apart from the flows'.
+    p.udp_src_port = 50000u16.wrapping_add((index as u16).wrapping_mul(256));
+    p
 }
 
 fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Traffic {
@@ -275,9 +371,10 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         }
     };
     let host = |n: &str| f.devices.iter().position(|d| d.name == n).expect("hosts are checked when the scenario loads");
+    let tmpl = |class, rate, transport, op, size: Option<u64>| Template { class, rate, transport, op, size };
     for x in &w.flows {
-        let mut flow = template(f, host(&x.from), host(&x.to), &x.class, x.rate);
-        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let mut flow = template(f, host(&x.from), host(&x.to), &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         if let (Some(on), Some(off)) = (x.on, x.off) {
@@ -290,8 +387,8 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     for x in &w.incast {
         let senders = resolve_hosts(&x.senders, f);
         let dst = host(&x.receiver);
-        let mut flow = template(f, senders.first().copied().unwrap_or(dst), dst, &x.class, x.rate);
-        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let mut flow = template(f, senders.first().copied().unwrap_or(dst), dst, &tm);
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         let port = flow.udp_src_port;
         for (round, start) in x.rounds(&s.simulation).into_iter().enumerate() {
@@ -306,7 +403,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         let hosts = resolve_hosts(&x.hosts, f);
         let rates: Vec<u64> = hosts.iter().map(|&h| line_rate(f, h)).collect();
         let cdf = x.distribution.as_ref().expect("the distribution is read when the scenario loads");
-        let flow = template(f, hosts[0], hosts[1], &x.class, RateSpec::Line);
+        let flow = template(f, hosts[0], hosts[1], &tmpl(&x.class, RateSpec::Line, None, None, None));
         let arrivals = PoissonArrivals {
             hosts: &hosts,
             host_rate_bps: &rates,
@@ -324,7 +421,8 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         // Source ports count up per sender, like the HPCC simulator's per-host port counter.
         let mut next_port: std::collections::HashMap<usize, u16> = Default::default();
         for imp in &x.flows {
-            let mut flow = template(f, imp.src, imp.dst, &f.qos.classes[imp.class].name, RateSpec::Line);
+            let class = &f.qos.classes[imp.class].name;
+            let mut flow = template(f, imp.src, imp.dst, &tmpl(class, RateSpec::Line, None, None, Some(imp.size)));
             let k = next_port.entry(imp.src).or_insert(0);
             flow.udp_src_port = flow.udp_src_port.wrapping_add(*k);
             *k = k.wrapping_add(1);
@@ -336,8 +434,8 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     }
     for x in &w.permutation {
         let hosts = resolve_hosts(&x.hosts, f);
-        let mut flow = template(f, hosts[0], hosts[1], &x.class, x.rate);
-        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let mut flow = template(f, hosts[0], hosts[1], &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.permutation(&hosts, seed, &flow);
@@ -345,12 +443,26 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     }
     for x in &w.all_to_all {
         let hosts = resolve_hosts(&x.hosts, f);
-        let mut flow = template(f, hosts[0], hosts[1], &x.class, x.rate);
-        flow.size_bytes = x.size.map(|s| s.as_bytes());
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let mut flow = template(f, hosts[0], hosts[1], &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.all_to_all(&hosts, &flow);
         name_new(&t, names, &x.name, roce);
+    }
+    for (i, x) in w.perftest.iter().enumerate() {
+        let p = perftest(f, x, i, &host);
+        let n = p.flows().len();
+        for k in 0..p.qps as usize {
+            names.flows.push(if p.qps == 1 { x.name.clone() } else { format!("{}#qp{k}", x.name) });
+            names.dports.push(roce);
+        }
+        if n > p.qps as usize {
+            names.flows.push(format!("{}#pong", x.name));
+            names.dports.push(roce);
+        }
+        names.perftest.push(x.name.clone());
+        t.perftest.push(p);
     }
     t
 }
@@ -418,6 +530,38 @@ workloads:
         assert!(p0.pgs[3].lossless && !p0.pgs[0].lossless);
         // PFC off on the override.
         assert!(!sw.ports[2].pfc.enabled.contains(3));
+    }
+
+    #[test]
+    fn rdma_workloads_become_queue_pairs_and_perftest_runs() {
+        let text = FABRIC.replace("    ports:\n", "    dcqcn: {enabled: true, profile: nvidia-connectx}\n    ports:\n")
+            + "  flows:\n    - {name: r, from: host1, to: host3, class: roce, op: read, size: 1MB}\n    - {name: o, from: host2, to: host3, class: default, transport: raw}\n  perftest:\n    - {name: lat, test: write_lat, client: host1, server: host2, class: roce}\n    - {name: bw, test: send_bw, client: host2, server: host1, class: roce, qps: 2, size: 4KiB}\n";
+        let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap();
+        let b = build(&l.scenario, &l.fabric, None);
+        let t = &b.traffic;
+        // The incast and the flow between RoCE hosts run over RC; `transport: raw` stays open loop.
+        assert_eq!((t.flows[0].rc_flow().unwrap().op, t.flows[0].size_bytes), (RdmaOp::Read, Some(1_000_000)));
+        assert!(t.flows[1].rc_flow().is_none());
+        assert!(t.flows[2].rc_flow().is_some_and(|r| r.op == RdmaOp::Write));
+        assert_eq!(t.flows[0].payload_bytes, 4096, "the RoCE path MTU of a 9000-byte port MTU");
+        // perftest: defaults and names of the QP flows.
+        let (lat, bw) = (&t.perftest[0], &t.perftest[1]);
+        assert_eq!((lat.test, lat.size, lat.length), (PerftestKind::WriteLat, 2, PerftestLength::Iterations(1000)));
+        assert_eq!((bw.test, bw.size, bw.qps, bw.tx_depth), (PerftestKind::SendBw, 4096, 2, 128));
+        assert_eq!(&b.names.flows[4..], ["lat", "lat#pong", "bw#qp0", "bw#qp1"]);
+        assert_eq!(b.names.perftest, ["lat", "bw"]);
+        // Hosts: the generated ConnectX adapters get the calibrated profile, DCQCN the
+        // ConnectX parameters, CNPs the fabric's CNP class.
+        let NodeKind::Host(h) = &b.spec.nodes[1].kind else { panic!("host1") };
+        assert_eq!(h.nic.profile.name, "connectx-4");
+        assert_eq!(h.latency_ps, NicProfile::connectx4().rx_latency_ps);
+        let crate::cc::CcAlgorithm::Dcqcn(p) = h.nic.cc else { panic!("DCQCN on") };
+        assert_eq!(p.rate_increase_timer_ps, 300 * crate::US);
+        assert_eq!((h.nic.cnp_class.priority, h.nic.cnp_class.dscp, h.nic.cnp_class.tagged), (6, 48, false));
+        assert!(h.nic.notification_point && h.nic.reaction_point);
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 2 * crate::MS, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert_eq!(r.perftest.len(), 2);
     }
 
     #[test]

@@ -34,6 +34,7 @@
 //! devices, host CPU costs).
 
 pub mod bench;
+pub mod cc;
 pub mod detmath;
 pub mod ecn;
 pub mod error;
@@ -44,7 +45,9 @@ pub mod mmu;
 pub mod nic;
 pub mod observer;
 pub mod packet;
+pub mod perftest;
 pub mod pfc;
+pub mod rdma;
 pub mod rng;
 pub mod routing;
 pub mod sched;
@@ -58,22 +61,27 @@ pub mod time;
 pub mod topology;
 pub mod traffic;
 
+pub use cc::{CcAlgorithm, DcqcnParams};
 pub use ecn::EcnSpec;
 pub use error::SimError;
 pub use fct::{Completion, FctReport};
 pub use mmu::{PriorityGroup, XoffThreshold};
+pub use nic::NicProfile;
 pub use observer::{Direction, DropCause, NoObserver, Observer};
 pub use packet::{Ecn, Packet};
+pub use perftest::{PerftestKind, PerftestLength, PerftestResults, PerftestSpec};
+pub use rdma::{RcConfig, RdmaOp};
 pub use sched::{TrafficClass, Tsa};
 pub use sim::{run, run_with_observer, Sampling, SimConfig, Simulation, MAX_END_TIME};
+pub use spec::NicSpec;
 pub use spec::{
     BufferSpec, DscpMap, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId, NodeKind, NodeSpec,
     PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec,
     Trust,
 };
 pub use stats::{
-    Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
-    SCHEMA_VERSION,
+    Conservation, FlowResults, FrameCounts, HostResults, PortResults, PriorityCounters, QueueSamples, RdmaFlowResults,
+    Results, SwitchResults, SCHEMA_VERSION,
 };
 pub use time::{Time, MS, NS, SECOND, US};
-pub use traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, SizeDistribution, Traffic};
+pub use traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, Traffic, Transport};

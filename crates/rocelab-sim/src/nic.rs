@@ -1,14 +1,150 @@
-//! Host NIC pieces that do not depend on the engine: the receive buffer with its PFC
-//! thresholds, and the pacing/on-off logic of a flow source.
+//! Host NIC pieces that do not depend on the engine: the NIC's timing profile, the receive
+//! buffer with its PFC thresholds, and the pacing/on-off logic of an open-loop flow source.
 //!
 //! The NIC's transmit side is a scheduler over *sources*: when the port is free and the
 //! source's priority is not paused, the NIC asks the next ready source for a packet
-//! ([`FlowSource::poll`]). Today a source is an open-loop flow; the RDMA RC transport (queue
-//! pairs with PSNs, ACK/NAK, DCQCN's per-QP rate limiter) plugs in as another kind of source
-//! answering the same [`SourcePoll`], and its receive path hooks where the host accepts a
-//! packet.
+//! ([`FlowSource::poll`]) for an open-loop flow, or the queue pair's requester/responder for
+//! an RDMA flow (see `sim/rdma.rs`).
 
-use crate::time::{LinkRate, Time};
+use crate::spec::HostRxSpec;
+use crate::time::{LinkRate, Time, NS};
+use serde::{Deserialize, Serialize};
+
+/// Timing of an RDMA NIC and its host: where the time of a message goes besides the wire.
+///
+/// * transmit: the application posts a work request and rings the doorbell; the NIC starts
+///   sending after [`Self::tx_inline_latency_ps`] when the CPU wrote the request and its data
+///   into the NIC (inline, "BlueFlame" doorbell), or after [`Self::tx_dma_latency_ps`] more when
+///   the NIC must fetch them from host memory (a PCIe read round trip);
+/// * receive: a frame is handled by the NIC [`Self::rx_latency_ps`] after its last bit arrived
+///   (this is also when ACKs and CNPs are generated); payload then waits in the receive buffer
+///   for the PCIe/host-memory path, drained at [`Self::rx_drain_bps`], and is visible to a
+///   polling application [`Self::rx_pcie_latency_ps`] after it left the buffer;
+/// * an RDMA READ request is answered after [`Self::read_latency_ps`] (the NIC reads the data
+///   from host memory); a requester's completion is visible [`Self::completion_latency_ps`]
+///   after the NIC processed the final ACK or response (CQE write and poll).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NicProfile {
+    /// Profile name, for results.
+    pub name: String,
+    /// Post → first packet on the wire, inline work request.
+    pub tx_inline_latency_ps: Time,
+    /// Added when the NIC fetches the work request and payload by DMA.
+    pub tx_dma_latency_ps: Time,
+    /// Frame arrival → handled by the NIC.
+    pub rx_latency_ps: Time,
+    /// Out of the receive buffer → visible in host memory.
+    pub rx_pcie_latency_ps: Time,
+    /// READ request handled → first response ready.
+    pub read_latency_ps: Time,
+    /// Final ACK/response handled → completion seen by the application.
+    pub completion_latency_ps: Time,
+    /// Drain rate of the receive buffer towards host memory (frame bytes); `None`: the host is
+    /// never the bottleneck.
+    pub rx_drain_bps: Option<u64>,
+    /// Receive buffer of the lossless priorities.
+    pub rx_buffer_bytes: u64,
+    /// PFC XOFF level of the receive buffer.
+    pub rx_xoff_bytes: u64,
+    /// PFC XON level of the receive buffer.
+    pub rx_xon_bytes: u64,
+}
+
+impl Default for NicProfile {
+    /// [`Self::ideal`].
+    fn default() -> Self {
+        Self::ideal()
+    }
+}
+
+impl NicProfile {
+    /// A NIC that adds no time and a host that is never the bottleneck: what packet-level
+    /// simulators such as the HPCC ns-3 simulator assume, and rocelab's default for adapters
+    /// without a calibrated profile. The receive buffer is [`HostRxSpec::default`]'s.
+    pub fn ideal() -> Self {
+        let rx = HostRxSpec::default();
+        NicProfile {
+            name: "ideal".into(),
+            tx_inline_latency_ps: 0,
+            tx_dma_latency_ps: 0,
+            rx_latency_ps: 0,
+            rx_pcie_latency_ps: 0,
+            read_latency_ps: 0,
+            completion_latency_ps: 0,
+            rx_drain_bps: None,
+            rx_buffer_bytes: rx.capacity_bytes,
+            rx_xoff_bytes: rx.xoff_bytes,
+            rx_xon_bytes: rx.xon_bytes,
+        }
+    }
+
+    /// NVIDIA (Mellanox) ConnectX-4 100GbE on PCIe Gen3 x16 with MOFED, calibrated to the
+    /// Oracle OFA 2017 measurements ("Validating RoCEv2 in the Cloud Datacenter"; the seed
+    /// `validating-rocev2-cloud-datacenter-oracle-ofa2017.txt`):
+    ///
+    /// * **latencies (calibrated).** `ib_write_lat` through one Spectrum switch measured
+    ///   3.22 µs (half the ping-pong round trip). The slides give only that sum, so its split
+    ///   is an assumption: 1.20 µs from post to wire (inline send through the BlueFlame
+    ///   doorbell), 0.30 µs of receive pipeline, and the rest, 1.668 µs, for the PCIe posted
+    ///   write and the poll that sees it; the remaining 52 ns are the wire (two 3 m cables, two
+    ///   serializations of the 86-byte frame, the host buffer drain). rocelab's switch adds no
+    ///   latency of its own, so the Spectrum's cut-through port-to-port time (about 300 ns in
+    ///   NVIDIA's SN2700 datasheet) is inside these figures. The fidelity test
+    ///   `oracle_baseline_write_lat_is_calibrated` checks the sum. A DMA fetch of the work
+    ///   request and payload, a READ's fetch of its data, and a completion each add one PCIe
+    ///   round trip, taken as 0.8 µs (assumption; same order as the posted-write figure).
+    /// * **host drain (calibrated).** Oracle: "with a single qpair, ensure that B/W is between
+    ///   92-96 Gbps". At a 4096-byte RoCE MTU the 100 Gb/s wire carries 97.9 Gb/s of payload,
+    ///   so the adapter and its PCIe Gen3 x16 slot (8 GT/s × 16 lanes, 128b/130b: 126 Gb/s raw,
+    ///   less TLP headers) are what limit it: a drain of 95.5 Gb/s of frame bytes gives 94 Gb/s
+    ///   of `ib_write_bw` payload, the middle of Oracle's range.
+    /// * **receive buffer.** ConnectX's port buffer is 262,016 bytes, split by default into two
+    ///   buffers of 130,944 bytes, the lossless priorities sharing one (NVIDIA community, "HowTo
+    ///   Tune Receive Buffers on Mellanox Adapter Cards", `/sys/class/net/<if>/qos/buffer_size`
+    ///   and `prio2buffer`). Its XOFF and XON levels follow the Linux mlx5 driver
+    ///   (`en/port_buffer.c`, `calculate_xoff` and `update_xoff_threshold`): headroom
+    ///   (301 + 2.16 × cable length in m) × speed in Gb/s + 2.72 × MTU = 56,080 bytes at
+    ///   100 Gb/s, the default 7 m cable and a 9000-byte MTU; XOFF = buffer − headroom =
+    ///   74,864 bytes; XON = XOFF − the port's largest frame (10,000 bytes: a 9978-byte MTU
+    ///   with Ethernet header, tag and FCS) = 64,864 bytes.
+    pub fn connectx4() -> Self {
+        NicProfile {
+            name: "connectx-4".into(),
+            tx_inline_latency_ps: 1_200 * NS,
+            tx_dma_latency_ps: 800 * NS,
+            rx_latency_ps: 300 * NS,
+            rx_pcie_latency_ps: 1_668 * NS,
+            read_latency_ps: 800 * NS,
+            completion_latency_ps: 800 * NS,
+            rx_drain_bps: Some(95_500_000_000),
+            rx_buffer_bytes: 130_944,
+            rx_xoff_bytes: 130_944 - 56_080,
+            rx_xon_bytes: 130_944 - 56_080 - 10_000,
+        }
+    }
+
+    /// The profile called `name` (`ideal`, `connectx-4`).
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "ideal" => Some(Self::ideal()),
+            "connectx-4" => Some(Self::connectx4()),
+            _ => None,
+        }
+    }
+
+    /// Names [`Self::named`] knows.
+    pub const NAMES: [&'static str; 2] = ["ideal", "connectx-4"];
+
+    /// The receive buffer of a host with this NIC.
+    pub fn rx_spec(&self) -> HostRxSpec {
+        HostRxSpec {
+            drain_bps: self.rx_drain_bps,
+            capacity_bytes: self.rx_buffer_bytes,
+            xoff_bytes: self.rx_xoff_bytes,
+            xon_bytes: self.rx_xon_bytes,
+        }
+    }
+}
 
 /// Result of [`RxBuffer::on_arrival`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

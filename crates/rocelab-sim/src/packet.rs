@@ -80,12 +80,19 @@ impl Ecn {
     }
 }
 
-/// What a packet is. Data only for now; the RDMA transport adds ACK, NAK, CNP, READ request and
-/// response, and TCP its segments, as further variants.
+/// What a packet is; the BTH opcode ([`Packet::bth_opcode`]) says more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
-    /// RoCEv2 payload of a flow (BTH opcode in [`Packet::bth_opcode`]).
+    /// RoCEv2 payload of an open-loop flow.
     Data,
+    /// RC request from a requester: SEND and RDMA WRITE packets (payload), RDMA READ requests.
+    Request,
+    /// RDMA READ response from a responder (payload).
+    ReadResponse,
+    /// RC Acknowledge: an ACK or NAK, told by the AETH syndrome.
+    Ack,
+    /// RoCEv2 congestion notification packet.
+    Cnp,
 }
 
 /// One frame in flight. Plain data; lives in the [`PacketPool`] and is named by a `u32` id.
@@ -133,6 +140,34 @@ pub struct Packet {
     /// Priority the current hop assigned (PCP or DSCP per trust mode); the sender's own
     /// priority on the first hop.
     pub priority: u8,
+    /// The extension header the opcode carries, packed: the RETH DMA length (first RDMA WRITE
+    /// packet, READ request) or the AETH, syndrome in the high byte and MSN in the low 24 bits
+    /// (ACK/NAK, first/last/only READ response); 0 otherwise. See [`Packet::reth_dma_length`]
+    /// and [`Packet::aeth`].
+    pub ext: u32,
+}
+
+impl Packet {
+    /// RETH DMA length, if the opcode carries a RETH.
+    pub fn reth_dma_length(&self) -> Option<u32> {
+        (self.kind != PacketKind::Data && crate::rdma::wire::has_reth(self.bth_opcode)).then_some(self.ext)
+    }
+
+    /// AETH (syndrome, MSN), if the opcode carries an AETH.
+    pub fn aeth(&self) -> Option<(u8, u32)> {
+        (self.kind != PacketKind::Data && crate::rdma::wire::has_aeth(self.bth_opcode))
+            .then(|| crate::rdma::wire::unpack_aeth(self.ext))
+    }
+
+    /// Whether the frame carries no payload of its flow: ACK, NAK, CNP and READ request.
+    #[inline]
+    pub fn is_control(&self) -> bool {
+        match self.kind {
+            PacketKind::Ack | PacketKind::Cnp => true,
+            PacketKind::Request => self.bth_opcode == crate::rdma::wire::READ_REQUEST,
+            PacketKind::Data | PacketKind::ReadResponse => false,
+        }
+    }
 }
 
 /// IPv4 address of a node: 10.0.0.0/8 plus the node index, so captures are readable.
@@ -261,6 +296,7 @@ pub(crate) fn test_packet(frame_bytes: u32) -> Packet {
         sent_at: 0,
         flow_hash: 0,
         priority: 3,
+        ext: 0,
     }
 }
 

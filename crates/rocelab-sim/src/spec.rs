@@ -10,13 +10,17 @@
 //! Everything here is plain data with `serde` derives; [`NetworkSpec::validate`] checks it and
 //! reports the path of anything inconsistent.
 
+use crate::cc::CcAlgorithm;
 use crate::ecn::EcnSpec;
 use crate::error::SimError;
 use crate::mmu::XoffThreshold;
+use crate::nic::NicProfile;
 use crate::packet::wire;
 use crate::pfc::MAX_QUANTA;
+use crate::rdma::RcConfig;
 use crate::sched::Tsa;
 use crate::time::Time;
+use crate::traffic::FlowClass;
 use serde::{Deserialize, Serialize};
 
 /// Index of a node in [`NetworkSpec::nodes`].
@@ -125,6 +129,52 @@ pub struct HostSpec {
     pub rx: HostRxSpec,
     /// Delay between the last bit arriving and the NIC handling the packet.
     pub latency_ps: Time,
+    /// The RDMA side of the NIC (queue pairs, congestion control, CNPs).
+    #[serde(default)]
+    pub nic: NicSpec,
+}
+
+impl HostSpec {
+    /// Apply a NIC profile: its timings, and its receive latency and buffer as `latency_ps` and
+    /// `rx`.
+    pub fn with_nic_profile(mut self, profile: NicProfile) -> Self {
+        self.latency_ps = profile.rx_latency_ps;
+        self.rx = profile.rx_spec();
+        self.nic.profile = profile;
+        self
+    }
+}
+
+/// The RDMA side of a host's NIC, shared by its queue pairs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NicSpec {
+    /// Timings. Its receive latency and buffer are applied through [`HostSpec::latency_ps`] and
+    /// [`HostSpec::rx`] (set all three with [`HostSpec::with_nic_profile`]).
+    pub profile: NicProfile,
+    /// RC transport settings; the path MTU of each QP is its flow's `payload_bytes`.
+    pub rc: RcConfig,
+    /// Congestion control of the QPs this NIC sends data for.
+    pub cc: CcAlgorithm,
+    /// Notification point on: the NIC sends CNPs for CE-marked data it receives (DCQCN only).
+    pub notification_point: bool,
+    /// Reaction point on: the NIC's senders run `cc` (off: they ignore CNPs).
+    pub reaction_point: bool,
+    /// Marking of the CNPs it sends. Default priority 6 and DSCP 48, NVIDIA ConnectX's
+    /// `cnp_802p_prio` and `cnp_dscp` defaults, not ECN-capable.
+    pub cnp_class: FlowClass,
+}
+
+impl Default for NicSpec {
+    fn default() -> Self {
+        NicSpec {
+            profile: NicProfile::default(),
+            rc: RcConfig::default(),
+            cc: CcAlgorithm::None,
+            notification_point: true,
+            reaction_point: true,
+            cnp_class: FlowClass { priority: 6, dscp: 48, ecn_capable: false, tagged: true },
+        }
+    }
 }
 
 /// A NIC port.
@@ -458,6 +508,7 @@ fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
     for (i, p) in h.ports.iter().enumerate() {
         validate_pfc(format!("{path}.ports[{i}].pfc"), &p.pfc)?;
     }
+    validate_nic(path, &h.nic)?;
     let rx = &h.rx;
     if rx.drain_bps == Some(0) {
         return Err(SimError::spec(
@@ -473,6 +524,54 @@ fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
                 rx.xon_bytes, rx.xoff_bytes, rx.capacity_bytes
             ),
         ));
+    }
+    Ok(())
+}
+
+fn validate_nic(path: &str, n: &NicSpec) -> Result<(), SimError> {
+    let rc = &n.rc;
+    let p = |f: &str| format!("{path}.nic.{f}");
+    if rc.window_packets == 0 {
+        return Err(SimError::spec(p("rc.window_packets"), "a window of 0 packets sends nothing; use 128"));
+    }
+    if rc.window_packets >= 1 << 23 {
+        return Err(SimError::spec(
+            p("rc.window_packets"),
+            "more than 2^23 outstanding PSNs makes the 24-bit PSN space ambiguous",
+        ));
+    }
+    if rc.ack_every_packets == 0 {
+        return Err(SimError::spec(p("rc.ack_every_packets"), "must be at least 1 (an ACK per packet)"));
+    }
+    if rc.timeout_ps == 0 {
+        return Err(SimError::spec(p("rc.timeout_ps"), "a retransmit timeout of 0 would fire without end"));
+    }
+    if rc.retry_count > 7 {
+        return Err(SimError::spec(p("rc.retry_count"), "the retry count is a 3-bit field: 0..=7"));
+    }
+    if n.cnp_class.priority > 7 || n.cnp_class.dscp > 63 {
+        return Err(SimError::spec(p("cnp_class"), "priority is 0..=7 and DSCP 0..=63"));
+    }
+    if let crate::cc::CcAlgorithm::Dcqcn(d) = &n.cc {
+        let ok = d.g > 0.0
+            && d.g <= 1.0
+            && d.initial_alpha > 0.0
+            && d.initial_alpha <= 1.0
+            && d.max_decrease > 0.0
+            && d.max_decrease <= 1.0
+            && d.alpha_update_interval_ps > 0
+            && d.rate_increase_timer_ps > 0
+            && d.byte_counter_bytes > 0
+            && d.min_rate_bps > 0;
+        if !ok {
+            return Err(SimError::spec(
+                p("cc"),
+                format!(
+                    "DCQCN needs 0 < g, initial_alpha, max_decrease <= 1 and positive timers, byte counter and \
+                     minimum rate, got {d:?}"
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -614,6 +713,28 @@ mod tests {
         let mut s = two_hosts();
         s.links[0].delay_ps = u64::MAX;
         assert!(s.validate().unwrap_err().to_string().contains("delay_ps"));
+    }
+
+    #[test]
+    fn rdma_nic_settings_are_checked() {
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[1].kind {
+            h.nic.rc.window_packets = 0;
+        }
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("nodes[1]") && e.contains("nic.rc.window_packets"), "{e}");
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[0].kind {
+            let mut p = crate::cc::DcqcnParams::paper();
+            p.g = 0.0;
+            h.nic.cc = CcAlgorithm::Dcqcn(p);
+        }
+        assert!(s.validate().unwrap_err().to_string().contains("nic.cc"));
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[0].kind {
+            h.nic.rc.retry_count = 8;
+        }
+        assert!(s.validate().unwrap_err().to_string().contains("3-bit"));
     }
 
     #[test]

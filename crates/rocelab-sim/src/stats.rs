@@ -4,13 +4,18 @@
 //! Byte counters count Ethernet frames including FCS (as switch counters do, see
 //! [`crate::packet`]); flow byte counters count payload. PFC frames are counted in
 //! `pfc_sent`/`pfc_received`, not in tx/rx.
+//!
+//! A flow's packet counters count its *data* frames (those carrying its payload: open-loop
+//! packets, SEND/WRITE packets, READ responses); an RDMA flow's control frames (ACK, NAK, CNP,
+//! READ request) are counted apart in [`RdmaFlowResults::control`]. Both balance on their own:
+//! sent = delivered + dropped + in flight.
 
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 /// Version of the [`Results`] layout; bump on incompatible change. 2: flow completion times
-/// and slowdowns ([`Results::fct`]).
-pub const SCHEMA_VERSION: u32 = 2;
+/// and slowdowns ([`Results::fct`]). 3: RDMA flow figures, control frames, perftest results.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Counters of one priority at one port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,13 +131,68 @@ pub struct FlowResults {
     pub ce_packets: u64,
     /// Start time.
     pub start_ps: Time,
-    /// When the last byte of a sized flow reached the host.
+    /// Completion time of a sized flow: for an open-loop flow, when its last byte reached the
+    /// destination host; for an RDMA flow, when the requester's NIC handled the ACK (or READ
+    /// response) that completed its last message — as perftest and the HPCC simulator count it.
     pub completion_ps: Option<Time>,
     /// Flow completion time (completion − start).
     pub fct_ps: Option<Time>,
     /// Delivered payload bits per second over the flow's active time (start to completion,
     /// to its last delivery once it stopped sending, or to the end of the run).
     pub throughput_bps: f64,
+    /// Queue-pair figures of an RDMA flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<RdmaFlowResults>,
+}
+
+/// Frames of one kind of a flow, balanced: sent = delivered + dropped + in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameCounts {
+    /// Put on the wire.
+    pub sent: u64,
+    /// Reached the destination host.
+    pub delivered: u64,
+    /// Dropped on the way.
+    pub dropped: u64,
+    /// Still in the network at the end.
+    pub in_flight: u64,
+}
+
+/// What an RDMA flow's queue pair did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RdmaFlowResults {
+    /// Operation of its messages.
+    pub op: crate::rdma::RdmaOp,
+    /// Messages completed at the requester.
+    pub messages_completed: u64,
+    /// Data packets sent again (go-back-N after a NAK or a timeout).
+    pub retransmitted_packets: u64,
+    /// Their payload bytes.
+    pub retransmitted_bytes: u64,
+    /// Data packets the receiver discarded: out of sequence.
+    pub out_of_sequence_packets: u64,
+    /// Data packets the receiver discarded: duplicates.
+    pub duplicate_packets: u64,
+    /// ACKs sent by the responder.
+    pub acks_sent: u64,
+    /// NAKs (PSN sequence error) sent by the responder.
+    pub naks_sent: u64,
+    /// Local ACK timeouts at the requester.
+    pub timeouts: u64,
+    /// The QP exhausted its retries and went to the error state.
+    pub failed: bool,
+    /// CE-marked data packets received.
+    pub ce_packets: u64,
+    /// CNPs the notification point sent.
+    pub cnps_sent: u64,
+    /// CNPs the data sender received.
+    pub cnps_received: u64,
+    /// Rate cuts of the congestion control.
+    pub rate_cuts: u64,
+    /// Lowest congestion-control rate reached (bit/s), if it ever limited the QP.
+    pub min_rate_bps: Option<f64>,
+    /// Control frames (ACK, NAK, CNP, READ request).
+    pub control: FrameCounts,
 }
 
 /// Queue depths sampled at a fixed interval (like Arista LANZ or a telemetry poller).
@@ -191,6 +251,9 @@ pub struct Results {
     pub hosts: Vec<HostResults>,
     /// Per flow.
     pub flows: Vec<FlowResults>,
+    /// perftest results, in [`crate::Traffic::perftest`] order.
+    #[serde(default)]
+    pub perftest: Vec<crate::perftest::PerftestResults>,
     /// Sampled queue depths, if sampling was asked for.
     pub queue_samples: Option<QueueSamples>,
     /// Conservation balance.
@@ -220,12 +283,27 @@ impl Results {
             sum(&|f| f.dropped_packets),
             sum(&|f| f.in_flight_packets),
         );
+        let ctrl = |f: &dyn Fn(&FrameCounts) -> u64| {
+            self.flows.iter().filter_map(|fl| fl.rdma.as_ref()).map(|r| f(&r.control)).sum::<u64>()
+        };
+        let flows = (
+            flows.0 + ctrl(&|c| c.sent),
+            flows.1 + ctrl(&|c| c.delivered),
+            flows.2 + ctrl(&|c| c.dropped),
+            flows.3 + ctrl(&|c| c.in_flight),
+        );
         if flows != (c.injected_packets, c.delivered_packets, c.dropped_packets, c.in_flight_packets) {
-            return Err(format!("flow counters {flows:?} disagree with {c:?}"));
+            return Err(format!("flow counters (data + control) {flows:?} disagree with {c:?}"));
         }
         for f in &self.flows {
             if f.sent_packets != f.delivered_packets + f.dropped_packets + f.in_flight_packets {
                 return Err(format!("flow {} not conserved: {f:?}", f.flow));
+            }
+            if let Some(r) = &f.rdma {
+                let c = &r.control;
+                if c.sent != c.delivered + c.dropped + c.in_flight {
+                    return Err(format!("flow {} control frames not conserved: {c:?}", f.flow));
+                }
             }
         }
         let port_drops: u64 = self.ports.iter().map(|p| p.total(|c| c.drops)).sum();

@@ -1,5 +1,7 @@
-//! A readable summary of a run, with the model's names: flows (throughput, completion time,
-//! CE marks), flow completion and slowdown percentiles by flow size, ports and priorities with PFC, ECN or drops, peak queues like Arista LANZ reports
+//! A readable summary of a run, with the model's names: perftest results as perftest prints
+//! them, flows (throughput, completion time, CE marks, and for RDMA flows retransmissions and
+//! CNPs), flow completion and slowdown percentiles by flow size, ports and priorities with PFC,
+//! ECN or drops, peak queues like Arista LANZ reports
 //! them, switch buffers, and the conservation balance.
 
 use crate::fct::{Completion, FctReport, Percentiles};
@@ -66,6 +68,73 @@ pub fn summary(r: &Results, names: &Names, warnings: &[String]) -> String {
     s
 }
 
+/// perftest results in perftest's columns.
+fn write_perftest(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
+    if r.perftest.is_empty() {
+        return Ok(());
+    }
+    writeln!(s, "\nperftest: {}", r.perftest.len())?;
+    for t in &r.perftest {
+        let name = names.perftest.get(t.test).cloned().unwrap_or_else(|| format!("#{}", t.test));
+        let state = if t.complete { "" } else { " (did not finish before the end of the run)" };
+        writeln!(
+            s,
+            "  {name}: {} {}>{}{state}",
+            t.kind.tool(),
+            names.nodes.get(t.client).map(String::as_str).unwrap_or("?"),
+            names.nodes.get(t.server).map(String::as_str).unwrap_or("?")
+        )?;
+        if let Some(b) = &t.bw {
+            writeln!(
+                s,
+                "   {:>10} {:>12} {:>16} {:>19} {:>14}",
+                "#bytes", "#iterations", "BW peak[Gb/sec]", "BW average[Gb/sec]", "MsgRate[Mpps]"
+            )?;
+            writeln!(
+                s,
+                "   {:>10} {:>12} {:>16} {:>19.2} {:>14.6}",
+                b.size,
+                b.messages,
+                b.peak_gbps.map(|p| format!("{p:.2}")).unwrap_or_else(|| "-".into()),
+                b.average_gbps,
+                b.msg_rate_mpps
+            )?;
+        }
+        if let Some(l) = &t.lat {
+            writeln!(
+                s,
+                "   {:>8} {:>11} {:>12} {:>12} {:>16} {:>12} {:>14} {:>21} {:>23}",
+                "#bytes",
+                "#iterations",
+                "t_min[usec]",
+                "t_max[usec]",
+                "t_typical[usec]",
+                "t_avg[usec]",
+                "t_stdev[usec]",
+                "99% percentile[usec]",
+                "99.9% percentile[usec]"
+            )?;
+            writeln!(
+                s,
+                "   {:>8} {:>11} {:>12.2} {:>12.2} {:>16.2} {:>12.2} {:>14.2} {:>21.2} {:>23.2}",
+                l.size,
+                l.iterations,
+                l.t_min_us,
+                l.t_max_us,
+                l.t_typical_us,
+                l.t_avg_us,
+                l.t_stdev_us,
+                l.p99_us,
+                l.p99_9_us
+            )?;
+        }
+        if t.bw.is_none() && t.lat.is_none() {
+            writeln!(s, "   (no completed iteration)")?;
+        }
+    }
+    Ok(())
+}
+
 fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]) -> std::fmt::Result {
     writeln!(
         s,
@@ -78,20 +147,36 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     for w in warnings {
         writeln!(s, "warning: {w}")?;
     }
+    write_perftest(s, r, names)?;
     writeln!(s, "\nflows: {}", r.flows.len())?;
-    writeln!(s, "  {:24} {:>5} {:>14} {:>12} {:>10} {:>8}", "flow", "prio", "throughput", "fct", "delivered", "ce")?;
+    let label =
+        |f: &crate::stats::FlowResults| format!("{} {}>{}", names.flow(f.flow), names.nodes[f.src], names.nodes[f.dst]);
+    let w = r.flows.iter().take(MAX_FLOW_ROWS).map(|f| label(f).len()).max().unwrap_or(0).max(24);
+    writeln!(
+        s,
+        "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+        "flow", "prio", "qp", "throughput", "fct", "delivered", "ce", "retx", "cnp"
+    )?;
     for f in r.flows.iter().take(MAX_FLOW_ROWS) {
-        let name = names.flow(f.flow);
-        let label = format!("{name} {}>{}", names.nodes[f.src], names.nodes[f.dst]);
+        let label = label(f);
+        let (qp, retx, cnp) = match &f.rdma {
+            Some(q) => {
+                (format!("{:?}", q.op).to_lowercase(), q.retransmitted_packets.to_string(), q.cnps_received.to_string())
+            }
+            None => ("raw".into(), "-".into(), "-".into()),
+        };
         writeln!(
             s,
-            "  {:24} {:>5} {:>14} {:>12} {:>10} {:>8}",
+            "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
             label,
             f.priority,
+            qp,
             gbps(f.throughput_bps),
             f.fct_ps.map(us).unwrap_or_else(|| "-".into()),
             f.delivered_packets,
-            f.ce_packets
+            f.ce_packets,
+            retx,
+            cnp
         )?;
     }
     if r.flows.len() > MAX_FLOW_ROWS {
@@ -144,5 +229,13 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         "\nconservation: injected {} B = delivered {} B + dropped {} B + in flight {} B",
         c.injected_bytes, c.delivered_bytes, c.dropped_bytes, c.in_flight_bytes
     )?;
+    let (retx, retx_bytes) = r
+        .flows
+        .iter()
+        .filter_map(|f| f.rdma.as_ref())
+        .fold((0, 0), |(p, b), q| (p + q.retransmitted_packets, b + q.retransmitted_bytes));
+    if retx > 0 {
+        writeln!(s, "retransmitted: {retx} packets, {retx_bytes} B of payload")?;
+    }
     Ok(())
 }

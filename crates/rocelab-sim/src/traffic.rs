@@ -2,14 +2,28 @@
 //! start and stop times, and generators for the usual patterns (incast N:1, permutation,
 //! all-to-all).
 //!
-//! Without a transport (the RDMA RC model comes with a later issue) a flow is a RoCEv2 stream
-//! that the NIC sends open loop: a *sized* flow sends its bytes as fast as the NIC and PFC allow
-//! (or paced at `rate_bps`), a *CBR* flow sends at `rate_bps` until it stops, an *on/off* flow
-//! alternates. Rates count the whole frame on the wire (frame + preamble + IFG), so a 100 Gb/s
-//! CBR flow exactly fills a 100 Gb/s link.
+//! A flow's [`Transport`] says how it is carried:
+//!
+//! * [`Transport::Raw`]: a RoCEv2 stream that the NIC sends open loop, without ACKs,
+//!   retransmission or congestion control: a *sized* flow sends its bytes as fast as the NIC and
+//!   PFC allow (or paced at `rate_bps`), a *CBR* flow sends at `rate_bps` until it stops, an
+//!   *on/off* flow alternates.
+//! * [`Transport::Rc`]: an RDMA Reliable Connected queue pair ([`crate::rdma`]): a sized flow is
+//!   one RDMA WRITE (or READ, SEND) of its size (several of [`RcFlow::message_bytes`] when
+//!   larger), complete when the requester has the last ACK — as perftest and the HPCC
+//!   simulator count it; an unsized flow posts messages of `message_bytes` until it stops, at
+//!   most [`RcFlow::tx_depth`] outstanding; `rate_bps` caps the QP's rate; an on/off flow sends
+//!   nothing during its off periods. The NIC's congestion control (DCQCN) paces the QP below
+//!   that.
+//!
+//! Rates count the whole frame on the wire (frame + preamble + IFG), so a 100 Gb/s CBR flow
+//! exactly fills a 100 Gb/s link. The constructors ([`FlowSpec::sized`], [`FlowSpec::cbr`],
+//! [`FlowSpec::greedy`]) make raw flows; [`FlowSpec::rc`] turns one into a queue pair.
 
 use crate::error::SimError;
 use crate::packet::{rocev2_frame_bytes, Ecn};
+use crate::perftest::PerftestSpec;
+use crate::rdma::{RdmaOp, MAX_MESSAGE_BYTES};
 use crate::rng::Rng;
 use crate::spec::{NetworkSpec, NodeId, MAX_FRAME_BYTES};
 use crate::time::Time;
@@ -44,6 +58,36 @@ pub struct OnOff {
     pub off_ps: Time,
 }
 
+/// How a flow is carried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Transport {
+    /// Open-loop RoCEv2 packets: no ACKs, no retransmission, no congestion control.
+    #[default]
+    Raw,
+    /// An RDMA RC queue pair.
+    Rc(RcFlow),
+}
+
+/// The queue pair of an RC flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RcFlow {
+    /// RDMA operation of its messages.
+    pub op: RdmaOp,
+    /// Message size of an unsized flow (a sized flow is one message of its size, or messages of
+    /// 2 GiB, the largest RDMA message, beyond).
+    pub message_bytes: u64,
+    /// Most messages posted and not completed (perftest's `--tx-depth`).
+    pub tx_depth: u32,
+}
+
+impl RcFlow {
+    /// Messages of `op`: unsized flows in 64 KiB messages (perftest's default bandwidth-test
+    /// size, `DEF_SIZE_BW`), 128 outstanding (perftest's `DEF_TX_BW`).
+    pub fn new(op: RdmaOp) -> Self {
+        RcFlow { op, message_bytes: 65536, tx_depth: 128 }
+    }
+}
+
 /// One flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlowSpec {
@@ -67,6 +111,9 @@ pub struct FlowSpec {
     pub rate_bps: Option<u64>,
     /// On/off pattern.
     pub on_off: Option<OnOff>,
+    /// Open loop, or an RDMA queue pair.
+    #[serde(default)]
+    pub transport: Transport,
 }
 
 impl FlowSpec {
@@ -83,6 +130,21 @@ impl FlowSpec {
             size_bytes: Some(bytes),
             rate_bps: None,
             on_off: None,
+            transport: Transport::Raw,
+        }
+    }
+
+    /// The same flow carried by an RC queue pair doing `op` (path MTU: `payload_bytes`). A
+    /// sized flow is one message of its size when it is at most 2 GiB.
+    pub fn rc(self, op: RdmaOp) -> Self {
+        FlowSpec { transport: Transport::Rc(RcFlow::new(op)), ..self }
+    }
+
+    /// The RC queue pair, if the flow has one.
+    pub fn rc_flow(&self) -> Option<&RcFlow> {
+        match &self.transport {
+            Transport::Rc(r) => Some(r),
+            Transport::Raw => None,
         }
     }
 
@@ -152,6 +214,10 @@ pub struct PoissonArrivals<'a, D: ?Sized> {
 pub struct Traffic {
     /// Flows; a flow's index names it in the results.
     pub flows: Vec<FlowSpec>,
+    /// perftest-style tests; each runs on queue pairs of its own, whose flows follow
+    /// [`Self::flows`] in the results.
+    #[serde(default)]
+    pub perftest: Vec<PerftestSpec>,
 }
 
 impl Traffic {
@@ -352,9 +418,35 @@ impl Traffic {
             if f.stop_ps.is_some_and(|s| s <= f.start_ps) {
                 return Err(SimError::traffic(format!("{path}.stop_ps"), "stop is not after start"));
             }
+            if let Transport::Rc(rc) = f.transport {
+                validate_rc(&path, f.payload_bytes, &rc)?;
+            }
+        }
+        for (i, t) in self.perftest.iter().enumerate() {
+            t.validate(&format!("perftest[{i}]"), net)?;
         }
         Ok(())
     }
+}
+
+/// Check the queue pair of a flow (or of a perftest test) at `path`.
+pub(crate) fn validate_rc(path: &str, path_mtu: u32, rc: &RcFlow) -> Result<(), SimError> {
+    if !crate::rdma::wire::PATH_MTUS.contains(&path_mtu) {
+        return Err(SimError::traffic(
+            format!("{path}.payload_bytes"),
+            format!("an RC queue pair's path MTU is 256, 512, 1024, 2048 or 4096 bytes, got {path_mtu}"),
+        ));
+    }
+    if rc.message_bytes == 0 || rc.message_bytes > MAX_MESSAGE_BYTES {
+        return Err(SimError::traffic(
+            format!("{path}.transport.message_bytes"),
+            format!("an RDMA message is 1 byte to 2 GiB ({MAX_MESSAGE_BYTES} bytes), got {}", rc.message_bytes),
+        ));
+    }
+    if rc.tx_depth == 0 {
+        return Err(SimError::traffic(format!("{path}.transport.tx_depth"), "tx_depth 0 posts nothing; use 1 or more"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -439,6 +531,40 @@ mod tests {
         let t = arrivals(7, ms);
         let ports: Vec<u16> = t.flows.iter().filter(|f| f.src == 3).map(|f| f.udp_src_port).take(3).collect();
         assert_eq!(ports, [49152, 49153, 49154]);
+    }
+
+    #[test]
+    fn rc_flows_and_perftest_runs_are_validated() {
+        use crate::topology::{single_switch, FabricDefaults};
+        let f = single_switch(2, 100_000_000_000, 1000, &FabricDefaults::lossless(3, 64_000));
+        let class = FlowClass::roce(3, 26);
+        let mut t = Traffic::new();
+        t.push(FlowSpec {
+            payload_bytes: 1500,
+            ..FlowSpec::sized(f.hosts[0], f.hosts[1], class, 10).rc(RdmaOp::Write)
+        });
+        let e = t.validate(&f.spec).unwrap_err().to_string();
+        assert!(e.contains("flows[0].payload_bytes") && e.contains("256, 512, 1024, 2048 or 4096"), "{e}");
+        let mut t = Traffic::new();
+        let mut big = FlowSpec::sized(f.hosts[0], f.hosts[1], class, 10).rc(RdmaOp::Send);
+        if let Transport::Rc(r) = &mut big.transport {
+            r.message_bytes = MAX_MESSAGE_BYTES + 1;
+        }
+        t.push(big);
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("message_bytes"));
+        let unsized_flow = FlowSpec::greedy(f.hosts[0], f.hosts[1], class).rc(RdmaOp::Write);
+        assert_eq!(unsized_flow.rc_flow().unwrap().message_bytes, 65536, "perftest's DEF_SIZE_BW");
+        let mut t = Traffic::new();
+        let mut p = PerftestSpec::new(crate::perftest::PerftestKind::WriteLat, f.hosts[0], f.hosts[1], class);
+        p.qps = 2;
+        t.perftest.push(p);
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("perftest[0].qps"));
+        t.perftest[0].qps = 1;
+        t.perftest[0].size = 0;
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("perftest[0].size"));
+        t.perftest[0].size = 2;
+        t.perftest[0].server = f.hosts[0];
+        assert!(t.validate(&f.spec).unwrap_err().to_string().contains("same host"));
     }
 
     #[test]

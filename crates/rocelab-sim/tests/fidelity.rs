@@ -1,6 +1,11 @@
 //! Fidelity tests: each builds a small fabric, runs it, checks conservation, and asserts the
 //! behaviour the standards and the deployment guides describe, with stated tolerances.
 
+#[path = "fidelity/oracle.rs"]
+mod oracle;
+#[path = "fidelity/rdma.rs"]
+mod rdma;
+
 use rocelab_sim::packet::wire;
 use rocelab_sim::pfc::PfcFrame;
 use rocelab_sim::topology::{single_switch, FabricDefaults, NetworkBuilder};

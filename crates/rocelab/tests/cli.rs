@@ -249,7 +249,7 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
     assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(v["results"]["schema_version"], 2);
+    assert_eq!(v["results"]["schema_version"], 3);
     assert_eq!(v["names"]["nodes"][0], "leaf1");
     assert_eq!(v["names"]["flows"][0], "victim");
     assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));
@@ -389,7 +389,7 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
     let dir = fresh_dir("report-all");
     let out = rocelab(&["sim", "examples/sim-incast-two-tier.yaml", "--all", "--out", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("wrote 2 runs"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("wrote 3 runs"), "{}", text(&out.stdout));
     for f in [
         "index.json",
         "runs/base/results.json",

@@ -14,14 +14,16 @@
 //!
 //! **Fields not in the simulator's packet** are set as a NIC would send them: IPv4
 //! identification 0 with don't-fragment set, TTL 64; BTH P_Key 0xFFFF, version 0, AckReq on
-//! the last packet of an RC request. Until the RDMA transport model carries them, RETH
-//! (virtual address 0, R_Key 0, DMA length = the packet's payload), AETH (syndrome 0x1F: ACK
-//! without credit count, MSN 0) and immediate data (0) are filled so that the layout is exact.
+//! the last packet of an RC request. The RETH DMA length and the AETH (syndrome and MSN) come
+//! from the packet ([`Packet::reth_dma_length`], [`Packet::aeth`]); the RETH's virtual address
+//! and R_Key are 0, and an open-loop packet with such an opcode gets a RETH DMA length of its
+//! payload and an AETH of 0x1F (ACK without credit count) with MSN 0, so that the layout is exact.
 //!
 //! **Lengths.** A captured frame has no FCS (as captures on Linux hosts have none): its length
 //! is the simulator's frame size minus 4. The InfiniBand pad (0..3 bytes that make the payload a
-//! multiple of 4) is on the wire; the simulator does not count it, so a packet whose payload is
-//! not a multiple of 4 is captured up to 3 bytes longer than simulated.
+//! multiple of 4) is on the wire; the simulator counts it for RDMA packets (in their header
+//! bytes) but not for open-loop packets, so an open-loop packet whose payload is not a multiple
+//! of 4 is captured up to 3 bytes longer than simulated.
 
 mod headers;
 mod observer;
@@ -108,8 +110,15 @@ pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
         HeaderStack::RoceV2 {
             ip,
             bth,
-            reth: layout.reth.then_some(Reth { virtual_address: 0, r_key: 0, dma_length: p.payload_bytes }),
-            aeth: layout.aeth.then_some(Aeth { syndrome: 0x1F, msn: 0 }),
+            reth: layout.reth.then(|| Reth {
+                virtual_address: 0,
+                r_key: 0,
+                dma_length: p.reth_dma_length().unwrap_or(p.payload_bytes),
+            }),
+            aeth: layout.aeth.then(|| {
+                let (syndrome, msn) = p.aeth().unwrap_or((0x1F, 0));
+                Aeth { syndrome, msn }
+            }),
             immediate: layout.immediate.then_some(0),
             payload: p.payload_bytes,
         }
@@ -207,6 +216,7 @@ mod tests {
             sent_at: 0,
             flow_hash: 0,
             priority: 3,
+            ext: 0,
         }
     }
 

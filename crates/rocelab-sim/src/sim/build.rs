@@ -1,6 +1,8 @@
 //! Building a simulation from a [`NetworkSpec`] and [`Traffic`], running it, and collecting
 //! [`Results`].
 
+use super::build_rdma::{build_qp, flow_app, host_port, perftest_apps, Owner};
+use super::rdma::NO_QP;
 use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt};
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
@@ -10,7 +12,7 @@ use crate::observer::{NoObserver, Observer};
 use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
 use crate::pfc::{pause_duration, PauseState, XoffState};
 use crate::rng::{mix64, Rng};
-use crate::routing::{ecmp_select, Routes, Topology};
+use crate::routing::{Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
 use crate::spec::{NetworkSpec, NodeKind, PfcPortSpec, MAX_FRAME_BYTES};
 use crate::stats::{
@@ -18,7 +20,7 @@ use crate::stats::{
     SCHEMA_VERSION,
 };
 use crate::time::{LinkRate, Time, SECOND};
-use crate::traffic::Traffic;
+use crate::traffic::{FlowSpec, Traffic};
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Longest simulated time accepted (2⁶² ps ≈ 53 days), far from `u64` overflow.
@@ -135,7 +137,8 @@ impl<'a, O: Observer> Simulation<'a, O> {
         let mut results = self.sim.results(self.spec);
         let (spec, traffic) = (self.spec, self.traffic);
         drop(self); // its routing tables and pools go before the FCT analysis builds its own routes
-                    // Flows are open-loop RoCE streams: a sized flow completes when its last byte is delivered.
+        // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
+        // requester has the last ACK (see `FctReport::compute`).
         results.fct =
             crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
         results
@@ -238,6 +241,7 @@ fn build<'o, O: Observer>(
                     nics.push(NicRt {
                         ready: VecDeque::new(),
                         pacing: BinaryHeap::new(),
+                        ctrl: VecDeque::new(),
                         wake_at: Time::MAX,
                         rx: RxBuffer::new(rx.drain_bps, rx.capacity_bytes, rx.xoff_bytes, rx.xon_bytes),
                         rx_gen: 0,
@@ -309,8 +313,19 @@ fn build<'o, O: Observer>(
     let routes = Routes::compute(&Topology { adjacency: &adjacency, is_host: &is_host });
 
     let mut queue = EventQueue::new();
-    let mut flows = Vec::with_capacity(traffic.flows.len());
-    for (i, f) in traffic.flows.iter().enumerate() {
+    // The traffic's flows, then the flows of each perftest test.
+    let mut specs: Vec<(FlowSpec, Owner)> =
+        traffic.flows.iter().enumerate().map(|(i, f)| (*f, Owner::Flow(i))).collect();
+    let mut test_first = Vec::with_capacity(traffic.perftest.len());
+    for (t, p) in traffic.perftest.iter().enumerate() {
+        test_first.push(specs.len() as u32);
+        specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
+    }
+    let port_rate = |p: u32| ports[p as usize].rate.bps();
+    let mut flows = Vec::with_capacity(specs.len());
+    let mut qps = Vec::new();
+    let mut tests = Vec::with_capacity(traffic.perftest.len());
+    for (i, (f, owner)) in specs.iter().enumerate() {
         let hash = five_tuple_hash(
             node_ipv4(f.src as u32),
             node_ipv4(f.dst as u32),
@@ -318,14 +333,31 @@ fn build<'o, O: Observer>(
             f.udp_src_port,
             wire::ROCEV2_UDP_PORT,
         );
-        let hops = routes.next_hops(f.src as u32, f.dst as u32);
-        if hops.is_empty() {
+        let Some(port) = host_port(&routes, f.src, f.dst, hash) else {
             return Err(SimError::traffic(
-                format!("flows[{i}]"),
+                owner.path(),
                 format!("no path from \"{}\" to \"{}\"; connect them", spec.nodes[f.src].name, spec.nodes[f.dst].name),
             ));
-        }
-        let port = hops[ecmp_select(hash, mix64(f.src as u64), hops.len())];
+        };
+        let qp = if f.rc_flow().is_some() {
+            let (app, inline) = match *owner {
+                Owner::Flow(_) => (flow_app(f), false),
+                Owner::Perftest(t, k) => {
+                    if k == 0 {
+                        let (apps, rt) = perftest_apps(t, &traffic.perftest[t], test_first[t], qps.len() as u32);
+                        tests.push((apps, rt));
+                    }
+                    let p = &traffic.perftest[t];
+                    (tests[t].0[k], p.inline())
+                }
+            };
+            let q = build_qp(spec, &routes, &port_rate, i as u32, f, port, hash, inline, app, config.seed)
+                .map_err(|m| SimError::traffic(owner.path(), m))?;
+            qps.push(q);
+            qps.len() as u32 - 1
+        } else {
+            NO_QP
+        };
         flows.push(FlowRt {
             spec: *f,
             port,
@@ -350,11 +382,13 @@ fn build<'o, O: Observer>(
             last_delivery: 0,
             completed_at: None,
             finished_sending: false,
+            qp,
         });
         if f.start_ps <= config.end_time_ps {
             queue.push(f.start_ps, Event::FlowStart { flow: i as u32 });
         }
     }
+    let tests = tests.into_iter().map(|(_, rt)| rt).collect();
 
     let samples = config.sampling.queue_interval_ps.map(|interval| {
         let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
@@ -375,6 +409,8 @@ fn build<'o, O: Observer>(
         switches,
         nics,
         flows,
+        qps,
+        tests,
         routes,
         rng: Rng::new(config.seed),
         obs: observer,
@@ -484,9 +520,14 @@ impl<O: Observer> Sim<'_, O> {
             }
         }
         let mut in_flight = vec![0u64; self.flows.len()];
+        let mut ctrl_in_flight = vec![0u64; self.flows.len()];
         let mut cons = self.cons;
         for pkt in self.pool.iter_live() {
-            in_flight[pkt.flow as usize] += 1;
+            if pkt.is_control() {
+                ctrl_in_flight[pkt.flow as usize] += 1;
+            } else {
+                in_flight[pkt.flow as usize] += 1;
+            }
             cons.in_flight_packets += 1;
             cons.in_flight_bytes += pkt.frame_bytes as u64;
         }
@@ -520,6 +561,7 @@ impl<O: Observer> Sim<'_, O> {
                     completion_ps: f.completed_at,
                     fct_ps: f.completed_at.map(|t| t - start),
                     throughput_bps,
+                    rdma: self.rdma_results(f, ctrl_in_flight[i]),
                 }
             })
             .collect();
@@ -539,6 +581,7 @@ impl<O: Observer> Sim<'_, O> {
             switches,
             hosts,
             flows,
+            perftest: self.perftest_results(),
             queue_samples,
             conservation: cons,
             fct: None,

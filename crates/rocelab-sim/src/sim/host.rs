@@ -1,5 +1,7 @@
-//! The host NIC: a round-robin scheduler over sources that skips paused priorities, pacing
-//! timers, and the receive path into the host receive buffer (which sends PFC when it fills).
+//! The host NIC: a round-robin scheduler over sources that skips paused priorities — RDMA
+//! control packets (ACK, NAK, CNP) first, then data of open-loop flows and queue pairs —,
+//! pacing timers, and the receive path into the host receive buffer (which sends PFC when it
+//! fills).
 
 use super::Sim;
 use crate::event::Event;
@@ -12,11 +14,17 @@ use std::cmp::Reverse;
 const BTH_RC_SEND_ONLY: u8 = 0x04;
 
 impl<O: Observer> Sim<'_, O> {
-    /// A flow starts: its source joins its NIC's ready list.
+    /// A flow starts: an open-loop source joins its NIC's ready list; a queue pair's
+    /// application posts its first messages.
     pub(super) fn flow_start(&mut self, flow: u32) {
+        let q = self.flows[flow as usize].qp;
+        if q != super::rdma::NO_QP {
+            self.app_start(q);
+            return;
+        }
         let port = self.flows[flow as usize].port;
         let nic = self.ports[port as usize].aux as usize;
-        self.nics[nic].ready.push_back(flow);
+        self.nics[nic].ready.push_back(flow << 1);
         self.try_transmit(port);
     }
 
@@ -34,25 +42,41 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn nic_transmit(&mut self, port: u32) {
         let now = self.now;
         let nic_idx = self.ports[port as usize].aux as usize;
-        let nic = &mut self.nics[nic_idx];
-        while let Some(&Reverse((t, f))) = nic.pacing.peek() {
+        while let Some(&Reverse((t, ep))) = self.nics[nic_idx].pacing.peek() {
             if t > now {
                 break;
             }
-            nic.pacing.pop();
-            nic.ready.push_back(f);
+            self.nics[nic_idx].pacing.pop();
+            if self.flows[(ep >> 1) as usize].qp != super::rdma::NO_QP && !self.rc_unpark(ep, t) {
+                continue; // a stale entry of a re-parked queue-pair endpoint
+            }
+            self.nics[nic_idx].ready.push_back(ep);
         }
-        let mut tries = nic.ready.len();
+        let nic = &mut self.nics[nic_idx];
+        if !nic.ctrl.is_empty() && self.rc_send_control(port) {
+            return;
+        }
+        let mut tries = self.nics[nic_idx].ready.len();
         while tries > 0 {
             tries -= 1;
             let nic = &mut self.nics[nic_idx];
-            let Some(f) = nic.ready.pop_front() else {
+            let Some(ep) = nic.ready.pop_front() else {
                 break;
             };
+            let f = ep >> 1;
+            if self.flows[f as usize].qp != super::rdma::NO_QP {
+                let r = self.rc_poll(port, ep);
+                let sent = matches!(r, super::rdma::EpPoll::Sent);
+                self.rc_after_poll(nic_idx, ep, &r);
+                if sent {
+                    return;
+                }
+                continue;
+            }
             let flow = &mut self.flows[f as usize];
             let prio = flow.spec.class.priority;
             if self.ports[port as usize].paused & (1 << prio) != 0 {
-                nic.ready.push_back(f);
+                nic.ready.push_back(ep);
                 continue;
             }
             match flow.source.poll(now) {
@@ -60,7 +84,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.finished_sending = true;
                 }
                 SourcePoll::WaitUntil(t) => {
-                    nic.pacing.push(Reverse((t, f)));
+                    nic.pacing.push(Reverse((t, ep)));
                 }
                 SourcePoll::Send { payload } => {
                     let spec = &flow.spec;
@@ -86,6 +110,7 @@ impl<O: Observer> Sim<'_, O> {
                         sent_at: now,
                         flow_hash: flow.hash,
                         priority: prio,
+                        ext: 0,
                     };
                     flow.psn = (flow.psn + 1) & 0x00FF_FFFF;
                     flow.sent_packets += 1;
@@ -93,9 +118,9 @@ impl<O: Observer> Sim<'_, O> {
                     flow.source.sent(now, payload, frame);
                     if flow.source.has_more(now) {
                         if flow.source.is_timed() {
-                            nic.pacing.push(Reverse((flow.source.next_time.max(now), f)));
+                            nic.pacing.push(Reverse((flow.source.next_time.max(now), ep)));
                         } else {
-                            nic.ready.push_back(f);
+                            nic.ready.push_back(ep);
                         }
                     } else {
                         flow.finished_sending = true;
@@ -122,12 +147,15 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn host_arrive(&mut self, port: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
+        if pkt.kind != PacketKind::Data {
+            self.rc_arrive(port, id);
+            return;
+        }
         let p = &mut self.ports[port as usize];
         let c = &mut p.counters[pkt.priority as usize];
         c.rx_packets += 1;
         c.rx_bytes += pkt.frame_bytes as u64;
         let nic_idx = p.aux as usize;
-        let enabled = p.pfc_enabled;
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let nic = &mut self.nics[nic_idx];
         match nic.rx.on_arrival(now, pkt.frame_bytes as u64) {
@@ -150,14 +178,7 @@ impl<O: Observer> Sim<'_, O> {
                 }
                 self.pool.free(id);
                 if xoff {
-                    nic.rx_gen = nic.rx_gen.wrapping_add(1);
-                    let gen = nic.rx_gen;
-                    self.queue.push(check_at, Event::HostRxCheck { port, gen });
-                    for prio in 0..8u8 {
-                        if enabled.contains(prio) {
-                            self.pfc_assert(port, prio);
-                        }
-                    }
+                    self.host_rx_xoff(port, check_at);
                 }
             }
         }

@@ -6,8 +6,12 @@
 //! a data frame from an unpaused priority. A pause received mid-frame therefore takes effect
 //! after the frame in flight, as the standard requires.
 
+mod app;
 mod build;
+mod build_rdma;
 mod host;
+mod rdma;
+mod rdma_rx;
 mod switch;
 
 use crate::ecn::EcnSpec;
@@ -150,10 +154,12 @@ pub(crate) struct SwitchRt {
 }
 
 pub(crate) struct NicRt {
-    /// Sources with something to send now, in round-robin order.
+    /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
     pub ready: VecDeque<u32>,
-    /// Sources waiting on a pacing or on/off timer.
+    /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
     pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
+    /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
+    pub ctrl: VecDeque<u32>,
     /// Time of the pending `NicWake`, `Time::MAX` if none.
     pub wake_at: Time,
     pub rx: RxBuffer,
@@ -177,6 +183,8 @@ pub(crate) struct FlowRt {
     pub completed_at: Option<Time>,
     /// Set once the source has nothing more to send.
     pub finished_sending: bool,
+    /// Index of its queue pair in `Sim::qps` (`rdma::NO_QP` for an open-loop flow).
+    pub qp: u32,
 }
 
 pub(crate) struct SampleState {
@@ -196,6 +204,10 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
     pub flows: Vec<FlowRt>,
+    /// RDMA queue pairs (arena; `FlowRt::qp` indexes it).
+    pub qps: Vec<rdma::QpRt>,
+    /// perftest tests.
+    pub tests: Vec<app::PerftestRt>,
     pub routes: Routes,
     pub rng: Rng,
     pub obs: &'o mut O,
@@ -253,6 +265,7 @@ impl<O: Observer> Sim<'_, O> {
                 Event::NicWake { port } => self.nic_wake(port),
                 Event::HostRxCheck { port, gen } => self.host_rx_check(port, gen),
                 Event::FlowStart { flow } => self.flow_start(flow),
+                Event::QpTimer { qp, gen } => self.qp_timer(qp, gen),
                 Event::Sample => self.sample(),
             }
         }

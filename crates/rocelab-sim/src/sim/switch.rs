@@ -121,7 +121,12 @@ impl<O: Observer> Sim<'_, O> {
         self.ports[port as usize].counters[prio as usize].drops += 1;
         self.cons.dropped_packets += 1;
         self.cons.dropped_bytes += pkt.frame_bytes as u64;
-        self.flows[pkt.flow as usize].dropped_packets += 1;
+        if pkt.is_control() {
+            let q = self.flows[pkt.flow as usize].qp;
+            self.qps[q as usize].ctrl.dropped += 1;
+        } else {
+            self.flows[pkt.flow as usize].dropped_packets += 1;
+        }
         self.pool.free(id);
     }
 

@@ -189,6 +189,9 @@ fn fct_txt_is_in_the_hpcc_format() {
         assert_eq!(cols.len(), 8, "{line}");
         assert!(cols[..2].iter().all(|ip| ip.len() == 8 && u32::from_str_radix(ip, 16).is_ok()), "{line}");
         let n: Vec<u64> = cols[2..].iter().map(|c| c.parse().unwrap()).collect();
-        assert!(n[4] >= n[5], "fct below standalone: {line}");
+        // The flows are RDMA WRITEs, complete at the last ACK, and the standalone time is HPCC's
+        // formula, which charges a full packet's serialization per hop for the round trip where
+        // the ACK is 70 bytes: a flow alone can beat it by a fraction of a percent (1% allowed).
+        assert!(n[4] as f64 >= 0.99 * n[5] as f64, "fct below standalone: {line}");
     }
 }

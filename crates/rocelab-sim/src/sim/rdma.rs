@@ -1,0 +1,408 @@
+//! The RDMA queue pairs in the engine: per-QP runtime state in a `Vec` arena, the NIC's
+//! transmit side for them (control packets first, then data, rate-limited by congestion
+//! control), and the one timer per QP that merges the retransmit timer with the congestion
+//! control's (DCQCN's α decay needs none: it is computed when a CNP arrives). A QP has one live
+//! `QpTimer` event at the earliest of its deadlines; a deadline that moves later leaves the
+//! event in place (it fires, finds nothing due and re-arms), one that moves earlier schedules a
+//! new event and the old one, superseded by generation, is dropped when it fires.
+//!
+//! A QP has two *endpoints*, named `flow << 1 | side` in the NICs' lists: side 0 is the
+//! requester at the flow's source host, side 1 the responder at its destination. The data
+//! sender is the requester for WRITE and SEND and the responder for READ; its congestion
+//! control ([`CcState`]) paces the data packets, the other side's notification point sends
+//! CNPs. An endpoint is in its NIC's ready list or pacing heap at most once (`sched`), and in
+//! its control list at most once (`ctrl_queued`).
+
+use super::app::App;
+use super::Sim;
+use crate::cc::{CcState, CongestionControl, NotificationPoint};
+use crate::event::Event;
+use crate::observer::Observer;
+use crate::packet::{Ecn, Packet, PacketKind};
+use crate::rdma::wire;
+use crate::rdma::{RdmaOp, Requester, Responder, TxPoll};
+use crate::stats::FrameCounts;
+use crate::time::Time;
+use crate::traffic::FlowClass;
+use std::cmp::Reverse;
+
+/// `FlowRt::qp` of an open-loop flow.
+pub(crate) const NO_QP: u32 = u32::MAX;
+
+/// Side of a queue pair: the requester, at the flow's source.
+pub(crate) const REQUESTER: u32 = 0;
+/// Side of a queue pair: the responder, at the flow's destination.
+pub(crate) const RESPONDER: u32 = 1;
+
+/// Timings of one side's NIC that the QP needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SideTiming {
+    /// Post → ready, inline or not.
+    pub tx_latency: Time,
+    /// Out of the receive buffer → visible in memory.
+    pub rx_pcie: Time,
+    /// READ request → first response.
+    pub read_latency: Time,
+    /// Final ACK → completion seen.
+    pub completion: Time,
+}
+
+pub(crate) struct QpRt {
+    pub flow: u32,
+    pub op: RdmaOp,
+    pub req: Requester,
+    pub resp: Responder,
+    /// Congestion control of the data sender.
+    pub cc: CcState,
+    /// Notification point of the data receiver.
+    pub np: NotificationPoint,
+    pub np_on: bool,
+    pub cnp_interval: Time,
+    pub cnp_pending: bool,
+    pub cnp_class: FlowClass,
+    /// Rate limiter of the data sender: when its last data packet started and its wire bytes;
+    /// the next may start `wire bytes / rate` later, at the rate in force when it is asked (a
+    /// token bucket follows rate changes at once).
+    pub last_tx_at: Time,
+    pub last_tx_wire: u32,
+    /// Per side: the time of the endpoint's valid entry in its NIC's pacing heap (`Time::MAX`:
+    /// none); other entries of the endpoint there are stale.
+    pub parked_until: [Time; 2],
+    /// Fixed rate cap (bit/s on the wire).
+    pub cap_bps: Option<f64>,
+    /// (start, on, off) of an on/off flow.
+    pub on_off: Option<(Time, Time, Time)>,
+    pub timer_at: Time,
+    pub timer_gen: u32,
+    pub sched: [bool; 2],
+    pub ctrl_queued: [bool; 2],
+    pub port: [u32; 2],
+    pub hash: [u64; 2],
+    pub udp: [u16; 2],
+    pub timing: [SideTiming; 2],
+    pub app: App,
+    pub messages_completed: u64,
+    pub acks_sent: u64,
+    pub cnps_received: u64,
+    pub ctrl: FrameCounts,
+    pub read_resent_packets: u64,
+    pub read_resent_bytes: u64,
+}
+
+impl QpRt {
+    /// The side that sends the data.
+    #[inline]
+    pub fn data_side(&self) -> u32 {
+        if self.op == RdmaOp::Read {
+            RESPONDER
+        } else {
+            REQUESTER
+        }
+    }
+
+    /// The rate the data sender may send at (bit/s on the wire), if limited.
+    #[inline]
+    fn rate_limit(&self) -> Option<f64> {
+        match (self.cc.rate_bps(), self.cap_bps) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The earliest time the data sender may send its next data packet, if later than `now`.
+    #[inline]
+    pub fn data_gate(&self, now: Time) -> Option<Time> {
+        let mut t = match self.rate_limit() {
+            Some(r) => self.last_tx_at + (self.last_tx_wire as f64 * 8e12 / r).ceil() as Time,
+            None => 0,
+        };
+        if let Some((start, on, off)) = self.on_off {
+            let period = on + off;
+            let phase = now.saturating_sub(start) % period;
+            if phase >= on {
+                t = t.max(now - phase + period);
+            }
+        }
+        (t > now).then_some(t)
+    }
+}
+
+/// The QP number of a side (24 bits).
+pub(crate) fn qpn(flow: u32, side: u32) -> u32 {
+    (0x100 + 2 * flow + side) & crate::rdma::PSN_MASK
+}
+
+/// What an endpoint did when asked for a data packet.
+pub(crate) enum EpPoll {
+    Sent,
+    /// Its priority is paused: try the next endpoint.
+    Paused,
+    Wait(Time),
+    Idle,
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Put `ep` in its NIC's ready list (if it is not scheduled) and try to send.
+    pub(super) fn rc_kick(&mut self, q: u32, side: u32) {
+        let qp = &mut self.qps[q as usize];
+        if qp.sched[side as usize] {
+            return;
+        }
+        qp.sched[side as usize] = true;
+        let port = qp.port[side as usize];
+        let ep = qp.flow << 1 | side;
+        let nic = self.ports[port as usize].aux as usize;
+        self.nics[nic].ready.push_back(ep);
+        self.try_transmit(port);
+    }
+
+    /// Put `ep` in its NIC's control list (ACK, NAK or CNP pending) and try to send.
+    pub(super) fn rc_ctrl_kick(&mut self, q: u32, side: u32) {
+        let qp = &mut self.qps[q as usize];
+        if qp.ctrl_queued[side as usize] {
+            return;
+        }
+        qp.ctrl_queued[side as usize] = true;
+        let port = qp.port[side as usize];
+        let ep = qp.flow << 1 | side;
+        let nic = self.ports[port as usize].aux as usize;
+        self.nics[nic].ctrl.push_back(ep);
+        self.try_transmit(port);
+    }
+
+    /// Arm the QP's one timer event at the earliest of its deadlines, unless one is pending
+    /// earlier (it fires, finds nothing due, and re-arms).
+    pub(super) fn rc_rearm(&mut self, q: u32) {
+        let qp = &mut self.qps[q as usize];
+        let d = match (qp.req.deadline(), qp.cc.next_timer()) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return,
+        };
+        if d < qp.timer_at {
+            qp.timer_gen = qp.timer_gen.wrapping_add(1);
+            qp.timer_at = d.max(self.now);
+            self.queue.push(qp.timer_at, Event::QpTimer { qp: q, gen: qp.timer_gen });
+        }
+    }
+
+    /// The QP's timer event.
+    pub(super) fn qp_timer(&mut self, q: u32, gen: u32) {
+        let now = self.now;
+        let qp = &mut self.qps[q as usize];
+        if gen != qp.timer_gen || qp.timer_at == Time::MAX {
+            return;
+        }
+        qp.timer_at = Time::MAX;
+        let ev = qp.req.on_timer(now);
+        qp.cc.on_timer(now);
+        // A rate increase may let a parked data sender go earlier.
+        let side = qp.data_side();
+        if qp.parked_until[side as usize] != Time::MAX {
+            let gate = qp.data_gate(now).unwrap_or(now);
+            if gate < qp.parked_until[side as usize] {
+                self.rc_park(q, side, gate);
+            }
+        }
+        if ev == crate::rdma::RequesterEvent::Timeout {
+            self.rc_kick(q, REQUESTER);
+        }
+        self.rc_rearm(q);
+    }
+
+    /// Park endpoint `side` of QP `q` in its NIC's pacing heap until `t` (replacing an entry
+    /// there) and make sure the NIC wakes up for it.
+    fn rc_park(&mut self, q: u32, side: u32, t: Time) {
+        let qp = &mut self.qps[q as usize];
+        qp.parked_until[side as usize] = t;
+        let (port, ep) = (qp.port[side as usize], qp.flow << 1 | side);
+        let nic = self.ports[port as usize].aux as usize;
+        self.nics[nic].pacing.push(Reverse((t, ep)));
+        self.try_transmit(port);
+    }
+
+    /// Whether a pacing entry `(t, ep)` of an RC endpoint is its valid one; if so the endpoint
+    /// leaves the heap.
+    pub(super) fn rc_unpark(&mut self, ep: u32, t: Time) -> bool {
+        let q = self.flows[(ep >> 1) as usize].qp;
+        let slot = &mut self.qps[q as usize].parked_until[(ep & 1) as usize];
+        if *slot != t {
+            return false;
+        }
+        *slot = Time::MAX;
+        true
+    }
+
+    /// Send the first pending control packet of the NIC behind `port` whose priority is not
+    /// paused. Returns whether one was sent.
+    pub(super) fn rc_send_control(&mut self, port: u32) -> bool {
+        let nic_idx = self.ports[port as usize].aux as usize;
+        let mut tries = self.nics[nic_idx].ctrl.len();
+        while tries > 0 {
+            tries -= 1;
+            let Some(ep) = self.nics[nic_idx].ctrl.pop_front() else {
+                break;
+            };
+            let (f, side) = (ep >> 1, ep & 1);
+            let q = self.flows[f as usize].qp;
+            let qp = &self.qps[q as usize];
+            let cnp = qp.cnp_pending && qp.data_side() != side;
+            let ack = side == RESPONDER && qp.resp.has_control();
+            if !cnp && !ack {
+                self.qps[q as usize].ctrl_queued[side as usize] = false;
+                continue;
+            }
+            let class = if cnp { qp.cnp_class } else { self.flows[f as usize].spec.class };
+            if self.ports[port as usize].paused & (1 << class.priority) != 0 {
+                self.nics[nic_idx].ctrl.push_back(ep);
+                continue;
+            }
+            let qp = &mut self.qps[q as usize];
+            if cnp {
+                qp.cnp_pending = false;
+                self.rc_emit(q, side, PacketKind::Cnp, wire::CNP, 0, 0, 0, class, Ecn::NotEct);
+            } else {
+                let a = qp.resp.take_control().expect("checked above");
+                if wire::syndrome_is_ack(a.syndrome) {
+                    qp.acks_sent += 1;
+                }
+                let aeth = wire::pack_aeth(a.syndrome, a.msn);
+                self.rc_emit(q, side, PacketKind::Ack, wire::ACKNOWLEDGE, a.psn, 0, aeth, class, Ecn::NotEct);
+            }
+            let qp = &mut self.qps[q as usize];
+            let more = (qp.cnp_pending && qp.data_side() != side) || (side == RESPONDER && qp.resp.has_control());
+            if more {
+                self.nics[nic_idx].ctrl.push_back(ep);
+            } else {
+                qp.ctrl_queued[side as usize] = false;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Ask endpoint `ep` of an RC flow for a data packet on `port`.
+    pub(super) fn rc_poll(&mut self, port: u32, ep: u32) -> EpPoll {
+        let now = self.now;
+        let (f, side) = (ep >> 1, ep & 1);
+        let q = self.flows[f as usize].qp;
+        let class = self.flows[f as usize].spec.class;
+        if self.ports[port as usize].paused & (1 << class.priority) != 0 {
+            return EpPoll::Paused;
+        }
+        let ecn = self.flows[f as usize].spec.ecn();
+        let qp = &mut self.qps[q as usize];
+        let is_data_side = qp.data_side() == side;
+        if side == REQUESTER {
+            if is_data_side {
+                if let Some(t) = qp.data_gate(now) {
+                    return EpPoll::Wait(t);
+                }
+            }
+            match qp.req.poll(now) {
+                TxPoll::Send(r) => {
+                    let ext = r.reth_len.unwrap_or(0);
+                    self.rc_emit(q, side, PacketKind::Request, r.opcode, r.psn, r.payload, ext, class, ecn);
+                    self.rc_rearm(q);
+                    EpPoll::Sent
+                }
+                TxPoll::Wait(t) => EpPoll::Wait(t),
+                TxPoll::Idle => EpPoll::Idle,
+            }
+        } else {
+            if let Some(t) = qp.data_gate(now) {
+                return EpPoll::Wait(t);
+            }
+            match qp.resp.next_read_response(now) {
+                Some(r) => {
+                    if r.retransmission {
+                        qp.read_resent_packets += 1;
+                        qp.read_resent_bytes += r.payload as u64;
+                    }
+                    let ext = r.aeth.unwrap_or(0);
+                    self.rc_emit(q, side, PacketKind::ReadResponse, r.opcode, r.psn, r.payload, ext, class, ecn);
+                    EpPoll::Sent
+                }
+                None => match qp.resp.read_ready_at() {
+                    Some(t) if t > now => EpPoll::Wait(t),
+                    _ => EpPoll::Idle,
+                },
+            }
+        }
+    }
+
+    /// Build a packet of QP `q` from `side` and start it on that side's port; count it.
+    #[allow(clippy::too_many_arguments)]
+    fn rc_emit(
+        &mut self,
+        q: u32,
+        side: u32,
+        kind: PacketKind,
+        opcode: u8,
+        psn: u32,
+        payload: u32,
+        ext: u32,
+        class: FlowClass,
+        ecn: Ecn,
+    ) {
+        let now = self.now;
+        let qp = &mut self.qps[q as usize];
+        let f = qp.flow;
+        let spec = &self.flows[f as usize].spec;
+        let (src, dst) = if side == REQUESTER { (spec.src, spec.dst) } else { (spec.dst, spec.src) };
+        let header = wire::header_bytes(opcode, payload, class.tagged);
+        let frame = header + payload;
+        let pkt = Packet {
+            kind,
+            flow: f,
+            src: src as u32,
+            dst: dst as u32,
+            udp_src_port: qp.udp[side as usize],
+            udp_dst_port: crate::packet::wire::ROCEV2_UDP_PORT,
+            tagged: class.tagged,
+            pcp: class.priority,
+            dscp: class.dscp,
+            ecn,
+            bth_opcode: opcode,
+            dest_qp: qpn(f, side ^ 1),
+            psn,
+            payload_bytes: payload,
+            header_bytes: header,
+            frame_bytes: frame,
+            sent_at: now,
+            flow_hash: qp.hash[side as usize],
+            priority: class.priority,
+            ext,
+        };
+        let port = qp.port[side as usize];
+        if pkt.is_control() {
+            qp.ctrl.sent += 1;
+        } else {
+            // Data: the rate limiter and the congestion control's byte counter.
+            qp.last_tx_at = now;
+            qp.last_tx_wire = frame + crate::packet::wire::WIRE_OVERHEAD;
+            qp.cc.on_sent(now, frame as u64);
+            let fl = &mut self.flows[f as usize];
+            fl.sent_packets += 1;
+            fl.sent_bytes += payload as u64;
+        }
+        self.cons.injected_packets += 1;
+        self.cons.injected_bytes += frame as u64;
+        let id = self.pool.alloc(pkt);
+        self.start_data_tx(port, id, frame, class.priority);
+    }
+
+    /// After an endpoint was polled in the NIC's round robin: keep it, park it until `t`, or
+    /// drop it from the lists.
+    pub(super) fn rc_after_poll(&mut self, nic_idx: usize, ep: u32, r: &EpPoll) {
+        let q = self.flows[(ep >> 1) as usize].qp;
+        match r {
+            EpPoll::Sent | EpPoll::Paused => self.nics[nic_idx].ready.push_back(ep),
+            EpPoll::Wait(t) => {
+                self.qps[q as usize].parked_until[(ep & 1) as usize] = *t;
+                self.nics[nic_idx].pacing.push(Reverse((*t, ep)))
+            }
+            EpPoll::Idle => self.qps[q as usize].sched[(ep & 1) as usize] = false,
+        }
+    }
+}

@@ -16,6 +16,7 @@ use crate::error::SimError;
 use crate::fct::Percentiles;
 use crate::sim::{run, SimConfig};
 use crate::spec::{BufferSpec, NetworkSpec};
+use crate::stats::Results;
 use crate::time::{Time, MS, NS, US};
 use crate::topology::{hpcc_fat_tree, single_switch, Fabric, FabricDefaults};
 use crate::traffic::{FlowClass, FlowSpec, PoissonArrivals, SizeDistribution, Traffic};
@@ -47,6 +48,22 @@ pub struct BenchReport {
     pub completed_flows: u64,
     /// Slowdown percentiles of the completed sized flows.
     pub slowdown: Option<Percentiles<f64>>,
+    /// [`results_digest`] of the run: equal digests, equal simulated results.
+    pub digest: u64,
+}
+
+/// A digest of what a run simulated: FNV-1a 64 of the results' JSON with `events`,
+/// `peak_pending_events` and `schema_version` cleared. Those describe how the engine got there
+/// (an engine that skips superseded timers processes fewer events for the same results) and
+/// the layout's version, not a simulated figure. Two engines that simulate the same thing give
+/// the same digest; the golden tests and `engine_bench` compare engines with it.
+pub fn results_digest(r: &Results) -> u64 {
+    let mut physics = r.clone();
+    physics.events = 0;
+    physics.peak_pending_events = 0;
+    physics.schema_version = 0;
+    let json = serde_json::to_string(&physics).expect("results serialize");
+    json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Lossless priority used by the scenarios.
@@ -135,6 +152,7 @@ pub fn measure(name: &str, spec: &NetworkSpec, traffic: &Traffic, config: &SimCo
         sized_flows: r.fct.as_ref().map(|f| f.overall.flows).unwrap_or(0),
         completed_flows: r.fct.as_ref().map(|f| f.overall.completed).unwrap_or(0),
         slowdown: r.fct.as_ref().and_then(|f| f.overall.slowdown),
+        digest: results_digest(&r),
     })
 }
 

@@ -109,7 +109,8 @@ impl<O: Observer> Sim<'_, O> {
         }
         e.total_queue_bytes += frame as u64;
         e.backlog |= 1 << tc;
-        if !e.busy {
+        // A busy port with its `TxDone` left out gets it now (see `Sim::wire_free`).
+        if !e.busy || !e.tx_event {
             self.try_transmit(egress);
         }
     }

@@ -469,6 +469,62 @@ impl EventQueue {
     }
 }
 
+/// One queued event for a timer whose deadline is set again and again, usually later (a PFC
+/// pause extended by each refresh, the XOFF side's refresh re-armed by each assertion), and
+/// whose superseded events used to stay queued and fire for nothing. While an event of the
+/// timer is pending at `at`, a later deadline is only recorded, with the sequence number it
+/// reserved; when the pending event fires, the engine pushes the recorded deadline in that
+/// reserved place ([`EventQueue::push_reserved`]), so the live event pops exactly where it
+/// would have. An earlier deadline is pushed at once. The payload `u32` is the generation the
+/// event carries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimerSlot {
+    /// Time of the timer's event in the queue (`Time::MAX`: none).
+    at: Time,
+    /// The deadline to push when that event fires: time, reserved sequence number, generation.
+    then: Option<(Time, Seq, u32)>,
+}
+
+impl Default for TimerSlot {
+    fn default() -> Self {
+        TimerSlot { at: Time::MAX, then: None }
+    }
+}
+
+impl TimerSlot {
+    /// Set the deadline to `time`, with `seq` reserved now and generation `gen`. True when the
+    /// caller must push the event now (no event of this timer is pending at or before `time`).
+    pub fn arm(&mut self, time: Time, seq: Seq, gen: u32) -> bool {
+        if self.at <= time {
+            self.then = Some((time, seq, gen));
+            false
+        } else {
+            self.at = time;
+            self.then = None;
+            true
+        }
+    }
+
+    /// The timer no longer wants an event (the pending one, if any, will find nothing to do).
+    pub fn cancel(&mut self) {
+        self.then = None;
+    }
+
+    /// An event of this timer fired at `now`: the deadline to push now, if one was recorded
+    /// while it was pending.
+    pub fn fired(&mut self, now: Time) -> Option<(Time, Seq, u32)> {
+        if now != self.at {
+            return None;
+        }
+        self.at = Time::MAX;
+        let next = self.then.take();
+        if let Some((t, _, _)) = next {
+            self.at = t;
+        }
+        next
+    }
+}
+
 /// Sort a slot's entries by descending key. Keys are unique, so any sort gives the one order.
 /// A slot is nearly in order (its list is newest first, and most events are pushed in time
 /// order), so an insertion sort, linear in the entries plus the moves, does it in cache; past a
@@ -635,6 +691,41 @@ mod tests {
         assert_eq!(q.pop(), Some((3 * SLOT_PS + 7, Event::Sample)));
         assert_eq!(q.pop(), Some((100 * SLOT_PS, Event::TxDone { port: 2 })));
         assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn a_timer_slot_keeps_one_event_and_rearms_in_the_reserved_place() {
+        let mut q = EventQueue::new();
+        let mut t = TimerSlot::default();
+        let ev = |gen| Event::PauseExpire { port: 0, prio: 3, gen };
+        // Armed for 100: pushed.
+        let s1 = q.reserve_seq();
+        assert!(t.arm(100, s1, 1));
+        q.push_reserved(100, s1, ev(1));
+        // Extended to 150 and to 200 while pending: recorded, not pushed.
+        let s2 = q.reserve_seq();
+        assert!(!t.arm(150, s2, 2));
+        q.push(200, Event::Sample);
+        let s3 = q.reserve_seq();
+        assert!(!t.arm(200, s3, 3));
+        assert_eq!(q.len(), 2);
+        // The pending event fires: the last deadline is pushed in its reserved place, after the
+        // Sample pushed before it was set.
+        assert_eq!(q.pop(), Some((100, ev(1))));
+        let (time, seq, gen) = t.fired(100).expect("re-arm");
+        assert_eq!((time, seq, gen), (200, s3, 3));
+        q.push_reserved(time, seq, ev(gen));
+        assert_eq!(q.pop(), Some((200, Event::Sample)));
+        assert_eq!(q.pop(), Some((200, ev(3))));
+        assert_eq!(t.fired(200), None);
+        // An earlier deadline is pushed at once; a cancelled one is not re-armed.
+        let s4 = q.reserve_seq();
+        assert!(t.arm(500, s4, 4));
+        let s5 = q.reserve_seq();
+        assert!(t.arm(400, s5, 5), "earlier than the pending event");
+        t.cancel();
+        assert_eq!(t.fired(400), None);
+        assert_eq!(t.fired(500), None, "an older event of the timer");
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod rdma_rx;
 mod switch;
 
 use crate::ecn::EcnSpec;
-use crate::event::{Event, EventQueue, Seq};
+use crate::event::{Event, EventQueue, Seq, TimerSlot};
 use crate::mmu::Mmu;
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
@@ -123,8 +123,12 @@ pub(crate) struct PortRt {
     pub pause_time: Time,
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
+    /// The `PauseExpire` event of each priority (one in the queue, re-armed when it fires).
+    pub pause_timer: [TimerSlot; 8],
     /// Pauses this port sends to its peer, per priority.
     pub xoff: [XoffState; 8],
+    /// The `PfcRefresh` event of each priority (one in the queue, re-armed when it fires).
+    pub refresh_timer: [TimerSlot; 8],
     pub ecn: [Option<EcnSpec>; 8],
 }
 
@@ -271,9 +275,12 @@ impl<O: Observer> Sim<'_, O> {
                 Event::PauseExpire { port, prio, gen } => {
                     let now = self.now;
                     let p = &mut self.ports[port as usize];
+                    let rearm = p.pause_timer[prio as usize].fired(now);
                     if p.pause[prio as usize].on_expire(now, gen) {
                         p.paused &= !(1 << prio);
                         self.try_transmit(port);
+                    } else if let Some((t, seq, gen)) = rearm {
+                        self.queue.push_reserved(t, seq, Event::PauseExpire { port, prio, gen });
                     }
                 }
                 Event::PfcRefresh { port, prio, gen } => self.pfc_refresh(port, prio, gen),
@@ -451,7 +458,15 @@ impl<O: Observer> Sim<'_, O> {
         }
         if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].assert(now, p.pause_time) {
             self.request_pfc(port, prio, true);
-            self.queue.push(refresh_at, Event::PfcRefresh { port, prio, gen });
+            self.arm_refresh(port, prio, refresh_at, gen);
+        }
+    }
+
+    /// Schedule the XOFF refresh of `prio` on `port` (see [`TimerSlot`]).
+    fn arm_refresh(&mut self, port: u32, prio: u8, at: Time, gen: u32) {
+        let seq = self.queue.reserve_seq();
+        if self.ports[port as usize].refresh_timer[prio as usize].arm(at, seq, gen) {
+            self.queue.push_reserved(at, seq, Event::PfcRefresh { port, prio, gen });
         }
     }
 
@@ -459,6 +474,7 @@ impl<O: Observer> Sim<'_, O> {
     pub fn pfc_deassert(&mut self, port: u32, prio: u8) {
         let p = &mut self.ports[port as usize];
         if p.xoff[prio as usize].deassert() == XoffAction::SendXon {
+            p.refresh_timer[prio as usize].cancel();
             self.request_pfc(port, prio, false);
         }
     }
@@ -466,9 +482,12 @@ impl<O: Observer> Sim<'_, O> {
     fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
+        let rearm = p.refresh_timer[prio as usize].fired(now);
         if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
             self.request_pfc(port, prio, true);
-            self.queue.push(refresh_at, Event::PfcRefresh { port, prio, gen });
+            self.arm_refresh(port, prio, refresh_at, gen);
+        } else if let Some((t, seq, gen)) = rearm {
+            self.queue.push_reserved(t, seq, Event::PfcRefresh { port, prio, gen });
         }
     }
 
@@ -489,10 +508,14 @@ impl<O: Observer> Sim<'_, O> {
             match p.pause[prio as usize].on_frame(now, frame.quanta[prio as usize], p.rate.bps()) {
                 PauseChange::Paused { until, gen } => {
                     p.paused |= 1 << prio;
-                    self.queue.push(until, Event::PauseExpire { port, prio, gen });
+                    let seq = self.queue.reserve_seq();
+                    if p.pause_timer[prio as usize].arm(until, seq, gen) {
+                        self.queue.push_reserved(until, seq, Event::PauseExpire { port, prio, gen });
+                    }
                 }
                 PauseChange::Resumed => {
                     p.paused &= !(1 << prio);
+                    p.pause_timer[prio as usize].cancel();
                     resumed = true;
                 }
                 PauseChange::None => {}

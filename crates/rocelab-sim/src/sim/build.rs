@@ -402,6 +402,7 @@ fn build<'o, O: Observer>(
         queue.push(0, Event::Sample);
     }
 
+    let pfc_timers = vec![Default::default(); ports.len()];
     Ok(Sim {
         now: 0,
         end: config.end_time_ps,
@@ -409,6 +410,7 @@ fn build<'o, O: Observer>(
         queue,
         pool: PacketPool::new(),
         ports,
+        pfc_timers,
         switches,
         nics,
         flows,
@@ -455,9 +457,7 @@ fn new_port(
         pfc_pending_enable: 0,
         pfc_pending_xoff: 0,
         pause: [PauseState::default(); 8],
-        pause_timer: Default::default(),
         xoff: [XoffState::default(); 8],
-        refresh_timer: Default::default(),
         tcq: Default::default(),
         backlog: 0,
         total_queue_bytes: 0,

@@ -123,12 +123,8 @@ pub(crate) struct PortRt {
     pub pause_time: Time,
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
-    /// The `PauseExpire` event of each priority (one in the queue, re-armed when it fires).
-    pub pause_timer: [TimerSlot; 8],
     /// Pauses this port sends to its peer, per priority.
     pub xoff: [XoffState; 8],
-    /// The `PfcRefresh` event of each priority (one in the queue, re-armed when it fires).
-    pub refresh_timer: [TimerSlot; 8],
     pub ecn: [Option<EcnSpec>; 8],
 }
 
@@ -153,6 +149,17 @@ pub(crate) struct Queued {
     /// `MAX_FRAME_BYTES + MAX_CELL_BYTES`).
     pub charge: u16,
     pub priority: u8,
+}
+
+/// The PFC timer events of one port, per priority, one in the queue each (see [`TimerSlot`]).
+/// Apart from `PortRt`, whose size (a stride through memory walked by every frame) they would
+/// grow by a third.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PfcTimers {
+    /// `PauseExpire`: the pause received runs out.
+    pub expire: [TimerSlot; 8],
+    /// `PfcRefresh`: the XOFF sent is refreshed.
+    pub refresh: [TimerSlot; 8],
 }
 
 pub(crate) struct SwitchRt {
@@ -218,6 +225,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub queue: EventQueue,
     pub pool: PacketPool,
     pub ports: Vec<PortRt>,
+    /// Per port.
+    pub pfc_timers: Vec<PfcTimers>,
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
     pub flows: Vec<FlowRt>,
@@ -274,8 +283,8 @@ impl<O: Observer> Sim<'_, O> {
                 Event::PfcArrive { port, enable, xoff, quanta } => self.pfc_arrive(port, enable, xoff, quanta),
                 Event::PauseExpire { port, prio, gen } => {
                     let now = self.now;
+                    let rearm = self.pfc_timers[port as usize].expire[prio as usize].fired(now);
                     let p = &mut self.ports[port as usize];
-                    let rearm = p.pause_timer[prio as usize].fired(now);
                     if p.pause[prio as usize].on_expire(now, gen) {
                         p.paused &= !(1 << prio);
                         self.try_transmit(port);
@@ -465,7 +474,7 @@ impl<O: Observer> Sim<'_, O> {
     /// Schedule the XOFF refresh of `prio` on `port` (see [`TimerSlot`]).
     fn arm_refresh(&mut self, port: u32, prio: u8, at: Time, gen: u32) {
         let seq = self.queue.reserve_seq();
-        if self.ports[port as usize].refresh_timer[prio as usize].arm(at, seq, gen) {
+        if self.pfc_timers[port as usize].refresh[prio as usize].arm(at, seq, gen) {
             self.queue.push_reserved(at, seq, Event::PfcRefresh { port, prio, gen });
         }
     }
@@ -474,15 +483,15 @@ impl<O: Observer> Sim<'_, O> {
     pub fn pfc_deassert(&mut self, port: u32, prio: u8) {
         let p = &mut self.ports[port as usize];
         if p.xoff[prio as usize].deassert() == XoffAction::SendXon {
-            p.refresh_timer[prio as usize].cancel();
+            self.pfc_timers[port as usize].refresh[prio as usize].cancel();
             self.request_pfc(port, prio, false);
         }
     }
 
     fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
+        let rearm = self.pfc_timers[port as usize].refresh[prio as usize].fired(now);
         let p = &mut self.ports[port as usize];
-        let rearm = p.refresh_timer[prio as usize].fired(now);
         if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
             self.request_pfc(port, prio, true);
             self.arm_refresh(port, prio, refresh_at, gen);
@@ -509,13 +518,13 @@ impl<O: Observer> Sim<'_, O> {
                 PauseChange::Paused { until, gen } => {
                     p.paused |= 1 << prio;
                     let seq = self.queue.reserve_seq();
-                    if p.pause_timer[prio as usize].arm(until, seq, gen) {
+                    if self.pfc_timers[port as usize].expire[prio as usize].arm(until, seq, gen) {
                         self.queue.push_reserved(until, seq, Event::PauseExpire { port, prio, gen });
                     }
                 }
                 PauseChange::Resumed => {
                     p.paused &= !(1 << prio);
-                    p.pause_timer[prio as usize].cancel();
+                    self.pfc_timers[port as usize].expire[prio as usize].cancel();
                     resumed = true;
                 }
                 PauseChange::None => {}

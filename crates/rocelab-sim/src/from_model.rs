@@ -15,12 +15,14 @@ use crate::spec::{
     BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec, PortRef,
     PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, MAX_FRAME_BYTES,
 };
-use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, Traffic};
+use crate::tcp::{CcKind, TcpStackSpec};
+use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, IPERF_PORT};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::NicVendor;
 use rocelab_model::flowgen::host_rate_bps as line_rate;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
+use rocelab_model::storage::{CongestionControl, Iperf, TcpSettings};
 use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
 use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
@@ -48,6 +50,8 @@ pub struct Names {
     pub flows: Vec<String>,
     /// Name of each perftest test.
     pub perftest: Vec<String>,
+    /// Name of each iperf test.
+    pub iperf: Vec<String>,
     /// The destination-port column of each flow in `fct.txt`, in `Traffic` order: HPCC's
     /// conventions — 100 for Poisson (background) flows as its traffic generator writes, 200
     /// for incast flows as its analysis scripts expect, the file's value for imported flows —
@@ -157,11 +161,18 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
 fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) -> HostSpec {
     let ports = cabled
         .iter()
-        .map(|pi| HostPortSpec {
-            pfc: PfcPortSpec { enabled: pfc_mask(f, PortId { device: di, port: *pi }), ..Default::default() },
+        .map(|pi| {
+            let id = PortId { device: di, port: *pi };
+            let s = f.port_settings(id);
+            HostPortSpec {
+                pfc: PfcPortSpec { enabled: pfc_mask(f, id), ..Default::default() },
+                mtu: s.mtu.clamp(*crate::tcp::stack::MTU_RANGE.start(), *crate::tcp::stack::MTU_RANGE.end()),
+                link_pause: s.link_pause,
+            }
         })
         .collect();
     let mut h = HostSpec { ports, ..Default::default() }.with_nic_profile(nic_profile(scenario, f, di));
+    h.tcp = tcp_stack(f.devices[di].tcp.as_ref());
     let settings = cabled.first().map(|pi| f.port_settings(PortId { device: di, port: *pi }));
     let (np, rp) = settings.as_ref().map(|s| (s.dcqcn_np, s.dcqcn_rp)).unwrap_or((false, false));
     if f.qos.dcqcn.enabled || np || rp {
@@ -224,11 +235,13 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
             let s = f.port_settings(id);
             let link = &f.links[f.port(id).link.expect("cabled")];
             let peer = if link.a == id { link.b } else { link.a };
-            let mut port = SwitchPortSpec::default();
+            let mut port = SwitchPortSpec { link_pause: s.link_pause, ..Default::default() };
             port.pfc.enabled = pfc_mask(f, id);
             for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
                 let prio = pc.priority as usize & 7;
-                if c.lossless && pc.pfc {
+                // 802.3x protects every class of the port that PFC does not: its PG holds back
+                // with headroom, and its XOFF sends PAUSE.
+                if (c.lossless && pc.pfc) || (s.link_pause && !pc.pfc) {
                     let headroom = s.headroom.map(|h| h.as_bytes()).unwrap_or_else(|| {
                         required_headroom(&HeadroomInput {
                             speed: link.speed,
@@ -322,13 +335,72 @@ fn template(f: &ResolvedFabric, src: usize, dst: usize, t: &Template) -> FlowSpe
     if let RateSpec::Rate(r) = t.rate {
         flow.rate_bps = Some(r.bits_per_second().min(line_rate(f, src)));
     }
-    if flow_transport(t.transport, f, src, dst) == FlowTransport::Rc {
-        flow = flow.rc(match t.op.unwrap_or_default() {
-            FlowOp::Write => RdmaOp::Write,
-            FlowOp::Read => RdmaOp::Read,
-            FlowOp::Send => RdmaOp::Send,
-        });
+    let op = match t.op.unwrap_or_default() {
+        FlowOp::Write => RdmaOp::Write,
+        FlowOp::Read => RdmaOp::Read,
+        FlowOp::Send => RdmaOp::Send,
+    };
+    match flow_transport(t.transport, f, src, dst) {
+        FlowTransport::Rc => flow.rc(op),
+        FlowTransport::Iwarp => flow.iwarp(op),
+        FlowTransport::Tcp => flow.tcp(TcpFlow::default()),
+        FlowTransport::Raw => flow,
     }
+}
+
+fn cc_kind(c: CongestionControl) -> CcKind {
+    match c {
+        CongestionControl::NewReno => CcKind::NewReno,
+        CongestionControl::Cubic => CcKind::Cubic,
+        CongestionControl::Dctcp => CcKind::Dctcp,
+    }
+}
+
+/// A host's TCP stack from its `tcp:` settings; what they leave unset keeps Linux's defaults
+/// ([`TcpStackSpec::default`]).
+pub fn tcp_stack(t: Option<&TcpSettings>) -> TcpStackSpec {
+    let mut s = TcpStackSpec::default();
+    let Some(t) = t else { return s };
+    if let Some(c) = t.congestion_control {
+        s.congestion_control = cc_kind(c);
+    }
+    s.window_scaling = t.window_scaling.unwrap_or(s.window_scaling);
+    s.delayed_ack = t.delayed_ack.unwrap_or(s.delayed_ack);
+    s.delayed_ack_timeout_ps = t.delayed_ack_timeout.map_or(s.delayed_ack_timeout_ps, |x| x.as_ps());
+    s.nagle = t.nagle.unwrap_or(s.nagle);
+    s.min_rto_ps = t.min_rto.map_or(s.min_rto_ps, |x| x.as_ps());
+    s.ecn = t.ecn.unwrap_or(s.ecn);
+    s.receive_buffer_bytes = t.receive_buffer.map_or(s.receive_buffer_bytes, |b| b.as_bytes().min(u32::MAX as u64) as u32);
+    s.initial_window = t.initial_window.unwrap_or(s.initial_window);
+    s.timestamps = t.timestamps.unwrap_or(s.timestamps);
+    s
+}
+
+/// Source port of the first stream of iperf test `i`: from Linux's ephemeral range (32768-60999,
+/// `net.ipv4.ip_local_port_range`), 128 ports per test.
+fn iperf_client_port(i: usize) -> u16 {
+    32_768u16.wrapping_add((i as u16 % 220).wrapping_mul(128))
+}
+
+/// The TCP flow template of an iperf workload: the class given or the first lossy one, its
+/// socket options, size, bitrate and time window.
+fn iperf_template(f: &ResolvedFabric, x: &Iperf, client: usize, server: usize, index: usize) -> FlowSpec {
+    let class = x
+        .class
+        .clone()
+        .or_else(|| f.qos.classes.iter().find(|c| !c.lossless).or(f.qos.classes.first()).map(|c| c.name.clone()))
+        .expect("a scenario with iperf has a traffic class (checked when it loads)");
+    let mut flow = FlowSpec::greedy(client, server, class_of(f, &class)).tcp(TcpFlow {
+        congestion_control: x.congestion_control.map(cc_kind),
+        nodelay: x.nodelay,
+        window_bytes: x.window.map(|w| w.as_bytes().min(u32::MAX as u64) as u32),
+        server_port: IPERF_PORT,
+    });
+    flow.udp_src_port = iperf_client_port(index);
+    flow.size_bytes = x.bytes.map(|b| b.as_bytes());
+    flow.rate_bps = x.bitrate.map(|r| r.bits_per_second());
+    flow.start_ps = x.start.as_ps();
+    flow.stop_ps = x.stop.map(|s| s.as_ps());
     flow
 }
 
@@ -449,6 +521,16 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.all_to_all(&hosts, &flow);
         name_new(&t, names, &x.name, roce);
+    }
+    for (i, x) in w.iperf.iter().enumerate() {
+        let (client, server) = (host(&x.client), host(&x.server));
+        let flow = iperf_template(f, x, client, server, i);
+        t.iperf(client, server, x.parallel, &flow);
+        for k in 0..x.parallel {
+            names.flows.push(if x.parallel == 1 { x.name.clone() } else { format!("{}#{k}", x.name) });
+            names.dports.push(IPERF_PORT);
+        }
+        names.iperf.push(x.name.clone());
     }
     for (i, x) in w.perftest.iter().enumerate() {
         let p = perftest(f, x, i, &host);

@@ -181,6 +181,23 @@ impl TcpEndpoint {
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv.rcv_nxt
     }
+    /// The highest offset of this endpoint's stream sent so far.
+    pub fn snd_max(&self) -> u64 {
+        self.snd.snd_max
+    }
+    /// The stream offset the next data segment would start at (a pending retransmission's, else
+    /// the next new byte's): where a framing layer such as iWARP's MPA cuts segments.
+    pub fn next_send_offset(&self) -> u64 {
+        self.snd.next_send_offset()
+    }
+    /// Bytes the application has written so far (the end of the stream).
+    pub fn written(&self) -> u64 {
+        self.snd.app_end
+    }
+    /// Whether ECN was negotiated.
+    pub fn ecn(&self) -> bool {
+        self.ecn
+    }
     /// Offset of the first unacknowledged byte of this endpoint's stream.
     pub fn snd_una(&self) -> u64 {
         self.snd.snd_una

@@ -43,12 +43,14 @@ mod conn;
 mod receiver;
 pub mod rto;
 mod sender;
+pub mod stack;
 #[cfg(test)]
 mod tests;
 
 pub use cc::{CcKind, CcState, CongestionControl};
 pub use conn::TcpEndpoint;
 pub use rto::{RtoPolicy, RttEstimator};
+pub use stack::{tcp_frame_bytes, tcp_header_bytes, TcpHeader, TcpStackSpec, IPPROTO_TCP};
 
 use crate::packet::Ecn;
 use crate::time::{Time, MS, SECOND};

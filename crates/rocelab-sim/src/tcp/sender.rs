@@ -86,6 +86,16 @@ impl Sender {
         self.snd_max - self.snd_una
     }
 
+    /// The stream offset the next data segment starts at: `snd_una` when a retransmission is
+    /// pending, else `snd_nxt`.
+    pub fn next_send_offset(&self) -> u64 {
+        if self.rtx_pending && self.snd_max > self.snd_una {
+            self.snd_una
+        } else {
+            self.snd_nxt
+        }
+    }
+
     /// The next data segment, if the windows, Nagle and silly-window avoidance allow one now.
     pub fn next_data(&self, max_payload: u32) -> Option<DataOut> {
         if max_payload == 0 {

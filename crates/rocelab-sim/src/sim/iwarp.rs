@@ -1,0 +1,191 @@
+//! iWARP in the engine: RDMA operations carried on a TCP connection, with the MPA/DDP/RDMAP
+//! framing of [`crate::storage::protocol::iwarp`] — no PFC, no DCQCN: TCP's congestion control
+//! and loss recovery instead.
+//!
+//! An RDMA message becomes FPDUs on the poster's TCP stream, each FPDU one TCP segment (the
+//! engine cuts segments on FPDU boundaries, as iWARP adapters do): tagged FPDUs (14-byte
+//! DDP/RDMAP header) for RDMA WRITE and READ response data, untagged ones (18 bytes) for SEND
+//! and the READ request (28 bytes of payload), each with the 2-byte MPA length, padding and the
+//! 4-byte CRC32C. Semantics follow RDMAP (RFC 5040):
+//!
+//! * **WRITE, SEND**: the message's FPDUs go from the requester to the responder; the work
+//!   request completes at the requester when TCP has the acknowledgement of its last byte
+//!   (iWARP adapters complete a send when the data is acknowledged, RFC 5040 §5.2); a SEND is
+//!   delivered to the responder's application when its last byte is in order there.
+//! * **READ**: the requester sends a READ request; when the responder has it, it sends the data
+//!   as a READ response on its own stream (the adapter's memory read is not timed); the READ
+//!   completes when the response's last byte is in order at the requester.
+//!
+//! **API.** [`Sim::iwarp_post`] posts an operation of `len` bytes named `id` on a side of a
+//! connection from [`Sim::open_tcp`]; [`Sim::iwarp_completed`] is called at the poster when it
+//! completes, and [`Sim::iwarp_received`] at the peer when a WRITE or SEND has arrived whole. A
+//! flow with `transport: iwarp` ([`IwarpFlowApp`]) posts its messages like an RC flow's
+//! application: one message of its size (messages of 2 GiB beyond), or `message_bytes` messages
+//! with `tx_depth` outstanding until it stops; it completes when its last message completes.
+
+use super::tcp::{MsgKind, TcpApp};
+use super::Sim;
+use crate::observer::Observer;
+use crate::rdma::{RdmaOp, MAX_MESSAGE_BYTES};
+use crate::storage::protocol::iwarp::{max_payload, stream_bytes, READ_REQUEST};
+use crate::time::Time;
+use crate::traffic::{FlowSpec, RcFlow};
+
+/// TCP port of the iWARP connections of flows: 5445, IANA's `smbdirect`, where SMB Direct
+/// listens on iWARP adapters ([MS-SMBD] §1.9: "to permit coexistence of TCP and iWARP SMB
+/// listeners"), the iWARP service the seeds' S2D clusters run.
+pub const IWARP_PORT: u16 = 5445;
+
+/// What an iWARP message on a stream is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IwarpMsg {
+    Write,
+    Send,
+    ReadRequest,
+    ReadResponse,
+}
+
+/// A flow's application over iWARP (as [`super::app::App::Flow`] is over an RC queue pair).
+#[derive(Clone, Debug)]
+pub(crate) struct IwarpFlowApp {
+    pub op: RdmaOp,
+    /// Bytes still to post (`u64::MAX`: unlimited).
+    pub remaining: u64,
+    pub message_bytes: u64,
+    pub depth: u32,
+    pub stop: Time,
+    pub next_id: u64,
+    pub outstanding: u32,
+    pub completed: u64,
+}
+
+impl IwarpFlowApp {
+    pub fn new(f: &FlowSpec, rc: &RcFlow) -> Self {
+        IwarpFlowApp {
+            op: rc.op,
+            remaining: f.size_bytes.unwrap_or(u64::MAX),
+            message_bytes: if f.size_bytes.is_some() { MAX_MESSAGE_BYTES } else { rc.message_bytes },
+            depth: rc.tx_depth,
+            stop: f.stop_ps.unwrap_or(Time::MAX),
+            next_id: 0,
+            outstanding: 0,
+            completed: 0,
+        }
+    }
+}
+
+/// Stream bytes of a message of `len` payload bytes, its payload per full FPDU and a full
+/// FPDU's stream bytes, for a connection of `mss`.
+fn framing(len: u64, mss: u32, tagged: bool) -> (u64, u32, u32) {
+    let per = max_payload(mss, tagged);
+    let full = stream_bytes(per, mss, tagged).1 as u32;
+    // Messages are at most 2 GiB (validated), which `stream_bytes` takes as u32.
+    let (_, bytes) = stream_bytes(len.min(u32::MAX as u64) as u32, mss, tagged);
+    (bytes, per, full)
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Post RDMA operation `op` of `len` bytes, named `id`, from side `side` of connection `c`.
+    pub(crate) fn iwarp_post(&mut self, c: u32, side: u32, op: RdmaOp, len: u64, id: u64) {
+        let mss = self.tcp[c as usize].mss;
+        let (msg, len, tagged) = match op {
+            RdmaOp::Write => (IwarpMsg::Write, len, true),
+            RdmaOp::Send => (IwarpMsg::Send, len, false),
+            RdmaOp::Read => (IwarpMsg::ReadRequest, len, false),
+        };
+        let what = MsgKind::Iwarp { op: msg, id, len };
+        if msg == IwarpMsg::ReadRequest {
+            let (bytes, _, _) = framing(READ_REQUEST as u64, mss, false);
+            self.stream_write(c, side, bytes, READ_REQUEST, bytes as u32, what, 0);
+        } else {
+            let (bytes, per, full) = framing(len, mss, tagged);
+            self.stream_write(c, side, bytes, per, full, what, len);
+        }
+    }
+
+    /// An iWARP message written by the other side of `c` is in order at side `side` at `at`.
+    pub(super) fn iwarp_delivered(&mut self, c: u32, side: u32, op: IwarpMsg, id: u64, len: u64, at: Time) {
+        match op {
+            IwarpMsg::ReadRequest => {
+                // The responder answers on its own stream.
+                let mss = self.tcp[c as usize].mss;
+                let (bytes, per, full) = framing(len, mss, true);
+                let what = MsgKind::Iwarp { op: IwarpMsg::ReadResponse, id, len };
+                self.stream_write(c, side, bytes, per, full, what, len);
+            }
+            IwarpMsg::ReadResponse => self.iwarp_completed(c, side, id, at),
+            IwarpMsg::Write | IwarpMsg::Send => self.iwarp_received(c, side, op, id, at),
+        }
+    }
+
+    /// Side `side` of `c` has the acknowledgement of an iWARP message it wrote.
+    pub(super) fn iwarp_acked(&mut self, c: u32, side: u32, op: IwarpMsg, id: u64) {
+        if matches!(op, IwarpMsg::Write | IwarpMsg::Send) {
+            self.iwarp_completed(c, side, id, self.now);
+        }
+    }
+
+    /// The application hook: a WRITE or SEND of the other side of `c` is whole at side `side`
+    /// at `at` (a storage protocol's capsule arrives here).
+    pub(crate) fn iwarp_received(&mut self, _c: u32, _side: u32, _op: IwarpMsg, _id: u64, _at: Time) {}
+
+    /// The application hook: operation `id` posted by side `side` of `c` completed at `at`.
+    pub(crate) fn iwarp_completed(&mut self, c: u32, side: u32, _id: u64, at: Time) {
+        let conn = &mut self.tcp[c as usize];
+        let flow = conn.flow;
+        let TcpApp::Iwarp(app) = &mut conn.app else { return };
+        if side != 0 {
+            return;
+        }
+        app.outstanding -= 1;
+        app.completed += 1;
+        let idle = app.outstanding == 0;
+        if app.remaining == 0 && idle {
+            let f = &mut self.flows[flow as usize];
+            f.finished_sending = true;
+            if f.spec.size_bytes.is_some() && f.completed_at.is_none() {
+                f.completed_at = Some(at);
+            }
+        } else if at >= app.stop && idle {
+            self.flows[flow as usize].finished_sending = true;
+        } else {
+            self.iwarp_flow_fill(c);
+        }
+    }
+
+    /// Post what an iWARP flow may now: messages up to its depth.
+    pub(super) fn iwarp_flow_fill(&mut self, c: u32) {
+        let now = self.now;
+        loop {
+            let TcpApp::Iwarp(app) = &mut self.tcp[c as usize].app else { return };
+            if app.remaining == 0 || now >= app.stop || app.outstanding >= app.depth {
+                return;
+            }
+            let len = app.remaining.min(app.message_bytes);
+            if app.remaining != u64::MAX {
+                app.remaining -= len;
+            }
+            let (op, id) = (app.op, app.next_id);
+            app.next_id += 1;
+            app.outstanding += 1;
+            self.iwarp_post(c, 0, op, len, id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_cuts_messages_in_segment_sized_fpdus() {
+        // MSS 1448: full tagged FPDUs of 1448 stream bytes carrying 1428 payload bytes.
+        assert_eq!(framing(4096, 1448, true), (2 * 1448 + 1260, 1428, 1448));
+        // 8948 (a 9000-byte MTU with timestamps): 8928 per FPDU.
+        let (bytes, per, full) = framing(1 << 20, 8948, true);
+        assert_eq!((per, full), (8928, 8948));
+        assert_eq!(bytes, 117 * 8948 + (2 + 14 + (1_048_576 - 117 * 8928) as u64).next_multiple_of(4) + 4);
+        // A SEND is untagged: 4 bytes less per FPDU.
+        assert_eq!(framing(1000, 1448, false).1, 1424);
+    }
+}

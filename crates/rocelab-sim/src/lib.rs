@@ -80,8 +80,11 @@ pub use spec::{
     Trust,
 };
 pub use stats::{
-    Conservation, FlowResults, FrameCounts, HostResults, PortResults, PriorityCounters, QueueSamples, RdmaFlowResults,
-    Results, SwitchResults, SCHEMA_VERSION,
+    Conservation, FlowResults, FrameCounts, HostResults, IperfResults, IperfStream, IwarpResults, LinkPauseCounters,
+    PortResults, PriorityCounters, QueueSamples, RdmaFlowResults, Results, SwitchResults, TcpConnResults,
+    TcpEndResults, SCHEMA_VERSION,
 };
 pub use time::{Time, MS, NS, SECOND, US};
-pub use traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, Traffic, Transport};
+pub use traffic::{
+    FlowClass, FlowSpec, IperfSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, TcpFlow, Traffic, Transport,
+};

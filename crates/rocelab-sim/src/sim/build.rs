@@ -131,6 +131,12 @@ impl<'a, O: Observer> Simulation<'a, O> {
         self.sim.events
     }
 
+    /// The engine, for tests that drive its internal APIs (e.g. opening TCP connections).
+    #[cfg(test)]
+    pub(super) fn engine(&mut self) -> &mut Sim<'a, O> {
+        &mut self.sim
+    }
+
     /// Run to the end time and collect the results.
     pub fn finish(mut self) -> Results {
         let end = self.sim.end;

@@ -11,7 +11,11 @@
 //! * **WRITE, SEND**: the message's FPDUs go from the requester to the responder; the work
 //!   request completes at the requester when TCP has the acknowledgement of its last byte
 //!   (iWARP adapters complete a send when the data is acknowledged, RFC 5040 §5.2); a SEND is
-//!   delivered to the responder's application when its last byte is in order there.
+//!   delivered to the responder's application when its last byte is in order there. Because a
+//!   completion waits for an ACK, the adapter's TCP acknowledges every segment at once (a
+//!   host stack's 40 ms delayed-ACK timer would hold the last ACK of a message) and sends
+//!   without Nagle's delay: a modelling choice, as the adapters' TCP offload engines document
+//!   no figures.
 //! * **READ**: the requester sends a READ request; when the responder has it, it sends the data
 //!   as a READ response on its own stream (the adapter's memory read is not timed); the READ
 //!   completes when the response's last byte is in order at the requester.
@@ -127,13 +131,21 @@ impl<O: Observer> Sim<'_, O> {
 
     /// The application hook: a WRITE or SEND of the other side of `c` is whole at side `side`
     /// at `at` (a storage protocol's capsule arrives here).
-    pub(crate) fn iwarp_received(&mut self, _c: u32, _side: u32, _op: IwarpMsg, _id: u64, _at: Time) {}
+    pub(crate) fn iwarp_received(&mut self, c: u32, _side: u32, _op: IwarpMsg, _id: u64, _at: Time) {
+        let conn = &mut self.tcp[c as usize];
+        if matches!(conn.app, TcpApp::Api) {
+            conn.msgs_delivered += 1;
+        }
+    }
 
     /// The application hook: operation `id` posted by side `side` of `c` completed at `at`.
     pub(crate) fn iwarp_completed(&mut self, c: u32, side: u32, _id: u64, at: Time) {
         let conn = &mut self.tcp[c as usize];
         let flow = conn.flow;
-        let TcpApp::Iwarp(app) = &mut conn.app else { return };
+        let TcpApp::Iwarp(app) = &mut conn.app else {
+            conn.msgs_completed += 1;
+            return;
+        };
         if side != 0 {
             return;
         }
@@ -187,5 +199,43 @@ mod tests {
         assert_eq!(bytes, 117 * 8948 + (2 + 14 + (1_048_576 - 117 * 8928) as u64).next_multiple_of(4) + 4);
         // A SEND is untagged: 4 bytes less per FPDU.
         assert_eq!(framing(1000, 1448, false).1, 1424);
+    }
+}
+
+#[cfg(test)]
+mod api_tests {
+    use crate::rdma::RdmaOp;
+    use crate::sim::tcp::TcpOpen;
+    use crate::sim::{SimConfig, Simulation};
+    use crate::time::{MS, NS};
+    use crate::topology::{single_switch, FabricDefaults};
+    use crate::traffic::{FlowClass, Traffic};
+
+    #[test]
+    fn posted_operations_complete_and_writes_and_sends_arrive() {
+        let f = single_switch(2, 25_000_000_000, 100 * NS, &FabricDefaults::lossy());
+        let t = Traffic::new();
+        let mut sim = Simulation::new(&f.spec, &t, &SimConfig::new(1, 10 * MS)).unwrap();
+        let e = sim.engine();
+        let class = FlowClass { priority: 0, dscp: 0, ecn_capable: false, tagged: false };
+        let o = TcpOpen { class, ports: [40_001, 4420], cc: None, nodelay: true, window: None, quick_ack: true };
+        let c = e.open_tcp(f.hosts[0], f.hosts[1], &o).unwrap();
+        // An NVMe-oF-like exchange: a 64-byte command capsule (SEND) from the host, a 128 KiB
+        // READ by the target of the host's data, a 16-byte response capsule (SEND) back.
+        e.iwarp_post(c, 0, RdmaOp::Send, 64, 1);
+        e.iwarp_post(c, 1, RdmaOp::Read, 128 * 1024, 2);
+        e.iwarp_post(c, 1, RdmaOp::Send, 16, 3);
+        e.iwarp_post(c, 0, RdmaOp::Write, 4096, 4);
+        sim.run_until(MS);
+        let conn = &sim.engine().tcp[c as usize];
+        // Delivered whole: two SENDs and the WRITE; completed: all four at their posters.
+        assert_eq!((conn.msgs_delivered, conn.msgs_completed), (3, 4));
+        // The host's stream carried the SEND, the WRITE (both posted at once), then the READ's
+        // response (written when the request arrived): 128 KiB in tagged FPDUs of 1448 bytes.
+        let (_, resp) = crate::storage::protocol::iwarp::stream_bytes(128 * 1024, 1448, true);
+        let (_, send) = crate::storage::protocol::iwarp::stream_bytes(64, 1448, false);
+        let (_, write) = crate::storage::protocol::iwarp::stream_bytes(4096, 1448, true);
+        assert_eq!(conn.ep[1].rcv_nxt(), send + write + resp);
+        sim.finish().check_conservation().unwrap();
     }
 }

@@ -88,6 +88,8 @@ pub(crate) struct TcpOpen {
     pub nodelay: bool,
     /// Socket buffer: side 1's receive buffer and side 0's send buffer (iperf3's `-w`).
     pub window: Option<u32>,
+    /// Acknowledge every segment at once (no delayed ACKs) on both ends.
+    pub quick_ack: bool,
 }
 
 /// Messages written on one direction of a connection and not yet acknowledged, each with what
@@ -144,6 +146,7 @@ impl StreamMsg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MsgKind {
     /// Bytes written with [`Sim::tcp_send`], named by the application's tag.
+    #[cfg_attr(not(test), allow(dead_code))] // the storage protocols' (their branch); tested below
     Tag(u64),
     /// An iWARP message (see `iwarp.rs`).
     Iwarp { op: super::iwarp::IwarpMsg, id: u64, len: u64 },
@@ -193,9 +196,11 @@ pub(crate) struct ConnRt {
     pub data: FrameCounts,
     /// Segments without data (pure ACKs), both directions.
     pub acks: FrameCounts,
-    /// Messages of [`MsgKind::Tag`] delivered and acknowledged (API connections).
-    pub tags_delivered: u64,
-    pub tags_acked: u64,
+    /// Messages of an API connection ([`TcpApp::Api`]): delivered whole to the receiving
+    /// application (tagged bytes, iWARP WRITE and SEND), and completed at the sender (tagged
+    /// bytes acknowledged, iWARP operations completed).
+    pub msgs_delivered: u64,
+    pub msgs_completed: u64,
 }
 
 impl ConnRt {
@@ -249,6 +254,9 @@ impl<O: Observer> Sim<'_, O> {
         if o.nodelay {
             (ca.nagle, cb.nagle) = (false, false);
         }
+        if o.quick_ack {
+            (ca.delayed_ack, cb.delayed_ack) = (None, None);
+        }
         let mut sndbuf = [sa.send_buffer_bytes as u64, sb.send_buffer_bytes as u64];
         if let Some(w) = o.window {
             cb.receive_buffer = w;
@@ -282,8 +290,8 @@ impl<O: Observer> Sim<'_, O> {
             streams: Default::default(),
             data: FrameCounts::default(),
             acks: FrameCounts::default(),
-            tags_delivered: 0,
-            tags_acked: 0,
+            msgs_delivered: 0,
+            msgs_completed: 0,
         };
         self.tcp.push(conn);
         Ok(c)
@@ -291,6 +299,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Side `side` of connection `c` writes `bytes` that its application names `tag`; see the
     /// module documentation for the callbacks.
+    #[cfg_attr(not(test), allow(dead_code))] // the storage protocols' entry point; tested below
     pub(crate) fn tcp_send(&mut self, c: u32, side: u32, bytes: u64, tag: u64) {
         self.stream_write(c, side, bytes, 0, 0, MsgKind::Tag(tag), bytes);
     }
@@ -481,4 +490,67 @@ pub(crate) struct TcpHosts {
     pub mtu: Vec<u32>,
     /// Per node: its name, for messages.
     pub names: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{SimConfig, Simulation};
+    use crate::time::{MS, NS};
+    use crate::topology::{single_switch, FabricDefaults};
+    use crate::traffic::Traffic;
+
+    #[test]
+    fn the_connection_api_carries_tagged_messages_both_ways() {
+        let f = single_switch(2, 10_000_000_000, 100 * NS, &FabricDefaults::lossy());
+        let t = Traffic::new();
+        let cfg = SimConfig::new(1, 100 * MS);
+        let mut sim = Simulation::new(&f.spec, &t, &cfg).unwrap();
+        let e = sim.engine();
+        let class = FlowClass { priority: 0, dscp: 0, ecn_capable: false, tagged: false };
+        let o = TcpOpen { class, ports: [40_000, 3260], cc: None, nodelay: true, window: None, quick_ack: false };
+        let c = e.open_tcp(f.hosts[0], f.hosts[1], &o).unwrap();
+        // A request of 48 bytes, a 1 MB response, and two more requests.
+        e.tcp_send(c, 0, 48, 1);
+        e.tcp_send(c, 1, 1_000_000, 2);
+        e.tcp_send(c, 0, 48, 3);
+        e.tcp_send(c, 0, 48, 4);
+        sim.run_until(MS);
+        let conn = &sim.engine().tcp[c as usize];
+        assert_eq!(conn.msgs_delivered, 4);
+        // The last request's ACK waits for the server's 40 ms delayed-ACK timer.
+        assert_eq!(conn.msgs_completed, 3);
+        sim.run_until(50 * MS);
+        let conn = &sim.engine().tcp[c as usize];
+        assert_eq!(conn.msgs_completed, 4);
+        assert_eq!(conn.ep[1].rcv_nxt(), 144);
+        assert_eq!(conn.ep[0].rcv_nxt(), 1_000_000);
+        assert!(conn.streams.iter().all(|s| s.msgs.is_empty() && s.delivered == 0));
+        let r = sim.finish();
+        r.check_conservation().unwrap();
+        assert_eq!(r.tcp_connections.len(), 1, "a connection without a flow is reported on its own");
+        let tc = &r.tcp_connections[0];
+        assert_eq!((tc.flow, tc.ends[0].port, tc.ends[1].port), (None, 40_000, 3260));
+        assert_eq!(tc.data.sent, tc.data.delivered);
+        assert!(tc.data.sent >= 3 + 1_000_000 / 1448);
+    }
+
+    #[test]
+    fn a_connection_between_unconnected_hosts_is_refused() {
+        use crate::topology::NetworkBuilder;
+        let d = FabricDefaults::lossy();
+        let mut b = NetworkBuilder::new();
+        let (h0, h1) = (b.add_host("h0", d.host.clone(), d.host_port), b.add_host("h1", d.host.clone(), d.host_port));
+        let (h2, sw) = (b.add_host("h2", d.host.clone(), d.host_port), b.add_switch("sw", d.switch.clone(), d.switch_port));
+        b.connect(h0, sw, 10_000_000_000, 100);
+        b.connect(h1, sw, 10_000_000_000, 100);
+        b.connect(h2, h1, 10_000_000_000, 100);
+        let f = b.build();
+        let t = Traffic::new();
+        let mut sim = Simulation::new(&f.spec, &t, &SimConfig::new(1, MS)).unwrap();
+        let class = FlowClass { priority: 0, dscp: 0, ecn_capable: false, tagged: false };
+        let o = TcpOpen { class, ports: [1, 2], cc: None, nodelay: false, window: None, quick_ack: false };
+        let e = sim.engine().open_tcp(h0, h2, &o).unwrap_err();
+        assert!(e.contains("no path from \"h0\" to \"h2\""), "{e}");
+    }
 }

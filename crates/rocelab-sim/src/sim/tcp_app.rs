@@ -57,6 +57,7 @@ impl<O: Observer> Sim<'_, O> {
                     cc: t.congestion_control,
                     nodelay: t.nodelay,
                     window: t.window_bytes,
+                    quick_ack: false,
                 },
                 TcpApp::Bulk(BulkApp {
                     total: f.size_bytes.unwrap_or(u64::MAX),
@@ -67,13 +68,15 @@ impl<O: Observer> Sim<'_, O> {
                 }),
             ),
             Transport::Iwarp(rc) => (
-                // RDMA messages go out at once: the adapter's TCP does not wait (Nagle off).
+                // An RDMA message goes out at once and completes on TCP's acknowledgement: the
+                // adapter's TCP neither waits to send (Nagle off) nor delays its ACKs.
                 TcpOpen {
                     class: f.class,
                     ports: [f.udp_src_port, super::iwarp::IWARP_PORT],
                     cc: None,
                     nodelay: true,
                     window: None,
+                    quick_ack: true,
                 },
                 TcpApp::Iwarp(IwarpFlowApp::new(f, &rc)),
             ),

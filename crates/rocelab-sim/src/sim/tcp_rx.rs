@@ -141,13 +141,13 @@ impl<O: Observer> Sim<'_, O> {
     /// in order at side `side`'s application at `at`. Connections opened through the API
     /// count them; a storage protocol's exchange continues here.
     pub(crate) fn tcp_app_delivered(&mut self, c: u32, _side: u32, _tag: u64, _at: Time) {
-        self.tcp[c as usize].tags_delivered += 1;
+        self.tcp[c as usize].msgs_delivered += 1;
     }
 
     /// The application hook: the peer acknowledged the last byte tagged `tag` that side `side`
     /// of `c` wrote, at `at`.
     pub(crate) fn tcp_app_acked(&mut self, c: u32, _side: u32, _tag: u64, _at: Time) {
-        self.tcp[c as usize].tags_acked += 1;
+        self.tcp[c as usize].msgs_completed += 1;
     }
 }
 

@@ -17,7 +17,8 @@
 //!   `TCP_RTO_MIN`), go-back-N after a timeout; congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
-//!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4) on or off; sender silly-window avoidance.
+//!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
+//!   sender silly-window avoidance.
 //! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered
 //!   when the hole fills; immediate duplicate ACKs for out-of-order data and an immediate ACK when
 //!   a hole fills (RFC 5681 §4.2); delayed ACKs as Linux does them (see [`DelayedAck`]); the

@@ -51,6 +51,8 @@ pub(super) struct Sender {
     ecn_recover: Option<u64>,
     /// Send CWR on the next new data segment.
     cwr_pending: bool,
+    /// End of the last segment shorter than the MSS sent (Linux's `snd_sml`).
+    snd_sml: u64,
 }
 
 impl Sender {
@@ -77,6 +79,7 @@ impl Sender {
             rtx_pending: false,
             ecn_recover: None,
             cwr_pending: false,
+            snd_sml: 0,
         }
     }
 
@@ -122,8 +125,15 @@ impl Sender {
         let idle = in_flight == 0;
         // RFC 1122 §4.2.3.4: send a full segment; or all that is queued, when Nagle is off or
         // nothing is unacknowledged; or anything when nothing is in flight (so a window smaller
-        // than one segment cannot stall the connection).
-        let send = full || (all_queued && (!self.nagle || idle)) || (idle && len == usable) || len == cap;
+        // than one segment cannot stall the connection). Nagle as Linux applies it, with
+        // Minshall's modification (`tcp_minshall_check`): a partial segment waits only while an
+        // earlier partial segment is unacknowledged, so the tail of a bulk write does not wait
+        // for the peer's delayed ACK.
+        let small_unacked = self.snd_sml > self.snd_una;
+        let send = full
+            || (all_queued && (!self.nagle || idle || !small_unacked))
+            || (idle && len == usable)
+            || len == cap;
         if !send {
             return None;
         }
@@ -153,6 +163,9 @@ impl Sender {
         }
         if d.cwr {
             self.cwr_pending = false;
+        }
+        if (d.len as u64) < self.mss {
+            self.snd_sml = self.snd_sml.max(d.seq + d.len as u64);
         }
         if !d.retransmission && self.rtt_probe.is_none() {
             self.rtt_probe = Some((d.seq + d.len as u64, now));

@@ -338,6 +338,28 @@ fn nagle_coalesces_small_writes() {
 }
 
 #[test]
+fn nagle_sends_a_writes_tail_unless_a_small_segment_is_unacknowledged() {
+    // Linux's Minshall variant: the partial tail of a bulk write goes at once, with full
+    // segments still unacknowledged; a second partial segment waits for the first's ACK.
+    let c = TcpConfig { delayed_ack: Some(DelayedAck { quickacks: 0, ..DelayedAck::default() }), ..cfg(1500) };
+    let mss = c.mss as u64;
+    let mut p = Pipe::new(&c, &c, 50 * US);
+    p.a.send(3 * mss + 100);
+    p.run(US);
+    let lens: Vec<u32> = p.sent(Dir::AtoB).map(|(_, _, s)| s.len).collect();
+    assert_eq!(lens, [1448, 1448, 1448, 100], "the tail went with the full segments");
+    p.a.send(10);
+    p.run(2 * US);
+    assert_eq!(p.sent(Dir::AtoB).count(), 4, "the 10 bytes wait behind the unacknowledged 100");
+    // The receiver acknowledges every second full segment's worth: the third and the 100
+    // bytes together, a round trip later; then the 10 bytes go.
+    p.run(100 * MS);
+    let (t, _, last) = *p.sent(Dir::AtoB).last().unwrap();
+    assert_eq!((last.len, t), (10, 100 * US));
+    assert_eq!(p.delivered[1], 3 * mss + 110);
+}
+
+#[test]
 fn ecn_echo_reduces_once_per_window_and_cwr_clears_it() {
     let c = TcpConfig { ecn: true, delayed_ack: None, ..cfg(1500) }.with_cc(CcKind::NewReno);
     let mss = c.mss as u64;

@@ -188,7 +188,7 @@ fn tshark_decodes_rocev2_pfc_and_cnp_as_logged() {
                 let (i, bth, reth, aeth) = match stack {
                     HeaderStack::RoceV2 { ip, bth, reth, aeth, .. } => (ip, bth, reth, aeth),
                     HeaderStack::Cnp { ip, bth } => (ip, bth, None, None),
-                    HeaderStack::Pfc(_) => unreachable!(),
+                    other => panic!("{at}: a RoCE run captured {other:?}"),
                 };
                 if let Some(t) = tag {
                     assert_eq!((num(get("vlan.priority")), num(get("vlan.id"))), (t.pcp as u64, t.vid as u64), "{at}");
@@ -233,4 +233,170 @@ fn tshark_decodes_rocev2_pfc_and_cnp_as_logged() {
         }
     }
     assert_eq!((roce, cnps, pauses), (data - 2, 2, pfc.len()));
+}
+
+/// The tshark fields read for every frame of the TCP capture, in this order.
+const TCP_FIELDS: &[&str] = &[
+    "frame.len",
+    "eth.src",
+    "eth.dst",
+    "vlan.priority",
+    "vlan.id",
+    "ip.src",
+    "ip.dst",
+    "ip.dsfield.dscp",
+    "ip.dsfield.ecn",
+    "ip.checksum.status",
+    "tcp.srcport",
+    "tcp.dstport",
+    "tcp.seq_raw",
+    "tcp.ack_raw",
+    "tcp.hdr_len",
+    "tcp.flags",
+    "tcp.window_size_value",
+    "tcp.len",
+    "tcp.checksum.status",
+    "tcp.options.timestamp.tsval",
+    "tcp.options.timestamp.tsecr",
+    "macc.opcode",
+    "macc.pause_time",
+    "_ws.expert.message",
+    "_ws.malformed",
+];
+
+/// The tshark command line reading `file` with `fields`.
+fn tshark_fields(tshark: &Path, file: &Path, fields: &[&str], prefs: &[&str]) -> Vec<String> {
+    let mut cmd = Command::new(tshark);
+    cmd.args(["-n", "-T", "fields", "-E", "separator=|", "-E", "occurrence=a"]);
+    for p in prefs {
+        cmd.args(["-o", p]);
+    }
+    cmd.arg("-r").arg(file);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
+    use rocelab_sim::tcp::TcpHeader;
+    let Some(tshark) = tools::require("tshark", &["tshark"], "apt-get install tshark") else { return };
+    // The EqualLogic congested SAN (802.3x on every port, no DCB) with iperf from two array
+    // members into the host's one 10GbE port: TCP segments and ACKs on the host's link, and the
+    // switch's PAUSE frames towards member1.
+    let base = std::fs::read_to_string(workspace().join("examples/dell-equallogic-congested-san.yaml")).unwrap();
+    let text = format!(
+        "{base}simulation: {{duration: 3ms}}\nworkloads:\n  iperf:\n    - {{name: a, client: member1, server: host}}\n    - {{name: b, client: member2, server: host, bytes: 1MB}}\n"
+    );
+    let loaded = rocelab_model::load_str(&text, "san.yaml", &workspace().join("examples")).unwrap();
+    let built = rocelab_sim::from_model::build(&loaded.scenario, &loaded.fabric, None);
+    let ports = ["san-sw1:TenGigabitEthernet0/0".to_string(), "san-sw1:TenGigabitEthernet0/1".to_string()];
+    let filter = resolve_filter(&built.spec, &built.names, &ports, &[], None).unwrap();
+    let mut obs = PcapObserver::new(Vec::new(), &built.spec, None, &filter).unwrap().with_log();
+    let results = rocelab_sim::run_with_observer(&built.spec, &built.traffic, &built.config, &mut obs).unwrap();
+    results.check_conservation().unwrap();
+    // Synthetic segments after the run: priority-tagged with PCP 5, CE, ECE and CWR, with and
+    // without options, sequence numbers about to wrap.
+    let port = filter.ports.as_ref().unwrap()[0];
+    let flags = [0x10u8, 0x50, 0x90, 0xD8];
+    for (i, f) in flags.iter().enumerate() {
+        let p = Packet {
+            kind: rocelab_sim::packet::PacketKind::Tcp,
+            flow: 0,
+            src: 2,
+            dst: 1,
+            udp_src_port: 40_000,
+            udp_dst_port: 5201,
+            tagged: true,
+            pcp: 5,
+            dscp: 10,
+            ecn: if i % 2 == 0 { rocelab_sim::Ecn::Ce } else { rocelab_sim::Ecn::Ect0 },
+            bth_opcode: *f,
+            dest_qp: 0,
+            psn: 0,
+            payload_bytes: 100 * i as u32,
+            header_bytes: 0,
+            frame_bytes: rocelab_sim::tcp::tcp_frame_bytes(100 * i as u32, true, i == 3),
+            sent_at: 0,
+            flow_hash: 0,
+            priority: 5,
+            ext: 0,
+        };
+        let h = TcpHeader {
+            src_port: 40_000,
+            dst_port: 5201,
+            seq: u32::MAX - 50 + i as u32,
+            ack: 0x1234_5678,
+            flags: *f,
+            window: 0xFFFF - i as u16,
+            timestamps: (i == 3).then_some((u32::MAX, 1)),
+        };
+        let t = built.config.end_time_ps + 1_000_000 * (i as u64 + 1);
+        obs.on_tcp(t, port, &p, &h, Direction::Tx);
+    }
+    let log = obs.log().to_vec();
+    let (stats, bytes) = obs.finish().unwrap();
+    assert_eq!(stats.length_differs, 0, "every captured frame is as long as simulated");
+    let segments = log.iter().filter(|c| matches!(c.frame.stack, HeaderStack::Tcp { .. })).count();
+    let pauses: Vec<_> = log.iter().filter(|c| c.kind == CapturedKind::Pause).collect();
+    assert!(segments > 1000, "{segments} TCP segments");
+    assert!(pauses.len() >= 2, "{} PAUSE frames", pauses.len());
+    let dir = temp_dir("tshark-tcp");
+    let file = dir.join("san.pcap");
+    std::fs::write(&file, &bytes).unwrap();
+    let prefs = ["ip.check_checksum:TRUE", "tcp.check_checksum:TRUE", "tcp.analyze_sequence_numbers:FALSE"];
+    let lines = tshark_fields(&tshark, &file, TCP_FIELDS, &prefs);
+    assert_eq!(lines.len(), log.len(), "tshark read every frame");
+    let (mut tcp_seen, mut pause_seen, mut ece, mut ts) = (0, 0, 0, 0);
+    for (n, (line, c)) in lines.iter().zip(&log).enumerate() {
+        let v: Vec<&str> = line.split('|').collect();
+        assert_eq!(v.len(), TCP_FIELDS.len(), "frame {}: {line}", n + 1);
+        let get = |name: &str| v[TCP_FIELDS.iter().position(|f| *f == name).unwrap()];
+        let at = format!("frame {} ({line})", n + 1);
+        assert_eq!(num(get("frame.len")), c.len as u64, "{at}");
+        assert_eq!((get("eth.src"), get("eth.dst")), (mac(c.frame.src_mac).as_str(), mac(c.frame.dst_mac).as_str()), "{at}");
+        assert_eq!(get("_ws.expert.message"), "", "{at}: expert info");
+        assert_eq!(get("_ws.malformed"), "", "{at}: malformed");
+        match c.frame.stack {
+            HeaderStack::Pause { quanta } => {
+                pause_seen += 1;
+                assert_eq!(num(get("macc.opcode")), 0x0001, "{at}");
+                assert_eq!(num(get("macc.pause_time")), quanta as u64, "{at}");
+                assert_eq!(get("tcp.srcport"), "", "{at}");
+            }
+            HeaderStack::Tcp { ip: i, tcp: h, payload } => {
+                tcp_seen += 1;
+                match c.frame.tag {
+                    Some(t) => assert_eq!((num(get("vlan.priority")), num(get("vlan.id"))), (t.pcp as u64, t.vid as u64), "{at}"),
+                    None => assert_eq!(get("vlan.id"), "", "{at}"),
+                }
+                assert_eq!((get("ip.src"), get("ip.dst")), (ip(i.src).as_str(), ip(i.dst).as_str()), "{at}");
+                assert_eq!((num(get("ip.dsfield.dscp")), num(get("ip.dsfield.ecn"))), (i.dscp as u64, i.ecn as u64), "{at}");
+                assert_eq!(get("ip.checksum.status"), "1", "{at}: IPv4 header checksum good");
+                assert_eq!((num(get("tcp.srcport")), num(get("tcp.dstport"))), (h.src_port as u64, h.dst_port as u64), "{at}");
+                assert_eq!((num(get("tcp.seq_raw")), num(get("tcp.ack_raw"))), (h.seq as u64, h.ack as u64), "{at}");
+                assert_eq!(num(get("tcp.flags")), h.flags as u64, "{at}");
+                assert_eq!(num(get("tcp.window_size_value")), h.window as u64, "{at}");
+                assert_eq!(num(get("tcp.len")), payload as u64, "{at}");
+                assert_eq!(num(get("tcp.hdr_len")), if h.timestamps.is_some() { 32 } else { 20 }, "{at}");
+                assert_eq!(get("tcp.checksum.status"), "1", "{at}: TCP checksum good");
+                match h.timestamps {
+                    Some((val, ecr)) => {
+                        ts += 1;
+                        assert_eq!((num(get("tcp.options.timestamp.tsval")), num(get("tcp.options.timestamp.tsecr"))), (val as u64, ecr as u64), "{at}");
+                    }
+                    None => assert_eq!(get("tcp.options.timestamp.tsval"), "", "{at}"),
+                }
+                if h.flags & 0x40 != 0 {
+                    ece += 1;
+                }
+            }
+            other => panic!("{at}: unexpected {other:?}"),
+        }
+    }
+    assert_eq!((tcp_seen, pause_seen), (segments, pauses.len()));
+    assert!(ts > 1000 && ece >= 2, "timestamps on {ts} segments, ECE on {ece}");
 }

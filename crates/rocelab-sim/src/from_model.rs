@@ -688,4 +688,75 @@ workloads:
             b.warnings
         );
     }
+
+    #[test]
+    fn iperf_tcp_settings_link_pause_and_iwarp_follow_the_model() {
+        let text = r#"fabric:
+  name: t
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-4, speed: 10G}]}
+      - name: client
+        role: host
+        nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}
+        tcp: {congestion_control: reno, window_scaling: false, min_rto: 10ms, receive_buffer: 1MiB, nagle: false}
+      - {name: server, role: host, nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}}
+      - {name: iw1, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
+      - {name: iw2, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
+    links:
+      - {a: "sw1:p1", b: "client:p0"}
+      - {a: "sw1:p2", b: "server:p0"}
+      - {a: "sw1:p3", b: "iw1:p0"}
+      - {a: "sw1:p4", b: "iw2:p0"}
+  qos:
+    marking: pcp
+    mtu: 9000
+    classes:
+      - {name: iscsi, priority: 0}
+    pfc: {enabled: false, link_pause: true}
+workloads:
+  flows:
+    - {name: rdma, from: iw1, to: iw2, class: iscsi, size: 1MB}
+  iperf:
+    - {name: cross, client: client, server: server, parallel: 3, window: 256KiB, congestion_control: dctcp, bitrate: 2G, bytes: 2MB, nodelay: true}
+"#;
+        let l = rocelab_model::load_str(text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        let b = build(&l.scenario, &l.fabric, None);
+        // The client's stack from its `tcp:` settings; the server keeps Linux's defaults.
+        let NodeKind::Host(c) = &b.spec.nodes[1].kind else { panic!("client") };
+        assert_eq!(c.tcp.congestion_control, CcKind::NewReno);
+        assert!(!c.tcp.window_scaling && !c.tcp.nagle);
+        assert_eq!((c.tcp.min_rto_ps, c.tcp.receive_buffer_bytes), (10 * crate::MS, 1 << 20));
+        assert_eq!(c.ports[0].mtu, 9000);
+        assert!(c.ports[0].link_pause);
+        let NodeKind::Host(s) = &b.spec.nodes[2].kind else { panic!("server") };
+        assert_eq!(s.tcp, TcpStackSpec::default());
+        // Between two iWARP (Chelsio) hosts a flow runs over iWARP by default.
+        let t = &b.traffic;
+        assert!(matches!(t.flows[0].transport, crate::Transport::Iwarp(r) if r.op == RdmaOp::Write));
+        // The iperf test: three TCP streams with the socket options, ports 32768.. -> 5201.
+        assert_eq!(t.iperf.len(), 1);
+        assert_eq!((t.iperf[0].first_flow, t.iperf[0].streams), (1, 3));
+        let s0 = &t.flows[1];
+        let crate::Transport::Tcp(opts) = s0.transport else { panic!("a TCP flow") };
+        assert_eq!(opts.congestion_control, Some(CcKind::Dctcp));
+        assert_eq!((opts.window_bytes, opts.nodelay, opts.server_port), (Some(256 * 1024), true, IPERF_PORT));
+        assert_eq!((s0.size_bytes, s0.rate_bps), (Some(2_000_000), Some(2_000_000_000)));
+        assert_eq!(t.flows[1..].iter().map(|f| f.udp_src_port).collect::<Vec<_>>(), [32768, 32769, 32770]);
+        assert_eq!(&b.names.flows[1..], ["cross#0", "cross#1", "cross#2"]);
+        assert_eq!(b.names.iperf, ["cross"]);
+        assert_eq!(b.names.dports[1], IPERF_PORT);
+        // 802.3x on the switch ports: the class's PG holds back with headroom, PFC stays off.
+        let NodeKind::Switch(sw) = &b.spec.nodes[0].kind else { panic!("sw1") };
+        assert!(sw.ports.iter().all(|p| p.link_pause && p.pfc.enabled == PriorityMask::NONE));
+        assert!(sw.ports[0].pgs[0].lossless && sw.ports[0].pgs[0].headroom_bytes > 9000);
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 20 * crate::MS, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert_eq!(r.iperf[0].streams.len(), 3);
+        assert!(r.iperf[0].streams.iter().all(|s| s.receiver_bytes == 2_000_000), "{:?}", r.iperf[0]);
+        assert_eq!(r.flows[0].delivered_bytes, 1_000_000);
+        let summary = crate::summary::summary(&r, &b.names, &b.warnings);
+        assert!(summary.contains("iperf cross: client -> server, 3 stream(s)"), "{summary}");
+        assert!(summary.contains("[SUM]"), "{summary}");
+    }
 }

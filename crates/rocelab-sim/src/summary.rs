@@ -160,7 +160,9 @@ fn write_iperf(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
             "[ ID]", "Interval", "Transfer", "Bitrate", "Retr", "Cwnd"
         )?;
         let ms = |ps: u64| ps as f64 / 1e9;
-        for (k, st) in t.streams.iter().chain(std::iter::once(&t.sum)).enumerate() {
+        // iperf3 adds the [SUM] lines when it runs more than one stream.
+        let sum = (t.streams.len() > 1).then_some(&t.sum);
+        for (k, st) in t.streams.iter().chain(sum).enumerate() {
             let id = if st.flow.is_some() { format!("[{:>3}]", k + 1) } else { "[SUM]".into() };
             let interval = format!("{:.2}-{:.2} ms", ms(st.start_ps), ms(st.end_ps));
             let cwnd = st.cwnd_bytes.map(iperf_bytes).unwrap_or_default();

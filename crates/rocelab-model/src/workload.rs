@@ -518,7 +518,8 @@ pub(crate) fn check(
                 _ => {}
             }
         }
-        if matches!(f.transport, Some(FlowTransport::Tcp | FlowTransport::Iwarp)) && (f.on.is_some() || f.off.is_some()) {
+        if matches!(f.transport, Some(FlowTransport::Tcp | FlowTransport::Iwarp)) && (f.on.is_some() || f.off.is_some())
+        {
             problems.push(problem(
                 format!("{p}.on"),
                 "on/off applies to `rc` and `raw` flows; a TCP or iWARP flow sends until it stops".into(),

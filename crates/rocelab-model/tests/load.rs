@@ -539,7 +539,8 @@ fn iwarp_flows_need_iwarp_hosts_and_tcp_flows_run_anywhere() {
     let paths: Vec<&str> = e.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, ["workloads.flows[0].from", "workloads.flows[0].to"]);
     assert!(e[0].message.contains("`node1` has no iWARP adapter"), "{}", e[0].message);
-    let tcp = format!("{BASE}{WORKLOADS}").replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: tcp}");
+    let tcp =
+        format!("{BASE}{WORKLOADS}").replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: tcp}");
     load(&tcp).unwrap();
     // A TCP flow sends until it stops: on/off is refused.
     let e = one_error(&tcp.replace("transport: tcp}", "transport: tcp, on: 1ms, off: 1ms}"));

@@ -258,6 +258,8 @@ const TCP_FIELDS: &[&str] = &[
     "tcp.checksum.status",
     "tcp.options.timestamp.tsval",
     "tcp.options.timestamp.tsecr",
+    "tcp.options.sack_le",
+    "tcp.options.sack_re",
     "macc.opcode",
     "macc.pause_time",
     "_ws.expert.message",
@@ -319,7 +321,8 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
             psn: 0,
             payload_bytes: 100 * i as u32,
             header_bytes: 0,
-            frame_bytes: rocelab_sim::tcp::tcp_frame_bytes(100 * i as u32, true, i == 3),
+            frame_bytes: rocelab_sim::tcp::tcp_frame_bytes(100 * i as u32, true, i == 3)
+                + if i > 0 { 4 + 8 * i as u32 } else { 0 },
             sent_at: 0,
             flow_hash: 0,
             priority: 5,
@@ -333,6 +336,14 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
             flags: *f,
             window: 0xFFFF - i as u16,
             timestamps: (i == 3).then_some((u32::MAX, 1)),
+            // Above the ACK (lower blocks would be D-SACKs, RFC 2883); the second wraps.
+            sack: [
+                (0x1234_5678 + 1448, 0x1234_5678 + 2896),
+                (u32::MAX - 100, 2000),
+                (0x2000_0000, 0x2000_0100),
+                (0, 0),
+            ],
+            sack_blocks: i as u8,
         };
         let t = built.config.end_time_ps + 1_000_000 * (i as u64 + 1);
         obs.on_tcp(t, port, &p, &h, Direction::Tx);
@@ -347,17 +358,26 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
     let dir = temp_dir("tshark-tcp");
     let file = dir.join("san.pcap");
     std::fs::write(&file, &bytes).unwrap();
-    let prefs = ["ip.check_checksum:TRUE", "tcp.check_checksum:TRUE", "tcp.analyze_sequence_numbers:FALSE"];
+    let prefs = [
+        "ip.check_checksum:TRUE",
+        "tcp.check_checksum:TRUE",
+        "tcp.analyze_sequence_numbers:FALSE",
+        "tcp.relative_sequence_numbers:FALSE",
+    ];
     let lines = tshark_fields(&tshark, &file, TCP_FIELDS, &prefs);
     assert_eq!(lines.len(), log.len(), "tshark read every frame");
-    let (mut tcp_seen, mut pause_seen, mut ece, mut ts) = (0, 0, 0, 0);
+    let (mut tcp_seen, mut pause_seen, mut ece, mut ts, mut sacks) = (0, 0, 0, 0, 0);
     for (n, (line, c)) in lines.iter().zip(&log).enumerate() {
         let v: Vec<&str> = line.split('|').collect();
         assert_eq!(v.len(), TCP_FIELDS.len(), "frame {}: {line}", n + 1);
         let get = |name: &str| v[TCP_FIELDS.iter().position(|f| *f == name).unwrap()];
         let at = format!("frame {} ({line})", n + 1);
         assert_eq!(num(get("frame.len")), c.len as u64, "{at}");
-        assert_eq!((get("eth.src"), get("eth.dst")), (mac(c.frame.src_mac).as_str(), mac(c.frame.dst_mac).as_str()), "{at}");
+        assert_eq!(
+            (get("eth.src"), get("eth.dst")),
+            (mac(c.frame.src_mac).as_str(), mac(c.frame.dst_mac).as_str()),
+            "{at}"
+        );
         assert_eq!(get("_ws.expert.message"), "", "{at}: expert info");
         assert_eq!(get("_ws.malformed"), "", "{at}: malformed");
         match c.frame.stack {
@@ -370,23 +390,44 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
             HeaderStack::Tcp { ip: i, tcp: h, payload } => {
                 tcp_seen += 1;
                 match c.frame.tag {
-                    Some(t) => assert_eq!((num(get("vlan.priority")), num(get("vlan.id"))), (t.pcp as u64, t.vid as u64), "{at}"),
+                    Some(t) => assert_eq!(
+                        (num(get("vlan.priority")), num(get("vlan.id"))),
+                        (t.pcp as u64, t.vid as u64),
+                        "{at}"
+                    ),
                     None => assert_eq!(get("vlan.id"), "", "{at}"),
                 }
                 assert_eq!((get("ip.src"), get("ip.dst")), (ip(i.src).as_str(), ip(i.dst).as_str()), "{at}");
-                assert_eq!((num(get("ip.dsfield.dscp")), num(get("ip.dsfield.ecn"))), (i.dscp as u64, i.ecn as u64), "{at}");
+                assert_eq!(
+                    (num(get("ip.dsfield.dscp")), num(get("ip.dsfield.ecn"))),
+                    (i.dscp as u64, i.ecn as u64),
+                    "{at}"
+                );
                 assert_eq!(get("ip.checksum.status"), "1", "{at}: IPv4 header checksum good");
-                assert_eq!((num(get("tcp.srcport")), num(get("tcp.dstport"))), (h.src_port as u64, h.dst_port as u64), "{at}");
+                assert_eq!(
+                    (num(get("tcp.srcport")), num(get("tcp.dstport"))),
+                    (h.src_port as u64, h.dst_port as u64),
+                    "{at}"
+                );
                 assert_eq!((num(get("tcp.seq_raw")), num(get("tcp.ack_raw"))), (h.seq as u64, h.ack as u64), "{at}");
                 assert_eq!(num(get("tcp.flags")), h.flags as u64, "{at}");
                 assert_eq!(num(get("tcp.window_size_value")), h.window as u64, "{at}");
                 assert_eq!(num(get("tcp.len")), payload as u64, "{at}");
-                assert_eq!(num(get("tcp.hdr_len")), if h.timestamps.is_some() { 32 } else { 20 }, "{at}");
+                assert_eq!(num(get("tcp.hdr_len")), h.header_len() as u64, "{at}");
+                let edges = |f: &str| get(f).split(',').filter(|x| !x.is_empty()).map(num).collect::<Vec<u64>>();
+                let blocks = &h.sack[..h.sack_blocks as usize];
+                assert_eq!(edges("tcp.options.sack_le"), blocks.iter().map(|b| b.0 as u64).collect::<Vec<_>>(), "{at}");
+                assert_eq!(edges("tcp.options.sack_re"), blocks.iter().map(|b| b.1 as u64).collect::<Vec<_>>(), "{at}");
+                sacks += blocks.len();
                 assert_eq!(get("tcp.checksum.status"), "1", "{at}: TCP checksum good");
                 match h.timestamps {
                     Some((val, ecr)) => {
                         ts += 1;
-                        assert_eq!((num(get("tcp.options.timestamp.tsval")), num(get("tcp.options.timestamp.tsecr"))), (val as u64, ecr as u64), "{at}");
+                        assert_eq!(
+                            (num(get("tcp.options.timestamp.tsval")), num(get("tcp.options.timestamp.tsecr"))),
+                            (val as u64, ecr as u64),
+                            "{at}"
+                        );
                     }
                     None => assert_eq!(get("tcp.options.timestamp.tsval"), "", "{at}"),
                 }
@@ -399,4 +440,5 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
     }
     assert_eq!((tcp_seen, pause_seen), (segments, pauses.len()));
     assert!(ts > 1000 && ece >= 2, "timestamps on {ts} segments, ECE on {ece}");
+    assert_eq!(sacks, 1 + 2 + 3, "the synthetic segments' SACK blocks");
 }

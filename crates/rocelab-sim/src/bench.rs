@@ -202,7 +202,8 @@ pub fn tcp_two_switch(pairs: usize) -> (NetworkSpec, Traffic) {
     use crate::topology::NetworkBuilder;
     let d = FabricDefaults::lossy();
     let mut b = NetworkBuilder::new();
-    let sw = [b.add_switch("sw1", d.switch.clone(), d.switch_port), b.add_switch("sw2", d.switch.clone(), d.switch_port)];
+    let sw =
+        [b.add_switch("sw1", d.switch.clone(), d.switch_port), b.add_switch("sw2", d.switch.clone(), d.switch_port)];
     b.connect(sw[0], sw[1], 40_000_000_000, US);
     let mut hosts = [Vec::new(), Vec::new()];
     for (side, hs) in hosts.iter_mut().enumerate() {

@@ -31,9 +31,9 @@
 //! breadth-first tree's; on fabrics whose equal-cost paths differ in rate or delay the
 //! standalone FCT is that path's.
 
-use crate::packet::{rocev2_header_bytes, wire};
 #[cfg(test)]
 use crate::packet::rocev2_frame_bytes;
+use crate::packet::{rocev2_header_bytes, wire};
 use crate::routing::{Routes, Topology};
 use crate::spec::{NetworkSpec, NodeKind};
 use crate::stats::Results;

@@ -370,9 +370,11 @@ pub fn tcp_stack(t: Option<&TcpSettings>) -> TcpStackSpec {
     s.nagle = t.nagle.unwrap_or(s.nagle);
     s.min_rto_ps = t.min_rto.map_or(s.min_rto_ps, |x| x.as_ps());
     s.ecn = t.ecn.unwrap_or(s.ecn);
-    s.receive_buffer_bytes = t.receive_buffer.map_or(s.receive_buffer_bytes, |b| b.as_bytes().min(u32::MAX as u64) as u32);
+    s.receive_buffer_bytes =
+        t.receive_buffer.map_or(s.receive_buffer_bytes, |b| b.as_bytes().min(u32::MAX as u64) as u32);
     s.initial_window = t.initial_window.unwrap_or(s.initial_window);
     s.timestamps = t.timestamps.unwrap_or(s.timestamps);
+    s.sack = t.sack.unwrap_or(s.sack);
     s
 }
 
@@ -699,7 +701,7 @@ workloads:
       - name: client
         role: host
         nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}
-        tcp: {congestion_control: reno, window_scaling: false, min_rto: 10ms, receive_buffer: 1MiB, nagle: false}
+        tcp: {congestion_control: reno, window_scaling: false, min_rto: 10ms, receive_buffer: 1MiB, nagle: false, sack: false}
       - {name: server, role: host, nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}}
       - {name: iw1, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
       - {name: iw2, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
@@ -725,7 +727,7 @@ workloads:
         // The client's stack from its `tcp:` settings; the server keeps Linux's defaults.
         let NodeKind::Host(c) = &b.spec.nodes[1].kind else { panic!("client") };
         assert_eq!(c.tcp.congestion_control, CcKind::NewReno);
-        assert!(!c.tcp.window_scaling && !c.tcp.nagle);
+        assert!(!c.tcp.window_scaling && !c.tcp.nagle && !c.tcp.sack);
         assert_eq!((c.tcp.min_rto_ps, c.tcp.receive_buffer_bytes), (10 * crate::MS, 1 << 20));
         assert_eq!(c.ports[0].mtu, 9000);
         assert!(c.ports[0].link_pause);

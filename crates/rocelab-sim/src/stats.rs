@@ -459,7 +459,10 @@ impl Results {
                 let same = (d.sent, d.delivered, d.dropped, d.in_flight)
                     == (f.sent_packets, f.delivered_packets, f.dropped_packets, f.in_flight_packets);
                 if !same {
-                    return Err(format!("flow {}: its connection's data segments {d:?} disagree with the flow's", f.flow));
+                    return Err(format!(
+                        "flow {}: its connection's data segments {d:?} disagree with the flow's",
+                        f.flow
+                    ));
                 }
             }
         }

@@ -188,12 +188,8 @@ fn write_iperf(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
 
 /// Ports with IEEE 802.3x link flow control that sent or received PAUSE frames.
 fn write_link_pause(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
-    let ports: Vec<_> = r
-        .ports
-        .iter()
-        .filter_map(|p| p.link_pause.map(|l| (p, l)))
-        .filter(|(_, l)| l.sent + l.received > 0)
-        .collect();
+    let ports: Vec<_> =
+        r.ports.iter().filter_map(|p| p.link_pause.map(|l| (p, l))).filter(|(_, l)| l.sent + l.received > 0).collect();
     if ports.is_empty() {
         return Ok(());
     }
@@ -325,9 +321,9 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         writeln!(s, "retransmitted: {retx} packets, {retx_bytes} B of payload")?;
     }
     let tcp = r.flows.iter().filter_map(|f| f.tcp.as_ref()).chain(&r.tcp_connections);
-    let (segs, fast, rto) = tcp.flat_map(|t| t.ends.iter()).fold((0, 0, 0), |(a, b, c), e| {
-        (a + e.retransmissions, b + e.fast_retransmits, c + e.timeouts)
-    });
+    let (segs, fast, rto) = tcp
+        .flat_map(|t| t.ends.iter())
+        .fold((0, 0, 0), |(a, b, c), e| (a + e.retransmissions, b + e.fast_retransmits, c + e.timeouts));
     if segs > 0 {
         writeln!(s, "TCP retransmitted: {segs} segments ({fast} fast retransmits, {rto} timeouts)")?;
     }

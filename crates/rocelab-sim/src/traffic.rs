@@ -528,7 +528,8 @@ impl Traffic {
             let flows = self.flows.get(t.first_flow..t.first_flow + t.streams as usize);
             let ok = t.streams > 0
                 && flows.is_some_and(|fs| {
-                    fs.iter().all(|f| matches!(f.transport, Transport::Tcp(_)) && f.src == t.client && f.dst == t.server)
+                    fs.iter()
+                        .all(|f| matches!(f.transport, Transport::Tcp(_)) && f.src == t.client && f.dst == t.server)
                 });
             if !ok {
                 return Err(SimError::traffic(

@@ -24,7 +24,8 @@
 //! * TCP (RFC 9293 §3.1): ports, 32-bit sequence and acknowledgement numbers, data offset,
 //!   flags (CWR, ECE, ACK, PSH), window, checksum over the IPv4 pseudo-header, header and
 //!   payload (RFC 9293 §3.1, RFC 1071), urgent pointer 0; the timestamps option as Linux sends
-//!   it, two NOPs then kind 8, length 10, TSval, TSecr (RFC 7323 §3).
+//!   it, two NOPs then kind 8, length 10, TSval, TSecr (RFC 7323 §3), then the SACK option, two
+//!   NOPs then kind 5, length 2 + 8 per block, left and right edges (RFC 2018 §3).
 
 /// EtherType of IPv4.
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -125,7 +126,7 @@ pub fn udp(out: &mut Vec<u8>, src_port: u16, dst_port: u16, len: u16) {
 /// an IPv4 packet from `src` to `dst`, with its checksum.
 pub fn tcp(out: &mut Vec<u8>, src: u32, dst: u32, h: &rocelab_sim::tcp::TcpHeader, payload: u32) {
     let start = out.len();
-    let header_len = if h.timestamps.is_some() { 32 } else { 20 };
+    let header_len = h.header_len() as u8;
     out.extend_from_slice(&h.src_port.to_be_bytes());
     out.extend_from_slice(&h.dst_port.to_be_bytes());
     out.extend_from_slice(&h.seq.to_be_bytes());
@@ -138,6 +139,14 @@ pub fn tcp(out: &mut Vec<u8>, src: u32, dst: u32, h: &rocelab_sim::tcp::TcpHeade
         out.extend_from_slice(&[1, 1, 8, 10]);
         out.extend_from_slice(&tsval.to_be_bytes());
         out.extend_from_slice(&tsecr.to_be_bytes());
+    }
+    let blocks = &h.sack[..(h.sack_blocks as usize).min(h.sack.len())];
+    if !blocks.is_empty() {
+        out.extend_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
+        for (left, right) in blocks {
+            out.extend_from_slice(&left.to_be_bytes());
+            out.extend_from_slice(&right.to_be_bytes());
+        }
     }
     out.resize(out.len() + payload as usize, 0);
     let len = out.len() - start;
@@ -374,7 +383,8 @@ mod tests {
     #[test]
     fn tcp_segments_are_exact_and_their_checksum_verifies() {
         let b = hex(ACK_WITH_TIMESTAMPS);
-        let (src, dst) = (u32::from_be_bytes(b[0..4].try_into().unwrap()), u32::from_be_bytes(b[4..8].try_into().unwrap()));
+        let (src, dst) =
+            (u32::from_be_bytes(b[0..4].try_into().unwrap()), u32::from_be_bytes(b[4..8].try_into().unwrap()));
         let h = rocelab_sim::tcp::TcpHeader {
             src_port: 0xbeca,
             dst_port: 5201,
@@ -383,10 +393,23 @@ mod tests {
             flags: 0x10,
             window: 0x01f5,
             timestamps: Some((0x0035c2a1, 0x0035c29f)),
+            sack: [(0, 0); 4],
+            sack_blocks: 0,
         };
         let mut out = Vec::new();
         tcp(&mut out, src, dst, &h, 0);
         assert_eq!(out, &b[8..]);
+        // With two SACK blocks: data offset 11, NOP NOP kind 5 length 18, the edges.
+        let sacked = rocelab_sim::tcp::TcpHeader { sack: [(10, 20), (30, 40), (0, 0), (0, 0)], sack_blocks: 2, ..h };
+        let mut s2 = Vec::new();
+        tcp(&mut s2, src, dst, &sacked, 0);
+        assert_eq!((s2.len(), s2[12]), (52, 13 << 4));
+        assert_eq!(&s2[32..36], &[1, 1, 5, 18]);
+        assert_eq!(&s2[36..52], &[0, 0, 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40]);
+        let mut v = b[0..8].to_vec();
+        v.extend_from_slice(&[0, 6, 0, 52]);
+        v.extend_from_slice(&s2);
+        assert_eq!(internet_checksum(&v), 0);
         // With payload, flags CWR|ECE|ACK|PSH and no options: data offset 5, zeros after the
         // header, and an odd length summed with a zero pad byte: the sum over pseudo-header and
         // segment is zero.

@@ -184,7 +184,7 @@ pub fn encode(frame: &Frame, out: &mut Vec<u8>) {
         }
         HeaderStack::Tcp { ip, tcp: h, payload } => {
             ethernet(out, frame.dst_mac, frame.src_mac, frame.tag, ETHERTYPE_IPV4);
-            let tcp_len = if h.timestamps.is_some() { 32 } else { 20 } + *payload as usize;
+            let tcp_len = h.header_len() as usize + *payload as usize;
             ipv4(
                 out,
                 &Ipv4 {
@@ -351,6 +351,8 @@ mod tests {
             flags: 0x40 | 0x10 | 0x08,
             window: 0x8000,
             timestamps: Some((123, 456)),
+            sack: [(0, 0); 4],
+            sack_blocks: 0,
         };
         let b = bytes(&frame_of_tcp(&p, &h, Some(2)));
         assert_eq!(b.len() as u32 + wire::FCS, p.frame_bytes, "1522-byte frame: 18 + 20 + 32 + 1448 + FCS");
@@ -367,11 +369,14 @@ mod tests {
         pseudo.extend_from_slice(&((32 + 1448) as u16).to_be_bytes());
         pseudo.extend_from_slice(&b[38..]);
         assert_eq!(internet_checksum(&pseudo), 0, "TCP checksum");
-        // A pure ACK without options is padded to the Ethernet minimum.
+        // A pure ACK without options is padded to the Ethernet minimum; with three SACK blocks
+        // beside the timestamps it is 14 + 20 + 60 bytes.
         let ack = TcpHeader { timestamps: None, flags: 0x10, ..h };
         let mut p0 = packet(0x10, 0, false);
         p0.kind = PacketKind::Tcp;
         assert_eq!(bytes(&frame_of_tcp(&p0, &ack, None)).len(), 60);
+        let sacks = TcpHeader { sack: [(1, 2), (3, 4), (5, 6), (0, 0)], sack_blocks: 3, ..h };
+        assert_eq!(bytes(&frame_of_tcp(&p0, &sacks, None)).len(), 14 + 20 + 60);
     }
 
     #[test]

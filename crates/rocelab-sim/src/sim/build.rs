@@ -144,8 +144,8 @@ impl<'a, O: Observer> Simulation<'a, O> {
         let mut results = self.sim.results(self.spec);
         let (spec, traffic) = (self.spec, self.traffic);
         drop(self); // its routing tables and pools go before the FCT analysis builds its own routes
-        // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
-        // requester has the last ACK (see `FctReport::compute`).
+                    // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
+                    // requester has the last ACK (see `FctReport::compute`).
         results.fct =
             crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
         results.iperf = super::tcp_results::iperf_results(traffic, &results);

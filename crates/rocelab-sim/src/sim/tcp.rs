@@ -70,8 +70,19 @@ impl SegInfo {
             flags: crate::tcp::Flags::empty(),
             ecn: Ecn::NotEct,
             retransmission: false,
+            sack: crate::tcp::SackBlocks::EMPTY,
         },
-        hdr: TcpHeader { src_port: 0, dst_port: 0, seq: 0, ack: 0, flags: 0, window: 0, timestamps: None },
+        hdr: TcpHeader {
+            src_port: 0,
+            dst_port: 0,
+            seq: 0,
+            ack: 0,
+            flags: 0,
+            window: 0,
+            timestamps: None,
+            sack: [(0, 0); 4],
+            sack_blocks: 0,
+        },
     };
 }
 
@@ -307,7 +318,16 @@ impl<O: Observer> Sim<'_, O> {
     /// Write a message of `bytes` stream bytes carrying `payload` bytes in framing units of
     /// `fpdu` bytes with `per` of payload (0: unframed) on side `side`, and send.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn stream_write(&mut self, c: u32, side: u32, bytes: u64, per: u32, fpdu: u32, what: MsgKind, payload: u64) {
+    pub(super) fn stream_write(
+        &mut self,
+        c: u32,
+        side: u32,
+        bytes: u64,
+        per: u32,
+        fpdu: u32,
+        what: MsgKind,
+        payload: u64,
+    ) {
         let conn = &mut self.tcp[c as usize];
         let st = &mut conn.streams[side as usize];
         let start = conn.ep[side as usize].written();
@@ -410,10 +430,10 @@ impl<O: Observer> Sim<'_, O> {
         let conn = &mut self.tcp[c as usize];
         let (s, r) = (side as usize, (side ^ 1) as usize);
         let class = conn.class;
-        let header = tcp_header_bytes(class.tagged, conn.timestamps);
+        let header = tcp_header_bytes(class.tagged, conn.timestamps) + seg.sack.option_bytes();
         let frame = (header + seg.len).max(crate::packet::wire::MIN_FRAME);
         let window = (seg.window >> conn.wscale[s]).min(MAX_UNSCALED_WINDOW) as u16;
-        let hdr = TcpHeader {
+        let mut hdr = TcpHeader {
             src_port: conn.tport[s],
             dst_port: conn.tport[r],
             seq: conn.isn[s].wrapping_add(seg.seq as u32),
@@ -423,7 +443,13 @@ impl<O: Observer> Sim<'_, O> {
             timestamps: conn
                 .timestamps
                 .then(|| (((now / TS_TICK) as u32).wrapping_add(conn.ts_offset[s]), conn.ts_recent[s])),
+            sack: [(0, 0); 4],
+            sack_blocks: seg.sack.len() as u8,
         };
+        for (k, (a, b)) in seg.sack.iter().enumerate() {
+            // The blocks are of the peer's stream: its sequence numbers.
+            hdr.sack[k] = (conn.isn[r].wrapping_add(a as u32), conn.isn[r].wrapping_add(b as u32));
+        }
         let pkt = Packet {
             kind: PacketKind::Tcp,
             flow: conn.flow,
@@ -541,7 +567,8 @@ mod tests {
         let d = FabricDefaults::lossy();
         let mut b = NetworkBuilder::new();
         let (h0, h1) = (b.add_host("h0", d.host.clone(), d.host_port), b.add_host("h1", d.host.clone(), d.host_port));
-        let (h2, sw) = (b.add_host("h2", d.host.clone(), d.host_port), b.add_switch("sw", d.switch.clone(), d.switch_port));
+        let (h2, sw) =
+            (b.add_host("h2", d.host.clone(), d.host_port), b.add_switch("sw", d.switch.clone(), d.switch_port));
         b.connect(h0, sw, 10_000_000_000, 100);
         b.connect(h1, sw, 10_000_000_000, 100);
         b.connect(h2, h1, 10_000_000_000, 100);

@@ -178,7 +178,8 @@ mod tests {
     #[test]
     fn paced_writes_follow_the_bitrate_in_blocks() {
         // 1 Gb/s of 128 KiB blocks: one block every 1.048576 ms.
-        let b = BulkApp { total: u64::MAX, start: 10 * US, stop: Time::MAX, rate_bps: Some(1_000_000_000), next_write: 0 };
+        let b =
+            BulkApp { total: u64::MAX, start: 10 * US, stop: Time::MAX, rate_bps: Some(1_000_000_000), next_write: 0 };
         assert_eq!(b.allowance(10 * US), (IPERF_BLOCK, Some(10 * US + 1_048_576 * 1000)));
         let (allowed, next) = b.allowance(10 * US + 5 * MS);
         assert_eq!(allowed, 5 * IPERF_BLOCK, "blocks at 0, 1.05, 2.1, 3.1 and 4.2 ms");

@@ -39,6 +39,8 @@ pub struct TcpStackSpec {
     pub initial_window: u32,
     /// `net.ipv4.tcp_timestamps` (RFC 7323): 12 bytes of options on every segment.
     pub timestamps: bool,
+    /// `net.ipv4.tcp_sack` (RFC 2018): selective acknowledgements and RFC 6675 recovery.
+    pub sack: bool,
 }
 
 /// Linux's `tcp_wmem` maximum (4 MiB).
@@ -59,6 +61,7 @@ impl Default for TcpStackSpec {
             send_buffer_bytes: LINUX_SEND_BUFFER,
             initial_window: l.initial_window,
             timestamps: l.timestamps,
+            sack: l.sack,
         }
     }
 }
@@ -68,13 +71,15 @@ impl TcpStackSpec {
     pub fn config(&self, mtu: u32) -> TcpConfig {
         let mut c = TcpConfig::linux(mtu).with_cc(self.congestion_control);
         c.window_scaling = self.window_scaling;
-        c.delayed_ack = self.delayed_ack.then(|| DelayedAck { timeout: self.delayed_ack_timeout_ps, ..Default::default() });
+        c.delayed_ack =
+            self.delayed_ack.then(|| DelayedAck { timeout: self.delayed_ack_timeout_ps, ..Default::default() });
         c.nagle = self.nagle;
         c.min_rto = self.min_rto_ps;
         c.ecn = self.ecn || self.congestion_control == CcKind::Dctcp;
         c.receive_buffer = self.receive_buffer_bytes;
         c.initial_window = self.initial_window;
         c.timestamps = self.timestamps;
+        c.sack = self.sack;
         c.mss = mss_for_mtu(mtu, self.timestamps);
         c
     }
@@ -130,6 +135,18 @@ pub struct TcpHeader {
     pub window: u16,
     /// TSval and TSecr, when timestamps are on (kind 8, sent after two NOPs as Linux does).
     pub timestamps: Option<(u32, u32)>,
+    /// SACK blocks as on the wire (left and right edges), the first `sack_blocks` of them
+    /// (kind 5 after two NOPs, behind the timestamps).
+    pub sack: [(u32, u32); 4],
+    pub sack_blocks: u8,
+}
+
+impl TcpHeader {
+    /// Bytes of TCP header with its options.
+    pub fn header_len(&self) -> u32 {
+        20 + if self.timestamps.is_some() { 12 } else { 0 }
+            + if self.sack_blocks > 0 { 4 + 8 * self.sack_blocks as u32 } else { 0 }
+    }
 }
 
 /// The timestamp clock of the model: 1 ms, Linux's `TCP_TS_HZ` of 1000.

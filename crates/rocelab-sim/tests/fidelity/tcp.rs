@@ -3,12 +3,12 @@
 //! pause, iWARP, iperf reports and determinism.
 
 use super::run_checked;
+use rocelab_sim::fct::Completion;
+use rocelab_sim::tcp;
 use rocelab_sim::tcp::{tcp_frame_bytes, CcKind};
 use rocelab_sim::topology::{single_switch, FabricDefaults, NetworkBuilder};
 use rocelab_sim::traffic::{TcpFlow, Transport, IPERF_PORT};
 use rocelab_sim::*;
-use rocelab_sim::fct::Completion;
-use rocelab_sim::tcp;
 
 const G10: u64 = 10_000_000_000;
 const G25: u64 = 25_000_000_000;
@@ -170,13 +170,14 @@ fn dctcp_holds_the_queue_near_k_where_loss_based_tcp_fills_the_buffer() {
         assert!(peak as f64 > 0.95 * limit as f64 && mean > 0.5 * limit as f64, "{ccs:?}: mean {mean:.0}, peak {peak}");
         assert!(total_bps(&r) > 0.9 * line, "{ccs:?}: total {:.4e}", total_bps(&r));
     }
-    // CUBIC against NewReno at a data-centre round trip: CUBIC runs in its Reno-friendly region
-    // (RFC 9438 §4.3), so the two share the link about equally. Tolerance: each within 10
-    // points of half.
+    // CUBIC against NewReno at a data-centre round trip: CUBIC's window is never below its
+    // Reno-friendly estimate (RFC 9438 §4.3), and it backs off less on a loss (β = 0.7 against
+    // 0.5), so it takes at least half the link, as testbed comparisons of the two report;
+    // NewReno is not starved. Tolerance: CUBIC's share between 45 % and 75 %.
     let (spec, t, _) = bottleneck([CcKind::Cubic, CcKind::NewReno], None);
     let r = run_checked(&spec, &t, &sampled(end));
     let share = r.flows[0].throughput_bps / total_bps(&r);
-    assert!((share - 0.5).abs() < 0.1, "CUBIC's share {share:.3}");
+    assert!((0.45..0.75).contains(&share), "CUBIC's share {share:.3}");
     assert_eq!(r.flows[0].tcp.as_ref().unwrap().congestion_control, CcKind::Cubic);
     assert_eq!(r.flows[1].tcp.as_ref().unwrap().congestion_control, CcKind::NewReno);
 }
@@ -247,7 +248,6 @@ fn tcp_on_a_pfc_lossless_priority_is_never_dropped() {
     assert_eq!(size, 690 * 1448 + 880);
     assert_eq!((sender.tx_packets, sender.tx_bytes), (691, 690 * 1522 + (880 + 74)));
 }
-
 
 /// 4:1 into a host whose receive path drains at 5 Gb/s (the EqualLogic congested SAN's shape,
 /// with a slow host): lossy class, PFC off; 802.3x link pause on every port or on none.

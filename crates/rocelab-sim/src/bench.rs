@@ -215,10 +215,10 @@ pub fn tcp_two_switch(pairs: usize) -> (NetworkSpec, Traffic) {
     }
     let class = FlowClass { priority: 0, dscp: 0, ecn_capable: false, tagged: false };
     let mut t = Traffic::new();
-    for i in 0..pairs {
+    for (i, (&client, &server)) in hosts[0].iter().zip(&hosts[1]).enumerate() {
         let mut tmpl = FlowSpec::greedy(0, 0, class).tcp(crate::traffic::TcpFlow::default());
         tmpl.udp_src_port = 33_000 + 16 * i as u16;
-        t.iperf(hosts[0][i], hosts[1][i], TCP_STREAMS_PER_PAIR, &tmpl);
+        t.iperf(client, server, TCP_STREAMS_PER_PAIR, &tmpl);
     }
     (b.build().spec, t)
 }

@@ -6,13 +6,12 @@ use super::run_checked;
 use rocelab_sim::fct::Completion;
 use rocelab_sim::tcp;
 use rocelab_sim::tcp::{tcp_frame_bytes, CcKind};
-use rocelab_sim::topology::{single_switch, FabricDefaults, NetworkBuilder};
+use rocelab_sim::topology::{single_switch, FabricDefaults};
 use rocelab_sim::traffic::{TcpFlow, Transport, IPERF_PORT};
 use rocelab_sim::*;
 
 const G10: u64 = 10_000_000_000;
 const G25: u64 = 25_000_000_000;
-const G40: u64 = 40_000_000_000;
 
 /// A lossy class for TCP: priority 0, untagged.
 fn best_effort() -> FlowClass {

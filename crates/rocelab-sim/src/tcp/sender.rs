@@ -59,9 +59,12 @@ pub(super) struct Sender {
     sacked: Vec<(u64, u64)>,
     /// RFC 6675 HighRxt: the end of the highest retransmission of this recovery.
     high_rxt: u64,
-    /// Retransmissions of this recovery not yet acknowledged: `[start, end)` and `snd_max` when
-    /// they left, to tell when one was lost again.
-    rtx_marks: Vec<(u64, u64, u64)>,
+    /// Retransmissions of this recovery not yet judged: `[start, end)` and `snd_max` when they
+    /// left (non-decreasing, so the ones to judge are a prefix), to tell when one was lost again.
+    rtx_marks: std::collections::VecDeque<(u64, u64, u64)>,
+    /// `pipe()` as last computed (`u64::MAX`: stale); every change of the scoreboard, the
+    /// sequence variables or HighRxt makes it stale.
+    pipe_cache: std::cell::Cell<u64>,
 }
 
 impl Sender {
@@ -92,7 +95,8 @@ impl Sender {
             sack,
             sacked: Vec::new(),
             high_rxt: 0,
-            rtx_marks: Vec::new(),
+            rtx_marks: std::collections::VecDeque::new(),
+            pipe_cache: std::cell::Cell::new(u64::MAX),
         }
     }
 
@@ -111,15 +115,13 @@ impl Sender {
     fn detect_lost_retransmissions(&mut self) {
         let top = self.sacked.last().map_or(0, |r| r.1);
         let mut lowest = u64::MAX;
-        let marks = std::mem::take(&mut self.rtx_marks);
-        for (s, e, sent_at_max) in marks {
-            if e <= self.snd_una || self.is_sacked(s, e) {
-                continue;
+        while let Some(&(s, e, sent_at_max)) = self.rtx_marks.front() {
+            if top <= sent_at_max {
+                break;
             }
-            if top > sent_at_max {
+            self.rtx_marks.pop_front();
+            if e > self.snd_una && !self.is_sacked(s, e) {
                 lowest = lowest.min(s);
-            } else {
-                self.rtx_marks.push((s, e, sent_at_max));
             }
         }
         if lowest != u64::MAX {
@@ -186,23 +188,41 @@ impl Sender {
     /// The first unSACKed byte at or after `from` below `snd_max`, and the end of its hole.
     fn next_hole(&self, from: u64) -> Option<(u64, u64)> {
         let mut at = from.max(self.snd_una);
-        for &(s, e) in &self.sacked {
+        let mut i = self.sacked.partition_point(|&(_, e)| e <= at);
+        while let Some(&(s, e)) = self.sacked.get(i) {
             if at < s {
                 return Some((at, s));
             }
             at = at.max(e);
+            i += 1;
         }
         (at < self.snd_max).then_some((at, self.snd_max))
     }
 
-    /// RFC 6675 SetPipe: the unSACKed bytes not deemed lost, plus those retransmitted.
+    /// [`Self::pipe`], computed once per change of the state it depends on (the engine asks
+    /// several times per ACK).
+    fn cached_pipe(&self) -> u64 {
+        if self.pipe_cache.get() == u64::MAX {
+            self.pipe_cache.set(self.pipe());
+        }
+        self.pipe_cache.get()
+    }
+
+    /// RFC 6675 SetPipe: the unSACKed bytes not deemed lost, plus those retransmitted; one pass
+    /// over the scoreboard.
     pub fn pipe(&self) -> u64 {
         let lost = self.lost_limit();
+        let hole = |a: u64, b: u64| b - b.min(a.max(lost)) + self.high_rxt.min(b).saturating_sub(a);
         let mut pipe = 0;
         let mut at = self.snd_una;
-        while let Some((a, b)) = self.next_hole(at) {
-            pipe += b - b.min(a.max(lost)) + self.high_rxt.min(b).saturating_sub(a);
-            at = b;
+        for &(s, e) in &self.sacked {
+            if at < s {
+                pipe += hole(at, s);
+            }
+            at = at.max(e);
+        }
+        if at < self.snd_max {
+            pipe += hole(at, self.snd_max);
         }
         pipe
     }
@@ -222,7 +242,7 @@ impl Sender {
         if self.rtx_pending {
             return self.next_hole(self.snd_una).map(rtx);
         }
-        if self.st.cwnd < self.pipe() + self.mss {
+        if self.st.cwnd < self.cached_pipe() + self.mss {
             return None;
         }
         // Rules 1 and 3 look at holes below the highest SACKed byte only (RFC 6675 §4, NextSeg
@@ -315,6 +335,7 @@ impl Sender {
 
     /// Record that `d` went out at `now`.
     pub fn sent(&mut self, now: Time, d: &DataOut, stats: &mut TcpStats) {
+        self.pipe_cache.set(u64::MAX);
         stats.data_segments += 1;
         stats.bytes_sent += d.len as u64;
         if d.retransmission {
@@ -323,7 +344,7 @@ impl Sender {
         }
         if d.retransmission && self.sack_recovery() {
             self.high_rxt = self.high_rxt.max(d.seq + d.len as u64);
-            self.rtx_marks.push((d.seq, d.seq + d.len as u64, self.snd_max));
+            self.rtx_marks.push_back((d.seq, d.seq + d.len as u64, self.snd_max));
             if d.seq == self.snd_una {
                 self.rtx_pending = false;
             }
@@ -359,6 +380,7 @@ impl Sender {
         sacks: &SackBlocks,
         stats: &mut TcpStats,
     ) -> u64 {
+        self.pipe_cache.set(u64::MAX);
         let ack = ack.min(self.snd_max);
         let window_changed = window != self.rwnd;
         self.rwnd = window;
@@ -480,6 +502,7 @@ impl Sender {
 
     /// The retransmission timer fired at `now` (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4-5).
     pub fn on_rto(&mut self, now: Time, stats: &mut TcpStats) -> bool {
+        self.pipe_cache.set(u64::MAX);
         match self.rto_at {
             Some(t) if t <= now && self.snd_max > self.snd_una => {}
             _ => return false,

@@ -228,8 +228,8 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     let w = r.flows.iter().take(MAX_FLOW_ROWS).map(|f| label(f).len()).max().unwrap_or(0).max(24);
     writeln!(
         s,
-        "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
-        "flow", "prio", "qp", "throughput", "fct", "delivered", "ce", "retx", "cnp"
+        "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+        "flow", "prio", "transport", "throughput", "fct", "delivered", "ce", "retx", "cnp"
     )?;
     for f in r.flows.iter().take(MAX_FLOW_ROWS) {
         let label = label(f);
@@ -249,7 +249,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         };
         writeln!(
             s,
-            "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+            "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
             label,
             f.priority,
             qp,

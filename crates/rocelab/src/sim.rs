@@ -106,6 +106,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
                     return Ok(ExitCode::from(1));
                 }
             };
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
             let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
             let mut capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
             let r = simulate(&built, &what, &mut capture);

@@ -495,8 +495,8 @@ fn report_errors_name_the_file_and_place() {
 #[test]
 fn sim_pcap_captures_the_chosen_port_up_to_the_limit() {
     let dir = fresh_dir("pcap");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("leaf2.pcap");
+    // The capture's directory is made as needed, like --out's.
+    let file = dir.join("captures").join("leaf2.pcap");
     let out = rocelab(&[
         "sim",
         "--pcap",

@@ -15,6 +15,13 @@
 //!   most [`RcFlow::tx_depth`] outstanding; `rate_bps` caps the QP's rate; an on/off flow sends
 //!   nothing during its off periods. The NIC's congestion control (DCQCN) paces the QP below
 //!   that.
+//! * [`Transport::Tcp`]: a TCP connection with the hosts' stacks: a bulk transfer of the flow's
+//!   size (or until it stops), `rate_bps` pacing the application's writes (iperf3's `-b`: a
+//!   payload rate), complete when the last byte is in order at the receiver. [`Traffic::iperf`]
+//!   groups such flows into an iperf test.
+//! * [`Transport::Iwarp`]: an RC flow's messages carried by iWARP over a TCP connection,
+//!   posted no faster than `rate_bps` of payload, complete when the last message completes at
+//!   the requester.
 //!
 //! Rates count the whole frame on the wire (frame + preamble + IFG), so a 100 Gb/s CBR flow
 //! exactly fills a 100 Gb/s link. The constructors ([`FlowSpec::sized`], [`FlowSpec::cbr`],

@@ -25,7 +25,8 @@
 //! completes, and [`Sim::iwarp_received`] at the peer when a WRITE or SEND has arrived whole. A
 //! flow with `transport: iwarp` ([`IwarpFlowApp`]) posts its messages like an RC flow's
 //! application: one message of its size (messages of 2 GiB beyond), or `message_bytes` messages
-//! with `tx_depth` outstanding until it stops; it completes when its last message completes.
+//! with `tx_depth` outstanding until it stops, posted no faster than the flow's `rate_bps` (of
+//! payload) when it has one; it completes when its last message completes.
 
 use super::tcp::{MsgKind, TcpApp};
 use super::Sim;
@@ -61,6 +62,10 @@ pub(crate) struct IwarpFlowApp {
     pub next_id: u64,
     pub outstanding: u32,
     pub completed: u64,
+    /// The flow's rate: messages are posted no faster than this payload rate (bit/s).
+    pub rate_bps: Option<u64>,
+    /// The earliest time of the next post under `rate_bps`.
+    pub next_post: Time,
 }
 
 impl IwarpFlowApp {
@@ -74,7 +79,16 @@ impl IwarpFlowApp {
             next_id: 0,
             outstanding: 0,
             completed: 0,
+            rate_bps: f.rate_bps,
+            next_post: f.start_ps,
         }
+    }
+
+    /// When the application waits to post its next message under its rate, if it does.
+    pub fn deadline(&self, now: Time) -> Option<Time> {
+        let waiting = self.rate_bps.is_some() && self.next_post > now;
+        (waiting && self.remaining > 0 && self.outstanding < self.depth && self.next_post < self.stop)
+            .then_some(self.next_post)
     }
 }
 
@@ -165,23 +179,27 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// Post what an iWARP flow may now: messages up to its depth.
+    /// Post what an iWARP flow may now: messages up to its depth, no faster than its rate.
     pub(super) fn iwarp_flow_fill(&mut self, c: u32) {
         let now = self.now;
         loop {
             let TcpApp::Iwarp(app) = &mut self.tcp[c as usize].app else { return };
-            if app.remaining == 0 || now >= app.stop || app.outstanding >= app.depth {
-                return;
+            if app.remaining == 0 || now >= app.stop || app.outstanding >= app.depth || now < app.next_post {
+                break;
             }
             let len = app.remaining.min(app.message_bytes);
             if app.remaining != u64::MAX {
                 app.remaining -= len;
+            }
+            if let Some(r) = app.rate_bps {
+                app.next_post = app.next_post.max(now) + crate::time::serialization_time(len, r);
             }
             let (op, id) = (app.op, app.next_id);
             app.next_id += 1;
             app.outstanding += 1;
             self.iwarp_post(c, 0, op, len, id);
         }
+        self.tcp_rearm(c, 0);
     }
 }
 

@@ -122,20 +122,21 @@ impl<O: Observer> Sim<'_, O> {
         b.next_write = next.unwrap_or(Time::MAX);
     }
 
-    /// The bulk application's next write time, if it waits for one.
+    /// The application's next write or post time, if it waits for one (a paced sender).
     pub(super) fn tcp_app_deadline(&self, c: u32) -> Option<Time> {
         match &self.tcp[c as usize].app {
             TcpApp::Bulk(b) if b.next_write != Time::MAX => Some(b.next_write),
+            TcpApp::Iwarp(a) => a.deadline(self.now),
             _ => None,
         }
     }
 
-    /// Side 0's timer fired: a paced write may be due.
+    /// Side 0's timer fired: a paced write or post may be due.
     pub(super) fn tcp_app_timer(&mut self, c: u32) {
-        if let TcpApp::Bulk(b) = &self.tcp[c as usize].app {
-            if b.next_write <= self.now {
-                self.bulk_fill(c);
-            }
+        match &self.tcp[c as usize].app {
+            TcpApp::Bulk(b) if b.next_write <= self.now => self.bulk_fill(c),
+            TcpApp::Iwarp(a) if a.next_post <= self.now => self.iwarp_flow_fill(c),
+            _ => {}
         }
     }
 

@@ -203,25 +203,16 @@ pub struct TcpEndResults {
     /// Payload bytes its application wrote.
     pub bytes_written: u64,
     /// Payload bytes sent for the first time (the highest stream offset sent).
-    pub bytes_sent: u64,
+    pub highest_sent: u64,
     /// Payload bytes the peer acknowledged.
     pub bytes_acked: u64,
     /// Payload bytes received in order from the peer.
     pub bytes_received: u64,
-    /// Data segments sent, retransmissions included.
-    pub data_segments: u64,
-    /// Pure ACKs sent.
-    pub pure_acks: u64,
-    /// Segments retransmitted (iperf3's "Retr").
-    pub retransmissions: u64,
-    /// Fast retransmits (entries into fast recovery).
-    pub fast_retransmits: u64,
-    /// Retransmission timeouts.
-    pub timeouts: u64,
-    /// Window reductions on ECN-Echo.
-    pub ecn_reductions: u64,
-    /// Segments received with CE.
-    pub ce_received: u64,
+    /// The endpoint's counters: segments (data, pure ACKs, retransmitted — iperf3's "Retr"),
+    /// fast retransmits, timeouts, ECN reductions, CE marks received, payload bytes sent with
+    /// retransmissions.
+    #[serde(flatten)]
+    pub stats: crate::tcp::TcpStats,
     /// Congestion window at the end (iperf3's "Cwnd").
     pub cwnd_bytes: u64,
     /// Slow-start threshold, once set.

@@ -242,7 +242,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
                     Some(i) => format!("iw-{:?}", i.op).to_lowercase(),
                     None => "tcp".into(),
                 };
-                let retx: u64 = t.ends.iter().map(|e| e.retransmissions).sum();
+                let retx: u64 = t.ends.iter().map(|e| e.stats.retransmissions).sum();
                 (kind, retx.to_string(), "-".into())
             }
             (None, None) => ("raw".into(), "-".into(), "-".into()),
@@ -321,9 +321,9 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         writeln!(s, "retransmitted: {retx} packets, {retx_bytes} B of payload")?;
     }
     let tcp = r.flows.iter().filter_map(|f| f.tcp.as_ref()).chain(&r.tcp_connections);
-    let (segs, fast, rto) = tcp
-        .flat_map(|t| t.ends.iter())
-        .fold((0, 0, 0), |(a, b, c), e| (a + e.retransmissions, b + e.fast_retransmits, c + e.timeouts));
+    let (segs, fast, rto) = tcp.flat_map(|t| t.ends.iter()).fold((0, 0, 0), |(a, b, c), e| {
+        (a + e.stats.retransmissions, b + e.stats.fast_retransmits, c + e.stats.timeouts)
+    });
     if segs > 0 {
         writeln!(s, "TCP retransmitted: {segs} segments ({fast} fast retransmits, {rto} timeouts)")?;
     }

@@ -98,19 +98,24 @@ fn ecn_bits(e: Ecn) -> u8 {
     }
 }
 
-/// The frame a simulator packet is on the wire. `vlan` is the fabric's VLAN id, used when the
-/// packet is tagged (0, a priority-tagged frame, when the fabric names none).
-pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
+/// The IP fields (with these transport ports) and the 802.1Q tag of packet `p`.
+fn ip_and_tag(p: &Packet, src_port: u16, dst_port: u16, vlan: Option<u16>) -> (IpFields, Option<VlanTag>) {
     let ip = IpFields {
         src: node_ipv4(p.src),
         dst: node_ipv4(p.dst),
         dscp: p.dscp & 0x3F,
         ecn: ecn_bits(p.ecn),
         ttl: 64,
-        udp_src_port: p.udp_src_port,
-        udp_dst_port: p.udp_dst_port,
+        udp_src_port: src_port,
+        udp_dst_port: dst_port,
     };
-    let tag = p.tagged.then(|| VlanTag { pcp: p.pcp & 7, dei: false, vid: vlan.unwrap_or(0) & 0x0FFF });
+    (ip, p.tagged.then(|| VlanTag { pcp: p.pcp & 7, dei: false, vid: vlan.unwrap_or(0) & 0x0FFF }))
+}
+
+/// The frame a simulator packet is on the wire. `vlan` is the fabric's VLAN id, used when the
+/// packet is tagged (0, a priority-tagged frame, when the fabric names none).
+pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
+    let (ip, tag) = ip_and_tag(p, p.udp_src_port, p.udp_dst_port, vlan);
     let stack = if p.bth_opcode == OPCODE_CNP {
         let mut bth = Bth::new(OPCODE_CNP, p.dest_qp, p.psn);
         bth.becn = true;
@@ -141,16 +146,7 @@ pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
 
 /// The frame a simulator TCP segment is on the wire, with its TCP header.
 pub fn frame_of_tcp(p: &Packet, tcp: &TcpHeader, vlan: Option<u16>) -> Frame {
-    let ip = IpFields {
-        src: node_ipv4(p.src),
-        dst: node_ipv4(p.dst),
-        dscp: p.dscp & 0x3F,
-        ecn: ecn_bits(p.ecn),
-        ttl: 64,
-        udp_src_port: tcp.src_port,
-        udp_dst_port: tcp.dst_port,
-    };
-    let tag = p.tagged.then(|| VlanTag { pcp: p.pcp & 7, dei: false, vid: vlan.unwrap_or(0) & 0x0FFF });
+    let (ip, tag) = ip_and_tag(p, tcp.src_port, tcp.dst_port, vlan);
     Frame {
         dst_mac: node_mac(p.dst),
         src_mac: node_mac(p.src),

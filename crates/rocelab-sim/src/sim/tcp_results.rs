@@ -15,21 +15,14 @@ impl<O: Observer> Sim<'_, O> {
         let conn: &ConnRt = &self.tcp[c];
         let end = |s: usize| {
             let ep = &conn.ep[s];
-            let st = ep.stats();
             TcpEndResults {
                 node: conn.node[s] as usize,
                 port: conn.tport[s],
                 bytes_written: ep.written(),
-                bytes_sent: ep.snd_max(),
+                highest_sent: ep.snd_max(),
                 bytes_acked: ep.snd_una(),
                 bytes_received: ep.rcv_nxt(),
-                data_segments: st.data_segments,
-                pure_acks: st.pure_acks,
-                retransmissions: st.retransmissions,
-                fast_retransmits: st.fast_retransmits,
-                timeouts: st.timeouts,
-                ecn_reductions: st.ecn_reductions,
-                ce_received: st.ce_received,
+                stats: *ep.stats(),
                 cwnd_bytes: ep.cwnd(),
                 ssthresh_bytes: (ep.ssthresh() != u64::MAX).then_some(ep.ssthresh()),
                 srtt_ps: ep.srtt(),
@@ -99,11 +92,11 @@ pub(super) fn iperf_results(traffic: &Traffic, r: &Results) -> Vec<IperfResults>
                         flow: Some(k),
                         start_ps: start,
                         end_ps: end,
-                        sender_bytes: sender.bytes_sent,
+                        sender_bytes: sender.highest_sent,
                         receiver_bytes: receiver.bytes_received,
-                        sender_bitrate_bps: rate(sender.bytes_sent, start, end),
+                        sender_bitrate_bps: rate(sender.highest_sent, start, end),
                         receiver_bitrate_bps: rate(receiver.bytes_received, start, end),
-                        retransmits: sender.retransmissions,
+                        retransmits: sender.stats.retransmissions,
                         cwnd_bytes: Some(sender.cwnd_bytes),
                     })
                 })

@@ -76,6 +76,22 @@ pub const MAX_UNSCALED_WINDOW: u32 = 65_535;
 /// Largest window scale shift (RFC 7323 §2.3).
 pub const MAX_WINDOW_SCALE: u8 = 14;
 
+/// Add `[s, e)` to `ranges` (sorted, disjoint), merging it with the ranges it overlaps or
+/// touches, in place: the receiver's out-of-order data and the sender's SACK scoreboard.
+pub(crate) fn insert_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    if e <= s {
+        return;
+    }
+    let i = ranges.partition_point(|&(_, b)| b < s);
+    let j = ranges.partition_point(|&(a, _)| a <= e);
+    if i == j {
+        ranges.insert(i, (s, e));
+    } else {
+        ranges[i] = (s.min(ranges[i].0), e.max(ranges[j - 1].1));
+        ranges.drain(i + 1..j);
+    }
+}
+
 /// Bytes of IP and TCP header in every segment.
 pub fn header_bytes(timestamps: bool) -> u32 {
     IPV4_HEADER + TCP_HEADER + if timestamps { TIMESTAMPS_OPTION } else { 0 }
@@ -303,7 +319,7 @@ pub struct Actions {
 }
 
 /// Counters of one endpoint.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TcpStats {
     /// Data segments sent, retransmissions included.
     pub data_segments: u64,

@@ -204,20 +204,9 @@ impl Receiver {
         self.rcv_nxt - before
     }
 
-    /// Add [s, e) to the out-of-order set, merging with the intervals it overlaps or touches,
-    /// in place (no allocation beyond the list's own growth).
+    /// Add [s, e) to the out-of-order set.
     fn insert(&mut self, s: u64, e: u64) {
-        if e <= s {
-            return;
-        }
-        let i = self.ooo.partition_point(|&(_, b)| b < s);
-        let j = self.ooo.partition_point(|&(a, _)| a <= e);
-        if i == j {
-            self.ooo.insert(i, (s, e));
-            return;
-        }
-        self.ooo[i] = (s.min(self.ooo[i].0), e.max(self.ooo[j - 1].1));
-        self.ooo.drain(i + 1..j);
+        super::insert_range(&mut self.ooo, s, e);
     }
 
     /// Whether an ACK is due now.

@@ -148,18 +148,7 @@ impl Sender {
     /// with the ranges they overlap or touch.
     fn add_sacks(&mut self, blocks: &SackBlocks, una: u64) {
         for (s, e) in blocks.iter() {
-            let (s, e) = (s.max(una), e.min(self.snd_max));
-            if e <= s {
-                continue;
-            }
-            let i = self.sacked.partition_point(|&(_, b)| b < s);
-            let j = self.sacked.partition_point(|&(a, _)| a <= e);
-            if i == j {
-                self.sacked.insert(i, (s, e));
-            } else {
-                self.sacked[i] = (s.min(self.sacked[i].0), e.max(self.sacked[j - 1].1));
-                self.sacked.drain(i + 1..j);
-            }
+            super::insert_range(&mut self.sacked, s.max(una), e.min(self.snd_max));
         }
     }
 

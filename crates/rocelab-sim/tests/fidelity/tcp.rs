@@ -151,8 +151,8 @@ fn dctcp_holds_the_queue_near_k_where_loss_based_tcp_fills_the_buffer() {
     assert!(total_bps(&r) > 0.95 * line, "DCTCP total {:.4e}", total_bps(&r));
     for f in &r.flows {
         let t = f.tcp.as_ref().unwrap();
-        assert!(t.ecn && t.ends[1].ce_received > 0 && t.ends[0].ecn_reductions > 0, "{t:?}");
-        assert_eq!(t.ends[0].retransmissions, 0);
+        assert!(t.ecn && t.ends[1].stats.ce_received > 0 && t.ends[0].stats.ecn_reductions > 0, "{t:?}");
+        assert_eq!(t.ends[0].stats.retransmissions, 0);
     }
     // NewReno and CUBIC without ECN: the queue grows to what the MMU allows (two ingress PGs
     // at alpha = 1 share 2/3 of the pool) and overflows; every lost segment is sent again.
@@ -164,7 +164,7 @@ fn dctcp_holds_the_queue_near_k_where_loss_based_tcp_fills_the_buffer() {
         let r = run_checked(&spec, &t, &sampled(end));
         let (mean, peak) = queue_stats(&r, port, 10 * MS);
         let drops = r.switches[0].drops_lossy;
-        let retx: u64 = r.flows.iter().map(|f| f.tcp.as_ref().unwrap().ends[0].retransmissions).sum();
+        let retx: u64 = r.flows.iter().map(|f| f.tcp.as_ref().unwrap().ends[0].stats.retransmissions).sum();
         assert!(drops > 0 && retx >= drops, "{ccs:?}: {drops} drops, {retx} retransmissions");
         assert!(peak as f64 > 0.95 * limit as f64 && mean > 0.5 * limit as f64, "{ccs:?}: mean {mean:.0}, peak {peak}");
         assert!(total_bps(&r) > 0.9 * line, "{ccs:?}: total {:.4e}", total_bps(&r));
@@ -206,9 +206,9 @@ fn a_lossy_bottleneck_drops_and_tcp_recovers_every_byte() {
     let drops = r.switches[0].drops_lossy;
     let data_drops: u64 = r.flows.iter().map(|f| f.dropped_packets).sum();
     let tcp: Vec<&TcpConnResults> = r.flows.iter().map(|f| f.tcp.as_ref().unwrap()).collect();
-    let retx: u64 = tcp.iter().map(|t| t.ends[0].retransmissions).sum();
-    let fast: u64 = tcp.iter().map(|t| t.ends[0].fast_retransmits).sum();
-    let rto: u64 = tcp.iter().map(|t| t.ends[0].timeouts).sum();
+    let retx: u64 = tcp.iter().map(|t| t.ends[0].stats.retransmissions).sum();
+    let fast: u64 = tcp.iter().map(|t| t.ends[0].stats.fast_retransmits).sum();
+    let rto: u64 = tcp.iter().map(|t| t.ends[0].stats.timeouts).sum();
     let _ = rto;
     assert!(drops > 0 && data_drops > 0);
     assert!(retx >= data_drops, "{retx} retransmissions for {data_drops} lost data segments");
@@ -237,7 +237,7 @@ fn tcp_on_a_pfc_lossless_priority_is_never_dropped() {
     assert!(pfc > 0, "the switch paused the senders");
     for f in &r.flows {
         let t = f.tcp.as_ref().unwrap();
-        assert_eq!((t.ends[0].retransmissions, t.ends[0].timeouts), (0, 0));
+        assert_eq!((t.ends[0].stats.retransmissions, t.ends[0].stats.timeouts), (0, 0));
         assert_eq!(f.delivered_bytes, size);
         assert_eq!(f.priority, 3);
     }
@@ -290,14 +290,14 @@ fn link_pause_stops_the_host_link_and_nothing_is_dropped() {
     let got = total_bps(&r);
     assert!((got / want - 1.0).abs() < 0.05, "goodput {got:.4e}, drain {want:.4e}");
     for f in &r.flows {
-        assert_eq!(f.tcp.as_ref().unwrap().ends[0].retransmissions, 0);
+        assert_eq!(f.tcp.as_ref().unwrap().ends[0].stats.retransmissions, 0);
     }
     // Without link pause the host's buffer overflows and TCP has to retransmit.
     let (spec, t) = paused_san(false);
     let r = run_checked(&spec, &t, &SimConfig::new(1, end));
     assert!(r.hosts[0].drops_rx_overflow > 0);
     assert!(r.ports.iter().all(|p| p.link_pause.is_none()));
-    let retx: u64 = r.flows.iter().map(|f| f.tcp.as_ref().unwrap().ends[0].retransmissions).sum();
+    let retx: u64 = r.flows.iter().map(|f| f.tcp.as_ref().unwrap().ends[0].stats.retransmissions).sum();
     assert!(retx > 0);
 }
 
@@ -359,8 +359,8 @@ fn iperf_reports_match_the_flow_counters() {
             let tcp = flow.tcp.as_ref().unwrap();
             assert_eq!(s.receiver_bytes, flow.delivered_bytes);
             assert_eq!(s.receiver_bytes, tcp.ends[1].bytes_received);
-            assert_eq!(s.sender_bytes, tcp.ends[0].bytes_sent);
-            assert_eq!(s.retransmits, tcp.ends[0].retransmissions);
+            assert_eq!(s.sender_bytes, tcp.ends[0].highest_sent);
+            assert_eq!(s.retransmits, tcp.ends[0].stats.retransmissions);
             assert_eq!(s.cwnd_bytes, Some(tcp.ends[0].cwnd_bytes));
             assert_eq!(tcp.ends[1].port, IPERF_PORT);
         }

@@ -34,11 +34,19 @@ pub struct RunNames {
     /// `ports[node][port]`.
     pub ports: Vec<Vec<String>>,
     pub flows: Vec<String>,
+    /// Name of each perftest test, in results order.
+    #[serde(default)]
+    pub perftest: Vec<String>,
 }
 
 impl From<&Names> for RunNames {
     fn from(n: &Names) -> Self {
-        RunNames { nodes: n.nodes.clone(), ports: n.ports.clone(), flows: n.flows.clone() }
+        RunNames {
+            nodes: n.nodes.clone(),
+            ports: n.ports.clone(),
+            flows: n.flows.clone(),
+            perftest: n.perftest.clone(),
+        }
     }
 }
 
@@ -48,6 +56,11 @@ impl RunNames {
         let d = self.nodes.get(node).map(String::as_str).unwrap_or("?");
         let p = self.ports.get(node).and_then(|v| v.get(port)).map(String::as_str).unwrap_or("?");
         format!("{d}:{p}")
+    }
+
+    /// A perftest test's name (`#k` when unnamed).
+    pub fn perftest(&self, test: usize) -> String {
+        self.perftest.get(test).cloned().unwrap_or_else(|| format!("#{test}"))
     }
 
     /// A flow's name (`#k` when unnamed).

@@ -11,10 +11,12 @@
 //! /usr/bin/time -v target/release/examples/engine_bench incast-rdma 10000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
 //! /usr/bin/time -v target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
+//! /usr/bin/time -v target/release/examples/engine_bench tcp-iperf 20000
 //! ```
 //! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`, and the RDMA
 //! variants `incast-rdma`, `fat-tree-rdma`, `websearch-rdma`: RC queue pairs with DCQCN, see
-//! `bench::with_rdma`),
+//! `bench::with_rdma`; `tcp-iperf`: 16 TCP streams across a 40G link between two switches, see
+//! `bench::tcp_two_switch`),
 //! simulated microseconds, for `fat-txt` the path of the HPCC-format topology, and for
 //! `websearch` the HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt`
 //! (default: found through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current
@@ -23,7 +25,7 @@
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
     fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
-    incast_16, measure, with_rdma,
+    incast_16, measure, tcp_two_switch, with_rdma,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -60,6 +62,10 @@ fn main() -> ExitCode {
             let mut t = fat_tree_permutation(&f, 1);
             with_rdma(&mut f.spec, &mut t, 4096);
             measure("fat-tree-320-permutation-rdma-dcqcn", &f.spec, &t, &cfg)
+        }
+        "tcp-iperf" => {
+            let (spec, traffic) = tcp_two_switch(4);
+            measure("tcp-iperf-16-streams-40G", &spec, &traffic, &cfg)
         }
         "fat-tree-30" => {
             let f = fat_tree();
@@ -126,7 +132,7 @@ fn main() -> ExitCode {
         other => {
             eprintln!(
                 "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, websearch, incast-rdma, \
-                 fat-tree-rdma or websearch-rdma"
+                 fat-tree-rdma, websearch-rdma or tcp-iperf"
             );
             return ExitCode::FAILURE;
         }

@@ -14,6 +14,8 @@ use rocelab_sim::*;
 
 #[path = "fidelity/flows.rs"]
 mod flows;
+#[path = "fidelity/tcp.rs"]
+mod tcp;
 
 const G100: u64 = 100_000_000_000;
 const G400: u64 = 400_000_000_000;
@@ -618,6 +620,9 @@ fn engine_results_match_the_golden_digests() {
         "fat-tree-320-permutation-rdma-dcqcn 40us",
         &run_checked(&f.spec, &t, &SimConfig::new(1, 40 * US)),
     ));
+    for (name, r) in tcp::golden_runs() {
+        lines.push(golden_line(name, &r));
+    }
     insta::assert_snapshot!(lines.join("\n"));
 }
 

@@ -48,15 +48,15 @@ fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String>
     }
 }
 
-/// Storage jobs and iperf flows load and validate, but the engine does not run TCP or the
-/// storage protocols yet: refuse (exit 2) rather than run the scenario without them.
+/// Storage jobs load and validate, but the engine does not run the storage protocols yet:
+/// refuse (exit 2) rather than run the scenario without them.
 fn refuse_unsimulated(scenario: &rocelab_model::Scenario, file: &str) -> Option<ExitCode> {
-    if scenario.workloads.jobs.is_empty() && scenario.workloads.iperf.is_empty() {
+    if scenario.workloads.jobs.is_empty() {
         return None;
     }
     eprintln!(
-        "{file}: `workloads.jobs` and `workloads.iperf` are checked but not simulated yet (TCP and the \
-         storage protocols are not wired into the engine); the run is refused"
+        "{file}: `workloads.jobs` are checked but not simulated yet (the storage protocols are not wired \
+         into the engine); the run is refused"
     );
     Some(ExitCode::from(2))
 }
@@ -107,6 +107,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
                     return Ok(ExitCode::from(1));
                 }
             };
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
             let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
             let mut capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
             let r = simulate(&built, &what, &mut capture);

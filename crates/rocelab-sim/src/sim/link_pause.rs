@@ -75,6 +75,7 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
+    #[inline(never)]
     pub(super) fn link_pause_refresh(&mut self, port: u32, gen: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
@@ -113,6 +114,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// A PAUSE frame arrives at `port`.
+    #[inline(never)]
     pub(super) fn link_pause_arrive(&mut self, port: u32, quanta: u16) {
         let now = self.now;
         self.obs.on_link_pause(now, port as usize, quanta, Direction::Rx);
@@ -137,6 +139,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The received pause of `port` runs out (if `gen` is current).
+    #[inline(never)]
     pub(super) fn link_pause_expire(&mut self, port: u32, gen: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];

@@ -210,7 +210,7 @@ pub struct PoissonArrivals<'a, D: ?Sized> {
 }
 
 /// All flows of a run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Traffic {
     /// Flows; a flow's index names it in the results.
     pub flows: Vec<FlowSpec>,
@@ -218,6 +218,10 @@ pub struct Traffic {
     /// [`Self::flows`] in the results.
     #[serde(default)]
     pub perftest: Vec<PerftestSpec>,
+    /// Storage jobs, their sessions (whose queue pairs are flows of [`Self::flows`]), target
+    /// devices and host cores.
+    #[serde(skip)]
+    pub storage: crate::storage::plan::StorageTraffic,
 }
 
 impl Traffic {
@@ -425,7 +429,7 @@ impl Traffic {
         for (i, t) in self.perftest.iter().enumerate() {
             t.validate(&format!("perftest[{i}]"), net)?;
         }
-        Ok(())
+        self.storage.validate(net, self.flows.len())
     }
 }
 

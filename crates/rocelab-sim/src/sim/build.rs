@@ -137,8 +137,8 @@ impl<'a, O: Observer> Simulation<'a, O> {
         let mut results = self.sim.results(self.spec);
         let (spec, traffic) = (self.spec, self.traffic);
         drop(self); // its routing tables and pools go before the FCT analysis builds its own routes
-        // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
-        // requester has the last ACK (see `FctReport::compute`).
+                    // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
+                    // requester has the last ACK (see `FctReport::compute`).
         results.fct =
             crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
         results
@@ -322,6 +322,7 @@ fn build<'o, O: Observer>(
         specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
     }
     let port_rate = |p: u32| ports[p as usize].rate.bps();
+    let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
     let mut flows = Vec::with_capacity(specs.len());
     let mut qps = Vec::new();
     let mut tests = Vec::with_capacity(traffic.perftest.len());
@@ -341,7 +342,10 @@ fn build<'o, O: Observer>(
         };
         let qp = if f.rc_flow().is_some() {
             let (app, inline) = match *owner {
-                Owner::Flow(_) => (flow_app(f), false),
+                Owner::Flow(i) => match storage_roles[i] {
+                    Some((session, role)) => (super::app::App::Storage { session, role }, false),
+                    None => (flow_app(f), false),
+                },
                 Owner::Perftest(t, k) => {
                     if k == 0 {
                         let (apps, rt) = perftest_apps(t, &traffic.perftest[t], test_first[t], qps.len() as u32);
@@ -389,6 +393,14 @@ fn build<'o, O: Observer>(
         }
     }
     let tests = tests.into_iter().map(|(_, rt)| rt).collect();
+    let storage = super::storage_build::build_storage(
+        &traffic.storage,
+        spec,
+        &flows,
+        config.seed,
+        config.end_time_ps,
+        &mut queue,
+    );
 
     let samples = config.sampling.queue_interval_ps.map(|interval| {
         let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
@@ -411,6 +423,7 @@ fn build<'o, O: Observer>(
         flows,
         qps,
         tests,
+        storage,
         routes,
         rng: Rng::new(config.seed),
         obs: observer,
@@ -565,6 +578,7 @@ impl<O: Observer> Sim<'_, O> {
                 }
             })
             .collect();
+        let (jobs, cpu, targets) = self.storage_results(spec);
         let queue_samples = self.samples.as_ref().map(|s| QueueSamples {
             interval_ps: s.interval,
             ports: s.ports.clone(),
@@ -585,6 +599,9 @@ impl<O: Observer> Sim<'_, O> {
             queue_samples,
             conservation: cons,
             fct: None,
+            jobs,
+            cpu,
+            targets,
         }
     }
 }

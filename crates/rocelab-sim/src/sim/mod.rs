@@ -12,6 +12,8 @@ mod build_rdma;
 mod host;
 mod rdma;
 mod rdma_rx;
+mod storage;
+mod storage_build;
 mod switch;
 
 use crate::ecn::EcnSpec;
@@ -208,6 +210,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub qps: Vec<rdma::QpRt>,
     /// perftest tests.
     pub tests: Vec<app::PerftestRt>,
+    /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
+    pub storage: storage::StorageRt,
     pub routes: Routes,
     pub rng: Rng,
     pub obs: &'o mut O,
@@ -267,6 +271,11 @@ impl<O: Observer> Sim<'_, O> {
                 Event::FlowStart { flow } => self.flow_start(flow),
                 Event::QpTimer { qp, gen } => self.qp_timer(qp, gen),
                 Event::Sample => self.sample(),
+                Event::CloneStart { clone } => self.clone_start(clone),
+                Event::StepReady { io, step } => self.step_ready(io, step),
+                Event::StepDone { io, step } => self.step_done(io, step),
+                Event::TargetDone { io, step } => self.target_done(io, step),
+                Event::IoDone { io } => self.io_done(io),
             }
         }
     }

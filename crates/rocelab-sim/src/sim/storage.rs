@@ -1,0 +1,476 @@
+//! Storage jobs in the engine: each job clone is a [`JobEngine`] on its initiator keeping
+//! `iodepth` IOs outstanding; each IO is its protocol's [`Exchange`] walked step by step over the
+//! session's queue pairs, the target device and the hosts' cores.
+//!
+//! * **Issue.** The initiator's submit work (its share of the protocol's per-IO and per-byte CPU
+//!   cost, [`CpuCost::split`]) runs on the session's core; then the steps that wait on the issue
+//!   start.
+//! * **Transfers.** A SEND or an RDMA WRITE is posted by the side the bytes leave, on the
+//!   session's queue pair of that direction; it is complete when the last message is in the
+//!   receiver's memory (messages of one queue pair arrive in posting order, so a FIFO per queue
+//!   pair says which step each belongs to). An RDMA READ is posted by the side that receives
+//!   the data and is complete at its requester's completion. A step that waits on a SEND or
+//!   WRITE posted on the same queue pair is posted at once behind it: RC delivers in order, so
+//!   the response capsule that follows read data needs no round trip (the NVMe/RDMA and iSER
+//!   targets post both together). SMB Direct SENDs take a send credit ([`SmbdCredits`]); the peer
+//!   grants it back as the message is consumed.
+//! * **Service.** The target's receive work runs on the session's target core, then the IO is
+//!   submitted to the [`Target`] (its concurrency and throughput ceilings); at the end of the
+//!   service (a `TargetDone` event) the target's completion work runs, then the steps after the
+//!   service start.
+//! * **Completion.** When every step is complete the initiator's completion work runs, then the
+//!   clone records the IO ([`JobEngine::on_complete`]) and issues the next.
+//!
+//! A core is a FIFO of work ([`HostCpu::run_on`]): work waits for a busy core, which adds
+//! latency and, when the core is saturated, caps the throughput of its sessions.
+
+use super::rdma::NO_QP;
+use super::Sim;
+use crate::event::Event;
+use crate::observer::Observer;
+use crate::rdma::{Completion, RdmaOp};
+use crate::storage::cpu::HostCpu;
+use crate::storage::job::{IoOp, IoRequest, JobEngine};
+use crate::storage::plan::{role_of, StorageJob, ROLES, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
+use crate::storage::protocol::smb::SmbdCredits;
+use crate::storage::protocol::{After, Medium, Step, StepKind};
+use crate::storage::target::{Target, TargetIo};
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// `step` of a `StepReady` event that stands for the issue of the IO.
+pub(super) const ISSUE: u16 = u16::MAX;
+/// No target / no CPU at a node.
+pub(super) const NONE: u32 = u32::MAX;
+
+const WAITING: u8 = 0;
+const STARTED: u8 = 1;
+const DONE: u8 = 2;
+
+/// The steps of one operation of a job, with what the engine derives from them once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct IoPlan {
+    pub steps: Vec<Step>,
+    /// Per step, the steps that wait on it.
+    pub succ: Vec<Vec<u16>>,
+    /// Steps that start at the issue.
+    pub roots: Vec<u16>,
+    /// Per step, whether it is posted right behind the step it waits on (same queue pair, RC
+    /// order) instead of after that step completes.
+    pub early: Vec<bool>,
+    /// Per service step, the target's CPU work before and after it.
+    pub target_cpu: Vec<(Time, Time)>,
+    /// Per service step, the bytes of its command.
+    pub cmd_bytes: Vec<u32>,
+    /// The initiator's CPU work before the issue and after the last step.
+    pub init_cpu: (Time, Time),
+}
+
+impl IoPlan {
+    /// The plan of `op` for `job`.
+    pub fn new(job: &StorageJob, op: IoOp) -> Self {
+        let bytes = job.spec.bs;
+        let mut x = crate::storage::protocol::Exchange::new();
+        job.protocol.exchange(op, bytes, &mut x);
+        let steps: Vec<Step> = x.steps().to_vec();
+        let n = steps.len();
+        let mut succ = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        let mut early = vec![false; n];
+        for (j, s) in steps.iter().enumerate() {
+            match s.after {
+                After::Issue => roots.push(j as u16),
+                After::Step(i) => {
+                    succ[i as usize].push(j as u16);
+                    if let (StepKind::Transfer(a), StepKind::Transfer(b)) = (&steps[i as usize].kind, &s.kind) {
+                        let ordered = matches!(a.medium, Medium::Send | Medium::RdmaWrite)
+                            && matches!(b.medium, Medium::Send | Medium::RdmaWrite);
+                        early[j] = ordered && role_of(a).is_some() && role_of(a) == role_of(b);
+                    }
+                }
+            }
+        }
+        // Commands are cut at the protocol's largest command, in order; one service each.
+        let max = job.protocol.max_command_bytes().max(1);
+        let mut left = bytes;
+        let mut target_cpu = vec![(0, 0); n];
+        let mut cmd_bytes = vec![0; n];
+        for (j, s) in steps.iter().enumerate() {
+            if s.kind == StepKind::Service {
+                let b = left.min(max);
+                left -= b;
+                cmd_bytes[j] = b;
+                target_cpu[j] = job.costs.target.split(crate::storage::protocol::Side::Target, op, b);
+            }
+        }
+        let init_cpu = job.costs.initiator.split(crate::storage::protocol::Side::Initiator, op, bytes);
+        IoPlan { steps, succ, roots, early, target_cpu, cmd_bytes, init_cpu }
+    }
+}
+
+/// A job at run time.
+pub(crate) struct JobRt {
+    pub job: StorageJob,
+    /// Plans for reads and writes (`IoOp as usize`).
+    pub plans: [IoPlan; 2],
+    /// Index of its target in [`StorageRt::targets`].
+    pub target: u32,
+}
+
+/// A job clone.
+pub(crate) struct CloneRt {
+    pub engine: JobEngine,
+    pub job: u32,
+    pub session: u32,
+}
+
+/// A message posted on a session's SEND/WRITE queue pair, until it is in the peer's memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Posted {
+    pub io: u32,
+    pub step: u16,
+    /// The last message of its step.
+    pub last: bool,
+    /// An SMB Direct SEND (it returns a credit).
+    pub credit: bool,
+}
+
+/// A SEND waiting for an SMB Direct credit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Waiting {
+    pub posted: Posted,
+    pub len: u64,
+}
+
+/// A session at run time.
+pub(crate) struct SessionRt {
+    /// Queue pair of each role ([`NO_QP`]: not built).
+    pub qp: [u32; ROLES],
+    /// Per SEND/WRITE role, the messages in flight, in posting order.
+    pub fifo: [VecDeque<Posted>; 2],
+    pub initiator: u32,
+    pub target: u32,
+    pub initiator_core: u32,
+    pub target_core: u32,
+    /// SMB Direct send credits of each SEND role, and the SENDs waiting for one.
+    pub credits: [Option<SmbdCredits>; 2],
+    pub waiting: [VecDeque<Waiting>; 2],
+}
+
+/// An IO in flight.
+pub(crate) struct IoRt {
+    pub clone: u32,
+    pub req: IoRequest,
+    /// Per step: waiting, started, done.
+    pub state: Vec<u8>,
+    /// Steps not done.
+    pub left: u16,
+}
+
+/// A storage device at run time.
+pub(crate) struct TargetRt {
+    pub node: u32,
+    pub target: Target,
+}
+
+/// A host's cores, with the busy time that fell inside its measured window.
+pub(crate) struct CpuRt {
+    pub cpu: HostCpu,
+    /// [from, to): the union of the measured windows of the jobs it takes part in.
+    pub window: (Time, Time),
+    pub busy_in_window: Vec<Time>,
+}
+
+impl CpuRt {
+    pub fn new(cores: u32, window: (Time, Time)) -> Self {
+        let cpu = HostCpu::new(cores);
+        let n = cpu.cores() as usize;
+        CpuRt { cpu, window, busy_in_window: vec![0; n] }
+    }
+
+    /// Run `work` on `core` from `now` (or when the core is free); returns when it is done.
+    pub fn run(&mut self, now: Time, core: u32, work: Time) -> Time {
+        if work == 0 {
+            return now;
+        }
+        let done = self.cpu.run_on(now, core, work);
+        let start = done - work;
+        let (a, b) = self.window;
+        let overlap = done.min(b).saturating_sub(start.max(a));
+        let c = core as usize % self.busy_in_window.len();
+        self.busy_in_window[c] += overlap;
+        done
+    }
+}
+
+/// Everything storage at run time.
+#[derive(Default)]
+pub(crate) struct StorageRt {
+    pub jobs: Vec<JobRt>,
+    pub clones: Vec<CloneRt>,
+    pub sessions: Vec<SessionRt>,
+    pub ios: Vec<IoRt>,
+    pub free: Vec<u32>,
+    pub targets: Vec<TargetRt>,
+    /// Per node, its CPU (index into `cpus`) or [`NONE`].
+    pub cpu_of: Vec<u32>,
+    pub cpus: Vec<CpuRt>,
+    /// Node of each CPU.
+    pub cpu_node: Vec<u32>,
+}
+
+fn encode(io: u32, step: u16) -> u64 {
+    (io as u64) << 16 | step as u64
+}
+
+fn decode(id: u64) -> (u32, u16) {
+    ((id >> 16) as u32, id as u16)
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Run `work` on `core` of `node` from now; when it is done.
+    fn cpu_run(&mut self, node: u32, core: u32, work: Time) -> Time {
+        let now = self.now;
+        let c = self.storage.cpu_of[node as usize];
+        if c == NONE {
+            return now;
+        }
+        self.storage.cpus[c as usize].run(now, core, work)
+    }
+
+    /// A clone's start: it issues its first IOs.
+    pub(super) fn clone_start(&mut self, clone: u32) {
+        self.clone_issue(clone);
+    }
+
+    /// Issue what the clone may now (up to its `iodepth`).
+    fn clone_issue(&mut self, clone: u32) {
+        let now = self.now;
+        while let Some(req) = self.storage.clones[clone as usize].engine.poll_issue(now) {
+            self.issue(clone, req);
+        }
+    }
+
+    fn issue(&mut self, clone: u32, req: IoRequest) {
+        let st = &mut self.storage;
+        let c = &st.clones[clone as usize];
+        let (job, session) = (c.job as usize, c.session as usize);
+        let plan = &st.jobs[job].plans[req.op as usize];
+        let n = plan.steps.len();
+        let pre = plan.init_cpu.0;
+        let io = match st.free.pop() {
+            Some(i) => {
+                let slot = &mut st.ios[i as usize];
+                slot.clone = clone;
+                slot.req = req;
+                slot.state.clear();
+                slot.state.resize(n, WAITING);
+                slot.left = n as u16;
+                i
+            }
+            None => {
+                st.ios.push(IoRt { clone, req, state: vec![WAITING; n], left: n as u16 });
+                (st.ios.len() - 1) as u32
+            }
+        };
+        let (node, core) = (st.sessions[session].initiator, st.sessions[session].initiator_core);
+        let t = self.cpu_run(node, core, pre);
+        self.queue.push(t, Event::StepReady { io, step: ISSUE });
+    }
+
+    /// The plan, session and target index of IO slot `io`.
+    fn io_context(&self, io: u32) -> (usize, usize, IoOp) {
+        let st = &self.storage;
+        let slot = &st.ios[io as usize];
+        let c = &st.clones[slot.clone as usize];
+        (c.job as usize, c.session as usize, slot.req.op)
+    }
+
+    /// The CPU work before a step (or the issue) is done.
+    pub(super) fn step_ready(&mut self, io: u32, step: u16) {
+        let (job, _, op) = self.io_context(io);
+        if step == ISSUE {
+            let roots = self.storage.jobs[job].plans[op as usize].roots.clone();
+            for r in roots {
+                self.start_step(io, r);
+            }
+            return;
+        }
+        // A service: the target's receive work is done; the device takes the IO.
+        let now = self.now;
+        let st = &mut self.storage;
+        let bytes = st.jobs[job].plans[op as usize].cmd_bytes[step as usize];
+        let random = !st.ios[io as usize].req.sequential;
+        let t = st.jobs[job].target as usize;
+        let started = st.targets[t].target.submit(now, TargetIo { id: encode(io, step), op, bytes, random });
+        if let Some(s) = started {
+            let (io, step) = decode(s.id);
+            self.queue.push(s.done_at, Event::TargetDone { io, step });
+        }
+    }
+
+    /// Start step `step` of IO `io` now, if it has not started.
+    fn start_step(&mut self, io: u32, step: u16) {
+        let (job, session, io_op) = self.io_context(io);
+        let slot = &mut self.storage.ios[io as usize];
+        if slot.state[step as usize] != WAITING {
+            return;
+        }
+        slot.state[step as usize] = STARTED;
+        let plan = &self.storage.jobs[job].plans[io_op as usize];
+        let s = plan.steps[step as usize];
+        match s.kind {
+            StepKind::Service => {
+                let pre = plan.target_cpu[step as usize].0;
+                let sess = &self.storage.sessions[session];
+                let t = self.cpu_run(sess.target, sess.target_core, pre);
+                self.queue.push(t, Event::StepReady { io, step });
+            }
+            StepKind::Transfer(tr) => {
+                let role = role_of(&tr).expect("TCP sessions are refused when the simulation is built");
+                let q = self.storage.sessions[session].qp[role];
+                debug_assert_ne!(q, NO_QP, "the session has the queue pair of every role its jobs use");
+                let now = self.now;
+                match tr.medium {
+                    Medium::RdmaRead => {
+                        self.post_op(q, encode(io, step), RdmaOp::Read, tr.data_bytes.max(1) as u64, now);
+                    }
+                    Medium::Send | Medium::RdmaWrite => {
+                        let total = tr.bytes().max(1);
+                        let n = (tr.messages.max(1) as u64).min(total);
+                        let each = total.div_ceil(n);
+                        let op = if tr.medium == Medium::Send { RdmaOp::Send } else { RdmaOp::Write };
+                        let credit = op == RdmaOp::Send
+                            && matches!(self.storage.jobs[job].job.protocol, crate::storage::Protocol::SmbDirect(_));
+                        let mut left = total;
+                        for k in 0..n {
+                            let len = if k + 1 == n { left } else { each.min(left) };
+                            left -= len;
+                            let posted = Posted { io, step, last: k + 1 == n, credit };
+                            self.session_post(session, role, q, op, posted, len);
+                        }
+                        // Steps posted right behind this one on the same queue pair.
+                        let plan = &self.storage.jobs[job].plans[io_op as usize];
+                        let behind: Vec<u16> =
+                            plan.succ[step as usize].iter().copied().filter(|&k| plan.early[k as usize]).collect();
+                        for k in behind {
+                            self.start_step(io, k);
+                        }
+                    }
+                    Medium::Stream => unreachable!("role_of has no role for stream bytes"),
+                }
+            }
+        }
+    }
+
+    /// Post a SEND or WRITE of a session's role `role`, or queue it for an SMB Direct credit.
+    fn session_post(&mut self, session: usize, role: usize, q: u32, op: RdmaOp, posted: Posted, len: u64) {
+        let sess = &mut self.storage.sessions[session];
+        if posted.credit {
+            if let Some(c) = sess.credits[role].as_mut() {
+                if !sess.waiting[role].is_empty() || !c.try_send() {
+                    sess.waiting[role].push_back(Waiting { posted, len });
+                    return;
+                }
+            }
+        }
+        sess.fifo[role].push_back(posted);
+        let now = self.now;
+        self.post_op(q, 0, op, len, now);
+    }
+
+    /// A READ of a storage session completed at its requester.
+    pub(super) fn storage_completed(&mut self, _session: u32, role: u8, c: Completion, visible: Time) {
+        if c.op != RdmaOp::Read || role as usize == ROLE_TO_TARGET || role as usize == ROLE_TO_INITIATOR {
+            // SENDs and WRITEs are complete when they are in the peer's memory (delivered).
+            return;
+        }
+        let (io, step) = decode(c.id);
+        self.queue.push(visible.max(self.now), Event::StepDone { io, step });
+    }
+
+    /// A SEND or WRITE of a storage session is in the receiver's memory at `visible`.
+    pub(super) fn storage_delivered(&mut self, session: u32, role: u8, visible: Time) {
+        let s = session as usize;
+        let r = role as usize;
+        let Some(p) = self.storage.sessions[s].fifo[r].pop_front() else {
+            debug_assert!(false, "a delivery without a posted message");
+            return;
+        };
+        if p.credit {
+            self.grant_credit(s, r);
+        }
+        if p.last {
+            self.queue.push(visible.max(self.now), Event::StepDone { io: p.io, step: p.step });
+        }
+    }
+
+    /// The peer consumed one SMB Direct SEND of `role` and grants its credit back; SENDs
+    /// waiting for one go while credits last.
+    fn grant_credit(&mut self, session: usize, role: usize) {
+        if let Some(c) = self.storage.sessions[session].credits[role].as_mut() {
+            c.on_grant(1, 1);
+        }
+        loop {
+            let sess = &mut self.storage.sessions[session];
+            let Some(c) = sess.credits[role].as_mut() else { return };
+            if sess.waiting[role].is_empty() || !c.try_send() {
+                return;
+            }
+            let w = sess.waiting[role].pop_front().expect("checked");
+            sess.fifo[role].push_back(w.posted);
+            let q = sess.qp[role];
+            let now = self.now;
+            self.post_op(q, 0, RdmaOp::Send, w.len, now);
+        }
+    }
+
+    /// Step `step` of IO `io` is complete: what waited on it starts.
+    pub(super) fn step_done(&mut self, io: u32, step: u16) {
+        let (job, session, op) = self.io_context(io);
+        let slot = &mut self.storage.ios[io as usize];
+        if slot.state[step as usize] == DONE {
+            return;
+        }
+        slot.state[step as usize] = DONE;
+        slot.left -= 1;
+        let left = slot.left;
+        let next = self.storage.jobs[job].plans[op as usize].succ[step as usize].clone();
+        for k in next {
+            self.start_step(io, k);
+        }
+        if left == 0 {
+            let post = self.storage.jobs[job].plans[op as usize].init_cpu.1;
+            let sess = &self.storage.sessions[session];
+            let t = self.cpu_run(sess.initiator, sess.initiator_core, post);
+            self.queue.push(t, Event::IoDone { io });
+        }
+    }
+
+    /// The target's service of a step ends: the next waiting IO enters service; the target's
+    /// completion work runs.
+    pub(super) fn target_done(&mut self, io: u32, step: u16) {
+        let now = self.now;
+        let (job, session, op) = self.io_context(io);
+        let t = self.storage.jobs[job].target as usize;
+        if let Some(s) = self.storage.targets[t].target.complete(now) {
+            let (nio, nstep) = decode(s.id);
+            self.queue.push(s.done_at, Event::TargetDone { io: nio, step: nstep });
+        }
+        let post = self.storage.jobs[job].plans[op as usize].target_cpu[step as usize].1;
+        let sess = &self.storage.sessions[session];
+        let done = self.cpu_run(sess.target, sess.target_core, post);
+        self.queue.push(done, Event::StepDone { io, step });
+    }
+
+    /// IO `io` is complete at its initiator: the clone records it and issues the next.
+    pub(super) fn io_done(&mut self, io: u32) {
+        let now = self.now;
+        let st = &mut self.storage;
+        let slot = &st.ios[io as usize];
+        let (clone, req) = (slot.clone, slot.req);
+        st.clones[clone as usize].engine.on_complete(now, &req);
+        st.free.push(io);
+        self.clone_issue(clone);
+    }
+}

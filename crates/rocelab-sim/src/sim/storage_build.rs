@@ -1,0 +1,368 @@
+//! Building the storage runtime from [`StorageTraffic`], and collecting its results.
+
+use super::rdma::NO_QP;
+use super::storage::{CloneRt, CpuRt, IoPlan, JobRt, SessionRt, StorageRt, TargetRt, NONE};
+use super::{FlowRt, Sim};
+use crate::event::{Event, EventQueue};
+use crate::observer::Observer;
+use crate::rng::mix64;
+use crate::spec::NetworkSpec;
+use crate::storage::cpu::{cpu_effectiveness, CpuResults};
+use crate::storage::job::{IoOp, JobEngine, JobResults};
+use crate::storage::plan::{StorageTraffic, ROLES};
+use crate::storage::protocol::smb::SmbdCredits;
+use crate::storage::protocol::Protocol;
+use crate::storage::results::{HostCpuResults, StorageJobResults, TargetResults};
+use crate::storage::target::Target;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+/// The storage runtime of `st` over the engine's `flows` (whose `qp` fields are set), with the
+/// clones' start events pushed into `queue`.
+pub(super) fn build_storage(
+    st: &StorageTraffic,
+    spec: &NetworkSpec,
+    flows: &[FlowRt],
+    seed: u64,
+    end: Time,
+    queue: &mut EventQueue,
+) -> StorageRt {
+    let mut rt = StorageRt::default();
+    if st.is_empty() {
+        return rt;
+    }
+    for (node, profile) in &st.targets {
+        let s = mix64(seed ^ 0x5441_5247_4554_0000 ^ *node as u64);
+        rt.targets.push(TargetRt { node: *node as u32, target: Target::new(profile.clone(), s) });
+    }
+    // Each host's measured window: the union of those of the jobs it takes part in.
+    let n = spec.nodes.len();
+    let mut window: Vec<Option<(Time, Time)>> = vec![None; n];
+    for j in &st.jobs {
+        let from = j.start_ps + j.spec.ramp;
+        let to = from + j.spec.runtime;
+        for node in [j.initiator, j.target] {
+            let w = window[node].get_or_insert((from, to));
+            *w = (w.0.min(from), w.1.max(to));
+        }
+    }
+    rt.cpu_of = vec![NONE; n];
+    for (node, w) in window.iter().enumerate() {
+        if let Some(w) = w {
+            rt.cpu_of[node] = rt.cpus.len() as u32;
+            rt.cpus.push(CpuRt::new(st.cores_of(node), *w));
+            rt.cpu_node.push(node as u32);
+        }
+    }
+    for s in &st.sessions {
+        let mut qp = [NO_QP; ROLES];
+        for (role, f) in s.qps.iter().enumerate() {
+            if let Some(f) = f {
+                qp[role] = flows[*f].qp;
+            }
+        }
+        // SMB Direct: the credits the negotiation granted (SendCreditTarget), each way.
+        let credits = st.jobs.iter().find_map(|j| match &j.protocol {
+            Protocol::SmbDirect(p) if j.initiator == s.initiator && j.target == s.target => {
+                Some(SmbdCredits::new(p.credits, p.credits))
+            }
+            _ => None,
+        });
+        rt.sessions.push(SessionRt {
+            qp,
+            fifo: [VecDeque::new(), VecDeque::new()],
+            initiator: s.initiator as u32,
+            target: s.target as u32,
+            initiator_core: s.initiator_core,
+            target_core: s.target_core,
+            credits: [credits, credits],
+            waiting: [VecDeque::new(), VecDeque::new()],
+        });
+    }
+    for (ji, j) in st.jobs.iter().enumerate() {
+        let target = rt.targets.iter().position(|t| t.node as usize == j.target).expect("validated") as u32;
+        let plans = [IoPlan::new(j, IoOp::Read), IoPlan::new(j, IoOp::Write)];
+        for (k, &session) in j.sessions.iter().enumerate() {
+            let clone = rt.clones.len() as u32;
+            rt.clones.push(CloneRt { engine: JobEngine::new(&j.spec, k as u32, j.start_ps), job: ji as u32, session });
+            if j.start_ps <= end {
+                queue.push(j.start_ps, Event::CloneStart { clone });
+            }
+        }
+        rt.jobs.push(JobRt { job: j.clone(), plans, target });
+    }
+    rt
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Results of the jobs, the hosts' CPUs and the targets.
+    pub(super) fn storage_results(
+        &self,
+        spec: &NetworkSpec,
+    ) -> (Vec<StorageJobResults>, Vec<HostCpuResults>, Vec<TargetResults>) {
+        let st = &self.storage;
+        let name = |n: u32| spec.nodes[n as usize].name.clone();
+        let mut per_job: Vec<Vec<JobEngine>> = vec![Vec::new(); st.jobs.len()];
+        for c in &st.clones {
+            per_job[c.job as usize].push(c.engine.clone());
+        }
+        let fio: Vec<JobResults> =
+            st.jobs.iter().zip(&per_job).map(|(j, clones)| JobResults::from_clones(&j.job.spec, clones)).collect();
+        let bytes_of = |r: &JobResults| r.read.io_bytes + r.write.io_bytes;
+        let cpu: Vec<HostCpuResults> = st
+            .cpus
+            .iter()
+            .zip(&st.cpu_node)
+            .map(|(c, &node)| {
+                let bytes: u64 = st
+                    .jobs
+                    .iter()
+                    .zip(&fio)
+                    .filter(|(j, _)| j.job.initiator as u32 == node || j.job.target as u32 == node)
+                    .map(|(_, r)| bytes_of(r))
+                    .sum();
+                HostCpuResults {
+                    node: node as usize,
+                    name: name(node),
+                    window_from_ps: c.window.0,
+                    window_to_ps: c.window.1,
+                    bytes,
+                    cpu: cpu_results(c, bytes, c.window.1 - c.window.0),
+                }
+            })
+            .collect();
+        let jobs = st
+            .jobs
+            .iter()
+            .zip(&fio)
+            .enumerate()
+            .map(|(i, (j, r))| {
+                let spec = &j.job.spec;
+                let c = &st.cpus[st.cpu_of[j.job.initiator] as usize];
+                let mut initiator_cpu = cpu_results(c, 0, c.window.1 - c.window.0);
+                initiator_cpu.effectiveness = cpu_effectiveness(bytes_of(r), spec.runtime, initiator_cpu.utilization);
+                let mut sessions = j.job.sessions.clone();
+                sessions.sort_unstable();
+                sessions.dedup();
+                StorageJobResults {
+                    job: i,
+                    name: spec.name.clone(),
+                    initiator: j.job.initiator,
+                    target: j.job.target,
+                    protocol: j.job.protocol.kind(),
+                    rw: spec.rw,
+                    bs: spec.bs,
+                    iodepth: spec.iodepth,
+                    numjobs: spec.numjobs,
+                    start_ps: j.job.start_ps,
+                    ramp_ps: spec.ramp,
+                    runtime_ps: spec.runtime,
+                    sessions: sessions.len() as u32,
+                    read: r.read.clone(),
+                    write: r.write.clone(),
+                    initiator_cpu,
+                }
+            })
+            .collect();
+        let targets = st
+            .targets
+            .iter()
+            .map(|t| {
+                let s = t.target.stats();
+                TargetResults {
+                    node: t.node as usize,
+                    name: name(t.node),
+                    profile: t.target.profile().name.to_string(),
+                    completed: s.completed,
+                    peak_queue: s.peak_queue as u64,
+                }
+            })
+            .collect();
+        (jobs, cpu, targets)
+    }
+}
+
+/// Utilisation and busiest core of `c` over its window of `elapsed`, and the effectiveness of
+/// `bytes` moved in it.
+fn cpu_results(c: &CpuRt, bytes: u64, elapsed: Time) -> CpuResults {
+    let cores = c.busy_in_window.len().max(1);
+    let total: Time = c.busy_in_window.iter().sum();
+    let busiest = c.busy_in_window.iter().copied().max().unwrap_or(0);
+    let (utilization, busiest_core) = if elapsed == 0 {
+        (0.0, 0.0)
+    } else {
+        ((total as f64 / (elapsed as f64 * cores as f64)).min(1.0), (busiest as f64 / elapsed as f64).min(1.0))
+    };
+    CpuResults {
+        cores: cores as u32,
+        utilization,
+        busiest_core,
+        effectiveness: cpu_effectiveness(bytes, elapsed, utilization),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::storage::cpu::{default_costs, CpuCost, ProtocolCosts};
+    use crate::storage::job::{JobSpec, RwMode};
+    use crate::storage::plan::{JobRequest, StorageTraffic};
+    use crate::storage::protocol::{Protocol, ProtocolKind};
+    use crate::storage::target::{OpProfile, ServiceTime, TargetProfile};
+    use crate::topology::{single_switch, FabricDefaults};
+    use crate::traffic::{FlowClass, Traffic};
+    use crate::{run, Results, SimConfig, MS, NS, US};
+
+    /// A device that takes `lat` per IO, `concurrency` at once, with an optional ceiling.
+    fn device(lat: u64, concurrency: u32, ceiling_bps: Option<u64>) -> TargetProfile {
+        let op = OpProfile { latency: ServiceTime::Fixed(lat), per_io_rate_bps: None, random_extra: None };
+        TargetProfile {
+            name: "test",
+            read: op,
+            write: op,
+            concurrency,
+            load_slope: 0,
+            read_ceiling_bps: ceiling_bps,
+            write_ceiling_bps: ceiling_bps,
+            source: "test",
+        }
+    }
+
+    fn free() -> ProtocolCosts {
+        let c = CpuCost { per_io: 0, tx_per_byte_ps: 0.0, rx_per_byte_ps: 0.0 };
+        ProtocolCosts { initiator: c, target: c }
+    }
+
+    /// Host 1 runs `spec` against host 0 over `protocol` on one 100G switch (100 ns cables,
+    /// ideal NICs), lossless priority 3.
+    fn run_job(spec: JobSpec, protocol: Protocol, costs: ProtocolCosts, dev: TargetProfile, end: u64) -> Results {
+        let sessions = spec.numjobs;
+        run_on(spec, protocol, costs, dev, end, sessions)
+    }
+
+    fn run_on(
+        spec: JobSpec,
+        protocol: Protocol,
+        costs: ProtocolCosts,
+        dev: TargetProfile,
+        end: u64,
+        max_sessions: u32,
+    ) -> Results {
+        let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+        let mut t = Traffic::new();
+        let mut st = StorageTraffic::default();
+        st.set_target(fabric.hosts[0], dev);
+        st.add_job(
+            &mut t.flows,
+            JobRequest {
+                spec,
+                start_ps: 0,
+                initiator: fabric.hosts[1],
+                target: fabric.hosts[0],
+                protocol,
+                costs,
+                class: FlowClass::roce(3, 26),
+                path_mtu: 4096,
+                max_sessions,
+            },
+        );
+        t.storage = st;
+        let r = run(&fabric.spec, &t, &SimConfig::new(1, end)).unwrap();
+        r.check_conservation().unwrap();
+        r
+    }
+
+    #[test]
+    fn a_qd1_read_takes_the_exchange_plus_the_device() {
+        let spec = JobSpec::new("r", RwMode::RandRead, 4096, 1, MS);
+        let r = run_job(spec, Protocol::default_for(ProtocolKind::NvmeRdma), free(), device(20 * US, 1, None), 2 * MS);
+        let j = &r.jobs[0];
+        assert_eq!(j.write.total_ios, 0);
+        // Command SEND (64 B), 20 µs of service, data WRITE (4 KiB) and response SEND behind
+        // it: two hops each way at 100G, 100 ns cables: about 21 µs.
+        let lat = j.read.clat_ns.mean_ns;
+        assert!((20_500.0..21_500.0).contains(&lat), "{lat} ns");
+        // Closed loop at QD 1: IOPS = 1 / latency.
+        let iops = 1e9 / lat;
+        assert!((j.read.iops - iops).abs() / iops < 0.01, "{} vs {iops}", j.read.iops);
+        // Issued for the 1 ms runtime (the last completes after it).
+        let n = r.targets[0].completed as f64;
+        assert!((n - MS as f64 / (lat * 1000.0)).abs() <= 1.0, "{n}");
+        // Three queue pairs: commands, data and responses; no READ for reads of 4 KiB.
+        assert_eq!(r.flows.len(), 2, "{:?}", r.flows.iter().map(|f| f.rdma.as_ref().map(|q| q.op)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn writes_are_pulled_by_rdma_read_and_depth_hides_latency() {
+        let mut spec = JobSpec::new("w", RwMode::Write, 131_072, 8, MS);
+        spec.numjobs = 2;
+        spec.ramp = 200 * US;
+        let r = run_job(spec, Protocol::default_for(ProtocolKind::NvmeRdma), free(), device(50 * US, 64, None), 2 * MS);
+        let j = &r.jobs[0];
+        assert_eq!((j.read.total_ios, j.sessions), (0, 2));
+        assert!(r.flows.iter().any(|f| f.rdma.as_ref().is_some_and(|q| q.op == crate::RdmaOp::Read)));
+        // 16 IOs of 128 KiB in flight: the 100G link (97.9 Gb/s of READ-response payload) is the
+        // limit; the count of IOs completing in the 1 ms window is good to one IO (1.3 %).
+        let gbps = j.write.bw_bytes * 8.0 / 1e9;
+        assert!((95.0..99.2).contains(&gbps), "{gbps} Gb/s");
+        // Little's law: 16 outstanding.
+        let little = 16.0 / (j.write.iops / 1e9);
+        assert!((j.write.clat_ns.mean_ns / little - 1.0).abs() < 0.03, "{} vs {little}", j.write.clat_ns.mean_ns);
+    }
+
+    #[test]
+    fn a_throughput_ceiling_caps_the_job() {
+        let mut spec = JobSpec::new("r", RwMode::Read, 131_072, 16, MS);
+        spec.numjobs = 4;
+        let dev = device(10 * US, 256, Some(40_000_000_000));
+        let r = run_job(spec, Protocol::default_for(ProtocolKind::NvmeRdma), free(), dev, 2 * MS);
+        let gbps = r.jobs[0].read.bw_bytes * 8.0 / 1e9;
+        // The device's 40 Gb/s, less the filling and draining of the pipe at the window's ends.
+        assert!((38.0..40.01).contains(&gbps), "{gbps}");
+    }
+
+    #[test]
+    fn a_saturated_core_caps_a_session() {
+        // One iSER session (one core) at 50 µs of initiator work per IO: at most 20,000 IOPS.
+        let costs = ProtocolCosts {
+            initiator: CpuCost { per_io: 50 * US, tx_per_byte_ps: 0.0, rx_per_byte_ps: 0.0 },
+            ..free()
+        };
+        let mut spec = JobSpec::new("r", RwMode::RandRead, 4096, 4, 2 * MS);
+        spec.numjobs = 2;
+        spec.ramp = MS;
+        let r = run_on(spec, Protocol::default_for(ProtocolKind::Iser), costs, device(10 * US, 256, None), 4 * MS, 1);
+        let j = &r.jobs[0];
+        assert!((19_500.0..20_100.0).contains(&j.read.iops), "{}", j.read.iops);
+        let cpu = &r.cpu.iter().find(|c| c.node == 1).unwrap().cpu;
+        assert!(cpu.busiest_core > 0.99, "{cpu:?}");
+        assert!((cpu.utilization - 1.0 / 16.0).abs() < 0.01, "one core of 16: {cpu:?}");
+        assert!(r.jobs[0].initiator_cpu.effectiveness > 0.0);
+    }
+
+    #[test]
+    fn smb_direct_sends_wait_for_credits() {
+        // Below the RDMA threshold a 4 KiB write is four SENDs; with one credit each way the
+        // sender waits for the peer to consume each message, and IOs still complete.
+        use crate::storage::protocol::smb::SmbDirect;
+        let one = SmbDirect { rdma_threshold: 8192, credits: 1, ..Default::default() };
+        let spec = JobSpec::new("w", RwMode::RandWrite, 4096, 4, MS);
+        let r = run_job(spec.clone(), Protocol::SmbDirect(one), free(), device(5 * US, 64, None), MS);
+        let many = SmbDirect { credits: 255, ..one };
+        let r255 = run_job(spec, Protocol::SmbDirect(many), free(), device(5 * US, 64, None), MS);
+        let (few, lots) = (r.jobs[0].write.iops, r255.jobs[0].write.iops);
+        assert!(few > 10_000.0, "{few}");
+        assert!(few < lots * 0.9, "one credit holds the writes back: {few} vs {lots}");
+    }
+
+    #[test]
+    fn default_costs_put_work_on_both_hosts() {
+        let spec = JobSpec::new("r", RwMode::RandRead, 4096, 1, MS);
+        let costs = default_costs(ProtocolKind::NvmeRdma);
+        let r = run_job(spec, Protocol::default_for(ProtocolKind::NvmeRdma), costs, device(20 * US, 1, None), MS);
+        // 4 µs of CPU on each side per IO adds 8 µs to the 21 µs exchange.
+        let lat = r.jobs[0].read.clat_ns.mean_ns;
+        assert!((28_500.0..29_500.0).contains(&lat), "{lat}");
+        assert_eq!(r.cpu.len(), 2);
+        assert!(r.cpu.iter().all(|c| c.cpu.utilization > 0.0 && c.bytes > 0));
+    }
+}

@@ -377,6 +377,26 @@ fn rdma_fits(kind: RdmaKind, want: Option<RdmaTransport>) -> bool {
     }
 }
 
+/// The class a job's packets carry: its `class`, else the lossless (RDMA) class for RDMA
+/// protocols and the first lossy class for the others, else the first class.
+pub fn job_class<'a>(fabric: &'a ResolvedFabric, j: &'a Job) -> Option<&'a str> {
+    j.class.as_deref().or_else(|| default_class(fabric, is_rdma(j.protocol)))
+}
+
+/// The RDMA transport an RDMA job runs on between `initiator` and `target`: its `rdma` when
+/// given, else iWARP when either adapter runs iWARP only, else RoCE (adapters that run both
+/// default to RoCE).
+pub fn job_rdma(fabric: &ResolvedFabric, j: &Job, initiator: usize, target: usize) -> RdmaTransport {
+    j.rdma.unwrap_or_else(|| {
+        let iwarp = [initiator, target].iter().any(|&d| rdma_of(&fabric.devices[d]) == RdmaKind::Iwarp);
+        if iwarp {
+            RdmaTransport::Iwarp
+        } else {
+            RdmaTransport::Roce
+        }
+    })
+}
+
 /// Whether a storage protocol runs over RDMA.
 pub fn is_rdma(p: StorageProtocol) -> bool {
     matches!(

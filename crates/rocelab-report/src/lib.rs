@@ -55,7 +55,7 @@ pub(crate) mod testdata {
             scenario: "test".into(),
             variant: variant.map(str::to_string),
             sweep,
-            names: RunNames { nodes, ports, flows },
+            names: RunNames { nodes, ports, flows, jobs: vec![] },
             warnings: vec![],
             results,
         }

@@ -34,11 +34,14 @@ pub struct RunNames {
     /// `ports[node][port]`.
     pub ports: Vec<Vec<String>>,
     pub flows: Vec<String>,
+    /// Storage jobs, in `results.jobs` order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<String>,
 }
 
 impl From<&Names> for RunNames {
     fn from(n: &Names) -> Self {
-        RunNames { nodes: n.nodes.clone(), ports: n.ports.clone(), flows: n.flows.clone() }
+        RunNames { nodes: n.nodes.clone(), ports: n.ports.clone(), flows: n.flows.clone(), jobs: n.jobs.clone() }
     }
 }
 
@@ -53,6 +56,11 @@ impl RunNames {
     /// A flow's name (`#k` when unnamed).
     pub fn flow(&self, flow: usize) -> String {
         self.flows.get(flow).cloned().unwrap_or_else(|| format!("#{flow}"))
+    }
+
+    /// A storage job's name (`job#k` when unnamed).
+    pub fn job(&self, job: usize) -> String {
+        self.jobs.get(job).cloned().unwrap_or_else(|| format!("job#{job}"))
     }
 
     /// A node's name.

@@ -48,6 +48,10 @@ pub struct Names {
     pub flows: Vec<String>,
     /// Name of each perftest test.
     pub perftest: Vec<String>,
+    /// Name of each storage job (`name@host` when a job runs on several initiators), in
+    /// `Results::jobs` order.
+    #[serde(default)]
+    pub jobs: Vec<String>,
     /// The destination-port column of each flow in `fct.txt`, in `Traffic` order: HPCC's
     /// conventions — 100 for Poisson (background) flows as its traffic generator writes, 200
     /// for incast flows as its analysis scripts expect, the file's value for imported flows —
@@ -449,6 +453,14 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.all_to_all(&hosts, &flow);
         name_new(&t, names, &x.name, roce);
+    }
+    // Storage sessions' queue pairs are flows of `t.flows`: named before perftest's, which
+    // follow all of them.
+    let (jobs, flows) = crate::storage::scenario::add_jobs(s, f, seed, &mut t);
+    names.jobs = jobs;
+    for n in flows {
+        names.flows.push(n);
+        names.dports.push(roce);
     }
     for (i, x) in w.perftest.iter().enumerate() {
         let p = perftest(f, x, i, &host);

@@ -47,15 +47,27 @@ fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String>
     }
 }
 
-/// Storage jobs and iperf flows load and validate, but the engine does not run TCP or the
-/// storage protocols yet: refuse (exit 2) rather than run the scenario without them.
-fn refuse_unsimulated(scenario: &rocelab_model::Scenario, file: &str) -> Option<ExitCode> {
-    if scenario.workloads.jobs.is_empty() && scenario.workloads.iperf.is_empty() {
+/// iperf flows and storage jobs over TCP or iWARP load and validate, but the engine does not
+/// run TCP yet: refuse (exit 2) rather than run the scenario without them.
+fn refuse_unsimulated(
+    scenario: &rocelab_model::Scenario,
+    fabric: &rocelab_model::ResolvedFabric,
+    file: &str,
+) -> Option<ExitCode> {
+    let jobs = rocelab_sim::storage::scenario::jobs_needing_tcp(scenario, fabric);
+    if jobs.is_empty() && scenario.workloads.iperf.is_empty() {
         return None;
     }
+    let mut what = Vec::new();
+    if !scenario.workloads.iperf.is_empty() {
+        what.push("`workloads.iperf`".to_string());
+    }
+    if !jobs.is_empty() {
+        what.push(format!("jobs over TCP or iWARP ({})", jobs.join(", ")));
+    }
     eprintln!(
-        "{file}: `workloads.jobs` and `workloads.iperf` are checked but not simulated yet (TCP and the \
-         storage protocols are not wired into the engine); the run is refused"
+        "{file}: {} are checked but not simulated yet (TCP is not wired into the engine); the run is refused",
+        what.join(" and ")
     );
     Some(ExitCode::from(2))
 }
@@ -88,7 +100,7 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         );
         return Ok(ExitCode::from(1));
     }
-    if let Some(code) = refuse_unsimulated(&scenario, &loaded.file) {
+    if let Some(code) = refuse_unsimulated(&scenario, &fabric, &loaded.file) {
         return Ok(code);
     }
     let built = build(&scenario, &fabric, a.seed);
@@ -190,7 +202,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
                         );
                         return Ok(ExitCode::from(1));
                     }
-                    if let Some(code) = refuse_unsimulated(&scenario, &loaded.file) {
+                    if let Some(code) = refuse_unsimulated(&scenario, &fabric, &loaded.file) {
                         return Ok(code);
                     }
                     plan.push((v.clone(), point, scenario, fabric));

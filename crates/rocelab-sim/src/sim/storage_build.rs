@@ -259,6 +259,7 @@ mod tests {
                 initiator: fabric.hosts[1],
                 target: fabric.hosts[0],
                 protocol,
+                transport: crate::storage::plan::StorageTransport::Roce,
                 costs,
                 class: FlowClass::roce(3, 26),
                 path_mtu: 4096,

@@ -87,6 +87,18 @@ pub fn default_sessions(kind: ProtocolKind, initiator_cores: u32, initiator_port
     }
 }
 
+/// What carries a session's messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageTransport {
+    /// RDMA RC queue pairs over RoCEv2.
+    Roce,
+    /// RDMA over TCP (iWARP).
+    Iwarp,
+    /// A TCP connection (the TCP protocols).
+    Tcp,
+}
+
 /// One storage job as the engine runs it: fio's parameters, where, over what.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StorageJob {
@@ -100,6 +112,8 @@ pub struct StorageJob {
     pub target: NodeId,
     /// The protocol with its session parameters.
     pub protocol: Protocol,
+    /// What carries it.
+    pub transport: StorageTransport,
     /// CPU costs of both sides.
     pub costs: ProtocolCosts,
     /// The sessions its clones use: clone `k` on `sessions[k]` (one entry per clone).
@@ -115,6 +129,8 @@ pub struct Session {
     pub target: NodeId,
     /// Protocol.
     pub protocol: ProtocolKind,
+    /// What carries it.
+    pub transport: StorageTransport,
     /// Traffic class of its queue pairs.
     pub class: FlowClass,
     /// Flow index (in [`crate::Traffic::flows`]) of the queue pair of each role, if built.
@@ -132,6 +148,7 @@ struct Group {
     initiator: NodeId,
     target: NodeId,
     protocol: ProtocolKind,
+    transport: StorageTransport,
     class: FlowClass,
     max: u32,
     sessions: Vec<u32>,
@@ -151,6 +168,8 @@ pub struct JobRequest {
     pub target: NodeId,
     /// Protocol and parameters.
     pub protocol: Protocol,
+    /// What carries it.
+    pub transport: StorageTransport,
     /// CPU costs.
     pub costs: ProtocolCosts,
     /// Class of the sessions' packets.
@@ -227,6 +246,7 @@ impl StorageTraffic {
                     initiator: r.initiator,
                     target: r.target,
                     protocol: kind,
+                    transport: r.transport,
                     class: r.class,
                     max: r.max_sessions.max(1),
                     sessions: Vec::new(),
@@ -248,6 +268,7 @@ impl StorageTraffic {
                     initiator: r.initiator,
                     target: r.target,
                     protocol: kind,
+                    transport: r.transport,
                     class: r.class,
                     qps: [None; ROLES],
                     initiator_core: self.take_core(r.initiator),
@@ -273,6 +294,7 @@ impl StorageTraffic {
             initiator: r.initiator,
             target: r.target,
             protocol: r.protocol,
+            transport: r.transport,
             costs: r.costs,
             sessions,
         });
@@ -309,12 +331,13 @@ impl StorageTraffic {
             if j.initiator == j.target {
                 return Err(SimError::traffic(path, "the initiator is its own target"));
             }
-            if !j.protocol.kind().is_rdma() {
+            if j.transport != StorageTransport::Roce || !j.protocol.kind().is_rdma() {
                 return Err(SimError::traffic(
-                    format!("{path}.protocol"),
+                    format!("{path}.transport"),
                     format!(
-                        "{:?} runs over TCP, which the engine does not simulate yet; use an RDMA protocol",
-                        j.protocol.kind()
+                        "{:?} over {:?} needs TCP, which the engine does not simulate yet; run an RDMA protocol over RoCE",
+                        j.protocol.kind(),
+                        j.transport
                     ),
                 ));
             }
@@ -405,6 +428,7 @@ mod tests {
             initiator: 1,
             target: 2,
             protocol: Protocol::default_for(kind),
+            transport: StorageTransport::Roce,
             costs: default_costs(kind),
             class: FlowClass::roce(3, 26),
             path_mtu: 4096,

@@ -215,7 +215,11 @@ fn write_jobs(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
         )?;
     }
     writeln!(s, "\nhost cpu over the measured window:")?;
-    writeln!(s, "  {:20} {:>6} {:>8} {:>10} {:>12} {:>16}", "host", "cores", "util", "busiest", "MB/s", "MB/s per % CPU")?;
+    writeln!(
+        s,
+        "  {:20} {:>6} {:>8} {:>10} {:>12} {:>16}",
+        "host", "cores", "util", "busiest", "MB/s", "MB/s per % CPU"
+    )?;
     for h in &r.cpu {
         let secs = (h.window_to_ps - h.window_from_ps) as f64 / crate::time::SECOND as f64;
         writeln!(
@@ -231,7 +235,11 @@ fn write_jobs(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
     }
     writeln!(s, "\nstorage targets:")?;
     for t in &r.targets {
-        writeln!(s, "  {:20} {:18} {:>10} IOs serviced, peak {} waiting", t.name, t.profile, t.completed, t.peak_queue)?;
+        writeln!(
+            s,
+            "  {:20} {:18} {:>10} IOs serviced, peak {} waiting",
+            t.name, t.profile, t.completed, t.peak_queue
+        )?;
     }
     Ok(())
 }

@@ -340,6 +340,14 @@ fn build<'o, O: Observer>(
                 format!("no path from \"{}\" to \"{}\"; connect them", spec.nodes[f.src].name, spec.nodes[f.dst].name),
             ));
         };
+        // A storage session's queue pairs keep to the session's ports at both ends.
+        let pinned = match (owner, storage_roles.get(i).copied().flatten()) {
+            (Owner::Flow(_), Some((s, role))) => {
+                super::storage_build::session_ports(&traffic.storage, s, role, &routes)
+            }
+            _ => None,
+        };
+        let port = pinned.map_or(port, |p| p.0);
         let qp = if f.rc_flow().is_some() {
             let (app, inline) = match *owner {
                 Owner::Flow(i) => match storage_roles[i] {
@@ -355,8 +363,11 @@ fn build<'o, O: Observer>(
                     (tests[t].0[k], p.inline())
                 }
             };
-            let q = build_qp(spec, &routes, &port_rate, i as u32, f, port, hash, inline, app, config.seed)
+            let mut q = build_qp(spec, &routes, &port_rate, i as u32, f, port, hash, inline, app, config.seed)
                 .map_err(|m| SimError::traffic(owner.path(), m))?;
+            if let Some((_, resp)) = pinned {
+                q.port[1] = resp;
+            }
             qps.push(q);
             qps.len() as u32 - 1
         } else {

@@ -173,19 +173,22 @@ pub(crate) struct TargetRt {
     pub target: Target,
 }
 
-/// A host's cores, with the busy time that fell inside its measured window.
+/// A host's cores, with the busy time that fell inside measured windows: the union of the
+/// windows of the jobs it takes part in (first), then each of those jobs' own.
 pub(crate) struct CpuRt {
     pub cpu: HostCpu,
-    /// [from, to): the union of the measured windows of the jobs it takes part in.
-    pub window: (Time, Time),
-    pub busy_in_window: Vec<Time>,
+    /// [from, to) of each window.
+    pub windows: Vec<(Time, Time)>,
+    /// Per window, busy time per core.
+    pub busy: Vec<Vec<Time>>,
 }
 
 impl CpuRt {
-    pub fn new(cores: u32, window: (Time, Time)) -> Self {
+    pub fn new(cores: u32, windows: Vec<(Time, Time)>) -> Self {
         let cpu = HostCpu::new(cores);
         let n = cpu.cores() as usize;
-        CpuRt { cpu, window, busy_in_window: vec![0; n] }
+        let busy = vec![vec![0; n]; windows.len()];
+        CpuRt { cpu, windows, busy }
     }
 
     /// Run `work` on `core` from `now` (or when the core is free); returns when it is done.
@@ -195,10 +198,10 @@ impl CpuRt {
         }
         let done = self.cpu.run_on(now, core, work);
         let start = done - work;
-        let (a, b) = self.window;
-        let overlap = done.min(b).saturating_sub(start.max(a));
-        let c = core as usize % self.busy_in_window.len();
-        self.busy_in_window[c] += overlap;
+        let c = core as usize % self.cpu.cores() as usize;
+        for (w, busy) in self.windows.iter().zip(&mut self.busy) {
+            busy[c] += done.min(w.1).saturating_sub(start.max(w.0));
+        }
         done
     }
 }
@@ -217,6 +220,8 @@ pub(crate) struct StorageRt {
     pub cpus: Vec<CpuRt>,
     /// Node of each CPU.
     pub cpu_node: Vec<u32>,
+    /// Per job, the index of its measured window in its initiator's [`CpuRt::windows`].
+    pub job_window: Vec<u32>,
 }
 
 fn encode(io: u32, step: u16) -> u64 {

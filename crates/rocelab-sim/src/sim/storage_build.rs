@@ -6,16 +6,36 @@ use super::{FlowRt, Sim};
 use crate::event::{Event, EventQueue};
 use crate::observer::Observer;
 use crate::rng::mix64;
+use crate::routing::Routes;
 use crate::spec::NetworkSpec;
 use crate::storage::cpu::{cpu_effectiveness, CpuResults};
 use crate::storage::job::{IoOp, JobEngine, JobResults};
-use crate::storage::plan::{StorageTraffic, ROLES};
+use crate::storage::plan::{role_requester, StorageTraffic, ROLES};
 use crate::storage::protocol::smb::SmbdCredits;
 use crate::storage::protocol::Protocol;
 use crate::storage::results::{HostCpuResults, StorageJobResults, TargetResults};
 use crate::storage::target::Target;
 use crate::time::Time;
 use std::collections::VecDeque;
+
+/// FNV-1a 64 of a name.
+pub(crate) fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The ports of a storage session's queue pair in `role` at its requester and responder: at
+/// each end, the session's path among the ports that lead to the other end (a host's
+/// sessions take its ports in turn, a target's sessions its ports).
+pub(super) fn session_ports(st: &StorageTraffic, session: u32, role: u8, routes: &Routes) -> Option<(u32, u32)> {
+    let s = &st.sessions[session as usize];
+    let (req, resp) = role_requester(role as usize, s.initiator, s.target);
+    let pick = |from: usize, to: usize| {
+        let hops = routes.next_hops(from as u32, to as u32);
+        let path = if from == s.initiator { s.initiator_path } else { s.target_path };
+        (!hops.is_empty()).then(|| hops[path as usize % hops.len()])
+    };
+    Some((pick(req, resp)?, pick(resp, req)?))
+}
 
 /// The storage runtime of `st` over the engine's `flows` (whose `qp` fields are set), with the
 /// clones' start events pushed into `queue`.
@@ -31,26 +51,37 @@ pub(super) fn build_storage(
     if st.is_empty() {
         return rt;
     }
+    // A device's draws are seeded by its name, so that the same device in two topologies sees
+    // the same service times (common random numbers: differences are the network's).
     for (node, profile) in &st.targets {
-        let s = mix64(seed ^ 0x5441_5247_4554_0000 ^ *node as u64);
+        let s = mix64(seed ^ 0x5441_5247_4554_0000 ^ name_hash(&spec.nodes[*node].name));
         rt.targets.push(TargetRt { node: *node as u32, target: Target::new(profile.clone(), s) });
     }
-    // Each host's measured window: the union of those of the jobs it takes part in.
+    // Each host's measured windows: the union of those of the jobs it takes part in, then
+    // each job's (`job_window`).
     let n = spec.nodes.len();
-    let mut window: Vec<Option<(Time, Time)>> = vec![None; n];
+    let mut windows: Vec<Vec<(Time, Time)>> = vec![Vec::new(); n];
     for j in &st.jobs {
         let from = j.start_ps + j.spec.ramp;
         let to = from + j.spec.runtime;
         for node in [j.initiator, j.target] {
-            let w = window[node].get_or_insert((from, to));
-            *w = (w.0.min(from), w.1.max(to));
+            let w = &mut windows[node];
+            match w.first_mut() {
+                Some(u) => *u = (u.0.min(from), u.1.max(to)),
+                None => w.push((from, to)),
+            }
         }
     }
+    for j in &st.jobs {
+        let from = j.start_ps + j.spec.ramp;
+        rt.job_window.push(windows[j.initiator].len() as u32);
+        windows[j.initiator].push((from, from + j.spec.runtime));
+    }
     rt.cpu_of = vec![NONE; n];
-    for (node, w) in window.iter().enumerate() {
-        if let Some(w) = w {
+    for (node, w) in windows.into_iter().enumerate() {
+        if !w.is_empty() {
             rt.cpu_of[node] = rt.cpus.len() as u32;
-            rt.cpus.push(CpuRt::new(st.cores_of(node), *w));
+            rt.cpus.push(CpuRt::new(st.cores_of(node), w));
             rt.cpu_node.push(node as u32);
         }
     }
@@ -121,13 +152,14 @@ impl<O: Observer> Sim<'_, O> {
                     .filter(|(j, _)| j.job.initiator as u32 == node || j.job.target as u32 == node)
                     .map(|(_, r)| bytes_of(r))
                     .sum();
+                let w = c.windows[0];
                 HostCpuResults {
                     node: node as usize,
                     name: name(node),
-                    window_from_ps: c.window.0,
-                    window_to_ps: c.window.1,
+                    window_from_ps: w.0,
+                    window_to_ps: w.1,
                     bytes,
-                    cpu: cpu_results(c, bytes, c.window.1 - c.window.0),
+                    cpu: cpu_results(c, 0, bytes),
                 }
             })
             .collect();
@@ -139,8 +171,7 @@ impl<O: Observer> Sim<'_, O> {
             .map(|(i, (j, r))| {
                 let spec = &j.job.spec;
                 let c = &st.cpus[st.cpu_of[j.job.initiator] as usize];
-                let mut initiator_cpu = cpu_results(c, 0, c.window.1 - c.window.0);
-                initiator_cpu.effectiveness = cpu_effectiveness(bytes_of(r), spec.runtime, initiator_cpu.utilization);
+                let initiator_cpu = cpu_results(c, st.job_window[i] as usize, bytes_of(r));
                 let mut sessions = j.job.sessions.clone();
                 sessions.sort_unstable();
                 sessions.dedup();
@@ -182,12 +213,14 @@ impl<O: Observer> Sim<'_, O> {
     }
 }
 
-/// Utilisation and busiest core of `c` over its window of `elapsed`, and the effectiveness of
-/// `bytes` moved in it.
-fn cpu_results(c: &CpuRt, bytes: u64, elapsed: Time) -> CpuResults {
-    let cores = c.busy_in_window.len().max(1);
-    let total: Time = c.busy_in_window.iter().sum();
-    let busiest = c.busy_in_window.iter().copied().max().unwrap_or(0);
+/// Utilisation and busiest core of `c` over its window `w`, and the effectiveness of `bytes`
+/// moved in it.
+fn cpu_results(c: &CpuRt, w: usize, bytes: u64) -> CpuResults {
+    let elapsed = c.windows[w].1 - c.windows[w].0;
+    let busy = &c.busy[w];
+    let cores = busy.len().max(1);
+    let total: Time = busy.iter().sum();
+    let busiest = busy.iter().copied().max().unwrap_or(0);
     let (utilization, busiest_core) = if elapsed == 0 {
         (0.0, 0.0)
     } else {

@@ -140,6 +140,14 @@ pub struct Session {
     pub initiator_core: u32,
     /// Core of the target that runs its protocol work.
     pub target_core: u32,
+    /// Which of the initiator's paths to the target the session takes (its port, modulo the
+    /// ports that lead there): sessions are spread over a host's ports in turn.
+    pub initiator_path: u32,
+    /// Which of the target's ports the session is bound to, in turn over the target's
+    /// sessions: a host connects to each of an array's ports and spreads IO over them
+    /// (Linux NVMe multipath and dm-multipath, iSCSI MPIO; the EqualLogic paper confirms "the
+    /// even distribution of iSCSI connections across host and storage ports").
+    pub target_path: u32,
 }
 
 /// Sessions of one (initiator, target, protocol, class): at most `max`, created as clones come.
@@ -194,6 +202,8 @@ pub struct StorageTraffic {
     groups: Vec<Group>,
     /// Next core to give a session, per host.
     next_core: Vec<(NodeId, u32)>,
+    /// Sessions so far, per host (the next session's path).
+    next_path: Vec<(NodeId, u32)>,
 }
 
 impl StorageTraffic {
@@ -220,16 +230,7 @@ impl StorageTraffic {
 
     fn take_core(&mut self, node: NodeId) -> u32 {
         let cores = self.cores_of(node);
-        let slot = match self.next_core.iter().position(|(n, _)| *n == node) {
-            Some(i) => i,
-            None => {
-                self.next_core.push((node, 0));
-                self.next_core.len() - 1
-            }
-        };
-        let c = self.next_core[slot].1;
-        self.next_core[slot].1 = c.wrapping_add(1);
-        c % cores
+        take(&mut self.next_core, node) % cores
     }
 
     /// Add a job: its clones get sessions (new ones while the pair has fewer than its
@@ -273,6 +274,8 @@ impl StorageTraffic {
                     qps: [None; ROLES],
                     initiator_core: self.take_core(r.initiator),
                     target_core: self.take_core(r.target),
+                    initiator_path: take(&mut self.next_path, r.initiator),
+                    target_path: take(&mut self.next_path, r.target),
                 };
                 self.sessions.push(session);
                 let s = (self.sessions.len() - 1) as u32;
@@ -378,6 +381,20 @@ impl StorageTraffic {
         }
         Ok(())
     }
+}
+
+/// The counter of `node` in `counters`, post-incremented.
+fn take(counters: &mut Vec<(NodeId, u32)>, node: NodeId) -> u32 {
+    let slot = match counters.iter().position(|(n, _)| *n == node) {
+        Some(i) => i,
+        None => {
+            counters.push((node, 0));
+            counters.len() - 1
+        }
+    };
+    let c = counters[slot].1;
+    counters[slot].1 = c.wrapping_add(1);
+    c
 }
 
 /// Which roles the exchanges of `protocol` use for reads and writes of `bs` bytes.

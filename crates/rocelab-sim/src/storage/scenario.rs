@@ -118,7 +118,8 @@ pub fn add_jobs(s: &Scenario, f: &ResolvedFabric, seed: u64, t: &mut Traffic) ->
         for &init in &initiators {
             let first = t.flows.len();
             let idx = add_job(f, j, ji, init, target, seed, t);
-            let name = if initiators.len() > 1 { format!("{}@{}", j.name, f.devices[init].name) } else { j.name.clone() };
+            let name =
+                if initiators.len() > 1 { format!("{}@{}", j.name, f.devices[init].name) } else { j.name.clone() };
             debug_assert_eq!(idx, job_names.len());
             job_names.push(name);
             for k in first..t.flows.len() {
@@ -162,7 +163,13 @@ fn add_job(f: &ResolvedFabric, j: &Job, ji: usize, init: usize, target: usize, s
     spec.rwmixread = j.rwmixread.unwrap_or(spec.rwmixread);
     spec.size = j.size.map(|s| s.as_bytes()).unwrap_or(spec.size);
     spec.percentage_random = j.percentage_random;
-    spec.seed = mix64(seed ^ mix64(ji as u64 + 1) ^ (init as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    // Seeded by the job and the initiator's name: the same job draws the same IOs in every
+    // topology and variant.
+    let name = f.devices[init]
+        .name
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    spec.seed = mix64(seed ^ mix64(ji as u64 + 1) ^ name);
     let class = job_class(f, j).and_then(|c| f.qos.class(c)).expect("checked when the scenario loads");
     let class = FlowClass {
         priority: class.priority,

@@ -45,6 +45,51 @@ pub(crate) mod testdata {
         run(&fabric.spec, &traffic, &config).unwrap()
     }
 
+    /// A storage run: host 1 reads `bs`-byte blocks from host 0 over NVMe/RDMA (QD 4, default
+    /// CPU costs, an NVMe SSD target), 300 µs.
+    pub fn storage_run_file(variant: Option<&str>, bs: u32) -> RunFile {
+        use rocelab_sim::storage::cpu::default_costs;
+        use rocelab_sim::storage::job::{JobSpec, RwMode};
+        use rocelab_sim::storage::plan::{JobRequest, StorageTransport};
+        use rocelab_sim::storage::{Protocol, ProtocolKind, TargetProfile};
+        let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+        let mut traffic = Traffic::new();
+        traffic.storage.set_target(fabric.hosts[0], TargetProfile::ramdisk());
+        let mut spec = JobSpec::new("rd", RwMode::RandRead, bs, 4, 200 * US);
+        spec.ramp = 50 * US;
+        traffic.storage.add_job(
+            &mut traffic.flows,
+            JobRequest {
+                spec,
+                start_ps: 0,
+                initiator: fabric.hosts[1],
+                target: fabric.hosts[0],
+                protocol: Protocol::default_for(ProtocolKind::NvmeRdma),
+                transport: StorageTransport::Roce,
+                costs: default_costs(ProtocolKind::NvmeRdma),
+                class: FlowClass::roce(3, 26),
+                path_mtu: 4096,
+                max_sessions: 1,
+            },
+        );
+        let results = run(&fabric.spec, &traffic, &SimConfig::new(1, 300 * US)).unwrap();
+        let flows = (0..results.flows.len()).map(|i| format!("qp#{i}")).collect();
+        let ports = vec![vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into()]];
+        RunFile {
+            scenario: "storage".into(),
+            variant: variant.map(str::to_string),
+            sweep: Some(SweepPoint { field: "workloads.jobs[*].bs".into(), value: format!("{}KiB", bs / 1024) }),
+            names: RunNames {
+                nodes: vec!["target".into(), "host".into(), "sw0".into()],
+                ports,
+                flows,
+                jobs: vec!["rd".into()],
+            },
+            warnings: vec![],
+            results,
+        }
+    }
+
     pub fn run_file(variant: Option<&str>, sweep: Option<SweepPoint>) -> RunFile {
         let results = results();
         let nodes: Vec<String> = vec!["h0".into(), "h1".into(), "h2".into(), "sw0".into()];

@@ -411,6 +411,12 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(std::fs::read_to_string(dir.join("report.html")).unwrap(), html);
 
+    check_in_chromium(&dir, &html, 8);
+}
+
+/// Opens `dir/report.html` in headless Chromium (when installed) and checks that its script ran
+/// without errors and drew every chart (at least `min_charts`) with a non-zero size.
+fn check_in_chromium(dir: &std::path::Path, html: &str, min_charts: usize) {
     let Some(chromium) = rocelab_report::tools::require(
         "headless Chromium",
         &["chromium", "chromium-browser", "google-chrome"],
@@ -440,7 +446,7 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
     assert!(out.status.success(), "chromium failed: {}", text(&out.stderr));
     let dom = text(&out.stdout);
     let charts = html.matches(r#"<figure class="chart""#).count();
-    assert!(charts >= 8, "topology, flows, PFC, pause time and queues: {charts}");
+    assert!(charts >= min_charts, "{charts} charts, expected at least {min_charts}");
     assert_eq!(attr(&dom, r#"<pre id="report-errors""#, "id"), Some("report-errors"));
     assert!(dom.contains(r#"<pre id="report-errors"></pre>"#), "script errors: {dom}");
     assert_eq!(attr(&dom, r#"<div id="report-status""#, "data-status"), Some("ok"), "{dom}");
@@ -454,6 +460,31 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
         let h: f64 = attr(&li, "<li", "data-height").unwrap().parse().unwrap();
         assert!(w > 100.0 && h > 100.0, "{li}");
     }
+}
+
+#[test]
+fn sim_all_of_a_storage_example_writes_jobs_fio_json_and_a_report_chromium_loads() {
+    let dir = fresh_dir("report-storage");
+    let out = rocelab(&["sim", "examples/arista-pure-leaf-spine-25g.yaml", "--all", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("wrote 4 runs"), "{}", text(&out.stdout));
+    for f in ["runs/base/fio.json", "runs/ecn/fio.json", "jobs.csv", "report.html"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let summary = std::fs::read_to_string(dir.join("runs/base/summary.txt")).unwrap();
+    assert!(summary.contains("write-4k: nvme-rdma init1>flasharray rw=randwrite"), "{summary}");
+    assert!(summary.contains("clat (usec): min="), "{summary}");
+    let fio: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/base/fio.json")).unwrap()).unwrap();
+    let jobs = fio["jobs"].as_array().unwrap();
+    assert_eq!(jobs[0]["jobname"], "write-4k");
+    assert!(jobs[0]["write"]["iops"].as_f64().unwrap() > 1000.0);
+    assert_eq!(jobs[2]["jobname"], "write-512k@init1");
+    let csv = std::fs::read_to_string(dir.join("jobs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4 * 10, "a row per run and job");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("id=\"chart-cpu\""), "the CPU effectiveness chart");
+    check_in_chromium(&dir, &html, 8);
 }
 
 #[test]

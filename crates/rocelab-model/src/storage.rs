@@ -93,7 +93,9 @@ pub struct Job {
     pub protocol: StorageProtocol,
     /// The host(s) running the job; `host1-4` runs it on each.
     pub initiator: String,
-    /// The storage device.
+    /// The storage device. It may be the initiator itself when that is a host with `storage`
+    /// (a hyperconverged node reading its local copy): the IOs then go to its own device
+    /// without crossing the network.
     pub target: String,
     /// Traffic class; default the lossless RDMA class for RDMA protocols, else the first lossy
     /// class.
@@ -432,7 +434,9 @@ fn check_job(j: &Job, p: &str, sim_end: Time, fabric: &ResolvedFabric, problems:
             }
             Some(_) => {}
         }
-        if initiators.contains(&t) {
+        // A hyperconverged host (Storage Spaces Direct) reads its own copy: allowed for hosts,
+        // which the simulator serves locally; an array is never its own initiator.
+        if initiators.contains(&t) && td.role != Role::Host {
             problems.push(problem(format!("{p}.target"), format!("`{}` is also an initiator of this job", td.name)));
         }
         if rdma && !rdma_fits(rdma_of(td), j.rdma) {

@@ -70,6 +70,18 @@ impl IoPlan {
     /// The plan of `op` for `job`.
     pub fn new(job: &StorageJob, op: IoOp) -> Self {
         let bytes = job.spec.bs;
+        if job.is_local() {
+            // The host's own device: its service, nothing on the network, no protocol CPU.
+            return IoPlan {
+                steps: vec![Step { kind: StepKind::Service, after: After::Issue }],
+                succ: vec![Vec::new()],
+                roots: vec![0],
+                early: vec![false],
+                target_cpu: vec![(0, 0)],
+                cmd_bytes: vec![bytes],
+                init_cpu: (0, 0),
+            };
+        }
         let mut x = crate::storage::protocol::Exchange::new();
         job.protocol.exchange(op, bytes, &mut x);
         let steps: Vec<Step> = x.steps().to_vec();

@@ -389,6 +389,38 @@ mod tests {
     }
 
     #[test]
+    fn a_local_job_uses_the_device_and_no_network() {
+        let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+        let mut t = Traffic::new();
+        t.storage.set_target(fabric.hosts[0], device(30 * US, 4, None));
+        let mut spec = JobSpec::new("local", RwMode::RandRead, 4096, 2, MS);
+        spec.numjobs = 2;
+        t.storage.add_job(
+            &mut t.flows,
+            JobRequest {
+                spec,
+                start_ps: 0,
+                initiator: fabric.hosts[0],
+                target: fabric.hosts[0],
+                protocol: Protocol::default_for(ProtocolKind::SmbDirect),
+                transport: crate::storage::plan::StorageTransport::Roce,
+                costs: default_costs(ProtocolKind::SmbDirect),
+                class: FlowClass::roce(3, 26),
+                path_mtu: 4096,
+                max_sessions: 2,
+            },
+        );
+        assert!(t.flows.is_empty(), "no queue pair");
+        let r = run(&fabric.spec, &t, &SimConfig::new(1, MS)).unwrap();
+        // Four IOs at once on a device of concurrency 4 and 30 µs: 133,333 IOPS
+        let j = &r.jobs[0];
+        // (completions at 30, 60 … 990 µs fall in the 1 ms window: 33 rounds of 4.)
+        assert_eq!(j.read.total_ios, 132);
+        assert_eq!(j.read.clat_ns.max_ns, 30_000);
+        assert!(r.ports.iter().all(|p| p.total(|c| c.tx_packets) == 0));
+    }
+
+    #[test]
     fn default_costs_put_work_on_both_hosts() {
         let spec = JobSpec::new("r", RwMode::RandRead, 4096, 1, MS);
         let costs = default_costs(ProtocolKind::NvmeRdma);

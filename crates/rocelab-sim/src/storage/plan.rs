@@ -206,6 +206,16 @@ pub struct StorageTraffic {
     next_path: Vec<(NodeId, u32)>,
 }
 
+impl StorageJob {
+    /// Whether the job runs on its target's own host: its IOs go to the host's device without
+    /// crossing the network, and pay no protocol CPU (a hyperconverged node reading its local
+    /// copy, as Storage Spaces Direct does: "for VM read requests, a local copy of the data can
+    /// usually be obtained faster than going over the network", Demartek RoCE Deployment Guide).
+    pub fn is_local(&self) -> bool {
+        self.initiator == self.target
+    }
+}
+
 impl StorageTraffic {
     /// Whether there is nothing to run.
     pub fn is_empty(&self) -> bool {
@@ -256,7 +266,7 @@ impl StorageTraffic {
                 self.groups.len() - 1
             }
         };
-        let roles = roles_used(&r.protocol, r.spec.bs);
+        let roles = if r.initiator == r.target { [false; ROLES] } else { roles_used(&r.protocol, r.spec.bs) };
         let mut sessions = Vec::with_capacity(r.spec.numjobs as usize);
         for _ in 0..r.spec.numjobs.max(1) {
             let k = self.groups[g].clones;
@@ -331,10 +341,7 @@ impl StorageTraffic {
                     return Err(SimError::traffic(format!("{path}.{what}"), format!("node {n} is not a host")));
                 }
             }
-            if j.initiator == j.target {
-                return Err(SimError::traffic(path, "the initiator is its own target"));
-            }
-            if j.transport != StorageTransport::Roce || !j.protocol.kind().is_rdma() {
+            if !j.is_local() && (j.transport != StorageTransport::Roce || !j.protocol.kind().is_rdma()) {
                 return Err(SimError::traffic(
                     format!("{path}.transport"),
                     format!(
@@ -354,7 +361,7 @@ impl StorageTraffic {
             if j.sessions.is_empty() || j.sessions.len() != s.numjobs.max(1) as usize {
                 return Err(SimError::traffic(format!("{path}.sessions"), "one session per clone"));
             }
-            let used = roles_used(&j.protocol, s.bs);
+            let used = if j.is_local() { [false; ROLES] } else { roles_used(&j.protocol, s.bs) };
             for &k in &j.sessions {
                 let Some(sess) = self.sessions.get(k as usize) else {
                     return Err(SimError::traffic(format!("{path}.sessions"), format!("no session {k}")));

@@ -135,12 +135,12 @@ pub fn jobs_needing_tcp(s: &Scenario, f: &ResolvedFabric) -> Vec<String> {
     let host = |n: &str| f.devices.iter().position(|d| d.name == n);
     let mut out = Vec::new();
     for j in &s.workloads.jobs {
-        let tcp = !protocol_kind(j.protocol).is_rdma()
-            || host(&j.target).is_some_and(|t| {
-                resolve_hosts(std::slice::from_ref(&j.initiator), f)
-                    .iter()
-                    .any(|&i| job_rdma(f, j, i, t) == RdmaTransport::Iwarp)
-            });
+        // Jobs on the target's own host do not use the network.
+        let tcp = host(&j.target).is_some_and(|t| {
+            resolve_hosts(std::slice::from_ref(&j.initiator), f).iter().any(|&i| {
+                i != t && (!protocol_kind(j.protocol).is_rdma() || job_rdma(f, j, i, t) == RdmaTransport::Iwarp)
+            })
+        });
         if tcp {
             out.push(j.name.clone());
         }

@@ -153,3 +153,56 @@ fn arista_pure_nic_speed_does_not_change_latency() {
         assert!((a - b).abs() <= 5.0 && a >= b, "{t}: 25G {a:.1} µs, 100G {b:.1} µs");
     }
 }
+
+/// Run sweep point `point` of `variant` of example `name`.
+pub fn run_point(name: &str, variant: Option<&str>, point: usize) -> (Results, Vec<String>) {
+    let l = example(name);
+    let (scenario, fabric) =
+        l.run_point(variant, Some(point)).unwrap_or_else(|e| panic!("{name} {variant:?} {point}: {e}"));
+    let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+    let r = run(&b.spec, &b.traffic, &b.config).unwrap_or_else(|e| panic!("{name} {variant:?} {point}: {e}"));
+    r.check_conservation().expect("conservation");
+    (r, b.names.jobs)
+}
+
+/// Totals of the jobs whose name starts with `prefix`: GB/s, IOPS, and the IO-weighted mean
+/// read latency (ms).
+pub fn totals(r: &Results, prefix: &str) -> (f64, f64, f64) {
+    let js: Vec<&StorageJobResults> = r.jobs.iter().filter(|j| j.name.starts_with(prefix)).collect();
+    let gbs = js.iter().map(|j| j.bw_bytes()).sum::<f64>() / 1e9;
+    let iops = js.iter().map(|j| j.iops()).sum::<f64>();
+    let n: u64 = js.iter().map(|j| j.read.clat_ns.count).sum();
+    let lat = js.iter().map(|j| j.read.clat_ns.mean_ns * j.read.clat_ns.count as f64).sum::<f64>() / n.max(1) as f64;
+    (gbs, iops, lat / 1e6)
+}
+
+/// Microsoft's "Storage Spaces Direct with Cavium FastLinQ 41000" tables, RoCE columns: per
+/// queue depth 1, 2, 4, 8, the 512K read aggregate GB/s and read latency (ms), and the 4K 90/10
+/// IOPS and read latency (ms).
+const S2D_ROCE_512K: [(f64, f64); 4] = [(32.2, 1.2), (39.4, 1.9), (40.6, 3.7), (41.1, 7.4)];
+const S2D_ROCE_4K: [(f64, f64); 4] = [(268_107.0, 0.258), (481_493.0, 0.287), (729_442.0, 0.375), (1_161_534.0, 0.474)];
+
+#[test]
+fn s2d_roce_matches_the_posts_tables() {
+    let mut gb = Vec::new();
+    for (point, (&(post_gbs, post_lat), &(post_iops, post_4k_lat))) in
+        S2D_ROCE_512K.iter().zip(&S2D_ROCE_4K).enumerate()
+    {
+        let (r, _) = run_point("microsoft-s2d-fastlinq-iwarp-roce", Some("roce"), point);
+        let (gbs, _, lat) = totals(&r, "r512");
+        let (_, iops, lat4k) = totals(&r, "mix4k");
+        eprintln!("QD {}: 512K {gbs:.1} GB/s {lat:.2} ms; 4K {iops:.0} IOPS {lat4k:.3} ms", 1 << point);
+        // 512K: within 10 % (throughput) and 15 % (latency) of the post — the device's ceiling
+        // and per-IO rate were fitted to this table.
+        assert!((gbs / post_gbs - 1.0).abs() <= 0.10, "QD {}: {gbs:.1} GB/s vs {post_gbs}", 1 << point);
+        assert!((lat / post_lat - 1.0).abs() <= 0.15, "QD {}: {lat:.2} ms vs {post_lat}", 1 << point);
+        // 4K: within 20 % (IOPS) and 15 % (latency): the device's linear load fit is good to 6 %
+        // on latency, and the model's remote reads add their network time on top.
+        assert!((iops / post_iops - 1.0).abs() <= 0.20, "QD {}: {iops:.0} IOPS vs {post_iops}", 1 << point);
+        assert!((lat4k / post_4k_lat - 1.0).abs() <= 0.15, "QD {}: {lat4k:.3} ms vs {post_4k_lat}", 1 << point);
+        gb.push(gbs);
+    }
+    // The post's shape: 512K throughput saturates from QD 2 ("very close to what's possible
+    // with the cache devices"), +20 % from QD 1 to 2 and flat (within 5 %) after.
+    assert!(gb[1] / gb[0] > 1.15 && gb[3] / gb[1] < 1.05, "{gb:?}");
+}

@@ -605,6 +605,44 @@ workloads:
     }
 
     #[test]
+    fn jobs_become_sessions_named_flows_and_results() {
+        let text = FABRIC.replace(
+            "      single-switch: {hosts: 3, speed: 100G, cable: 100m, switch: {model: SN2700}}\n",
+            "      single-switch: {hosts: 3, speed: 100G, cable: 100m, switch: {model: SN2700}}\n    devices:\n      - name: array\n        role: storage\n        nic: {vendor: mellanox, model: ConnectX-5, speed: 100G}\n        storage: {kind: array, protocols: [nvme-rdma, iscsi], profile: ramdisk, model: {write_limit: 8G}}\n        cpu: {cores: 4}\n    links:\n      - {a: \"sw1:eth1/4\", b: \"array:p0\"}\n",
+        ) + "  jobs:\n    - {name: w, rw: randwrite, bs: 4KiB, iodepth: 2, numjobs: 3, runtime: 100us, protocol: nvme-rdma, initiator: host1-2, target: array}\n";
+        let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        let b = build(&l.scenario, &l.fabric, None);
+        let st = &b.traffic.storage;
+        assert_eq!(b.names.jobs, ["w@host1", "w@host2"]);
+        // NVMe/RDMA: a queue per CPU (16 by default on the hosts), three clones each: three
+        // sessions per host, each with its SEND and response queue pairs (4 KiB: no READ).
+        assert_eq!(st.sessions.len(), 6);
+        assert_eq!(b.traffic.flows.len(), 2 + 12, "the incast's flows, then the sessions'");
+        assert_eq!(b.names.flows[2], "nvme-rdma host1>array s0 send");
+        assert_eq!(b.names.flows[3], "nvme-rdma host1>array s0 respond");
+        assert_eq!(b.names.flows.len(), b.traffic.flows.len());
+        let array = l.fabric.devices.iter().position(|d| d.name == "array").unwrap();
+        assert_eq!(st.cores_of(array), 4);
+        let dev = st.target_of(array).unwrap();
+        assert_eq!((dev.name, dev.write_ceiling_bps), ("ramdisk", Some(8_000_000_000)));
+        // Sessions take the array's cores in turn.
+        let cores: Vec<u32> = st.sessions.iter().map(|s| s.target_core).collect();
+        assert_eq!(cores, [0, 1, 2, 3, 0, 1]);
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 200 * crate::US, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert_eq!(r.jobs.len(), 2);
+        assert!(r.jobs.iter().all(|j| j.write.total_ios > 0 && j.numjobs == 3 && j.sessions == 3));
+        assert_eq!(r.targets[0].profile, "ramdisk");
+        // A TCP protocol is refused by the engine, with the job named.
+        let tcp = text.replace("protocol: nvme-rdma", "protocol: iscsi");
+        let l = rocelab_model::load_str(&tcp, "t.yaml", std::path::Path::new(".")).unwrap();
+        assert_eq!(crate::storage::scenario::jobs_needing_tcp(&l.scenario, &l.fabric), ["w"]);
+        let b = build(&l.scenario, &l.fabric, None);
+        let e = crate::run(&b.spec, &b.traffic, &b.config).unwrap_err().to_string();
+        assert!(e.contains("storage.jobs[0].transport") && e.contains("TCP"), "{e}");
+    }
+
+    #[test]
     fn traffic_and_warnings_follow_the_workloads() {
         let (b, _) = built();
         assert_eq!(b.traffic.flows.len(), 2);

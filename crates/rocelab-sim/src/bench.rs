@@ -11,6 +11,10 @@
 //!   evaluation — flow sizes from the web-search CDF, Poisson arrivals at 30 % load for 5 ms —
 //!   plus two 64-to-1 incasts of 500 KB per sender. The CDF and `fat.txt` are read from the
 //!   HPCC formats directory ([`hpcc_data_dir`]); rocelab ships neither.
+//! * [`storage_runs`]: the storage examples as they run from `examples/` — every variant of the
+//!   Arista/Pure leaf-spine at 25G and 100G and the direct and single-hop topologies (NVMe/RoCE
+//!   4K QD1 latency and 512K throughput sets, 68 ms each), and every variant of Demartek
+//!   configuration 4 at each block size of its sweep (mirrored SMB Direct writes, 14 ms).
 
 use crate::error::SimError;
 use crate::fct::Percentiles;
@@ -189,6 +193,62 @@ pub fn fat_tree_websearch<D: SizeDistribution + ?Sized>(fabric: &Fabric, sizes: 
     t
 }
 
+/// One storage run: its label and the simulator's input.
+pub struct StorageRun {
+    /// `example variant @ sweep value`.
+    pub name: String,
+    pub spec: NetworkSpec,
+    pub traffic: Traffic,
+    pub config: SimConfig,
+}
+
+/// The storage benchmark runs built from the examples in `examples_dir` (see the module
+/// documentation): the base and every variant of each example, at every sweep point. Runs that
+/// need TCP (iperf, iSCSI, iWARP), which the engine does not simulate yet, are left out.
+pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
+    let files = [
+        "arista-pure-direct-25g",
+        "arista-pure-single-hop-25g",
+        "arista-pure-leaf-spine-25g",
+        "arista-pure-leaf-spine-100g",
+        "demartek-config4-two-switch",
+    ];
+    let mut out = Vec::new();
+    for f in files {
+        let path = examples_dir.join(format!("{f}.yaml"));
+        let l = rocelab_model::load_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let variants: Vec<Option<&str>> =
+            std::iter::once(None).chain(l.variant_names().into_iter().map(Some)).collect();
+        let points: Vec<Option<usize>> = match l.sweep_values() {
+            Some((_, v)) => (0..v.len()).map(Some).collect(),
+            None => vec![None],
+        };
+        let values = l.sweep_values().map(|v| v.1).unwrap_or_default();
+        for v in &variants {
+            for p in &points {
+                let (scenario, fabric) = l.run_point(*v, *p).map_err(|e| format!("{f}: {e}"))?;
+                if !scenario.workloads.iperf.is_empty()
+                    || !crate::storage::scenario::jobs_needing_tcp(&scenario, &fabric).is_empty()
+                {
+                    continue;
+                }
+                let b = crate::from_model::build(&scenario, &fabric, None);
+                let mut name = format!("{f} {}", v.unwrap_or("base"));
+                if let Some(i) = p {
+                    name = format!("{name} @ {}", values[*i]);
+                }
+                out.push(StorageRun { name, spec: b.spec, traffic: b.traffic, config: b.config });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The repository's `examples/` directory, from the crate's (`crates/rocelab-sim`).
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
 /// Run the standard scenarios (incast, fat tree at line rate, fat tree at 30 %) for
 /// `simulated_ps` each and report events per second.
 pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimError> {
@@ -222,5 +282,14 @@ mod tests {
         let rep = events_per_second(5 * US).unwrap();
         assert_eq!(rep.len(), 3);
         assert!(rep.iter().all(|b| b.events > 0 && b.events_per_second > 0.0));
+    }
+
+    #[test]
+    fn storage_runs_build_from_the_examples() {
+        let runs = storage_runs(&examples_dir()).unwrap();
+        let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        assert!(names.contains(&"arista-pure-leaf-spine-25g ecn-edge-pfc"), "{names:?}");
+        assert!(names.contains(&"demartek-config4-two-switch baseline @ 128KiB"), "{names:?}");
+        assert!(runs.iter().all(|r| !r.traffic.storage.jobs.is_empty()));
     }
 }

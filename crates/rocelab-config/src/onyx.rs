@@ -17,6 +17,9 @@
 //!   Mode (advanced mode)": `advanced buffer management force` before the pools, `qos trust L3`,
 //!   `traffic-class T dcb ets strict`, and its buffer values at MTU 9216.
 //! - NVIDIA Onyx User Manual, QoS Commands: `qos trust [port | L2 | L3 | both]`, default L2.
+//! - Onyx running configurations as switches print them (`show running-config interface`):
+//!   `interface ethernet 1/1 speed 40G force`, `interface ethernet 1/1 mtu 9216 force`, entered
+//!   as `speed 40G force` and `mtu 9216 force` in the interface's configuration mode.
 //!
 //! Units: pool and buffer sizes are bytes; the ECN thresholds are in KB, read as 1000 bytes (a
 //! value that is not a whole number of KB is rounded, with a warning). Onyx maps DSCP d to
@@ -64,6 +67,10 @@ pub struct OnyxInterface {
     /// `1/1` as in `interface ethernet 1/1`.
     pub name: String,
     pub peer: String,
+    /// `100G` as in `speed 100G force` (the link's speed).
+    pub speed: String,
+    /// The port's MTU, as in `mtu 9216 force`.
+    pub mtu: u32,
     pub pfc: bool,
     pub trunk_vlan: Option<u16>,
     /// `L3` under DSCP marking; none leaves the default (L2, PCP).
@@ -311,6 +318,8 @@ fn interface_config(
     OnyxInterface {
         name: interface(&p.name),
         peer: p.peer(f),
+        speed: p.speed.to_string(),
+        mtu: p.settings.mtu,
         pfc: !lossless.is_empty(),
         trunk_vlan: if p.marking() == Marking::Pcp { f.qos.vlan } else { None },
         trust: dscp.then(|| "L3".to_string()),

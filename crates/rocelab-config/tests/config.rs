@@ -540,8 +540,11 @@ fn onyx_config_round_trips_through_the_importer() {
     let mut compared = 0;
     for p in sw.ports.iter().filter(|p| p.link.is_some()) {
         let want = &intent.profiles[p.qos as usize];
-        let (_, _, got, _) = imported.ports.iter().find(|(n, ..)| *n == p.name).expect("port imported");
+        let (_, speed, got, _) = imported.ports.iter().find(|(n, ..)| *n == p.name).expect("port imported");
         assert_eq!((got.trust, got.pfc, got.link_pause), (want.trust, want.pfc, want.link_pause), "{}", p.name);
+        assert_eq!(got.mtu, want.mtu, "{} MTU", p.name);
+        let link = f.links.iter().find(|l| [l.a, l.b].iter().any(|e| f.port_label(*e) == format!("sn2410:{}", p.name)));
+        assert_eq!(Some(*speed), link.map(|l| l.speed), "{} speed", p.name);
         for prio in (0..8).filter(|x| want.pfc & (1 << x) != 0) {
             assert_eq!(got.priority_to_pg[prio], want.priority_to_pg[prio], "{} pg of {prio}", p.name);
             let pg = want.priority_to_pg[prio] as usize;

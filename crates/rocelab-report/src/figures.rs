@@ -49,6 +49,7 @@ pub fn all(runs: &[RunFile]) -> Vec<Figure> {
         });
     }
     out.extend(sweep_charts(runs));
+    out.extend(perftest_charts(runs));
     out.extend(flow_throughput(runs));
     out.extend(fct_cdf(runs));
     type Counter = (&'static str, &'static str, &'static str, Unit, fn(&PortResults) -> f64);
@@ -166,6 +167,68 @@ fn per_port(
         caption: format!("{shown}, all priorities summed; one bar per run. Per priority in ports.csv."),
         svg: bar_chart(&c),
     })
+}
+
+/// perftest's figures, one bar per run for each test (matched across runs by name): the
+/// latency tests' average and 99th percentile, and the bandwidth tests' average bandwidth —
+/// the figures the deployment guides quote.
+fn perftest_charts(runs: &[RunFile]) -> Vec<Figure> {
+    type Pick = fn(&rocelab_sim::perftest::PerftestResults) -> Option<f64>;
+    let charts: [(&str, &str, &str, Unit, Pick); 3] = [
+        ("perftest-lat", "perftest latency (t_avg)", "t_avg", Unit::Seconds, |p| {
+            p.lat.as_ref().map(|l| l.t_avg_us * 1e-6)
+        }),
+        ("perftest-lat-p99", "perftest latency (99% percentile)", "99% percentile", Unit::Seconds, |p| {
+            p.lat.as_ref().map(|l| l.p99_us * 1e-6)
+        }),
+        ("perftest-bw", "perftest bandwidth (BW average)", "BW average", Unit::BitsPerSecond, |p| {
+            p.bw.as_ref().map(|b| b.average_gbps * 1e9)
+        }),
+    ];
+    let label = |run: &RunFile, p: &rocelab_sim::perftest::PerftestResults| {
+        format!(
+            "{} {} {}→{}",
+            run.names.perftest(p.test),
+            p.kind.tool(),
+            run.names.node(p.client),
+            run.names.node(p.server)
+        )
+    };
+    let mut out = Vec::new();
+    for (id, title, what, unit, pick) in charts {
+        let mut cats: Vec<String> = Vec::new();
+        for run in runs {
+            for p in run.results.perftest.iter().filter(|p| pick(p).is_some()) {
+                let l = label(run, p);
+                if !cats.contains(&l) {
+                    cats.push(l);
+                }
+            }
+        }
+        if cats.is_empty() {
+            continue;
+        }
+        let values = runs
+            .iter()
+            .map(|run| {
+                cats.iter()
+                    .map(|c| run.results.perftest.iter().find(|p| label(run, p) == *c).and_then(pick).unwrap_or(0.0))
+                    .collect()
+            })
+            .collect();
+        let n = cats.len();
+        let c = BarChart::new(title, "test", cats, labels(runs), values, Axis::new(what, unit));
+        out.push(Figure {
+            id: format!("chart-{id}"),
+            title: title.into(),
+            caption: format!(
+                "{n} test{}; one bar per run (0 where a run has no such test). All figures in perftest.csv.",
+                if n == 1 { "" } else { "s" }
+            ),
+            svg: bar_chart(&c),
+        });
+    }
+    out
 }
 
 /// Throughput of each flow, one bar per run; flows matched across runs by name.
@@ -391,6 +454,21 @@ fn sweep_charts(runs: &[RunFile]) -> Vec<Figure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perftest_charts_show_latency_and_bandwidth_per_run() {
+        let runs = vec![crate::testdata::perftest_run("a"), crate::testdata::perftest_run("b")];
+        let figs = all(&runs);
+        let ids: Vec<&str> = figs.iter().map(|f| f.id.as_str()).collect();
+        for id in ["chart-perftest-lat", "chart-perftest-lat-p99", "chart-perftest-bw"] {
+            assert!(ids.contains(&id), "{id} in {ids:?}");
+        }
+        let lat = figs.iter().find(|f| f.id == "chart-perftest-lat").unwrap();
+        assert!(lat.svg.contains("lat ib_write_lat client→server"), "the test is a category");
+        assert!(["t_avg (ns)", "t_avg (µs)"].iter().any(|u| lat.svg.contains(u)), "latency axis with a time unit");
+        let plain = all(&[crate::testdata::run_file(None, None)]);
+        assert!(plain.iter().all(|f| !f.id.starts_with("chart-perftest")));
+    }
     use crate::run::SweepPoint;
 
     #[test]

@@ -83,7 +83,37 @@ pub(crate) mod testdata {
                 nodes: vec!["target".into(), "host".into(), "sw0".into()],
                 ports,
                 flows,
+                perftest: vec![],
                 jobs: vec!["rd".into()],
+            },
+            warnings: vec![],
+            results,
+        }
+    }
+
+    /// A write_lat beside a write_bw between two hosts of one switch (perftest's defaults, fewer
+    /// iterations).
+    pub fn perftest_run(variant: &str) -> RunFile {
+        use rocelab_sim::perftest::{PerftestKind, PerftestLength, PerftestSpec};
+        let fabric = single_switch(2, 100_000_000_000, 15 * NS, &FabricDefaults::lossless(3, 64_000));
+        let mut traffic = Traffic::new();
+        for kind in [PerftestKind::WriteLat, PerftestKind::WriteBw] {
+            let mut p = PerftestSpec::new(kind, fabric.hosts[1], fabric.hosts[0], FlowClass::roce(3, 26));
+            p.length = PerftestLength::Iterations(50);
+            traffic.perftest.push(p);
+        }
+        let results = run(&fabric.spec, &traffic, &SimConfig::new(1, 5 * MS)).unwrap();
+        let flows = (0..results.flows.len()).map(|i| format!("qp#{i}")).collect();
+        RunFile {
+            scenario: "perftest".into(),
+            variant: Some(variant.into()),
+            sweep: None,
+            names: RunNames {
+                nodes: vec!["server".into(), "client".into(), "sw0".into()],
+                ports: vec![vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into()]],
+                flows,
+                perftest: vec!["lat".into(), "bw".into()],
+                jobs: vec![],
             },
             warnings: vec![],
             results,
@@ -100,7 +130,7 @@ pub(crate) mod testdata {
             scenario: "test".into(),
             variant: variant.map(str::to_string),
             sweep,
-            names: RunNames { nodes, ports, flows, jobs: vec![] },
+            names: RunNames { nodes, ports, flows, perftest: vec![], jobs: vec![] },
             warnings: vec![],
             results,
         }

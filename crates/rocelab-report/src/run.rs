@@ -34,6 +34,9 @@ pub struct RunNames {
     /// `ports[node][port]`.
     pub ports: Vec<Vec<String>>,
     pub flows: Vec<String>,
+    /// Name of each perftest test, in results order.
+    #[serde(default)]
+    pub perftest: Vec<String>,
     /// Storage jobs, in `results.jobs` order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<String>,
@@ -41,7 +44,13 @@ pub struct RunNames {
 
 impl From<&Names> for RunNames {
     fn from(n: &Names) -> Self {
-        RunNames { nodes: n.nodes.clone(), ports: n.ports.clone(), flows: n.flows.clone(), jobs: n.jobs.clone() }
+        RunNames {
+            nodes: n.nodes.clone(),
+            ports: n.ports.clone(),
+            flows: n.flows.clone(),
+            perftest: n.perftest.clone(),
+            jobs: n.jobs.clone(),
+        }
     }
 }
 
@@ -51,6 +60,11 @@ impl RunNames {
         let d = self.nodes.get(node).map(String::as_str).unwrap_or("?");
         let p = self.ports.get(node).and_then(|v| v.get(port)).map(String::as_str).unwrap_or("?");
         format!("{d}:{p}")
+    }
+
+    /// A perftest test's name (`#k` when unnamed).
+    pub fn perftest(&self, test: usize) -> String {
+        self.perftest.get(test).cloned().unwrap_or_else(|| format!("#{test}"))
     }
 
     /// A flow's name (`#k` when unnamed).

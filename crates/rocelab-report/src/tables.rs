@@ -285,9 +285,75 @@ pub fn jobs(runs: &[RunFile]) -> Table {
 
 /// Every table of the report (the jobs table when the runs have storage jobs).
 pub fn all(r: &[RunFile]) -> Vec<Table> {
-    let mut t = vec![runs(r), flows(r), ports(r), switches(r), queue_depth(r)];
+    let mut t = vec![runs(r)];
     if r.iter().any(|run| !run.results.jobs.is_empty()) {
-        t.insert(1, jobs(r));
+        t.push(jobs(r));
+    }
+    t.push(flows(r));
+    if r.iter().any(|run| !run.results.perftest.is_empty()) {
+        t.push(perftest(r));
+    }
+    t.extend([ports(r), switches(r), queue_depth(r)]);
+    t
+}
+
+/// One row per perftest test of each run, in perftest's own columns: bandwidth tests fill the
+/// BW columns, latency tests the t_* columns.
+pub fn perftest(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(
+        "perftest",
+        "perftest.csv",
+        &[
+            "run",
+            "test",
+            "tool",
+            "client",
+            "server",
+            "#bytes",
+            "#iterations",
+            "complete",
+            "BW peak (Gb/s)",
+            "BW average (Gb/s)",
+            "MsgRate (Mpps)",
+            "t_min (us)",
+            "t_typical (us)",
+            "t_avg (us)",
+            "t_stdev (us)",
+            "99% (us)",
+            "99.9% (us)",
+            "t_max (us)",
+        ],
+    );
+    for run in runs {
+        for p in &run.results.perftest {
+            let (bytes, iterations) = match (&p.bw, &p.lat) {
+                (Some(b), _) => (Cell::from(b.size), Cell::from(b.messages)),
+                (None, Some(l)) => (Cell::from(l.size), Cell::from(l.iterations)),
+                (None, None) => (Cell::Empty, Cell::Empty),
+            };
+            let bw = |f: fn(&rocelab_sim::perftest::BwReport) -> Option<f64>, d| opt(p.bw.as_ref().and_then(f), d);
+            let lat = |f: fn(&rocelab_sim::perftest::LatReport) -> f64| opt(p.lat.as_ref().map(f), 2);
+            t.push(vec![
+                run.label().into(),
+                run.names.perftest(p.test).into(),
+                p.kind.tool().into(),
+                run.names.node(p.client).into(),
+                run.names.node(p.server).into(),
+                bytes,
+                iterations,
+                (if p.complete { "yes" } else { "no" }).into(),
+                bw(|b| b.peak_gbps, 2),
+                bw(|b| Some(b.average_gbps), 2),
+                bw(|b| Some(b.msg_rate_mpps), 6),
+                lat(|l| l.t_min_us),
+                lat(|l| l.t_typical_us),
+                lat(|l| l.t_avg_us),
+                lat(|l| l.t_stdev_us),
+                lat(|l| l.p99_us),
+                lat(|l| l.p99_9_us),
+                lat(|l| l.t_max_us),
+            ]);
+        }
     }
     t
 }
@@ -295,6 +361,27 @@ pub fn all(r: &[RunFile]) -> Vec<Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perftest_table_has_perftest_columns_filled_per_kind() {
+        let runs = vec![crate::testdata::perftest_run("a"), crate::testdata::perftest_run("b")];
+        let t = all(&runs);
+        let p = t.iter().find(|t| t.file == "perftest.csv").expect("a perftest table");
+        assert_eq!(p.rows.len(), 4);
+        let col = |name: &str| p.columns.iter().position(|c| c == name).unwrap();
+        let lat = &p.rows[0];
+        assert_eq!(lat[col("tool")], Cell::from("ib_write_lat"));
+        assert_eq!((&lat[col("client")], &lat[col("server")]), (&Cell::from("client"), &Cell::from("server")));
+        assert!(matches!(lat[col("t_avg (us)")], Cell::Num(v, 2) if v > 0.5 && v < 10.0), "{:?}", lat);
+        assert_eq!(lat[col("BW average (Gb/s)")], Cell::Empty);
+        let bw = &p.rows[1];
+        assert!(matches!(bw[col("BW average (Gb/s)")], Cell::Num(v, 2) if v > 80.0 && v < 100.0), "{:?}", bw);
+        assert_eq!(bw[col("t_avg (us)")], Cell::Empty);
+        assert_eq!(bw[col("#iterations")], Cell::from(50u64));
+        // Runs without perftest results have no such table.
+        let plain = all(&[crate::testdata::run_file(None, None)]);
+        assert!(plain.iter().all(|t| t.file != "perftest.csv"));
+    }
 
     #[test]
     fn tables_have_a_row_per_thing_and_a_csv_each() {

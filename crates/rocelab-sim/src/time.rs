@@ -23,6 +23,22 @@ pub const MS: Time = 1_000_000_000;
 /// Picoseconds per second.
 pub const SECOND: Time = 1_000_000_000_000;
 
+/// A time as people write it: `4.8us`, `10ms`, `1ns`, `250ps` (the unit that keeps the number
+/// at or above 1, up to three decimals, trailing zeros dropped) — the notation of the fabric
+/// files, so that messages can be pasted back into one.
+pub fn human(t: Time) -> String {
+    let (unit, div) = match t {
+        t if t >= SECOND => ("s", SECOND),
+        t if t >= MS => ("ms", MS),
+        t if t >= US => ("us", US),
+        t if t >= NS => ("ns", NS),
+        _ => ("ps", 1),
+    };
+    let v = format!("{:.3}", t as f64 / div as f64);
+    let v = v.trim_end_matches('0').trim_end_matches('.');
+    format!("{v}{unit}")
+}
+
 /// Time to put `bits` on a link of `rate_bps`, rounded up to a whole picosecond.
 pub fn bits_time(bits: u64, rate_bps: u64) -> Time {
     debug_assert!(rate_bps > 0);
@@ -78,6 +94,16 @@ impl LinkRate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn human_times_use_the_fabric_files_notation() {
+        assert_eq!(human(4_800_000), "4.8us");
+        assert_eq!(human(10 * MS), "10ms");
+        assert_eq!(human(NS), "1ns");
+        assert_eq!(human(250), "250ps");
+        assert_eq!(human(10 * SECOND), "10s");
+        assert_eq!(human(1_234_567), "1.235us");
+    }
 
     #[test]
     fn common_rates_are_exact() {

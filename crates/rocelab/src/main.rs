@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod builtin;
+mod out;
 mod sim;
+
+use out::{out, outln};
 
 #[derive(Parser)]
 #[command(
@@ -223,10 +226,10 @@ fn validate(files: &[PathBuf], format: Format) -> ExitCode {
             Format::Text => {
                 print_diagnostics(&diags);
                 if ok {
-                    println!("OK {} ({summary})", f.display());
+                    outln!("OK {} ({summary})", f.display());
                 } else {
                     let n = diags.errors().count();
-                    println!("FAILED {} ({n} error{})", f.display(), if n == 1 { "" } else { "s" });
+                    outln!("FAILED {} ({n} error{})", f.display(), if n == 1 { "" } else { "s" });
                 }
             }
             Format::Json => reports.push(serde_json::json!({
@@ -237,7 +240,7 @@ fn validate(files: &[PathBuf], format: Format) -> ExitCode {
         }
     }
     if format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&reports).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&reports).unwrap_or_default());
     }
     if failed {
         ExitCode::from(1)
@@ -292,8 +295,8 @@ fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, forma
         Err(code) => return Ok(code),
     };
     match format {
-        Format::Text => print!("{}", rocelab_model::display::summary(&fabric)),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&fabric).map_err(|e| e.to_string())?),
+        Format::Text => out!("{}", rocelab_model::display::summary(&fabric)),
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&fabric).map_err(|e| e.to_string())?),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -340,12 +343,7 @@ fn check(
         }
     };
     // A reader that stops early (`| head`) is not an error of the check.
-    use std::io::Write;
-    if let Err(e) = std::io::stdout().lock().write_all(text.as_bytes()) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(format!("cannot write the findings: {e}"));
-        }
-    }
+    out!("{text}");
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
     Ok(if errors > 0 {
         ExitCode::from(2)
@@ -362,11 +360,11 @@ fn examples(name: Option<&str>) -> Result<ExitCode, String> {
             let w = builtin::EXAMPLES.iter().map(|e| e.name.len()).max().unwrap_or(0);
             for e in builtin::EXAMPLES {
                 let mark = if e.name == builtin::DEFAULT { " (default)" } else { "" };
-                println!("{:w$}  {}{mark}", e.name, e.title);
+                outln!("{:w$}  {}{mark}", e.name, e.title);
             }
         }
         Some(n) => match builtin::get(n) {
-            Some(e) => print!("{}", e.yaml),
+            Some(e) => out!("{}", e.yaml),
             None => return Err(format!("no built-in example `{n}`; `rocelab examples` lists them")),
         },
     }
@@ -411,7 +409,7 @@ fn config(
         }
         return Ok(match file {
             Some(f) => {
-                print!("{}", f.text);
+                out!("{}", f.text);
                 ExitCode::SUCCESS
             }
             None => ExitCode::from(2),
@@ -429,6 +427,6 @@ fn config(
     for f in &r.findings {
         eprintln!("{f}");
     }
-    println!("wrote {} device files and RUNBOOK.md to {}", r.files.len(), dir.display());
+    outln!("wrote {} device files and RUNBOOK.md to {}", r.files.len(), dir.display());
     Ok(if r.findings.iter().any(|f| f.is_error()) { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }

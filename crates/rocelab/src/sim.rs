@@ -2,6 +2,7 @@
 //! results, the report, the HPCC simulator's `fct.txt` (when flows have sizes) and a capture. Glue only: the mapping and the summary live in
 //! `rocelab-sim`, the report and the capture encoder in `rocelab-report`.
 
+use crate::out::{out, outln};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rocelab_report::pcap::{resolve_filter, PcapObserver};
 use rocelab_report::run::{run_dir, run_label, Index, IndexEntry, INDEX_SCHEMA_VERSION};
@@ -179,9 +180,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         write_report(dir, &Report::new(vec![run], Some(loaded.file.clone())))?;
     }
     if a.json {
-        println!("{json_text}");
+        outln!("{json_text}");
     } else {
-        print!("{text}");
+        out!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -280,12 +281,12 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
     let report = Report::new(runs, Some(loaded.file.clone()));
     let csvs = write_report(dir, &report)?;
     if a.json {
-        println!("{index_text}");
+        outln!("{index_text}");
     } else {
         if let Some(t) = report.tables().first() {
-            print!("{}", t.to_text());
+            out!("{}", t.to_text());
         }
-        println!("\nwrote {} runs, index.json, report.html and {csvs} CSV files to {}", plan.len(), dir.display());
+        outln!("\nwrote {} runs, index.json, report.html and {csvs} CSV files to {}", plan.len(), dir.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -303,9 +304,9 @@ pub fn report(dir: &Path) -> Result<ExitCode, String> {
     let report = Report::new(runs, source);
     let csvs = write_report(dir, &report)?;
     if let Some(t) = report.tables().first() {
-        print!("{}", t.to_text());
+        out!("{}", t.to_text());
     }
-    println!("\nwrote report.html and {csvs} CSV files to {}", dir.display());
+    outln!("\nwrote report.html and {csvs} CSV files to {}", dir.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -543,3 +543,29 @@ fn sim_pcap_captures_the_chosen_port_up_to_the_limit() {
     let out = rocelab(&["sim", "--pcap-port", "leaf2:Ethernet40"]);
     assert_eq!(out.status.code(), Some(2), "--pcap-port needs --pcap");
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for args in
+        [&["show", "--format", "json"][..], &["sim", "--format", "json"], &["examples", "demartek-config4-two-switch"]]
+    {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rocelab"))
+            .args(args)
+            .current_dir(workspace())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs rocelab");
+        // Read one byte, then close the pipe: `rocelab … | head -c 1`.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut one = [0u8; 1];
+        stdout.read_exact(&mut one).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+    }
+}

@@ -171,9 +171,12 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
                 estimated: values,
                 limit,
                 hint: format!(
-                    "queue sampling every {iv} ps for {} ps over {ports} switch ports; sample at \
-                     least every {min_iv} ps, shorten end_time_ps, or raise sampling.max_values",
-                    config.end_time_ps
+                    "queue sampling every {} for {} over {ports} switch ports; sample at least every {} \
+                     (simulation.sample_interval), shorten the run (simulation.duration), or raise \
+                     sampling.max_values",
+                    crate::time::human(iv),
+                    crate::time::human(config.end_time_ps),
+                    crate::time::human(min_iv.min(u64::MAX as u128) as u64),
                 ),
             });
         }

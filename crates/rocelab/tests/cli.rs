@@ -249,7 +249,7 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
     assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(v["results"]["schema_version"], 3);
+    assert_eq!(v["results"]["schema_version"], rocelab_sim::SCHEMA_VERSION);
     assert_eq!(v["names"]["nodes"][0], "leaf1");
     assert_eq!(v["names"]["flows"][0], "victim");
     assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));

@@ -307,8 +307,10 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn step_ready(&mut self, io: u32, step: u16) {
         let (job, _, op) = self.io_context(io);
         if step == ISSUE {
-            let roots = self.storage.jobs[job].plans[op as usize].roots.clone();
-            for r in roots {
+            // Plans do not change while steps start: index them instead of copying the list.
+            let n = self.storage.jobs[job].plans[op as usize].roots.len();
+            for k in 0..n {
+                let r = self.storage.jobs[job].plans[op as usize].roots[k];
                 self.start_step(io, r);
             }
             return;
@@ -367,11 +369,13 @@ impl<O: Observer> Sim<'_, O> {
                             self.session_post(session, role, q, op, posted, len);
                         }
                         // Steps posted right behind this one on the same queue pair.
-                        let plan = &self.storage.jobs[job].plans[io_op as usize];
-                        let behind: Vec<u16> =
-                            plan.succ[step as usize].iter().copied().filter(|&k| plan.early[k as usize]).collect();
-                        for k in behind {
-                            self.start_step(io, k);
+                        let n = self.storage.jobs[job].plans[io_op as usize].succ[step as usize].len();
+                        for i in 0..n {
+                            let plan = &self.storage.jobs[job].plans[io_op as usize];
+                            let k = plan.succ[step as usize][i];
+                            if plan.early[k as usize] {
+                                self.start_step(io, k);
+                            }
                         }
                     }
                     Medium::Stream => unreachable!("role_of has no role for stream bytes"),
@@ -452,8 +456,9 @@ impl<O: Observer> Sim<'_, O> {
         slot.state[step as usize] = DONE;
         slot.left -= 1;
         let left = slot.left;
-        let next = self.storage.jobs[job].plans[op as usize].succ[step as usize].clone();
-        for k in next {
+        let n = self.storage.jobs[job].plans[op as usize].succ[step as usize].len();
+        for i in 0..n {
+            let k = self.storage.jobs[job].plans[op as usize].succ[step as usize][i];
             self.start_step(io, k);
         }
         if left == 0 {

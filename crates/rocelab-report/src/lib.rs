@@ -48,30 +48,18 @@ pub(crate) mod testdata {
     /// A storage run: host 1 reads `bs`-byte blocks from host 0 over NVMe/RDMA (QD 4, default
     /// CPU costs, an NVMe SSD target), 300 µs.
     pub fn storage_run_file(variant: Option<&str>, bs: u32) -> RunFile {
-        use rocelab_sim::storage::cpu::default_costs;
         use rocelab_sim::storage::job::{JobSpec, RwMode};
-        use rocelab_sim::storage::plan::{JobRequest, StorageTransport};
+        use rocelab_sim::storage::plan::{JobRequest, StorageJob};
         use rocelab_sim::storage::{Protocol, ProtocolKind, TargetProfile};
         let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
         let mut traffic = Traffic::new();
         traffic.storage.set_target(fabric.hosts[0], TargetProfile::ramdisk());
         let mut spec = JobSpec::new("rd", RwMode::RandRead, bs, 4, 200 * US);
         spec.ramp = 50 * US;
-        traffic.storage.add_job(
-            &mut traffic.flows,
-            JobRequest {
-                spec,
-                start_ps: 0,
-                initiator: fabric.hosts[1],
-                target: fabric.hosts[0],
-                protocol: Protocol::default_for(ProtocolKind::NvmeRdma),
-                transport: StorageTransport::Roce,
-                costs: default_costs(ProtocolKind::NvmeRdma),
-                class: FlowClass::roce(3, 26),
-                path_mtu: 4096,
-                max_sessions: 1,
-            },
-        );
+        let job =
+            StorageJob::new(spec, fabric.hosts[1], fabric.hosts[0], Protocol::default_for(ProtocolKind::NvmeRdma));
+        let req = JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: 1 };
+        traffic.storage.add_job(&mut traffic.flows, req);
         let results = run(&fabric.spec, &traffic, &SimConfig::new(1, 300 * US)).unwrap();
         let flows = (0..results.flows.len()).map(|i| format!("qp#{i}")).collect();
         let ports = vec![vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into()]];

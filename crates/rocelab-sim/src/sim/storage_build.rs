@@ -238,26 +238,16 @@ fn cpu_results(c: &CpuRt, w: usize, bytes: u64) -> CpuResults {
 mod tests {
     use crate::storage::cpu::{default_costs, CpuCost, ProtocolCosts};
     use crate::storage::job::{JobSpec, RwMode};
-    use crate::storage::plan::{JobRequest, StorageTraffic};
+    use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic};
     use crate::storage::protocol::{Protocol, ProtocolKind};
-    use crate::storage::target::{OpProfile, ServiceTime, TargetProfile};
+    use crate::storage::target::TargetProfile;
     use crate::topology::{single_switch, FabricDefaults};
     use crate::traffic::{FlowClass, Traffic};
     use crate::{run, Results, SimConfig, MS, NS, US};
 
     /// A device that takes `lat` per IO, `concurrency` at once, with an optional ceiling.
     fn device(lat: u64, concurrency: u32, ceiling_bps: Option<u64>) -> TargetProfile {
-        let op = OpProfile { latency: ServiceTime::Fixed(lat), per_io_rate_bps: None, random_extra: None };
-        TargetProfile {
-            name: "test",
-            read: op,
-            write: op,
-            concurrency,
-            load_slope: 0,
-            read_ceiling_bps: ceiling_bps,
-            write_ceiling_bps: ceiling_bps,
-            source: "test",
-        }
+        TargetProfile::fixed(lat, concurrency, ceiling_bps)
     }
 
     fn free() -> ProtocolCosts {
@@ -284,21 +274,8 @@ mod tests {
         let mut t = Traffic::new();
         let mut st = StorageTraffic::default();
         st.set_target(fabric.hosts[0], dev);
-        st.add_job(
-            &mut t.flows,
-            JobRequest {
-                spec,
-                start_ps: 0,
-                initiator: fabric.hosts[1],
-                target: fabric.hosts[0],
-                protocol,
-                transport: crate::storage::plan::StorageTransport::Roce,
-                costs,
-                class: FlowClass::roce(3, 26),
-                path_mtu: 4096,
-                max_sessions,
-            },
-        );
+        let job = StorageJob { costs, ..StorageJob::new(spec, fabric.hosts[1], fabric.hosts[0], protocol) };
+        st.add_job(&mut t.flows, JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions });
         t.storage = st;
         let r = run(&fabric.spec, &t, &SimConfig::new(1, end)).unwrap();
         r.check_conservation().unwrap();
@@ -395,21 +372,10 @@ mod tests {
         t.storage.set_target(fabric.hosts[0], device(30 * US, 4, None));
         let mut spec = JobSpec::new("local", RwMode::RandRead, 4096, 2, MS);
         spec.numjobs = 2;
-        t.storage.add_job(
-            &mut t.flows,
-            JobRequest {
-                spec,
-                start_ps: 0,
-                initiator: fabric.hosts[0],
-                target: fabric.hosts[0],
-                protocol: Protocol::default_for(ProtocolKind::SmbDirect),
-                transport: crate::storage::plan::StorageTransport::Roce,
-                costs: default_costs(ProtocolKind::SmbDirect),
-                class: FlowClass::roce(3, 26),
-                path_mtu: 4096,
-                max_sessions: 2,
-            },
-        );
+        let job =
+            StorageJob::new(spec, fabric.hosts[0], fabric.hosts[0], Protocol::default_for(ProtocolKind::SmbDirect));
+        t.storage
+            .add_job(&mut t.flows, JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: 2 });
         assert!(t.flows.is_empty(), "no queue pair");
         let r = run(&fabric.spec, &t, &SimConfig::new(1, MS)).unwrap();
         // Four IOs at once on a device of concurrency 4 and 30 µs: 133,333 IOPS

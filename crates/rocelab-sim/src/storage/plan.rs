@@ -163,29 +163,37 @@ struct Group {
     clones: u32,
 }
 
-/// A job to add with [`StorageTraffic::add_job`].
+/// A job to add with [`StorageTraffic::add_job`]: the job (its `sessions` are filled in) and
+/// how its sessions are built.
 #[derive(Clone, Debug)]
 pub struct JobRequest {
-    /// fio's parameters.
-    pub spec: JobSpec,
-    /// Start time.
-    pub start_ps: Time,
-    /// Initiator host.
-    pub initiator: NodeId,
-    /// Target host.
-    pub target: NodeId,
-    /// Protocol and parameters.
-    pub protocol: Protocol,
-    /// What carries it.
-    pub transport: StorageTransport,
-    /// CPU costs.
-    pub costs: ProtocolCosts,
+    /// The job.
+    pub job: StorageJob,
     /// Class of the sessions' packets.
     pub class: FlowClass,
     /// RDMA path MTU of the queue pairs.
     pub path_mtu: u32,
     /// Most sessions between the pair (see [`default_sessions`]).
     pub max_sessions: u32,
+}
+
+impl StorageJob {
+    /// A job of `spec` from `initiator` to `target` over `protocol`, starting at 0, over RoCE,
+    /// with the protocol's default CPU costs ([`default_costs`]); sessions come with
+    /// [`StorageTraffic::add_job`].
+    pub fn new(spec: JobSpec, initiator: NodeId, target: NodeId, protocol: Protocol) -> Self {
+        let costs = super::cpu::default_costs(protocol.kind());
+        StorageJob {
+            spec,
+            start_ps: 0,
+            initiator,
+            target,
+            protocol,
+            transport: StorageTransport::Roce,
+            costs,
+            sessions: Vec::new(),
+        }
+    }
 }
 
 /// Storage workloads of a run.
@@ -246,10 +254,15 @@ impl StorageTraffic {
     /// Add a job: its clones get sessions (new ones while the pair has fewer than its
     /// maximum), and the sessions get the queue pairs the job's exchanges need, appended to
     /// `flows`. Returns the job's index.
-    pub fn add_job(&mut self, flows: &mut Vec<FlowSpec>, r: JobRequest) -> usize {
+    pub fn add_job(&mut self, flows: &mut Vec<FlowSpec>, req: JobRequest) -> usize {
+        let JobRequest { job: mut r, class, path_mtu, max_sessions } = req;
         let kind = r.protocol.kind();
         let g = match self.groups.iter().position(|g| {
-            g.initiator == r.initiator && g.target == r.target && g.protocol == kind && g.class == r.class
+            g.initiator == r.initiator
+                && g.target == r.target
+                && g.protocol == kind
+                && g.transport == r.transport
+                && g.class == class
         }) {
             Some(g) => g,
             None => {
@@ -258,8 +271,8 @@ impl StorageTraffic {
                     target: r.target,
                     protocol: kind,
                     transport: r.transport,
-                    class: r.class,
-                    max: r.max_sessions.max(1),
+                    class,
+                    max: max_sessions.max(1),
                     sessions: Vec::new(),
                     clones: 0,
                 });
@@ -280,7 +293,7 @@ impl StorageTraffic {
                     target: r.target,
                     protocol: kind,
                     transport: r.transport,
-                    class: r.class,
+                    class,
                     qps: [None; ROLES],
                     initiator_core: self.take_core(r.initiator),
                     target_core: self.take_core(r.target),
@@ -294,23 +307,15 @@ impl StorageTraffic {
             };
             for (role, used) in roles.iter().enumerate() {
                 if *used && self.sessions[s as usize].qps[role].is_none() {
-                    let f = qp_flow(&self.sessions[s as usize], role, r.path_mtu, flows.len());
+                    let f = qp_flow(&self.sessions[s as usize], role, path_mtu, flows.len());
                     flows.push(f);
                     self.sessions[s as usize].qps[role] = Some(flows.len() - 1);
                 }
             }
             sessions.push(s);
         }
-        self.jobs.push(StorageJob {
-            spec: r.spec,
-            start_ps: r.start_ps,
-            initiator: r.initiator,
-            target: r.target,
-            protocol: r.protocol,
-            transport: r.transport,
-            costs: r.costs,
-            sessions,
-        });
+        r.sessions = sessions;
+        self.jobs.push(r);
         self.jobs.len() - 1
     }
 
@@ -439,25 +444,14 @@ fn qp_flow(session: &Session, role: usize, path_mtu: u32, index: usize) -> FlowS
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::cpu::default_costs;
     use crate::storage::job::RwMode;
     use crate::time::MS;
 
     fn request(kind: ProtocolKind, bs: u32, numjobs: u32, max: u32) -> JobRequest {
         let mut spec = JobSpec::new("j", RwMode::RandRw, bs, 4, MS);
         spec.numjobs = numjobs;
-        JobRequest {
-            spec,
-            start_ps: 0,
-            initiator: 1,
-            target: 2,
-            protocol: Protocol::default_for(kind),
-            transport: StorageTransport::Roce,
-            costs: default_costs(kind),
-            class: FlowClass::roce(3, 26),
-            path_mtu: 4096,
-            max_sessions: max,
-        }
+        let job = StorageJob::new(spec, 1, 2, Protocol::default_for(kind));
+        JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: max }
     }
 
     #[test]

@@ -2,9 +2,8 @@
 //! [`StorageTraffic`]: one engine job per job and initiator host, the target devices' models
 //! with the scenario's overrides, and the hosts' cores.
 
-use super::cpu::default_costs;
 use super::job::{JobSpec, RwMode};
-use super::plan::{default_sessions, JobRequest, StorageTransport};
+use super::plan::{default_sessions, JobRequest, StorageJob, StorageTransport};
 use super::protocol::{iscsi::IscsiParams, Protocol, ProtocolKind};
 use super::target::{ServiceTime, TargetProfile};
 use crate::rng::mix64;
@@ -179,18 +178,9 @@ fn add_job(f: &ResolvedFabric, j: &Job, ji: usize, init: usize, target: usize, s
     };
     let ports = f.devices[init].ports.iter().filter(|p| p.link.is_some()).count() as u32;
     let max_sessions = default_sessions(kind, t.storage.cores_of(init), ports);
-    let req = JobRequest {
-        spec,
-        start_ps: j.start.as_ps(),
-        initiator: init,
-        target,
-        protocol: negotiated(kind),
-        transport,
-        costs: default_costs(kind),
-        class,
-        path_mtu: f.roce_mtu,
-        max_sessions,
-    };
+    let job =
+        StorageJob { start_ps: j.start.as_ps(), transport, ..StorageJob::new(spec, init, target, negotiated(kind)) };
+    let req = JobRequest { job, class, path_mtu: f.roce_mtu, max_sessions };
     t.storage.add_job(&mut t.flows, req)
 }
 

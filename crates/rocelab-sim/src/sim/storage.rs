@@ -22,7 +22,13 @@
 //!   clone records the IO ([`JobEngine::on_complete`]) and issues the next.
 //!
 //! A core is a FIFO of work ([`HostCpu::run_on`]): work waits for a busy core, which adds
-//! latency and, when the core is saturated, caps the throughput of its sessions.
+//! latency and, when the core is saturated, caps the throughput of its sessions. A session over
+//! TCP does its protocol work on its connection's core (the RSS queue its packets hash to); a
+//! session over RDMA on whichever core is free first — the Demartek RoCE Deployment Guide:
+//! "When using TCP/IP, despite configuring Receive Side Scaling (RSS) on NICs, certain CPU cores
+//! are often heavily utilized for transport processing while the rest of the cores are left
+//! idle"; "If RoCE is instead deployed on the same server, we would expect cores to be utilized
+//! more evenly".
 
 use super::rdma::NO_QP;
 use super::Sim;
@@ -164,9 +170,23 @@ pub(crate) struct SessionRt {
     pub target: u32,
     pub initiator_core: u32,
     pub target_core: u32,
+    /// Its protocol work goes to the first free core rather than its own (RDMA).
+    pub spread: bool,
     /// SMB Direct send credits of each SEND role, and the SENDs waiting for one.
     pub credits: [Option<SmbdCredits>; 2],
     pub waiting: [VecDeque<Waiting>; 2],
+}
+
+impl SessionRt {
+    /// The initiator and the core its work runs on ([`NONE`]: the first free).
+    fn initiator_core(&self) -> (u32, u32) {
+        (self.initiator, if self.spread { NONE } else { self.initiator_core })
+    }
+
+    /// The target and the core its work runs on ([`NONE`]: the first free).
+    fn target_core(&self) -> (u32, u32) {
+        (self.target, if self.spread { NONE } else { self.target_core })
+    }
 }
 
 /// An IO in flight.
@@ -203,11 +223,13 @@ impl CpuRt {
         CpuRt { cpu, windows, busy }
     }
 
-    /// Run `work` on `core` from `now` (or when the core is free); returns when it is done.
+    /// Run `work` on `core` (on the first free core when `core` is [`NONE`]) from `now` (or
+    /// when the core is free); returns when it is done.
     pub fn run(&mut self, now: Time, core: u32, work: Time) -> Time {
         if work == 0 {
             return now;
         }
+        let core = if core == NONE { self.cpu.first_free(now) } else { core };
         let done = self.cpu.run_on(now, core, work);
         let start = done - work;
         let c = core as usize % self.cpu.cores() as usize;
@@ -245,7 +267,7 @@ fn decode(id: u64) -> (u32, u16) {
 }
 
 impl<O: Observer> Sim<'_, O> {
-    /// Run `work` on `core` of `node` from now; when it is done.
+    /// Run `work` on `core` of `node` from now ([`NONE`]: the first free core); when it is done.
     fn cpu_run(&mut self, node: u32, core: u32, work: Time) -> Time {
         let now = self.now;
         let c = self.storage.cpu_of[node as usize];
@@ -290,7 +312,7 @@ impl<O: Observer> Sim<'_, O> {
                 (st.ios.len() - 1) as u32
             }
         };
-        let (node, core) = (st.sessions[session].initiator, st.sessions[session].initiator_core);
+        let (node, core) = st.sessions[session].initiator_core();
         let t = self.cpu_run(node, core, pre);
         self.queue.push(t, Event::StepReady { io, step: ISSUE });
     }
@@ -341,8 +363,8 @@ impl<O: Observer> Sim<'_, O> {
         match s.kind {
             StepKind::Service => {
                 let pre = plan.target_cpu[step as usize].0;
-                let sess = &self.storage.sessions[session];
-                let t = self.cpu_run(sess.target, sess.target_core, pre);
+                let (node, core) = self.storage.sessions[session].target_core();
+                let t = self.cpu_run(node, core, pre);
                 self.queue.push(t, Event::StepReady { io, step });
             }
             StepKind::Transfer(tr) => {
@@ -463,8 +485,8 @@ impl<O: Observer> Sim<'_, O> {
         }
         if left == 0 {
             let post = self.storage.jobs[job].plans[op as usize].init_cpu.1;
-            let sess = &self.storage.sessions[session];
-            let t = self.cpu_run(sess.initiator, sess.initiator_core, post);
+            let (node, core) = self.storage.sessions[session].initiator_core();
+            let t = self.cpu_run(node, core, post);
             self.queue.push(t, Event::IoDone { io });
         }
     }
@@ -480,8 +502,8 @@ impl<O: Observer> Sim<'_, O> {
             self.queue.push(s.done_at, Event::TargetDone { io: nio, step: nstep });
         }
         let post = self.storage.jobs[job].plans[op as usize].target_cpu[step as usize].1;
-        let sess = &self.storage.sessions[session];
-        let done = self.cpu_run(sess.target, sess.target_core, post);
+        let (node, core) = self.storage.sessions[session].target_core();
+        let done = self.cpu_run(node, core, post);
         self.queue.push(done, Event::StepDone { io, step });
     }
 

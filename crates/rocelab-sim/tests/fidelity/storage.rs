@@ -206,3 +206,36 @@ fn s2d_roce_matches_the_posts_tables() {
     // with the cache devices"), +20 % from QD 1 to 2 and flat (within 5 %) after.
     assert!(gb[1] / gb[0] > 1.15 && gb[3] / gb[1] < 1.05, "{gb:?}");
 }
+
+/// Demartek RoCE Deployment Guide, "Windows Storage Spaces with Iometer" (configuration 3):
+/// SMB Direct reads from ramdisk shares across the 40GbE link between the switches.
+#[test]
+fn demartek_iometer_reaches_line_rate_and_cpu_effectiveness_rises_with_block_size() {
+    let l = example("demartek-config3-iometer-two-switch");
+    let (_, values) = l.sweep_values().expect("a block-size sweep");
+    let mut rows = Vec::new();
+    for (point, bs) in values.iter().enumerate() {
+        let (r, _) = run_point("demartek-config3-iometer-two-switch", None, point);
+        let j = &r.jobs[0];
+        let row = (j.bs, j.read.bw_bytes / 1e6, j.read.clat_ns.mean_ns / 1e3, j.initiator_cpu.effectiveness);
+        eprintln!("{bs}: {:.0} MB/s, {:.1} us, {:.1} MB/s per % CPU", row.1, row.2, row.3);
+        rows.push(row);
+    }
+    let at = |bs: u32| rows.iter().find(|r| r.0 == bs).copied().expect("swept");
+    // The 40GbE link's payload rate at the fabric's 1500-byte MTU (1024-byte RoCE MTU): about
+    // 4.6 GB/s. "Traffic gets close to 40Gbps line rate at a block size of 32KiB": within 5 %
+    // of the largest block's throughput (the knee is where the assumed queue depth puts it).
+    let line = at(512 * 1024).1;
+    assert!(at(32 * 1024).1 >= 0.95 * line, "{rows:?}");
+    assert!(at(4096).1 < 0.5 * line, "small blocks are far from line rate: {rows:?}");
+    // "Larger block sizes show an increase in latency": from 32 KiB up, each doubling raises it.
+    for w in rows.windows(2).filter(|w| w[0].0 >= 32 * 1024) {
+        assert!(w[1].2 > w[0].2 * 1.5, "{rows:?}");
+    }
+    // "low processor effectiveness for 4KiB block sizes due to high IOPS"; "producing a
+    // processor efficiency above 400 MBPS/%processor" with larger blocks. Effectiveness rises
+    // with every block size.
+    assert!(at(4096).3 < 50.0, "{rows:?}");
+    assert!(at(64 * 1024).3 > 400.0 && at(128 * 1024).3 > 400.0, "{rows:?}");
+    assert!(rows.windows(2).all(|w| w[1].3 > w[0].3), "{rows:?}");
+}

@@ -164,7 +164,7 @@ fn write_jobs(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
         let rw = serde_json::to_value(j.rw).ok().and_then(|v| v.as_str().map(str::to_string));
         writeln!(
             s,
-            "  {name}: {} {}>{} rw={} bs={} iodepth={} numjobs={} ({} session{}), runtime {}",
+            "  {name}: {} {}>{} rw={} bs={} iodepth={} numjobs={} ({}), runtime {}",
             proto.unwrap_or_default(),
             node(j.initiator),
             node(j.target),
@@ -172,8 +172,11 @@ fn write_jobs(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
             j.bs,
             j.iodepth,
             j.numjobs,
-            j.sessions,
-            if j.sessions == 1 { "" } else { "s" },
+            match j.sessions {
+                _ if j.initiator == j.target => "local device, no network".to_string(),
+                1 => "1 session".to_string(),
+                n => format!("{n} sessions"),
+            },
             us(j.runtime_ps)
         )?;
         for (dir, d) in [("read", &j.read), ("write", &j.write)] {

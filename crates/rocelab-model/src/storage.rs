@@ -195,6 +195,9 @@ pub struct TcpSettings {
     /// `net.ipv4.tcp_timestamps`; default on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamps: Option<bool>,
+    /// `net.ipv4.tcp_sack` (selective acknowledgements); default on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
 }
 
 /// A host's processors, for the CPU cost model.

@@ -5,11 +5,13 @@
 //! named must exist. Flow-size CDF workloads with Poisson arrivals and flows imported from HPCC
 //! flow files are in [`crate::flowgen`].
 //!
-//! A flow between two RDMA-capable hosts runs over an RDMA RC queue pair (`transport: rc`, the
+//! A flow between two RoCE hosts runs over an RDMA RC queue pair (`transport: rc`, the
 //! default there): a sized flow is one RDMA WRITE of its size (`op: read` or `op: send` for the
-//! others), an unsized one repeats 64 KiB messages, `rate` caps the QP. `transport: raw` sends
-//! open-loop RoCEv2 packets instead (no ACKs, retransmission or congestion control), the
-//! default when a host has no RDMA adapter.
+//! others), an unsized one repeats 64 KiB messages, `rate` caps the QP. Between two iWARP hosts
+//! the same messages run over iWARP (`transport: iwarp`, the default there: RDMA over a TCP
+//! connection). `transport: tcp` is a TCP bulk transfer (`rate` paces its writes).
+//! `transport: raw` sends open-loop RoCEv2 packets instead (no ACKs, retransmission or
+//! congestion control), the default when a host has no RDMA adapter.
 
 use crate::de::recover_vec;
 use crate::diag::did_you_mean;
@@ -30,6 +32,10 @@ pub enum FlowTransport {
     Rc,
     /// Open-loop RoCEv2 packets.
     Raw,
+    /// A TCP connection (the hosts' TCP stacks; `rate` paces the application's writes).
+    Tcp,
+    /// RDMA messages over iWARP (a TCP connection between iWARP adapters).
+    Iwarp,
 }
 
 /// The RDMA operation of an RC flow's messages.
@@ -63,14 +69,36 @@ pub fn host_roce(fabric: &ResolvedFabric, idx: usize) -> bool {
     })
 }
 
+/// Whether host `idx` has an iWARP adapter (iWARP, or RoCE and iWARP).
+pub fn host_iwarp(fabric: &ResolvedFabric, idx: usize) -> bool {
+    fabric.devices[idx]
+        .nics
+        .iter()
+        .any(|n| matches!(n.rdma_kind(), crate::fabric::RdmaKind::Iwarp | crate::fabric::RdmaKind::RoceAndIwarp))
+}
+
 /// The transport of a flow from `src` to `dst`: the one given, else `rc` when both hosts have a
-/// RoCE adapter and `raw` otherwise.
+/// RoCE adapter, `iwarp` when both have an iWARP adapter, and `raw` otherwise.
 pub fn flow_transport(given: Option<FlowTransport>, fabric: &ResolvedFabric, src: usize, dst: usize) -> FlowTransport {
     given.unwrap_or(if host_roce(fabric, src) && host_roce(fabric, dst) {
         FlowTransport::Rc
+    } else if host_iwarp(fabric, src) && host_iwarp(fabric, dst) {
+        FlowTransport::Iwarp
     } else {
         FlowTransport::Raw
     })
+}
+
+/// A host named where iWARP is required has no iWARP adapter.
+fn check_iwarp_host(fabric: &ResolvedFabric, name: &str, path: String, problems: &mut Vec<Problem>) {
+    if let Ok(i) = host_index(fabric, name) {
+        if !host_iwarp(fabric, i) {
+            problems.push(problem(
+                path,
+                format!("`{name}` has no iWARP adapter (its NIC's `rdma` is not iwarp or roce-and-iwarp), so it cannot run an iWARP flow"),
+            ));
+        }
+    }
 }
 
 /// A host named where RDMA is required has no RoCE adapter.
@@ -202,7 +230,8 @@ pub struct Flow {
     pub on: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off: Option<Time>,
-    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    /// `rc` (an RDMA queue pair; default between RoCE hosts), `iwarp` (RDMA over TCP; default
+    /// between iWARP hosts), `tcp`, or `raw` (open loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<FlowTransport>,
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
@@ -229,7 +258,8 @@ pub struct Incast {
     pub start: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
-    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    /// `rc` (an RDMA queue pair; default between RoCE hosts), `iwarp` (RDMA over TCP; default
+    /// between iWARP hosts), `tcp`, or `raw` (open loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<FlowTransport>,
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
@@ -282,7 +312,8 @@ pub struct Permutation {
     pub start: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
-    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    /// `rc` (an RDMA queue pair; default between RoCE hosts), `iwarp` (RDMA over TCP; default
+    /// between iWARP hosts), `tcp`, or `raw` (open loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<FlowTransport>,
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
@@ -306,7 +337,8 @@ pub struct AllToAll {
     pub start: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
-    /// `rc` (an RDMA queue pair; default between RDMA hosts) or `raw` (open loop).
+    /// `rc` (an RDMA queue pair; default between RoCE hosts), `iwarp` (RDMA over TCP; default
+    /// between iWARP hosts), `tcp`, or `raw` (open loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<FlowTransport>,
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
@@ -477,10 +509,21 @@ pub(crate) fn check(
         }
         check_class(fabric, &f.class, format!("{p}.class"), problems);
         check_window(f.start, f.stop, sim, &p, problems);
-        if f.transport == Some(FlowTransport::Rc) {
-            for (field, host) in [("from", &f.from), ("to", &f.to)] {
-                check_roce_host(fabric, host, format!("{p}.{field}"), "an RC queue pair", problems);
+        for (field, host) in [("from", &f.from), ("to", &f.to)] {
+            match f.transport {
+                Some(FlowTransport::Rc) => {
+                    check_roce_host(fabric, host, format!("{p}.{field}"), "an RC queue pair", problems)
+                }
+                Some(FlowTransport::Iwarp) => check_iwarp_host(fabric, host, format!("{p}.{field}"), problems),
+                _ => {}
             }
+        }
+        if matches!(f.transport, Some(FlowTransport::Tcp | FlowTransport::Iwarp)) && (f.on.is_some() || f.off.is_some())
+        {
+            problems.push(problem(
+                format!("{p}.on"),
+                "on/off applies to `rc` and `raw` flows; a TCP or iWARP flow sends until it stops".into(),
+            ));
         }
         match (f.on, f.off) {
             (Some(_), None) | (None, Some(_)) => {

@@ -529,6 +529,31 @@ fn rc_flows_need_roce_hosts_and_an_ib_path_mtu() {
 }
 
 #[test]
+fn iwarp_flows_need_iwarp_hosts_and_tcp_flows_run_anywhere() {
+    use rocelab_model::workload::{flow_transport, FlowTransport};
+    // ConnectX adapters are RoCE only: an explicit iWARP flow there is an error located on the
+    // host; `transport: tcp` needs no RDMA adapter.
+    let e = errors(
+        &format!("{BASE}{WORKLOADS}").replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: iwarp}"),
+    );
+    let paths: Vec<&str> = e.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(paths, ["workloads.flows[0].from", "workloads.flows[0].to"]);
+    assert!(e[0].message.contains("`node1` has no iWARP adapter"), "{}", e[0].message);
+    let tcp =
+        format!("{BASE}{WORKLOADS}").replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: tcp}");
+    load(&tcp).unwrap();
+    // A TCP flow sends until it stops: on/off is refused.
+    let e = one_error(&tcp.replace("transport: tcp}", "transport: tcp, on: 1ms, off: 1ms}"));
+    assert_eq!(e.path, "workloads.flows[0].on");
+    assert!(e.message.contains("a TCP or iWARP flow sends until it stops"), "{}", e.message);
+    // Between two iWARP adapters (Chelsio's are iWARP by default) a flow runs over iWARP.
+    let text = format!("{BASE}{WORKLOADS}")
+        .replace("nic: {vendor: mellanox, model: ConnectX-5", "nic: {vendor: chelsio, model: T62100");
+    let l = load(&text).unwrap();
+    assert_eq!(flow_transport(None, &l.fabric, 2, 3), FlowTransport::Iwarp);
+}
+
+#[test]
 fn dcqcn_parameters_out_of_range_are_located() {
     let text = broken(
         "      - {name: default, priority: 0, ets: 10}\n",

@@ -36,10 +36,10 @@ impl Observer for Tee<'_> {
     }
 }
 
-/// The tshark fields read for every frame, in this order.
-const FIELDS: &[&str] = &[
+/// The tshark fields of the Ethernet, 802.1Q and IPv4 headers and of tshark's verdicts, read
+/// for every frame by both capture tests.
+const COMMON_FIELDS: &[&str] = &[
     "frame.len",
-    "frame.time_epoch",
     "eth.src",
     "eth.dst",
     "vlan.priority",
@@ -49,6 +49,18 @@ const FIELDS: &[&str] = &[
     "ip.dsfield.dscp",
     "ip.dsfield.ecn",
     "ip.checksum.status",
+    "_ws.expert.message",
+    "_ws.malformed",
+];
+
+/// The fields of a test: the common ones, then `extra`.
+fn fields(extra: &[&'static str]) -> Vec<&'static str> {
+    COMMON_FIELDS.iter().chain(extra).copied().collect()
+}
+
+/// The tshark fields read for every frame of the RoCE capture beside the common ones.
+const FIELDS: &[&str] = &[
+    "frame.time_epoch",
     "udp.srcport",
     "udp.dstport",
     "infiniband.bth.opcode",
@@ -71,8 +83,6 @@ const FIELDS: &[&str] = &[
     "macc.cbfc.pause_time.c5",
     "macc.cbfc.pause_time.c6",
     "macc.cbfc.pause_time.c7",
-    "_ws.expert.message",
-    "_ws.malformed",
 ];
 
 fn num(s: &str) -> u64 {
@@ -143,22 +153,14 @@ fn tshark_decodes_rocev2_pfc_and_cnp_as_logged() {
     let dir = temp_dir("tshark");
     let file = dir.join("incast.pcap");
     std::fs::write(&file, &bytes).unwrap();
-    let mut cmd = Command::new(&tshark);
-    cmd.args(["-n", "-o", "ip.check_checksum:TRUE", "-T", "fields", "-E", "separator=|", "-E", "occurrence=a"]);
-    cmd.arg("-r").arg(&file);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<&str> = stdout.lines().collect();
+    let names = fields(FIELDS);
+    let lines = tshark_fields(&tshark, &file, &names, &["ip.check_checksum:TRUE"]);
     assert_eq!(lines.len(), log.len(), "tshark read every frame");
     let (mut roce, mut cnps, mut pauses) = (0, 0, 0);
     for (n, (line, c)) in lines.iter().zip(&log).enumerate() {
         let v: Vec<&str> = line.split('|').collect();
-        assert_eq!(v.len(), FIELDS.len(), "frame {}: {line}", n + 1);
-        let get = |name: &str| v[FIELDS.iter().position(|f| *f == name).unwrap()];
+        assert_eq!(v.len(), names.len(), "frame {}: {line}", n + 1);
+        let get = |name: &str| v[names.iter().position(|f| *f == name).unwrap()];
         let at = format!("frame {} ({line})", n + 1);
         assert_eq!(num(get("frame.len")), c.len as u64, "{at}");
         assert_eq!(
@@ -184,7 +186,7 @@ fn tshark_decodes_rocev2_pfc_and_cnp_as_logged() {
                 let (i, bth, reth, aeth) = match stack {
                     HeaderStack::RoceV2 { ip, bth, reth, aeth, .. } => (ip, bth, reth, aeth),
                     HeaderStack::Cnp { ip, bth } => (ip, bth, None, None),
-                    HeaderStack::Pfc(_) => unreachable!(),
+                    other => panic!("{at}: a RoCE run captured {other:?}"),
                 };
                 if let Some(t) = tag {
                     assert_eq!((num(get("vlan.priority")), num(get("vlan.id"))), (t.pcp as u64, t.vid as u64), "{at}");
@@ -229,4 +231,201 @@ fn tshark_decodes_rocev2_pfc_and_cnp_as_logged() {
         }
     }
     assert_eq!((roce, cnps, pauses), (data - run_cnps, run_cnps, pfc.len()));
+}
+
+/// The tshark fields read for every frame of the TCP capture beside the common ones.
+const TCP_FIELDS: &[&str] = &[
+    "tcp.srcport",
+    "tcp.dstport",
+    "tcp.seq_raw",
+    "tcp.ack_raw",
+    "tcp.hdr_len",
+    "tcp.flags",
+    "tcp.window_size_value",
+    "tcp.len",
+    "tcp.checksum.status",
+    "tcp.options.timestamp.tsval",
+    "tcp.options.timestamp.tsecr",
+    "tcp.options.sack_le",
+    "tcp.options.sack_re",
+    "macc.opcode",
+    "macc.pause_time",
+];
+
+/// The tshark command line reading `file` with `fields`.
+fn tshark_fields(tshark: &Path, file: &Path, fields: &[&str], prefs: &[&str]) -> Vec<String> {
+    let mut cmd = Command::new(tshark);
+    cmd.args(["-n", "-T", "fields", "-E", "separator=|", "-E", "occurrence=a"]);
+    for p in prefs {
+        cmd.args(["-o", p]);
+    }
+    cmd.arg("-r").arg(file);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
+    use rocelab_sim::tcp::TcpHeader;
+    let Some(tshark) = tools::require("tshark", &["tshark"], "apt-get install tshark") else { return };
+    // The EqualLogic congested SAN (802.3x on every port, no DCB) with iperf from two array
+    // members into the host's one 10GbE port: TCP segments and ACKs on the host's link, and the
+    // switch's PAUSE frames towards member1.
+    let base = std::fs::read_to_string(workspace().join("examples/dell-equallogic-congested-san.yaml")).unwrap();
+    let text = format!(
+        "{base}simulation: {{duration: 3ms}}\nworkloads:\n  iperf:\n    - {{name: a, client: member1, server: host}}\n    - {{name: b, client: member2, server: host, bytes: 1MB}}\n"
+    );
+    let loaded = rocelab_model::load_str(&text, "san.yaml", &workspace().join("examples")).unwrap();
+    let built = rocelab_sim::from_model::build(&loaded.scenario, &loaded.fabric, None);
+    let ports = ["san-sw1:TenGigabitEthernet0/0".to_string(), "san-sw1:TenGigabitEthernet0/1".to_string()];
+    let filter = resolve_filter(&built.spec, &built.names, &ports, &[], None).unwrap();
+    let mut obs = PcapObserver::new(Vec::new(), &built.spec, None, &filter).unwrap().with_log();
+    let results = rocelab_sim::run_with_observer(&built.spec, &built.traffic, &built.config, &mut obs).unwrap();
+    results.check_conservation().unwrap();
+    // Synthetic segments after the run: priority-tagged with PCP 5, CE, ECE and CWR, with and
+    // without options, sequence numbers about to wrap.
+    let port = filter.ports.as_ref().unwrap()[0];
+    let flags = [0x10u8, 0x50, 0x90, 0xD8];
+    for (i, f) in flags.iter().enumerate() {
+        let p = Packet {
+            kind: rocelab_sim::packet::PacketKind::Tcp,
+            flow: 0,
+            src: 2,
+            dst: 1,
+            udp_src_port: 40_000,
+            udp_dst_port: 5201,
+            tagged: true,
+            pcp: 5,
+            dscp: 10,
+            ecn: if i % 2 == 0 { rocelab_sim::Ecn::Ce } else { rocelab_sim::Ecn::Ect0 },
+            bth_opcode: *f,
+            dest_qp: 0,
+            psn: 0,
+            payload_bytes: 100 * i as u32,
+            header_bytes: 0,
+            frame_bytes: rocelab_sim::tcp::tcp_frame_bytes(100 * i as u32, true, i == 3)
+                + if i > 0 { 4 + 8 * i as u32 } else { 0 },
+            sent_at: 0,
+            flow_hash: 0,
+            priority: 5,
+            ext: 0,
+        };
+        let h = TcpHeader {
+            src_port: 40_000,
+            dst_port: 5201,
+            seq: u32::MAX - 50 + i as u32,
+            ack: 0x1234_5678,
+            flags: *f,
+            window: 0xFFFF - i as u16,
+            timestamps: (i == 3).then_some((u32::MAX, 1)),
+            // Above the ACK (lower blocks would be D-SACKs, RFC 2883); the second wraps.
+            sack: [
+                (0x1234_5678 + 1448, 0x1234_5678 + 2896),
+                (u32::MAX - 100, 2000),
+                (0x2000_0000, 0x2000_0100),
+                (0, 0),
+            ],
+            sack_blocks: i as u8,
+        };
+        let t = built.config.end_time_ps + 1_000_000 * (i as u64 + 1);
+        obs.on_tcp(t, port, &p, &h, Direction::Tx);
+    }
+    let log = obs.log().to_vec();
+    let (stats, bytes) = obs.finish().unwrap();
+    assert_eq!(stats.length_differs, 0, "every captured frame is as long as simulated");
+    let segments = log.iter().filter(|c| matches!(c.frame.stack, HeaderStack::Tcp { .. })).count();
+    let pauses: Vec<_> = log.iter().filter(|c| c.kind == CapturedKind::Pause).collect();
+    assert!(segments > 1000, "{segments} TCP segments");
+    assert!(pauses.len() >= 2, "{} PAUSE frames", pauses.len());
+    let dir = temp_dir("tshark-tcp");
+    let file = dir.join("san.pcap");
+    std::fs::write(&file, &bytes).unwrap();
+    let prefs = [
+        "ip.check_checksum:TRUE",
+        "tcp.check_checksum:TRUE",
+        "tcp.analyze_sequence_numbers:FALSE",
+        "tcp.relative_sequence_numbers:FALSE",
+    ];
+    let names = fields(TCP_FIELDS);
+    let lines = tshark_fields(&tshark, &file, &names, &prefs);
+    assert_eq!(lines.len(), log.len(), "tshark read every frame");
+    let (mut tcp_seen, mut pause_seen, mut ece, mut ts, mut sacks) = (0, 0, 0, 0, 0);
+    for (n, (line, c)) in lines.iter().zip(&log).enumerate() {
+        let v: Vec<&str> = line.split('|').collect();
+        assert_eq!(v.len(), names.len(), "frame {}: {line}", n + 1);
+        let get = |name: &str| v[names.iter().position(|f| *f == name).unwrap()];
+        let at = format!("frame {} ({line})", n + 1);
+        assert_eq!(num(get("frame.len")), c.len as u64, "{at}");
+        assert_eq!(
+            (get("eth.src"), get("eth.dst")),
+            (mac(c.frame.src_mac).as_str(), mac(c.frame.dst_mac).as_str()),
+            "{at}"
+        );
+        assert_eq!(get("_ws.expert.message"), "", "{at}: expert info");
+        assert_eq!(get("_ws.malformed"), "", "{at}: malformed");
+        match c.frame.stack {
+            HeaderStack::Pause { quanta } => {
+                pause_seen += 1;
+                assert_eq!(num(get("macc.opcode")), 0x0001, "{at}");
+                assert_eq!(num(get("macc.pause_time")), quanta as u64, "{at}");
+                assert_eq!(get("tcp.srcport"), "", "{at}");
+            }
+            HeaderStack::Tcp { ip: i, tcp: h, payload } => {
+                tcp_seen += 1;
+                match c.frame.tag {
+                    Some(t) => assert_eq!(
+                        (num(get("vlan.priority")), num(get("vlan.id"))),
+                        (t.pcp as u64, t.vid as u64),
+                        "{at}"
+                    ),
+                    None => assert_eq!(get("vlan.id"), "", "{at}"),
+                }
+                assert_eq!((get("ip.src"), get("ip.dst")), (ip(i.src).as_str(), ip(i.dst).as_str()), "{at}");
+                assert_eq!(
+                    (num(get("ip.dsfield.dscp")), num(get("ip.dsfield.ecn"))),
+                    (i.dscp as u64, i.ecn as u64),
+                    "{at}"
+                );
+                assert_eq!(get("ip.checksum.status"), "1", "{at}: IPv4 header checksum good");
+                assert_eq!(
+                    (num(get("tcp.srcport")), num(get("tcp.dstport"))),
+                    (h.src_port as u64, h.dst_port as u64),
+                    "{at}"
+                );
+                assert_eq!((num(get("tcp.seq_raw")), num(get("tcp.ack_raw"))), (h.seq as u64, h.ack as u64), "{at}");
+                assert_eq!(num(get("tcp.flags")), h.flags as u64, "{at}");
+                assert_eq!(num(get("tcp.window_size_value")), h.window as u64, "{at}");
+                assert_eq!(num(get("tcp.len")), payload as u64, "{at}");
+                assert_eq!(num(get("tcp.hdr_len")), h.header_len() as u64, "{at}");
+                let edges = |f: &str| get(f).split(',').filter(|x| !x.is_empty()).map(num).collect::<Vec<u64>>();
+                let blocks = &h.sack[..h.sack_blocks as usize];
+                assert_eq!(edges("tcp.options.sack_le"), blocks.iter().map(|b| b.0 as u64).collect::<Vec<_>>(), "{at}");
+                assert_eq!(edges("tcp.options.sack_re"), blocks.iter().map(|b| b.1 as u64).collect::<Vec<_>>(), "{at}");
+                sacks += blocks.len();
+                assert_eq!(get("tcp.checksum.status"), "1", "{at}: TCP checksum good");
+                match h.timestamps {
+                    Some((val, ecr)) => {
+                        ts += 1;
+                        assert_eq!(
+                            (num(get("tcp.options.timestamp.tsval")), num(get("tcp.options.timestamp.tsecr"))),
+                            (val as u64, ecr as u64),
+                            "{at}"
+                        );
+                    }
+                    None => assert_eq!(get("tcp.options.timestamp.tsval"), "", "{at}"),
+                }
+                if h.flags & 0x40 != 0 {
+                    ece += 1;
+                }
+            }
+            other => panic!("{at}: unexpected {other:?}"),
+        }
+    }
+    assert_eq!((tcp_seen, pause_seen), (segments, pauses.len()));
+    assert!(ts > 1000 && ece >= 2, "timestamps on {ts} segments, ECE on {ece}");
+    assert_eq!(sacks, 1 + 2 + 3, "the synthetic segments' SACK blocks");
 }

@@ -11,6 +11,10 @@
 //!   place from the same directory) at 30 % load and two 64-to-1 incasts of 500 KB
 //!   ([`rocelab_sim::bench::fat_tree_websearch`]), 1 ms simulated; skipped when absent.
 //!
+//! * `tcp-iperf-16-streams-40G`: 16 TCP (CUBIC) streams across a 40G link between two switches,
+//!   the Demartek congestion test's shape ([`rocelab_sim::bench::tcp_two_switch`]), 5 ms
+//!   simulated.
+//!
 //! Before the criterion runs, each scenario is run once and its events per second printed, the
 //! figure `rocelab bench` will show.
 
@@ -18,7 +22,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
     fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
-    incast_16, measure,
+    incast_16, measure, tcp_two_switch,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{run, SimConfig, MS, US};
@@ -66,6 +70,11 @@ fn engine(c: &mut Criterion) {
     let t30 = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
     report("fat-tree-320-permutation-30pct", &measure("fat 30%", &f.spec, &t30, &cfg).expect("fat tree runs"));
     g.bench_function("fat-tree-320-permutation-30pct", |b| b.iter(|| run(&f.spec, &t30, &cfg).expect("fat tree runs")));
+
+    let (spec, t) = tcp_two_switch(4);
+    let cfg5 = SimConfig::new(1, 5 * MS);
+    report("tcp-iperf-16-streams-40G", &measure("tcp", &spec, &t, &cfg5).expect("tcp runs"));
+    g.bench_function("tcp-iperf-16-streams-40G", |b| b.iter(|| run(&spec, &t, &cfg5).expect("tcp runs")));
 
     match fat_txt() {
         Some(path) => {

@@ -11,6 +11,7 @@
 //! /usr/bin/time -v target/release/examples/engine_bench incast-rdma 10000
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
 //! /usr/bin/time -v target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
+//! /usr/bin/time -v target/release/examples/engine_bench tcp-iperf 20000
 //! /usr/bin/time -v target/release/examples/engine_bench storage
 //! ```
 //! `storage` runs every storage benchmark run of `bench::storage_runs` (the Arista/Pure and
@@ -18,7 +19,8 @@
 //! simulated-time argument is ignored) and prints one line per run.
 //! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`, and the RDMA
 //! variants `incast-rdma`, `fat-tree-rdma`, `websearch-rdma`: RC queue pairs with DCQCN, see
-//! `bench::with_rdma`),
+//! `bench::with_rdma`; `tcp-iperf`: 16 TCP streams across a 40G link between two switches, see
+//! `bench::tcp_two_switch`),
 //! simulated microseconds, for `fat-txt` the path of the HPCC-format topology, and for
 //! `websearch` the HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt`
 //! (default: found through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current
@@ -27,7 +29,7 @@
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
     fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
-    incast_16, measure, with_rdma,
+    incast_16, measure, tcp_two_switch, with_rdma,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -67,6 +69,10 @@ fn main() -> ExitCode {
             let mut t = fat_tree_permutation(&f, 1);
             with_rdma(&mut f.spec, &mut t, 4096);
             measure("fat-tree-320-permutation-rdma-dcqcn", &f.spec, &t, &cfg)
+        }
+        "tcp-iperf" => {
+            let (spec, traffic) = tcp_two_switch(4);
+            measure("tcp-iperf-16-streams-40G", &spec, &traffic, &cfg)
         }
         "fat-tree-30" => {
             let f = fat_tree();
@@ -133,7 +139,7 @@ fn main() -> ExitCode {
         other => {
             eprintln!(
                 "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, websearch, incast-rdma, \
-                 fat-tree-rdma, websearch-rdma or storage"
+                 fat-tree-rdma, websearch-rdma, tcp-iperf or storage"
             );
             return ExitCode::FAILURE;
         }

@@ -11,6 +11,9 @@
 //!   evaluation — flow sizes from the web-search CDF, Poisson arrivals at 30 % load for 5 ms —
 //!   plus two 64-to-1 incasts of 500 KB per sender. The CDF and `fat.txt` are read from the
 //!   HPCC formats directory ([`hpcc_data_dir`]); rocelab ships neither.
+//! * [`tcp_two_switch`]: the Demartek guide's congestion test (configuration 4) as TCP: two
+//!   switches joined by one 40 Gb/s link, four iperf clients at 25 Gb/s on one, four servers
+//!   on the other, 16 CUBIC streams (iperf3 `-P 4` per pair) across the link on a lossy class.
 //! * [`storage_runs`]: the storage examples as they run from `examples/` — every variant of the
 //!   Arista/Pure leaf-spine at 25G and 100G and the direct and single-hop topologies (NVMe/RoCE
 //!   4K QD1 latency and 512K throughput sets, 68 ms each), and every variant of Demartek
@@ -193,6 +196,37 @@ pub fn fat_tree_websearch<D: SizeDistribution + ?Sized>(fabric: &Fabric, sizes: 
     t
 }
 
+/// Streams per iperf pair of [`tcp_two_switch`] (iperf3 `-P 4`).
+pub const TCP_STREAMS_PER_PAIR: u32 = 4;
+
+/// Two switches joined by 40 Gb/s (1 µs), `pairs` iperf clients at 25 Gb/s on the first and as
+/// many servers on the second (100 ns host links), Linux's TCP (CUBIC) on priority 0, lossy,
+/// 16 MiB buffers; client `i` runs iperf3 `-P 4` to server `i`.
+pub fn tcp_two_switch(pairs: usize) -> (NetworkSpec, Traffic) {
+    use crate::topology::NetworkBuilder;
+    let d = FabricDefaults::lossy();
+    let mut b = NetworkBuilder::new();
+    let sw =
+        [b.add_switch("sw1", d.switch.clone(), d.switch_port), b.add_switch("sw2", d.switch.clone(), d.switch_port)];
+    b.connect(sw[0], sw[1], 40_000_000_000, US);
+    let mut hosts = [Vec::new(), Vec::new()];
+    for (side, hs) in hosts.iter_mut().enumerate() {
+        for i in 0..pairs {
+            let h = b.add_host(format!("iperf{}-{i}", side + 1), d.host.clone(), d.host_port);
+            b.connect(h, sw[side], 25_000_000_000, 100 * NS);
+            hs.push(h);
+        }
+    }
+    let class = FlowClass { priority: 0, dscp: 0, ecn_capable: false, tagged: false };
+    let mut t = Traffic::new();
+    for (i, (&client, &server)) in hosts[0].iter().zip(&hosts[1]).enumerate() {
+        let mut tmpl = FlowSpec::greedy(0, 0, class).tcp(crate::traffic::TcpFlow::default());
+        tmpl.udp_src_port = 33_000 + 16 * i as u16;
+        t.iperf(client, server, TCP_STREAMS_PER_PAIR, &tmpl);
+    }
+    (b.build().spec, t)
+}
+
 /// One storage run: its label and the simulator's input.
 pub struct StorageRun {
     /// `example variant @ sweep value`.
@@ -282,6 +316,19 @@ mod tests {
         let rep = events_per_second(5 * US).unwrap();
         assert_eq!(rep.len(), 3);
         assert!(rep.iter().all(|b| b.events > 0 && b.events_per_second > 0.0));
+    }
+
+    #[test]
+    fn the_tcp_scenario_fills_the_inter_switch_link() {
+        let (spec, traffic) = tcp_two_switch(4);
+        assert_eq!(traffic.flows.len(), 16);
+        let r = run(&spec, &traffic, &SimConfig::new(1, 2 * MS)).unwrap();
+        r.check_conservation().unwrap();
+        // 40 Gb/s of 1518-byte frames carrying 1448 bytes: 37.7 Gb/s; slow start takes a part
+        // of the first 2 ms.
+        let bits: f64 = r.flows.iter().map(|f| f.delivered_bytes as f64 * 8.0).sum();
+        assert!(bits / 2e-3 > 0.8 * 40e9 * 1448.0 / 1538.0, "{:.3e} b/s", bits / 2e-3);
+        assert_eq!(r.iperf.len(), 4);
     }
 
     #[test]

@@ -58,6 +58,16 @@ pub enum Event {
     QpTimer { qp: u32, gen: u32 },
     /// Take a queue-depth sample.
     Sample,
+    /// The timer of TCP endpoint `ep` (`connection << 1 | side`): its retransmission and
+    /// delayed-ACK timers and its application's, merged (one pending per endpoint); stale
+    /// unless `gen` matches.
+    TcpTimer { ep: u32, gen: u32 },
+    /// An IEEE 802.3x PAUSE frame of `quanta` (0: resume) arrives at `port`.
+    LinkPauseArrive { port: u32, quanta: u16 },
+    /// The link-level pause received on `port` runs out (stale unless `gen` matches).
+    LinkPauseExpire { port: u32, gen: u32 },
+    /// `port` re-sends its PAUSE before it expires.
+    LinkPauseRefresh { port: u32, gen: u32 },
     /// A storage job clone starts issuing IOs.
     CloneStart { clone: u32 },
     /// Storage: the CPU work before step `step` of IO slot `io` is done (for the issue of the

@@ -31,12 +31,14 @@
 //! breadth-first tree's; on fabrics whose equal-cost paths differ in rate or delay the
 //! standalone FCT is that path's.
 
-use crate::packet::{rocev2_frame_bytes, wire};
+#[cfg(test)]
+use crate::packet::rocev2_frame_bytes;
+use crate::packet::{rocev2_header_bytes, wire};
 use crate::routing::{Routes, Topology};
 use crate::spec::{NetworkSpec, NodeKind};
 use crate::stats::Results;
 use crate::time::{Time, SECOND};
-use crate::traffic::{FlowSpec, Traffic};
+use crate::traffic::{FlowSpec, Traffic, Transport};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -144,17 +146,60 @@ fn ser_down(bytes: u64, rate_bps: u64) -> Time {
     ((bytes as u128 * 8 * SECOND as u128) / rate_bps.max(1) as u128).min(Time::MAX as u128) as Time
 }
 
-/// The standalone FCT of `flow` (its size, packet payload and framing) over `hops`, for the
-/// given completion (see the module documentation). `None` for a flow without a size or path.
+/// How a flow's bytes are cut into frames: payload bytes per full packet, and the bytes of
+/// header (and trailer) around each packet's payload; frames are at least 64 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Framing {
+    /// Payload per full packet.
+    pub payload: u32,
+    /// Header and trailer bytes of a packet.
+    pub header: u32,
+}
+
+impl Framing {
+    /// RoCEv2 packets of the flow's `payload_bytes`.
+    pub fn rocev2(flow: &FlowSpec) -> Framing {
+        Framing { payload: flow.payload_bytes.max(1), header: rocev2_header_bytes(flow.class.tagged) }
+    }
+
+    /// The framing of `flow` over `spec`'s hosts: RoCEv2 packets; TCP segments of the
+    /// connection's MSS; for iWARP, FPDUs of RDMA WRITE payload, one per segment, whose MPA/DDP
+    /// header and CRC count as header.
+    pub fn of(spec: &NetworkSpec, flow: &FlowSpec) -> Framing {
+        let (mss, timestamps) = crate::tcp::stack::flow_mss(spec, flow.src, flow.dst);
+        let tcp = crate::tcp::tcp_header_bytes(flow.class.tagged, timestamps);
+        match flow.transport {
+            Transport::Raw | Transport::Rc(_) => Framing::rocev2(flow),
+            Transport::Tcp(_) => Framing { payload: mss, header: tcp },
+            Transport::Iwarp(_) => {
+                use crate::storage::protocol::iwarp::{max_payload, stream_bytes};
+                let per = max_payload(mss, true);
+                let fpdu = stream_bytes(per, mss, true).1 as u32;
+                Framing { payload: per, header: tcp + fpdu - per }
+            }
+        }
+    }
+
+    fn frame(&self, payload: u64) -> u64 {
+        (self.header as u64 + payload).max(wire::MIN_FRAME as u64)
+    }
+}
+
+/// The standalone FCT of `flow` (its size, packet payload and RoCEv2 framing) over `hops`, for
+/// the given completion (see the module documentation). `None` for a flow without a size or path.
 pub fn standalone_fct_ps(hops: &[Hop], flow: &FlowSpec, completion: Completion) -> Option<Time> {
-    let size = flow.size_bytes.filter(|&s| s > 0)?;
-    if hops.is_empty() {
+    standalone_fct_framed(hops, flow.size_bytes?, Framing::rocev2(flow), completion)
+}
+
+/// [`standalone_fct_ps`] for `size` bytes cut by `framing`.
+pub fn standalone_fct_framed(hops: &[Hop], size: u64, framing: Framing, completion: Completion) -> Option<Time> {
+    if size == 0 || hops.is_empty() {
         return None;
     }
-    let payload = flow.payload_bytes.max(1) as u64;
+    let payload = framing.payload.max(1) as u64;
     let packets = size.div_ceil(payload);
     let last_payload = size - (packets - 1) * payload;
-    let frame = |p: u64| rocev2_frame_bytes(p as u32, flow.class.tagged) as u64;
+    let frame = |p: u64| framing.frame(p);
     let (first_frame, last_frame) = (frame(payload.min(size)), frame(last_payload));
     let frame_bytes = (packets - 1) * frame(payload) + last_frame;
     let bytes_on = |h: &Hop| frame_bytes + packets * h.overhead_bytes as u64;
@@ -282,8 +327,9 @@ impl FctReport {
         for (i, f) in traffic.flows.iter().enumerate() {
             let Some(size) = f.size_bytes else { continue };
             let hops = cache.entry((f.src, f.dst)).or_insert_with(|| paths.hops(f.src, f.dst));
-            let c = if f.rc_flow().is_some() { Completion::LastAckAtSender } else { completion };
-            let Some(standalone) = hops.as_deref().and_then(|h| standalone_fct_ps(h, f, c)) else {
+            let c = if f.completes_at_sender() { Completion::LastAckAtSender } else { completion };
+            let framing = Framing::of(spec, f);
+            let Some(standalone) = hops.as_deref().and_then(|h| standalone_fct_framed(h, size, framing, c)) else {
                 continue;
             };
             let fct = results.flows.get(i).and_then(|r| r.fct_ps);
@@ -325,7 +371,7 @@ impl FctReport {
             .filter(|b| b.flows > 0)
             .collect();
         let overall = bucket(0, None);
-        let all_rc = traffic.flows.iter().filter(|f| f.size_bytes.is_some()).all(|f| f.rc_flow().is_some());
+        let all_rc = traffic.flows.iter().filter(|f| f.size_bytes.is_some()).all(|f| f.completes_at_sender());
         let completion = if all_rc { Completion::LastAckAtSender } else { completion };
         Some(FctReport { completion, flows, buckets, overall })
     }

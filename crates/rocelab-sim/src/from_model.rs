@@ -15,12 +15,14 @@ use crate::spec::{
     BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec, PortRef,
     PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, MAX_FRAME_BYTES,
 };
-use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, Traffic};
+use crate::tcp::{CcKind, TcpStackSpec};
+use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, IPERF_PORT};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::NicVendor;
 use rocelab_model::flowgen::host_rate_bps as line_rate;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
+use rocelab_model::storage::{CongestionControl, Iperf, TcpSettings};
 use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
 use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
@@ -48,6 +50,8 @@ pub struct Names {
     pub flows: Vec<String>,
     /// Name of each perftest test.
     pub perftest: Vec<String>,
+    /// Name of each iperf test.
+    pub iperf: Vec<String>,
     /// Name of each storage job (`name@host` when a job runs on several initiators), in
     /// `Results::jobs` order.
     #[serde(default)]
@@ -161,11 +165,18 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
 fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) -> HostSpec {
     let ports = cabled
         .iter()
-        .map(|pi| HostPortSpec {
-            pfc: PfcPortSpec { enabled: pfc_mask(f, PortId { device: di, port: *pi }), ..Default::default() },
+        .map(|pi| {
+            let id = PortId { device: di, port: *pi };
+            let s = f.port_settings(id);
+            HostPortSpec {
+                pfc: PfcPortSpec { enabled: pfc_mask(f, id), ..Default::default() },
+                mtu: s.mtu.clamp(*crate::tcp::stack::MTU_RANGE.start(), *crate::tcp::stack::MTU_RANGE.end()),
+                link_pause: s.link_pause,
+            }
         })
         .collect();
     let mut h = HostSpec { ports, ..Default::default() }.with_nic_profile(nic_profile(scenario, f, di));
+    h.tcp = tcp_stack(f.devices[di].tcp.as_ref());
     let settings = cabled.first().map(|pi| f.port_settings(PortId { device: di, port: *pi }));
     let (np, rp) = settings.as_ref().map(|s| (s.dcqcn_np, s.dcqcn_rp)).unwrap_or((false, false));
     if f.qos.dcqcn.enabled || np || rp {
@@ -228,11 +239,13 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
             let s = f.port_settings(id);
             let link = &f.links[f.port(id).link.expect("cabled")];
             let peer = if link.a == id { link.b } else { link.a };
-            let mut port = SwitchPortSpec::default();
+            let mut port = SwitchPortSpec { link_pause: s.link_pause, ..Default::default() };
             port.pfc.enabled = pfc_mask(f, id);
             for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
                 let prio = pc.priority as usize & 7;
-                if c.lossless && pc.pfc {
+                // 802.3x protects every class of the port that PFC does not: its PG holds back
+                // with headroom, and its XOFF sends PAUSE.
+                if (c.lossless && pc.pfc) || (s.link_pause && !pc.pfc) {
                     let headroom = s.headroom.map(|h| h.as_bytes()).unwrap_or_else(|| {
                         required_headroom(&HeadroomInput {
                             speed: link.speed,
@@ -326,13 +339,74 @@ fn template(f: &ResolvedFabric, src: usize, dst: usize, t: &Template) -> FlowSpe
     if let RateSpec::Rate(r) = t.rate {
         flow.rate_bps = Some(r.bits_per_second().min(line_rate(f, src)));
     }
-    if flow_transport(t.transport, f, src, dst) == FlowTransport::Rc {
-        flow = flow.rc(match t.op.unwrap_or_default() {
-            FlowOp::Write => RdmaOp::Write,
-            FlowOp::Read => RdmaOp::Read,
-            FlowOp::Send => RdmaOp::Send,
-        });
+    let op = match t.op.unwrap_or_default() {
+        FlowOp::Write => RdmaOp::Write,
+        FlowOp::Read => RdmaOp::Read,
+        FlowOp::Send => RdmaOp::Send,
+    };
+    match flow_transport(t.transport, f, src, dst) {
+        FlowTransport::Rc => flow.rc(op),
+        FlowTransport::Iwarp => flow.iwarp(op),
+        FlowTransport::Tcp => flow.tcp(TcpFlow::default()),
+        FlowTransport::Raw => flow,
     }
+}
+
+fn cc_kind(c: CongestionControl) -> CcKind {
+    match c {
+        CongestionControl::NewReno => CcKind::NewReno,
+        CongestionControl::Cubic => CcKind::Cubic,
+        CongestionControl::Dctcp => CcKind::Dctcp,
+    }
+}
+
+/// A host's TCP stack from its `tcp:` settings; what they leave unset keeps Linux's defaults
+/// ([`TcpStackSpec::default`]).
+pub fn tcp_stack(t: Option<&TcpSettings>) -> TcpStackSpec {
+    let mut s = TcpStackSpec::default();
+    let Some(t) = t else { return s };
+    if let Some(c) = t.congestion_control {
+        s.congestion_control = cc_kind(c);
+    }
+    s.window_scaling = t.window_scaling.unwrap_or(s.window_scaling);
+    s.delayed_ack = t.delayed_ack.unwrap_or(s.delayed_ack);
+    s.delayed_ack_timeout_ps = t.delayed_ack_timeout.map_or(s.delayed_ack_timeout_ps, |x| x.as_ps());
+    s.nagle = t.nagle.unwrap_or(s.nagle);
+    s.min_rto_ps = t.min_rto.map_or(s.min_rto_ps, |x| x.as_ps());
+    s.ecn = t.ecn.unwrap_or(s.ecn);
+    s.receive_buffer_bytes =
+        t.receive_buffer.map_or(s.receive_buffer_bytes, |b| b.as_bytes().min(u32::MAX as u64) as u32);
+    s.initial_window = t.initial_window.unwrap_or(s.initial_window);
+    s.timestamps = t.timestamps.unwrap_or(s.timestamps);
+    s.sack = t.sack.unwrap_or(s.sack);
+    s
+}
+
+/// Source port of the first stream of iperf test `i`: from Linux's ephemeral range (32768-60999,
+/// `net.ipv4.ip_local_port_range`), 128 ports per test.
+fn iperf_client_port(i: usize) -> u16 {
+    32_768u16.wrapping_add((i as u16 % 220).wrapping_mul(128))
+}
+
+/// The TCP flow template of an iperf workload: the class given or the first lossy one, its
+/// socket options, size, bitrate and time window.
+fn iperf_template(f: &ResolvedFabric, x: &Iperf, client: usize, server: usize, index: usize) -> FlowSpec {
+    let class = x
+        .class
+        .clone()
+        .or_else(|| f.qos.classes.iter().find(|c| !c.lossless).or(f.qos.classes.first()).map(|c| c.name.clone()))
+        .expect("a scenario with iperf has a traffic class (checked when it loads)");
+    let mut flow = FlowSpec::greedy(client, server, class_of(f, &class)).tcp(TcpFlow {
+        congestion_control: x.congestion_control.map(cc_kind),
+        nodelay: x.nodelay,
+        window_bytes: x.window.map(|w| w.as_bytes().min(u32::MAX as u64) as u32),
+        server_port: IPERF_PORT,
+    });
+    flow.udp_src_port = iperf_client_port(index);
+    flow.size_bytes = x.bytes.map(|b| b.as_bytes());
+    flow.rate_bps = x.bitrate.map(|r| r.bits_per_second());
+    flow.start_ps = x.start.as_ps();
+    flow.stop_ps = x.stop.map(|s| s.as_ps());
     flow
 }
 
@@ -453,6 +527,16 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         t.all_to_all(&hosts, &flow);
         name_new(&t, names, &x.name, roce);
+    }
+    for (i, x) in w.iperf.iter().enumerate() {
+        let (client, server) = (host(&x.client), host(&x.server));
+        let flow = iperf_template(f, x, client, server, i);
+        t.iperf(client, server, x.parallel, &flow);
+        for k in 0..x.parallel {
+            names.flows.push(if x.parallel == 1 { x.name.clone() } else { format!("{}#{k}", x.name) });
+            names.dports.push(IPERF_PORT);
+        }
+        names.iperf.push(x.name.clone());
     }
     // Storage sessions' queue pairs are flows of `t.flows`: named before perftest's, which
     // follow all of them.
@@ -655,5 +739,76 @@ workloads:
             "{:?}",
             b.warnings
         );
+    }
+
+    #[test]
+    fn iperf_tcp_settings_link_pause_and_iwarp_follow_the_model() {
+        let text = r#"fabric:
+  name: t
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-4, speed: 10G}]}
+      - name: client
+        role: host
+        nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}
+        tcp: {congestion_control: reno, window_scaling: false, min_rto: 10ms, receive_buffer: 1MiB, nagle: false, sack: false}
+      - {name: server, role: host, nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}}
+      - {name: iw1, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
+      - {name: iw2, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
+    links:
+      - {a: "sw1:p1", b: "client:p0"}
+      - {a: "sw1:p2", b: "server:p0"}
+      - {a: "sw1:p3", b: "iw1:p0"}
+      - {a: "sw1:p4", b: "iw2:p0"}
+  qos:
+    marking: pcp
+    mtu: 9000
+    classes:
+      - {name: iscsi, priority: 0}
+    pfc: {enabled: false, link_pause: true}
+workloads:
+  flows:
+    - {name: rdma, from: iw1, to: iw2, class: iscsi, size: 1MB}
+  iperf:
+    - {name: cross, client: client, server: server, parallel: 3, window: 256KiB, congestion_control: dctcp, bitrate: 2G, bytes: 2MB, nodelay: true}
+"#;
+        let l = rocelab_model::load_str(text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        let b = build(&l.scenario, &l.fabric, None);
+        // The client's stack from its `tcp:` settings; the server keeps Linux's defaults.
+        let NodeKind::Host(c) = &b.spec.nodes[1].kind else { panic!("client") };
+        assert_eq!(c.tcp.congestion_control, CcKind::NewReno);
+        assert!(!c.tcp.window_scaling && !c.tcp.nagle && !c.tcp.sack);
+        assert_eq!((c.tcp.min_rto_ps, c.tcp.receive_buffer_bytes), (10 * crate::MS, 1 << 20));
+        assert_eq!(c.ports[0].mtu, 9000);
+        assert!(c.ports[0].link_pause);
+        let NodeKind::Host(s) = &b.spec.nodes[2].kind else { panic!("server") };
+        assert_eq!(s.tcp, TcpStackSpec::default());
+        // Between two iWARP (Chelsio) hosts a flow runs over iWARP by default.
+        let t = &b.traffic;
+        assert!(matches!(t.flows[0].transport, crate::Transport::Iwarp(r) if r.op == RdmaOp::Write));
+        // The iperf test: three TCP streams with the socket options, ports 32768.. -> 5201.
+        assert_eq!(t.iperf.len(), 1);
+        assert_eq!((t.iperf[0].first_flow, t.iperf[0].streams), (1, 3));
+        let s0 = &t.flows[1];
+        let crate::Transport::Tcp(opts) = s0.transport else { panic!("a TCP flow") };
+        assert_eq!(opts.congestion_control, Some(CcKind::Dctcp));
+        assert_eq!((opts.window_bytes, opts.nodelay, opts.server_port), (Some(256 * 1024), true, IPERF_PORT));
+        assert_eq!((s0.size_bytes, s0.rate_bps), (Some(2_000_000), Some(2_000_000_000)));
+        assert_eq!(t.flows[1..].iter().map(|f| f.udp_src_port).collect::<Vec<_>>(), [32768, 32769, 32770]);
+        assert_eq!(&b.names.flows[1..], ["cross#0", "cross#1", "cross#2"]);
+        assert_eq!(b.names.iperf, ["cross"]);
+        assert_eq!(b.names.dports[1], IPERF_PORT);
+        // 802.3x on the switch ports: the class's PG holds back with headroom, PFC stays off.
+        let NodeKind::Switch(sw) = &b.spec.nodes[0].kind else { panic!("sw1") };
+        assert!(sw.ports.iter().all(|p| p.link_pause && p.pfc.enabled == PriorityMask::NONE));
+        assert!(sw.ports[0].pgs[0].lossless && sw.ports[0].pgs[0].headroom_bytes > 9000);
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 20 * crate::MS, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert_eq!(r.iperf[0].streams.len(), 3);
+        assert!(r.iperf[0].streams.iter().all(|s| s.receiver_bytes == 2_000_000), "{:?}", r.iperf[0]);
+        assert_eq!(r.flows[0].delivered_bytes, 1_000_000);
+        let summary = crate::summary::summary(&r, &b.names, &b.warnings);
+        assert!(summary.contains("iperf cross: client -> server, 3 stream(s)"), "{summary}");
+        assert!(summary.contains("[SUM]"), "{summary}");
     }
 }

@@ -1,7 +1,7 @@
 //! # rocelab-sim
 //!
-//! A deterministic, packet-level simulator of lossless Ethernet fabrics: RoCEv2 traffic over
-//! shared-buffer switches with priority-based flow control (IEEE 802.1Qbb), ETS scheduling
+//! A deterministic, packet-level simulator of lossless Ethernet fabrics: RoCEv2 and TCP traffic
+//! over shared-buffer switches with priority-based flow control (IEEE 802.1Qbb), ETS scheduling
 //! (IEEE 802.1Qaz), RED/ECN marking (RFC 3168, as configured for DCQCN, Zhu et al.
 //! SIGCOMM 2015) and ECMP.
 //!
@@ -28,10 +28,12 @@
 //! them together. Time is integer picoseconds ([`time`]). A run is a pure function of its
 //! inputs and seed, and holds no global state, so several can run in one process.
 //!
-//! Built and tested alone, not yet driven by the engine: a TCP endpoint ([`tcp::TcpEndpoint`]:
-//! NewReno, CUBIC, DCTCP, RFC 6298 timers, delayed ACKs, Nagle, window scaling, ECN) and the
-//! storage models ([`storage`]: fio-like jobs, the storage protocols' wire exchanges, target
-//! devices, host CPU costs).
+//! TCP ([`tcp::TcpEndpoint`]: NewReno, CUBIC, DCTCP, SACK, RFC 6298 timers, delayed ACKs,
+//! Nagle, window scaling, ECN) runs in the engine for TCP flows, iperf tests
+//! ([`Traffic::iperf`]) and iWARP ([`Transport::Iwarp`]); hosts and switch ports may use IEEE
+//! 802.3x link pause. Built and tested alone, not yet driven by the engine: the storage models
+//! ([`storage`]: fio-like jobs, the storage protocols' wire exchanges, target devices, host CPU
+//! costs).
 
 pub mod bench;
 pub mod cc;
@@ -80,8 +82,11 @@ pub use spec::{
     Trust,
 };
 pub use stats::{
-    Conservation, FlowResults, FrameCounts, HostResults, PortResults, PriorityCounters, QueueSamples, RdmaFlowResults,
-    Results, SwitchResults, SCHEMA_VERSION,
+    Conservation, FlowResults, FrameCounts, HostResults, IperfResults, IperfStream, IwarpResults, LinkPauseCounters,
+    PortResults, PriorityCounters, QueueSamples, RdmaFlowResults, Results, SwitchResults, TcpConnResults,
+    TcpEndResults, SCHEMA_VERSION,
 };
 pub use time::{Time, MS, NS, SECOND, US};
-pub use traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, Traffic, Transport};
+pub use traffic::{
+    FlowClass, FlowSpec, IperfSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, TcpFlow, Traffic, Transport,
+};

@@ -5,6 +5,7 @@
 use crate::mmu::DropReason;
 use crate::packet::Packet;
 use crate::pfc::PfcFrame;
+use crate::tcp::TcpHeader;
 use crate::time::Time;
 
 /// Direction of a frame at a port.
@@ -32,8 +33,15 @@ pub enum DropCause {
 pub trait Observer {
     /// A data frame is sent or received at `port`.
     fn on_packet(&mut self, _time: Time, _port: usize, _packet: &Packet, _dir: Direction) {}
+    /// A TCP segment is sent or received at `port`, with its TCP header as on the wire. The
+    /// default passes it to [`Observer::on_packet`].
+    fn on_tcp(&mut self, time: Time, port: usize, packet: &Packet, _header: &TcpHeader, dir: Direction) {
+        self.on_packet(time, port, packet, dir)
+    }
     /// A PFC frame is sent or received at `port`.
     fn on_pfc(&mut self, _time: Time, _port: usize, _frame: &PfcFrame, _dir: Direction) {}
+    /// An IEEE 802.3x PAUSE frame of `quanta` (0: resume) is sent or received at `port`.
+    fn on_link_pause(&mut self, _time: Time, _port: usize, _quanta: u16, _dir: Direction) {}
     /// A data frame is dropped at `port` (the ingress port at a switch).
     fn on_drop(&mut self, _time: Time, _port: usize, _packet: &Packet, _cause: DropCause) {}
 }

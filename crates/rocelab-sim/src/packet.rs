@@ -93,6 +93,11 @@ pub enum PacketKind {
     Ack,
     /// RoCEv2 congestion notification packet.
     Cnp,
+    /// A TCP segment (TCP flows, iperf, iWARP): the ports are the TCP ports, `bth_opcode`
+    /// holds the TCP flags, `dest_qp` the receiving endpoint (`connection << 1 | side`); the
+    /// 64-bit sequence and acknowledgement offsets and the header fields are kept beside the
+    /// packet (see `crate::tcp::TcpHeader`).
+    Tcp,
 }
 
 /// One frame in flight. Plain data; lives in the [`PacketPool`] and is named by a `u32` id.
@@ -103,7 +108,8 @@ pub enum PacketKind {
 pub struct Packet {
     /// Kind of packet.
     pub kind: PacketKind,
-    /// Index of the flow (or, later, queue pair) that sent it.
+    /// Index of the flow that sent it (`u32::MAX` for a TCP segment of a connection that is
+    /// not a flow's).
     pub flow: u32,
     /// Source node index (its IPv4 address is derived from it, see [`node_ipv4`]).
     pub src: u32,
@@ -150,21 +156,28 @@ pub struct Packet {
 impl Packet {
     /// RETH DMA length, if the opcode carries a RETH.
     pub fn reth_dma_length(&self) -> Option<u32> {
-        (self.kind != PacketKind::Data && crate::rdma::wire::has_reth(self.bth_opcode)).then_some(self.ext)
+        (self.is_rdma_transport() && crate::rdma::wire::has_reth(self.bth_opcode)).then_some(self.ext)
+    }
+
+    /// Whether the packet belongs to an RDMA RC queue pair (its BTH opcode means one).
+    fn is_rdma_transport(&self) -> bool {
+        matches!(self.kind, PacketKind::Request | PacketKind::ReadResponse | PacketKind::Ack | PacketKind::Cnp)
     }
 
     /// AETH (syndrome, MSN), if the opcode carries an AETH.
     pub fn aeth(&self) -> Option<(u8, u32)> {
-        (self.kind != PacketKind::Data && crate::rdma::wire::has_aeth(self.bth_opcode))
+        (self.is_rdma_transport() && crate::rdma::wire::has_aeth(self.bth_opcode))
             .then(|| crate::rdma::wire::unpack_aeth(self.ext))
     }
 
-    /// Whether the frame carries no payload of its flow: ACK, NAK, CNP and READ request.
+    /// Whether the frame carries no payload of its flow: ACK, NAK, CNP and READ request, and a
+    /// TCP segment without data (a pure ACK).
     #[inline]
     pub fn is_control(&self) -> bool {
         match self.kind {
             PacketKind::Ack | PacketKind::Cnp => true,
             PacketKind::Request => self.bth_opcode == crate::rdma::wire::READ_REQUEST,
+            PacketKind::Tcp => self.payload_bytes == 0,
             PacketKind::Data | PacketKind::ReadResponse => false,
         }
     }

@@ -18,6 +18,8 @@ pub const PFC_DEST_MAC: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
 pub const ETHERTYPE_MAC_CONTROL: u16 = 0x8808;
 /// MAC control opcode of PFC.
 pub const OPCODE_PFC: u16 = 0x0101;
+/// MAC control opcode of the IEEE 802.3x PAUSE frame (802.3 Annex 31B).
+pub const OPCODE_PAUSE: u16 = 0x0001;
 /// One pause quantum is 512 bit times.
 pub const QUANTUM_BITS: u64 = 512;
 /// Largest pause a frame can request.
@@ -64,6 +66,21 @@ impl PfcFrame {
         }
         b
     }
+}
+
+/// An IEEE 802.3x PAUSE frame (IEEE 802.3 Annex 31B) as on the wire, without the FCS: to
+/// 01-80-C2-00-00-01, EtherType 0x8808, opcode 0x0001, one 16-bit pause time in quanta of 512
+/// bit times (0 = resume), zero padding to 60 bytes. It stops every frame of the link (all
+/// priorities), where PFC stops one priority. The same receiving and sending state machines
+/// ([`PauseState`], [`XoffState`]) serve both.
+pub fn pause_frame_bytes(quanta: u16, src_mac: [u8; 6]) -> [u8; 60] {
+    let mut b = [0u8; 60];
+    b[0..6].copy_from_slice(&PFC_DEST_MAC);
+    b[6..12].copy_from_slice(&src_mac);
+    b[12..14].copy_from_slice(&ETHERTYPE_MAC_CONTROL.to_be_bytes());
+    b[14..16].copy_from_slice(&OPCODE_PAUSE.to_be_bytes());
+    b[16..18].copy_from_slice(&quanta.to_be_bytes());
+    b
 }
 
 /// What a received PFC timer did to a priority.
@@ -212,6 +229,14 @@ mod tests {
         assert_eq!(&b[18..24], &[0; 6]);
         let xon = PfcFrame::from_masks(0b1000, 0, 0xFFFF);
         assert_eq!(xon.quanta, [0; 8]);
+    }
+
+    #[test]
+    fn pause_frame_layout_matches_802_3x() {
+        let b = pause_frame_bytes(0x1234, [2, 0, 0, 0, 0, 9]);
+        assert_eq!(&b[0..14], &[0x01, 0x80, 0xC2, 0, 0, 1, 2, 0, 0, 0, 0, 9, 0x88, 0x08]);
+        assert_eq!(&b[14..18], &[0x00, 0x01, 0x12, 0x34], "opcode 0x0001, pause time");
+        assert!(b[18..].iter().all(|&x| x == 0), "padding");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::packet::wire;
 use crate::pfc::MAX_QUANTA;
 use crate::rdma::RcConfig;
 use crate::sched::Tsa;
+use crate::tcp::TcpStackSpec;
 use crate::time::Time;
 use crate::traffic::FlowClass;
 use serde::{Deserialize, Serialize};
@@ -132,6 +133,9 @@ pub struct HostSpec {
     /// The RDMA side of the NIC (queue pairs, congestion control, CNPs).
     #[serde(default)]
     pub nic: NicSpec,
+    /// The host's TCP stack (TCP flows, iperf, iWARP).
+    #[serde(default)]
+    pub tcp: TcpStackSpec,
 }
 
 impl HostSpec {
@@ -178,11 +182,28 @@ impl Default for NicSpec {
 }
 
 /// A NIC port.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostPortSpec {
     /// PFC: priorities honoured when paused, and for which the NIC pauses its peer when the
     /// receive buffer fills.
     pub pfc: PfcPortSpec,
+    /// IP MTU of the interface (TCP's MSS follows it); default 1500.
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    /// IEEE 802.3x link flow control: the port honours PAUSE frames (all priorities stop) and
+    /// sends them when the host's receive buffer fills.
+    #[serde(default)]
+    pub link_pause: bool,
+}
+
+fn default_mtu() -> u32 {
+    1500
+}
+
+impl Default for HostPortSpec {
+    fn default() -> Self {
+        HostPortSpec { pfc: PfcPortSpec::default(), mtu: default_mtu(), link_pause: false }
+    }
 }
 
 /// Receive buffer of a host: packets are accepted from the wire into it and drained towards
@@ -380,6 +401,11 @@ pub struct SwitchPortSpec {
     pub pgs: [PriorityGroupSpec; 8],
     /// Egress settings per traffic class.
     pub tcs: [TrafficClassSpec; 8],
+    /// IEEE 802.3x link flow control: the port honours PAUSE frames and sends one when a
+    /// lossless PG of the port without PFC crosses its XOFF threshold (make the PGs lossless,
+    /// see [`SwitchPortSpec::with_link_pause`]).
+    #[serde(default)]
+    pub link_pause: bool,
 }
 
 impl SwitchPortSpec {
@@ -388,6 +414,16 @@ impl SwitchPortSpec {
     pub fn with_lossless(mut self, priority: u8, headroom_bytes: u64) -> Self {
         self.pfc.enabled.0 |= 1 << priority;
         self.pgs[priority as usize] = PriorityGroupSpec::lossless(headroom_bytes);
+        self
+    }
+
+    /// IEEE 802.3x link flow control on the port, with the PGs of `priorities` lossless with
+    /// `headroom_bytes` each (without PFC, their XOFF sends PAUSE, which stops the whole link).
+    pub fn with_link_pause(mut self, priorities: &[u8], headroom_bytes: u64) -> Self {
+        self.link_pause = true;
+        for &p in priorities {
+            self.pgs[p as usize & 7] = PriorityGroupSpec::lossless(headroom_bytes);
+        }
         self
     }
 
@@ -507,7 +543,14 @@ fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
     }
     for (i, p) in h.ports.iter().enumerate() {
         validate_pfc(format!("{path}.ports[{i}].pfc"), &p.pfc)?;
+        if !crate::tcp::stack::MTU_RANGE.contains(&p.mtu) {
+            return Err(SimError::spec(
+                format!("{path}.ports[{i}].mtu"),
+                format!("the IP MTU {} is not in 576..=9216 bytes; use 1500 or 9000", p.mtu),
+            ));
+        }
     }
+    h.tcp.validate().map_err(|(field, msg)| SimError::spec(format!("{path}.tcp.{field}"), msg))?;
     validate_nic(path, &h.nic)?;
     let rx = &h.rx;
     if rx.drain_bps == Some(0) {

@@ -15,9 +15,11 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the [`Results`] layout; bump on incompatible change. 2: flow completion times
 /// and slowdowns ([`Results::fct`]). 3: RDMA flow figures, control frames, perftest results.
-/// 4: storage jobs, host CPU and target devices ([`Results::jobs`], [`Results::cpu`],
+/// 4: TCP and iWARP flows ([`FlowResults::tcp`]), TCP connections without a flow, iperf
+/// results, IEEE 802.3x link pause counters ([`PortResults::link_pause`]).
+/// 5: storage jobs, host CPU and target devices ([`Results::jobs`], [`Results::cpu`],
 /// [`Results::targets`]).
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Counters of one priority at one port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +67,20 @@ pub struct PortResults {
     pub priorities: [PriorityCounters; 8],
     /// Highest egress queue depth per traffic class (bytes; switch ports).
     pub peak_queue_bytes: [u64; 8],
+    /// IEEE 802.3x PAUSE frames, when link pause is on at this port or its peer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_pause: Option<LinkPauseCounters>,
+}
+
+/// IEEE 802.3x link flow control at one port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkPauseCounters {
+    /// PAUSE frames sent (pauses, refreshes and resumes).
+    pub sent: u64,
+    /// PAUSE frames received.
+    pub received: u64,
+    /// Time this port's transmitter was paused by its peer (ps).
+    pub paused_ps: Time,
 }
 
 impl PortResults {
@@ -145,6 +161,119 @@ pub struct FlowResults {
     /// Queue-pair figures of an RDMA flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rdma: Option<RdmaFlowResults>,
+    /// The TCP connection of a TCP or iWARP flow. For these flows the packet counters count
+    /// data segments (retransmissions included), `sent_bytes` the payload sent and
+    /// `delivered_bytes` the payload the receiving application has in order (for iWARP, RDMA
+    /// payload without the MPA/DDP framing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpConnResults>,
+}
+
+/// What a TCP connection did: its settings as negotiated, each end's counters, and its frames.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TcpConnResults {
+    /// Index of the connection.
+    pub connection: usize,
+    /// The flow it carries.
+    pub flow: Option<usize>,
+    /// Congestion control of both ends.
+    pub congestion_control: crate::tcp::CcKind,
+    /// Payload bytes per full segment.
+    pub mss: u32,
+    /// Window scaling negotiated.
+    pub window_scaling: bool,
+    /// ECN negotiated.
+    pub ecn: bool,
+    /// The end at the opener (a flow's source, iperf's client), then the other.
+    pub ends: [TcpEndResults; 2],
+    /// Segments carrying data, both directions.
+    pub data: FrameCounts,
+    /// Segments without data (pure ACKs), both directions.
+    pub acks: FrameCounts,
+    /// RDMA messages of an iWARP flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iwarp: Option<IwarpResults>,
+}
+
+/// One end of a TCP connection at the end of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TcpEndResults {
+    /// Its host.
+    pub node: usize,
+    /// Its TCP port.
+    pub port: u16,
+    /// Payload bytes its application wrote.
+    pub bytes_written: u64,
+    /// Payload bytes sent for the first time (the highest stream offset sent).
+    pub highest_sent: u64,
+    /// Payload bytes the peer acknowledged.
+    pub bytes_acked: u64,
+    /// Payload bytes received in order from the peer.
+    pub bytes_received: u64,
+    /// The endpoint's counters: segments (data, pure ACKs, retransmitted — iperf3's "Retr"),
+    /// fast retransmits, timeouts, ECN reductions, CE marks received, payload bytes sent with
+    /// retransmissions.
+    #[serde(flatten)]
+    pub stats: crate::tcp::TcpStats,
+    /// Congestion window at the end (iperf3's "Cwnd").
+    pub cwnd_bytes: u64,
+    /// Slow-start threshold, once set.
+    pub ssthresh_bytes: Option<u64>,
+    /// Smoothed RTT, once sampled.
+    pub srtt_ps: Option<Time>,
+    /// Retransmission timeout at the end.
+    pub rto_ps: Time,
+    /// The window the peer last advertised.
+    pub peer_window_bytes: u64,
+}
+
+/// The RDMA side of an iWARP flow.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IwarpResults {
+    /// Operation of its messages.
+    pub op: crate::rdma::RdmaOp,
+    /// Messages completed at the requester.
+    pub messages_completed: u64,
+}
+
+/// An iperf3-like test's results (see [`crate::traffic::IperfSpec`]), per stream and summed, as
+/// iperf3 reports them at the end of a test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IperfResults {
+    /// Index in [`crate::Traffic::iperf`].
+    pub test: usize,
+    /// Sending host.
+    pub client: usize,
+    /// Receiving host.
+    pub server: usize,
+    /// One per stream (`-P`).
+    pub streams: Vec<IperfStream>,
+    /// The streams added up (iperf3's `[SUM]`).
+    pub sum: IperfStream,
+}
+
+/// One iperf3 stream (or their sum): the sender's and the receiver's view of the interval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IperfStream {
+    /// The stream's flow (`None` for the sum).
+    pub flow: Option<usize>,
+    /// Start of the interval.
+    pub start_ps: Time,
+    /// End of the interval: the stream's stop time (`-t`), its completion (`-n`), or the end
+    /// of the run, whichever comes first.
+    pub end_ps: Time,
+    /// Payload bytes the sender put on the wire for the first time (its "Transfer").
+    pub sender_bytes: u64,
+    /// Payload bytes the receiver has in order.
+    pub receiver_bytes: u64,
+    /// `sender_bytes` over the interval, bit/s.
+    pub sender_bitrate_bps: f64,
+    /// `receiver_bytes` over the interval, bit/s.
+    pub receiver_bitrate_bps: f64,
+    /// Segments retransmitted ("Retr").
+    pub retransmits: u64,
+    /// The sender's congestion window at the end ("Cwnd"; `None` for the sum).
+    pub cwnd_bytes: Option<u64>,
 }
 
 /// Frames of one kind of a flow, balanced: sent = delivered + dropped + in flight.
@@ -258,6 +387,12 @@ pub struct Results {
     pub perftest: Vec<crate::perftest::PerftestResults>,
     /// Sampled queue depths, if sampling was asked for.
     pub queue_samples: Option<QueueSamples>,
+    /// TCP connections that carry no flow (those of storage protocols), with their frames.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tcp_connections: Vec<TcpConnResults>,
+    /// iperf results, in [`crate::Traffic::iperf`] order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iperf: Vec<IperfResults>,
     /// Conservation balance.
     pub conservation: Conservation,
     /// Completion times and slowdowns of the sized flows, by flow size (see [`crate::fct`]);
@@ -297,11 +432,16 @@ impl Results {
         let ctrl = |f: &dyn Fn(&FrameCounts) -> u64| {
             self.flows.iter().filter_map(|fl| fl.rdma.as_ref()).map(|r| f(&r.control)).sum::<u64>()
         };
+        // TCP: the pure ACKs of flows' connections, and every frame of connections without one.
+        let tcp = |f: &dyn Fn(&FrameCounts) -> u64| {
+            self.flows.iter().filter_map(|fl| fl.tcp.as_ref()).map(|t| f(&t.acks)).sum::<u64>()
+                + self.tcp_connections.iter().map(|t| f(&t.acks) + f(&t.data)).sum::<u64>()
+        };
         let flows = (
-            flows.0 + ctrl(&|c| c.sent),
-            flows.1 + ctrl(&|c| c.delivered),
-            flows.2 + ctrl(&|c| c.dropped),
-            flows.3 + ctrl(&|c| c.in_flight),
+            flows.0 + ctrl(&|c| c.sent) + tcp(&|c| c.sent),
+            flows.1 + ctrl(&|c| c.delivered) + tcp(&|c| c.delivered),
+            flows.2 + ctrl(&|c| c.dropped) + tcp(&|c| c.dropped),
+            flows.3 + ctrl(&|c| c.in_flight) + tcp(&|c| c.in_flight),
         );
         if flows != (c.injected_packets, c.delivered_packets, c.dropped_packets, c.in_flight_packets) {
             return Err(format!("flow counters (data + control) {flows:?} disagree with {c:?}"));
@@ -314,6 +454,24 @@ impl Results {
                 let c = &r.control;
                 if c.sent != c.delivered + c.dropped + c.in_flight {
                     return Err(format!("flow {} control frames not conserved: {c:?}", f.flow));
+                }
+            }
+            if let Some(t) = &f.tcp {
+                let d = &t.data;
+                let same = (d.sent, d.delivered, d.dropped, d.in_flight)
+                    == (f.sent_packets, f.delivered_packets, f.dropped_packets, f.in_flight_packets);
+                if !same {
+                    return Err(format!(
+                        "flow {}: its connection's data segments {d:?} disagree with the flow's",
+                        f.flow
+                    ));
+                }
+            }
+        }
+        for t in self.flows.iter().filter_map(|f| f.tcp.as_ref()).chain(&self.tcp_connections) {
+            for (what, c) in [("data segments", &t.data), ("ACKs", &t.acks)] {
+                if c.sent != c.delivered + c.dropped + c.in_flight {
+                    return Err(format!("TCP connection {} {what} not conserved: {c:?}", t.connection));
                 }
             }
         }

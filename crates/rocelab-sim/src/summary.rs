@@ -1,8 +1,8 @@
 //! A readable summary of a run, with the model's names: perftest results as perftest prints
-//! them, flows (throughput, completion time, CE marks, and for RDMA flows retransmissions and
+//! them, iperf results as iperf3 prints them, flows (throughput, completion time, CE marks, and for RDMA flows retransmissions and
 //! CNPs), flow completion and slowdown percentiles by flow size, ports and priorities with PFC,
 //! ECN or drops, peak queues like Arista LANZ reports
-//! them, switch buffers, and the conservation balance.
+//! them, 802.3x link pause, switch buffers, and the conservation balance.
 
 use crate::fct::{Completion, FctReport, Percentiles};
 use crate::from_model::Names;
@@ -247,6 +247,79 @@ fn write_jobs(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
     Ok(())
 }
 
+/// Bytes as iperf3 prints a transfer (binary units: KBytes, MBytes, GBytes).
+fn iperf_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.2} GBytes", b / (1u64 << 30) as f64)
+    } else if b >= (1u64 << 20) as f64 {
+        format!("{:.1} MBytes", b / (1u64 << 20) as f64)
+    } else {
+        format!("{:.1} KBytes", b / 1024.0)
+    }
+}
+
+/// iperf results as iperf3 ends a test: per stream the sender's line (transfer, bitrate,
+/// retransmits, congestion window) and the receiver's, then the sum.
+fn write_iperf(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
+    for t in &r.iperf {
+        let name = names.iperf.get(t.test).cloned().unwrap_or_else(|| format!("#{}", t.test));
+        let node = |n: usize| names.nodes.get(n).map(String::as_str).unwrap_or("?");
+        writeln!(s, "\niperf {name}: {} -> {}, {} stream(s)", node(t.client), node(t.server), t.streams.len())?;
+        writeln!(
+            s,
+            "  {:>6} {:>20} {:>13} {:>15} {:>6} {:>13}",
+            "[ ID]", "Interval", "Transfer", "Bitrate", "Retr", "Cwnd"
+        )?;
+        let ms = |ps: u64| ps as f64 / 1e9;
+        // iperf3 adds the [SUM] lines when it runs more than one stream.
+        let sum = (t.streams.len() > 1).then_some(&t.sum);
+        for (k, st) in t.streams.iter().chain(sum).enumerate() {
+            let id = if st.flow.is_some() { format!("[{:>3}]", k + 1) } else { "[SUM]".into() };
+            let interval = format!("{:.2}-{:.2} ms", ms(st.start_ps), ms(st.end_ps));
+            let cwnd = st.cwnd_bytes.map(iperf_bytes).unwrap_or_default();
+            writeln!(
+                s,
+                "  {id:>6} {interval:>20} {:>13} {:>10.3} Gb/s {:>6} {cwnd:>13}  sender",
+                iperf_bytes(st.sender_bytes),
+                st.sender_bitrate_bps / 1e9,
+                st.retransmits
+            )?;
+            writeln!(
+                s,
+                "  {id:>6} {interval:>20} {:>13} {:>10.3} Gb/s {:>6} {:>13}  receiver",
+                iperf_bytes(st.receiver_bytes),
+                st.receiver_bitrate_bps / 1e9,
+                "",
+                ""
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Ports with IEEE 802.3x link flow control that sent or received PAUSE frames.
+fn write_link_pause(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
+    let ports: Vec<_> =
+        r.ports.iter().filter_map(|p| p.link_pause.map(|l| (p, l))).filter(|(_, l)| l.sent + l.received > 0).collect();
+    if ports.is_empty() {
+        return Ok(());
+    }
+    writeln!(s, "\n802.3x link pause:")?;
+    writeln!(s, "  {:34} {:>10} {:>10} {:>12}", "port", "sent", "received", "paused")?;
+    for (p, l) in ports {
+        writeln!(
+            s,
+            "  {:34} {:>10} {:>10} {:>12}",
+            port_label(names, p.node, p.port),
+            l.sent,
+            l.received,
+            us(l.paused_ps)
+        )?;
+    }
+    Ok(())
+}
+
 fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]) -> std::fmt::Result {
     writeln!(
         s,
@@ -261,26 +334,35 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     }
     write_perftest(s, r, names)?;
     write_jobs(s, r, names)?;
+    write_iperf(s, r, names)?;
     writeln!(s, "\nflows: {}", r.flows.len())?;
     let label =
         |f: &crate::stats::FlowResults| format!("{} {}>{}", names.flow(f.flow), names.nodes[f.src], names.nodes[f.dst]);
     let w = r.flows.iter().take(MAX_FLOW_ROWS).map(|f| label(f).len()).max().unwrap_or(0).max(24);
     writeln!(
         s,
-        "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
-        "flow", "prio", "qp", "throughput", "fct", "delivered", "ce", "retx", "cnp"
+        "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+        "flow", "prio", "transport", "throughput", "fct", "delivered", "ce", "retx", "cnp"
     )?;
     for f in r.flows.iter().take(MAX_FLOW_ROWS) {
         let label = label(f);
-        let (qp, retx, cnp) = match &f.rdma {
-            Some(q) => {
+        let (qp, retx, cnp) = match (&f.rdma, &f.tcp) {
+            (Some(q), _) => {
                 (format!("{:?}", q.op).to_lowercase(), q.retransmitted_packets.to_string(), q.cnps_received.to_string())
             }
-            None => ("raw".into(), "-".into(), "-".into()),
+            (None, Some(t)) => {
+                let kind = match &t.iwarp {
+                    Some(i) => format!("iw-{:?}", i.op).to_lowercase(),
+                    None => "tcp".into(),
+                };
+                let retx: u64 = t.ends.iter().map(|e| e.stats.retransmissions).sum();
+                (kind, retx.to_string(), "-".into())
+            }
+            (None, None) => ("raw".into(), "-".into(), "-".into()),
         };
         writeln!(
             s,
-            "  {:w$} {:>5} {:>5} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+            "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
             label,
             f.priority,
             qp,
@@ -328,6 +410,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     if !any {
         writeln!(s, "  (none)")?;
     }
+    write_link_pause(s, r, names)?;
     writeln!(s, "\nswitch buffers:")?;
     for sw in &r.switches {
         writeln!(
@@ -349,6 +432,13 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         .fold((0, 0), |(p, b), q| (p + q.retransmitted_packets, b + q.retransmitted_bytes));
     if retx > 0 {
         writeln!(s, "retransmitted: {retx} packets, {retx_bytes} B of payload")?;
+    }
+    let tcp = r.flows.iter().filter_map(|f| f.tcp.as_ref()).chain(&r.tcp_connections);
+    let (segs, fast, rto) = tcp.flat_map(|t| t.ends.iter()).fold((0, 0, 0), |(a, b, c), e| {
+        (a + e.stats.retransmissions, b + e.stats.fast_retransmits, c + e.stats.timeouts)
+    });
+    if segs > 0 {
+        writeln!(s, "TCP retransmitted: {segs} segments ({fast} fast retransmits, {rto} timeouts)")?;
     }
     Ok(())
 }

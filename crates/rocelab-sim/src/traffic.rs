@@ -15,6 +15,13 @@
 //!   most [`RcFlow::tx_depth`] outstanding; `rate_bps` caps the QP's rate; an on/off flow sends
 //!   nothing during its off periods. The NIC's congestion control (DCQCN) paces the QP below
 //!   that.
+//! * [`Transport::Tcp`]: a TCP connection with the hosts' stacks: a bulk transfer of the flow's
+//!   size (or until it stops), `rate_bps` pacing the application's writes (iperf3's `-b`: a
+//!   payload rate), complete when the last byte is in order at the receiver. [`Traffic::iperf`]
+//!   groups such flows into an iperf test.
+//! * [`Transport::Iwarp`]: an RC flow's messages carried by iWARP over a TCP connection,
+//!   posted no faster than `rate_bps` of payload, complete when the last message completes at
+//!   the requester.
 //!
 //! Rates count the whole frame on the wire (frame + preamble + IFG), so a 100 Gb/s CBR flow
 //! exactly fills a 100 Gb/s link. The constructors ([`FlowSpec::sized`], [`FlowSpec::cbr`],
@@ -66,6 +73,51 @@ pub enum Transport {
     Raw,
     /// An RDMA RC queue pair.
     Rc(RcFlow),
+    /// A TCP connection from the source to the destination: a bulk transfer (iperf-like) with
+    /// the hosts' TCP stacks ([`crate::tcp::TcpStackSpec`]).
+    Tcp(TcpFlow),
+    /// iWARP: RDMA messages (`op`, `message_bytes`, `tx_depth` as for [`Transport::Rc`]) over a
+    /// TCP connection, framed by MPA/DDP/RDMAP ([`crate::storage::protocol::iwarp`]). No PFC,
+    /// no DCQCN: TCP's congestion control.
+    Iwarp(RcFlow),
+}
+
+/// The socket options of a TCP flow (iperf3's options in brackets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TcpFlow {
+    /// Congestion control of the connection (`-C`); default the sending host's.
+    pub congestion_control: Option<crate::tcp::CcKind>,
+    /// `TCP_NODELAY` (`-N`): Nagle off.
+    pub nodelay: bool,
+    /// Socket buffer size (`-w`): the receiver's receive buffer and the sender's send buffer;
+    /// default the hosts' settings.
+    pub window_bytes: Option<u32>,
+    /// The server's TCP port (the source port is the flow's `udp_src_port`).
+    pub server_port: u16,
+}
+
+/// iperf3's default server port.
+pub const IPERF_PORT: u16 = 5201;
+
+impl Default for TcpFlow {
+    fn default() -> Self {
+        TcpFlow { congestion_control: None, nodelay: false, window_bytes: None, server_port: IPERF_PORT }
+    }
+}
+
+/// An iperf3-like test: `streams` TCP flows (`-P`) from `client` to `server`, which are
+/// [`Traffic::flows`] `first_flow..first_flow + streams`; the results add them up as iperf3
+/// does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IperfSpec {
+    /// Sending host (`iperf3 -c`).
+    pub client: NodeId,
+    /// Receiving host (`iperf3 -s`).
+    pub server: NodeId,
+    /// Index of its first flow.
+    pub first_flow: usize,
+    /// Parallel streams.
+    pub streams: u32,
 }
 
 /// The queue pair of an RC flow.
@@ -144,8 +196,30 @@ impl FlowSpec {
     pub fn rc_flow(&self) -> Option<&RcFlow> {
         match &self.transport {
             Transport::Rc(r) => Some(r),
-            Transport::Raw => None,
+            _ => None,
         }
+    }
+
+    /// The same flow over TCP with `tcp`'s socket options (`rate_bps` then paces the
+    /// application's writes: iperf3's `-b`).
+    pub fn tcp(self, tcp: TcpFlow) -> Self {
+        FlowSpec { transport: Transport::Tcp(tcp), ..self }
+    }
+
+    /// The same flow as iWARP messages of `op` over TCP.
+    pub fn iwarp(self, op: RdmaOp) -> Self {
+        FlowSpec { transport: Transport::Iwarp(RcFlow::new(op)), ..self }
+    }
+
+    /// Whether the flow runs over a TCP connection (TCP or iWARP).
+    pub fn over_tcp(&self) -> bool {
+        matches!(self.transport, Transport::Tcp(_) | Transport::Iwarp(_))
+    }
+
+    /// Whether the flow completes when its sender has the last acknowledgement (an RC queue
+    /// pair or iWARP), rather than when the last byte reaches the receiver.
+    pub fn completes_at_sender(&self) -> bool {
+        matches!(self.transport, Transport::Rc(_) | Transport::Iwarp(_))
     }
 
     /// A constant-bit-rate flow at `rate_bps` (wire rate) until the end of the run.
@@ -218,6 +292,9 @@ pub struct Traffic {
     /// [`Self::flows`] in the results.
     #[serde(default)]
     pub perftest: Vec<PerftestSpec>,
+    /// iperf-like tests, each a group of TCP flows of [`Self::flows`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iperf: Vec<IperfSpec>,
     /// Storage jobs, their sessions (whose queue pairs are flows of [`Self::flows`]), target
     /// devices and host cores.
     #[serde(skip)]
@@ -234,6 +311,22 @@ impl Traffic {
     pub fn push(&mut self, flow: FlowSpec) -> usize {
         self.flows.push(flow);
         self.flows.len() - 1
+    }
+
+    /// An iperf3-like test of `streams` parallel TCP flows, copies of `template` (a TCP flow)
+    /// from `client` to `server`, with consecutive source ports; returns the test's index.
+    pub fn iperf(&mut self, client: NodeId, server: NodeId, streams: u32, template: &FlowSpec) -> usize {
+        let first_flow = self.flows.len();
+        for k in 0..streams {
+            self.push(FlowSpec {
+                src: client,
+                dst: server,
+                udp_src_port: template.udp_src_port.wrapping_add(k as u16),
+                ..*template
+            });
+        }
+        self.iperf.push(IperfSpec { client, server, first_flow, streams });
+        self.iperf.len() - 1
     }
 
     /// N:1 incast: every host in `senders` sends a copy of `template` to `dst`. UDP source
@@ -422,8 +515,38 @@ impl Traffic {
             if f.stop_ps.is_some_and(|s| s <= f.start_ps) {
                 return Err(SimError::traffic(format!("{path}.stop_ps"), "stop is not after start"));
             }
-            if let Transport::Rc(rc) = f.transport {
-                validate_rc(&path, f.payload_bytes, &rc)?;
+            match f.transport {
+                Transport::Rc(rc) => validate_rc(&path, f.payload_bytes, &rc)?,
+                Transport::Iwarp(rc) => validate_message(&path, &rc)?,
+                Transport::Raw | Transport::Tcp(_) => {}
+            }
+            if let Transport::Tcp(t) = f.transport {
+                if t.window_bytes.is_some_and(|w| w < 2048) {
+                    return Err(SimError::traffic(
+                        format!("{path}.transport.window_bytes"),
+                        "the socket buffer must hold a segment (2048 bytes or more)",
+                    ));
+                }
+            }
+            if f.over_tcp() && f.on_off.is_some() {
+                return Err(SimError::traffic(
+                    format!("{path}.on_off"),
+                    "on/off applies to raw and RC flows; a TCP or iWARP flow sends until it stops",
+                ));
+            }
+        }
+        for (i, t) in self.iperf.iter().enumerate() {
+            let flows = self.flows.get(t.first_flow..t.first_flow + t.streams as usize);
+            let ok = t.streams > 0
+                && flows.is_some_and(|fs| {
+                    fs.iter()
+                        .all(|f| matches!(f.transport, Transport::Tcp(_)) && f.src == t.client && f.dst == t.server)
+                });
+            if !ok {
+                return Err(SimError::traffic(
+                    format!("iperf[{i}]"),
+                    "an iperf test names its TCP flows from client to server; build it with Traffic::iperf",
+                ));
             }
         }
         for (i, t) in self.perftest.iter().enumerate() {
@@ -441,6 +564,11 @@ pub(crate) fn validate_rc(path: &str, path_mtu: u32, rc: &RcFlow) -> Result<(), 
             format!("an RC queue pair's path MTU is 256, 512, 1024, 2048 or 4096 bytes, got {path_mtu}"),
         ));
     }
+    validate_message(path, rc)
+}
+
+/// Check the message size and depth of an RC or iWARP flow.
+fn validate_message(path: &str, rc: &RcFlow) -> Result<(), SimError> {
     if rc.message_bytes == 0 || rc.message_bytes > MAX_MESSAGE_BYTES {
         return Err(SimError::traffic(
             format!("{path}.transport.message_bytes"),

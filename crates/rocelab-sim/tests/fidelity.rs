@@ -15,6 +15,8 @@ use rocelab_sim::*;
 
 #[path = "fidelity/flows.rs"]
 mod flows;
+#[path = "fidelity/tcp.rs"]
+mod tcp;
 
 const G100: u64 = 100_000_000_000;
 const G400: u64 = 400_000_000_000;

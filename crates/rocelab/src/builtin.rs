@@ -76,6 +76,14 @@ pub const EXAMPLES: &[Example] = &[
         "Dell EqualLogic iSCSI congested SAN: four array ports into one host port (4:1)"
     ),
     example!(
+        "sim-tcp-two-switch",
+        "Simulation: 16 iperf TCP streams across a 40G link between two switches; CUBIC, NewReno, DCTCP, 802.3x"
+    ),
+    example!(
+        "sim-iwarp-roce",
+        "Simulation: RDMA WRITEs over RoCE (PFC) beside iWARP (TCP, lossy) on FastLinQ adapters; an iWARP incast"
+    ),
+    example!(
         "microsoft-s2d-fastlinq-iwarp-roce",
         "Microsoft S2D, 4 nodes with FastLinQ QL41262H: iWARP, RoCE, or both"
     ),

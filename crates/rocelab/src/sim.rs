@@ -62,27 +62,20 @@ fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String>
     }
 }
 
-/// iperf flows and storage jobs over TCP or iWARP load and validate, but the engine does not
-/// run TCP yet: refuse (exit 2) rather than run the scenario without them.
+/// Storage jobs over TCP or iWARP load and validate, but the engine does not run the storage
+/// protocols over TCP yet: refuse (exit 2) rather than run the scenario without them.
 fn refuse_unsimulated(
     scenario: &rocelab_model::Scenario,
     fabric: &rocelab_model::ResolvedFabric,
     file: &str,
 ) -> Option<ExitCode> {
     let jobs = rocelab_sim::storage::scenario::jobs_needing_tcp(scenario, fabric);
-    if jobs.is_empty() && scenario.workloads.iperf.is_empty() {
+    if jobs.is_empty() {
         return None;
     }
-    let mut what = Vec::new();
-    if !scenario.workloads.iperf.is_empty() {
-        what.push("`workloads.iperf`".to_string());
-    }
-    if !jobs.is_empty() {
-        what.push(format!("jobs over TCP or iWARP ({})", jobs.join(", ")));
-    }
     eprintln!(
-        "{file}: {} are checked but not simulated yet (TCP is not wired into the engine); the run is refused",
-        what.join(" and ")
+        "{file}: jobs over TCP or iWARP ({}) are checked but not simulated yet; the run is refused",
+        jobs.join(", ")
     );
     Some(ExitCode::from(2))
 }
@@ -133,6 +126,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
                     return Ok(ExitCode::from(1));
                 }
             };
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            }
             let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
             let mut capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
             let r = simulate(&built, &what, &mut capture);

@@ -355,18 +355,24 @@ fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("refused"), "{err}");
-    // iperf flows validate but are not simulated yet: refused, not silently dropped.
-    let tcp = dir.join("tcp.yaml");
-    std::fs::write(
-        &tcp,
-        good.replace("  flows:\n", "  iperf:\n    - {name: x, client: host14, server: host15}\n  flows:\n"),
-    )
-    .unwrap();
-    let out = rocelab(&["validate", tcp.to_str().unwrap()]);
+    // Storage jobs validate but are not simulated yet: refused, not silently dropped. iperf
+    // runs (here across the EqualLogic SAN's 802.3x links).
+    let san = std::fs::read_to_string(workspace().join("examples/dell-equallogic-congested-san.yaml")).unwrap();
+    let jobs = dir.join("jobs.yaml");
+    let workloads = "simulation: {duration: 5ms}\nworkloads:\n  iperf:\n    - {name: x, client: member1, server: host, parallel: 2}\n";
+    std::fs::write(&jobs, format!("{san}{workloads}  jobs:\n    - {{name: j, rw: randread, bs: 8KiB, runtime: 1ms, protocol: iscsi, initiator: host, target: member2}}\n")).unwrap();
+    let out = rocelab(&["validate", jobs.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let out = rocelab(&["sim", tcp.to_str().unwrap()]);
+    let out = rocelab(&["sim", jobs.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("not simulated yet"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("jobs over TCP or iWARP (j) are checked but not simulated yet"), "{}", text(&out.stderr));
+    let tcp = dir.join("tcp.yaml");
+    std::fs::write(&tcp, format!("{san}{workloads}")).unwrap();
+    let out = rocelab(&["sim", tcp.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("iperf x: member1 -> host, 2 stream(s)"), "{summary}");
+    assert!(summary.contains("[SUM]") && summary.contains("receiver"), "{summary}");
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
@@ -520,8 +526,8 @@ fn report_errors_name_the_file_and_place() {
 #[test]
 fn sim_pcap_captures_the_chosen_port_up_to_the_limit() {
     let dir = fresh_dir("pcap");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("leaf2.pcap");
+    // The capture's directory is made as needed, like --out's.
+    let file = dir.join("captures").join("leaf2.pcap");
     let out = rocelab(&[
         "sim",
         "--pcap",

@@ -4,8 +4,10 @@
 //!
 //! A frame is described by a [`Frame`]: its Ethernet addresses and 802.1Q tag, and a
 //! [`HeaderStack`] saying what follows. [`frame_of_packet`] maps a simulator
-//! [`Packet`](rocelab_sim::Packet) to one, [`frame_of_pfc`] a PFC frame, and [`encode`] writes
-//! the bytes. The [`PcapObserver`] plugs the encoder into a run.
+//! [`Packet`](rocelab_sim::Packet) to one, [`frame_of_tcp`] a TCP segment (with the header the
+//! engine hands the observer), [`frame_of_pfc`] a PFC frame, [`frame_of_link_pause`] an 802.3x
+//! PAUSE frame, and [`encode`] writes the bytes. The [`PcapObserver`] plugs the encoder into a
+//! run.
 //!
 //! **Addresses.** Node `n` has MAC [`node_mac`]`(n)` (02:00 then `n` in four octets) and IPv4
 //! address [`rocelab_sim::packet::node_ipv4`]`(n)` (10.0.0.0/8 plus `n`). A data frame carries
@@ -13,7 +15,7 @@
 //! frame carries the MAC of the node sending it.
 //!
 //! **Fields not in the simulator's packet** are set as a NIC would send them: IPv4
-//! identification 0 with don't-fragment set, TTL 64; BTH P_Key 0xFFFF, version 0, AckReq on
+//! identification 0 with don't-fragment set, TTL 64; TCP urgent pointer 0, payload zeros; BTH P_Key 0xFFFF, version 0, AckReq on
 //! the last packet of an RC request. The RETH DMA length and the AETH (syndrome and MSN) come
 //! from the packet ([`Packet::reth_dma_length`], [`Packet::aeth`]); the RETH's virtual address
 //! and R_Key are 0, and an open-loop packet with such an opcode gets a RETH DMA length of its
@@ -33,6 +35,7 @@ pub use observer::{resolve_filter, CaptureFilter, CaptureStats, Captured, Captur
 
 use rocelab_sim::packet::{node_ipv4, wire};
 use rocelab_sim::pfc::PfcFrame;
+use rocelab_sim::tcp::TcpHeader;
 use rocelab_sim::{Ecn, Packet};
 
 /// IP fields of a RoCEv2 frame.
@@ -47,8 +50,9 @@ pub struct IpFields {
     pub udp_dst_port: u16,
 }
 
-/// What follows the Ethernet header. TCP segments (iSCSI, NFS, SMB, iWARP) arrive with the TCP
-/// model as a further variant, with their own encoder arm in [`encode`].
+/// What follows the Ethernet header. iSCSI PDUs (and iWARP's MPA/DDP headers) inside TCP
+/// payload are not written yet: the payload is zeros (the storage protocols' captures add a
+/// variant or fill the payload here).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeaderStack {
     /// IPv4 / UDP / BTH [/ RETH] [/ AETH] [/ ImmDt] / payload / pad / ICRC.
@@ -65,6 +69,15 @@ pub enum HeaderStack {
     Cnp { ip: IpFields, bth: Bth },
     /// An IEEE 802.1Qbb PFC frame.
     Pfc(PfcFrame),
+    /// IPv4 / TCP [/ timestamps option] / payload (zeros).
+    Tcp {
+        ip: IpFields,
+        tcp: TcpHeader,
+        /// Payload bytes.
+        payload: u32,
+    },
+    /// An IEEE 802.3x PAUSE frame of `quanta` (0: resume).
+    Pause { quanta: u16 },
 }
 
 /// One frame to capture.
@@ -85,19 +98,24 @@ fn ecn_bits(e: Ecn) -> u8 {
     }
 }
 
-/// The frame a simulator packet is on the wire. `vlan` is the fabric's VLAN id, used when the
-/// packet is tagged (0, a priority-tagged frame, when the fabric names none).
-pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
+/// The IP fields (with these transport ports) and the 802.1Q tag of packet `p`.
+fn ip_and_tag(p: &Packet, src_port: u16, dst_port: u16, vlan: Option<u16>) -> (IpFields, Option<VlanTag>) {
     let ip = IpFields {
         src: node_ipv4(p.src),
         dst: node_ipv4(p.dst),
         dscp: p.dscp & 0x3F,
         ecn: ecn_bits(p.ecn),
         ttl: 64,
-        udp_src_port: p.udp_src_port,
-        udp_dst_port: p.udp_dst_port,
+        udp_src_port: src_port,
+        udp_dst_port: dst_port,
     };
-    let tag = p.tagged.then(|| VlanTag { pcp: p.pcp & 7, dei: false, vid: vlan.unwrap_or(0) & 0x0FFF });
+    (ip, p.tagged.then(|| VlanTag { pcp: p.pcp & 7, dei: false, vid: vlan.unwrap_or(0) & 0x0FFF }))
+}
+
+/// The frame a simulator packet is on the wire. `vlan` is the fabric's VLAN id, used when the
+/// packet is tagged (0, a priority-tagged frame, when the fabric names none).
+pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
+    let (ip, tag) = ip_and_tag(p, p.udp_src_port, p.udp_dst_port, vlan);
     let stack = if p.bth_opcode == OPCODE_CNP {
         let mut bth = Bth::new(OPCODE_CNP, p.dest_qp, p.psn);
         bth.becn = true;
@@ -126,6 +144,27 @@ pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
     Frame { dst_mac: node_mac(p.dst), src_mac: node_mac(p.src), tag, stack }
 }
 
+/// The frame a simulator TCP segment is on the wire, with its TCP header.
+pub fn frame_of_tcp(p: &Packet, tcp: &TcpHeader, vlan: Option<u16>) -> Frame {
+    let (ip, tag) = ip_and_tag(p, tcp.src_port, tcp.dst_port, vlan);
+    Frame {
+        dst_mac: node_mac(p.dst),
+        src_mac: node_mac(p.src),
+        tag,
+        stack: HeaderStack::Tcp { ip, tcp: *tcp, payload: p.payload_bytes },
+    }
+}
+
+/// An 802.3x PAUSE frame of `quanta` sent by node `sender`.
+pub fn frame_of_link_pause(quanta: u16, sender: u32) -> Frame {
+    Frame {
+        dst_mac: rocelab_sim::pfc::PFC_DEST_MAC,
+        src_mac: node_mac(sender),
+        tag: None,
+        stack: HeaderStack::Pause { quanta },
+    }
+}
+
 /// A PFC frame sent by node `sender`.
 pub fn frame_of_pfc(f: &PfcFrame, sender: u32) -> Frame {
     Frame { dst_mac: rocelab_sim::pfc::PFC_DEST_MAC, src_mac: node_mac(sender), tag: None, stack: HeaderStack::Pfc(*f) }
@@ -136,6 +175,28 @@ pub fn encode(frame: &Frame, out: &mut Vec<u8>) {
     let start = out.len();
     match &frame.stack {
         HeaderStack::Pfc(f) => out.extend_from_slice(&f.to_bytes(frame.src_mac)),
+        HeaderStack::Pause { quanta } => {
+            out.extend_from_slice(&rocelab_sim::pfc::pause_frame_bytes(*quanta, frame.src_mac))
+        }
+        HeaderStack::Tcp { ip, tcp: h, payload } => {
+            ethernet(out, frame.dst_mac, frame.src_mac, frame.tag, ETHERTYPE_IPV4);
+            let tcp_len = h.header_len() as usize + *payload as usize;
+            ipv4(
+                out,
+                &Ipv4 {
+                    dscp: ip.dscp,
+                    ecn: ip.ecn,
+                    total_len: (20 + tcp_len) as u16,
+                    identification: 0,
+                    df: true,
+                    ttl: ip.ttl,
+                    protocol: rocelab_sim::tcp::IPPROTO_TCP,
+                    src: ip.src,
+                    dst: ip.dst,
+                },
+            );
+            tcp(out, ip.src, ip.dst, h, *payload);
+        }
         HeaderStack::RoceV2 { ip, bth, reth, aeth, immediate, payload } => {
             let ext = reth.map_or(0, |_| 16) + aeth.map_or(0, |_| 4) + immediate.map_or(0, |_| 4);
             let ib = wire::BTH as usize + ext + *payload as usize + bth.pad as usize + wire::ICRC as usize;
@@ -270,6 +331,57 @@ mod tests {
         assert_eq!(b.len(), 14 + 20 + 8 + 12 + 16 + 4);
         assert_eq!(&b[42..54], &[0x81, 0, 0xFF, 0xFF, 0x40, 0, 0, 0x12, 0, 0, 0, 0]);
         assert_eq!(&b[54..70], &[0; 16]);
+    }
+
+    #[test]
+    fn tcp_segment_frame_is_exact_and_as_long_as_simulated() {
+        use rocelab_sim::tcp::tcp_frame_bytes;
+        let mut p = packet(0x18, 1448, true);
+        p.kind = PacketKind::Tcp;
+        p.frame_bytes = tcp_frame_bytes(1448, true, true);
+        let h = TcpHeader {
+            src_port: 40_000,
+            dst_port: 5201,
+            seq: 0xFFFF_FF00,
+            ack: 7,
+            flags: 0x40 | 0x10 | 0x08,
+            window: 0x8000,
+            timestamps: Some((123, 456)),
+            sack: [(0, 0); 4],
+            sack_blocks: 0,
+        };
+        let b = bytes(&frame_of_tcp(&p, &h, Some(2)));
+        assert_eq!(b.len() as u32 + wire::FCS, p.frame_bytes, "1522-byte frame: 18 + 20 + 32 + 1448 + FCS");
+        let ip = &b[18..38];
+        assert_eq!((ip[9], ip[1]), (6, (26 << 2) | 3), "TCP, DSCP 26 with CE");
+        assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 20 + 32 + 1448);
+        assert_eq!(internet_checksum(ip), 0);
+        let t = &b[38..70];
+        assert_eq!(&t[0..4], &[0x9C, 0x40, 0x14, 0x51], "ports 40000 -> 5201");
+        assert_eq!(&t[4..12], &[0xFF, 0xFF, 0xFF, 0x00, 0, 0, 0, 7]);
+        assert_eq!((t[12], t[13], &t[14..16]), (0x80, 0x58, &[0x80, 0x00][..]), "offset 8, ECE ACK PSH, window");
+        assert_eq!(&t[20..32], &[1, 1, 8, 10, 0, 0, 0, 123, 0, 0, 1, 0xC8]);
+        let mut pseudo = vec![10, 0, 0, 3, 10, 0, 0, 11, 0, 6];
+        pseudo.extend_from_slice(&((32 + 1448) as u16).to_be_bytes());
+        pseudo.extend_from_slice(&b[38..]);
+        assert_eq!(internet_checksum(&pseudo), 0, "TCP checksum");
+        // A pure ACK without options is padded to the Ethernet minimum; with three SACK blocks
+        // beside the timestamps it is 14 + 20 + 60 bytes.
+        let ack = TcpHeader { timestamps: None, flags: 0x10, ..h };
+        let mut p0 = packet(0x10, 0, false);
+        p0.kind = PacketKind::Tcp;
+        assert_eq!(bytes(&frame_of_tcp(&p0, &ack, None)).len(), 60);
+        let sacks = TcpHeader { sack: [(1, 2), (3, 4), (5, 6), (0, 0)], sack_blocks: 3, ..h };
+        assert_eq!(bytes(&frame_of_tcp(&p0, &sacks, None)).len(), 14 + 20 + 60);
+    }
+
+    #[test]
+    fn pause_frame_matches_802_3x_byte_for_byte() {
+        let b = bytes(&frame_of_link_pause(0xFFFF, 5));
+        let mut want = vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x05, 0x88, 0x08];
+        want.extend_from_slice(&[0x00, 0x01, 0xFF, 0xFF]);
+        want.resize(60, 0);
+        assert_eq!(b, want);
     }
 
     #[test]

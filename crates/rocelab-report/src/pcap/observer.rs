@@ -1,11 +1,12 @@
 //! The capture observer: which frames are kept (by port, by flow, up to a limit) and writing
 //! them as pcap records.
 
-use super::{encode, frame_of_packet, frame_of_pfc, Frame};
+use super::{encode, frame_of_link_pause, frame_of_packet, frame_of_pfc, frame_of_tcp, Frame};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use rocelab_sim::from_model::Names;
 use rocelab_sim::pfc::PfcFrame;
+use rocelab_sim::tcp::TcpHeader;
 use rocelab_sim::{Direction, NetworkSpec, Observer, Packet, Time};
 use std::io::Write;
 use std::time::Duration;
@@ -17,7 +18,7 @@ pub struct CaptureFilter {
     /// mirror); `None` captures every link.
     pub ports: Option<Vec<usize>>,
     /// Flows (indices into the traffic's flows) whose data frames are kept; `None` keeps all.
-    /// PFC frames belong to no flow and are kept at the chosen ports either way.
+    /// PFC and PAUSE frames belong to no flow and are kept at the chosen ports either way.
     pub flows: Option<Vec<usize>>,
     /// Stop after this many frames.
     pub limit: Option<u64>,
@@ -52,11 +53,13 @@ pub struct Captured {
     pub kind: CapturedKind,
 }
 
-/// Whether a captured frame was a data frame (and of which flow) or a PFC frame.
+/// Whether a captured frame was a data frame (and of which flow), a PFC frame or an 802.3x
+/// PAUSE frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CapturedKind {
     Data { flow: usize },
     Pfc,
+    Pause,
 }
 
 /// An [`Observer`] writing the frames crossing the chosen ports as a pcap (link type
@@ -165,6 +168,11 @@ impl<W: Write> PcapObserver<W> {
         Ok((self.stats, w))
     }
 
+    /// Whether the flow filter keeps data frames of `flow`.
+    fn keeps_flow(&self, flow: u32) -> bool {
+        self.flows.as_ref().is_none_or(|keep| keep.get(flow as usize).copied().unwrap_or(false))
+    }
+
     /// Whether a frame sent at `port` passes the port filter and the limit.
     fn wanted(&mut self, port: usize) -> bool {
         if self.error.is_some() || !self.tx.get(port).copied().unwrap_or(false) {
@@ -199,15 +207,7 @@ impl<W: Write> PcapObserver<W> {
 
 impl<W: Write> Observer for PcapObserver<W> {
     fn on_packet(&mut self, time: Time, port: usize, packet: &Packet, dir: Direction) {
-        if dir != Direction::Tx {
-            return;
-        }
-        if let Some(keep) = &self.flows {
-            if !keep.get(packet.flow as usize).copied().unwrap_or(false) {
-                return;
-            }
-        }
-        if !self.wanted(port) {
+        if dir != Direction::Tx || !self.keeps_flow(packet.flow) || !self.wanted(port) {
             return;
         }
         let len = self.write(
@@ -219,6 +219,25 @@ impl<W: Write> Observer for PcapObserver<W> {
         if len as u64 + rocelab_sim::packet::wire::FCS as u64 != packet.frame_bytes.max(64) as u64 {
             self.stats.length_differs += 1;
         }
+    }
+
+    fn on_tcp(&mut self, time: Time, port: usize, packet: &Packet, header: &TcpHeader, dir: Direction) {
+        if dir != Direction::Tx || !self.keeps_flow(packet.flow) || !self.wanted(port) {
+            return;
+        }
+        let frame = frame_of_tcp(packet, header, self.vlan);
+        let len = self.write(time, port, frame, CapturedKind::Data { flow: packet.flow as usize });
+        if len as u64 + rocelab_sim::packet::wire::FCS as u64 != packet.frame_bytes.max(64) as u64 {
+            self.stats.length_differs += 1;
+        }
+    }
+
+    fn on_link_pause(&mut self, time: Time, port: usize, quanta: u16, dir: Direction) {
+        if dir != Direction::Tx || !self.wanted(port) {
+            return;
+        }
+        let sender = self.node_of.get(port).copied().unwrap_or(0);
+        self.write(time, port, frame_of_link_pause(quanta, sender), CapturedKind::Pause);
     }
 
     fn on_pfc(&mut self, time: Time, port: usize, frame: &PfcFrame, dir: Direction) {

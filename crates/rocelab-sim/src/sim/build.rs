@@ -3,6 +3,7 @@
 
 use super::build_rdma::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use super::rdma::NO_QP;
+use super::tcp::TcpHosts;
 use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt};
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
@@ -130,6 +131,12 @@ impl<'a, O: Observer> Simulation<'a, O> {
         self.sim.events
     }
 
+    /// The engine, for tests that drive its internal APIs (e.g. opening TCP connections).
+    #[cfg(test)]
+    pub(super) fn engine(&mut self) -> &mut Sim<'a, O> {
+        &mut self.sim
+    }
+
     /// Run to the end time and collect the results.
     pub fn finish(mut self) -> Results {
         let end = self.sim.end;
@@ -141,6 +148,7 @@ impl<'a, O: Observer> Simulation<'a, O> {
                     // requester has the last ACK (see `FctReport::compute`).
         results.fct =
             crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
+        results.iperf = super::tcp_results::iperf_results(traffic, &results);
         results
     }
 }
@@ -231,7 +239,7 @@ fn build<'o, O: Observer>(
                 for (local, hp) in h.ports.iter().enumerate() {
                     let g = gid(node, local) as usize;
                     let (peer, rate, delay) = link_of[g].expect("validated: every port linked");
-                    ports.push(new_port(
+                    let mut p = new_port(
                         node as u32,
                         local as u32,
                         nics.len() as u32,
@@ -239,7 +247,9 @@ fn build<'o, O: Observer>(
                         (peer, rate, delay, node_latency[port_node[peer as usize] as usize]),
                         hp.pfc,
                         &[Tsa::Ets(1); 8],
-                    ));
+                    );
+                    p.lp.enabled = hp.link_pause;
+                    ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
                         ready: VecDeque::new(),
@@ -270,6 +280,7 @@ fn build<'o, O: Observer>(
                         sp.pfc,
                         &tsa,
                     );
+                    p.lp.enabled = sp.link_pause;
                     for (tc, t) in sp.tcs.iter().enumerate() {
                         p.ecn[tc] = t.ecn;
                         if t.ecn.is_some() {
@@ -401,6 +412,7 @@ fn build<'o, O: Observer>(
             completed_at: None,
             finished_sending: false,
             qp,
+            conn: super::tcp::NO_CONN,
         });
         if f.start_ps <= config.end_time_ps {
             queue.push(f.start_ps, Event::FlowStart { flow: i as u32 });
@@ -425,7 +437,20 @@ fn build<'o, O: Observer>(
         queue.push(0, Event::Sample);
     }
 
-    Ok(Sim {
+    let mut tcp_hosts = TcpHosts { mtu: vec![0; ports.len()], ..Default::default() };
+    for (node, nd) in spec.nodes.iter().enumerate() {
+        tcp_hosts.names.push(nd.name.clone());
+        match &nd.kind {
+            NodeKind::Host(h) => {
+                tcp_hosts.stack.push(h.tcp);
+                for (local, hp) in h.ports.iter().enumerate() {
+                    tcp_hosts.mtu[gid(node, local) as usize] = hp.mtu;
+                }
+            }
+            NodeKind::Switch(_) => tcp_hosts.stack.push(Default::default()),
+        }
+    }
+    let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
         seed: config.seed,
@@ -437,6 +462,9 @@ fn build<'o, O: Observer>(
         flows,
         qps,
         tests,
+        tcp: Vec::new(),
+        tcp_seg: Vec::new(),
+        tcp_hosts,
         storage,
         routes,
         rng: Rng::new(config.seed),
@@ -444,7 +472,14 @@ fn build<'o, O: Observer>(
         cons: Conservation::default(),
         events: 0,
         samples,
-    })
+    };
+    // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.
+    for (i, (f, owner)) in specs.iter().enumerate() {
+        if f.over_tcp() {
+            sim.attach_flow_conn(i as u32, f).map_err(|m| SimError::traffic(owner.path(), m))?;
+        }
+    }
+    Ok(sim)
 }
 
 fn new_port(
@@ -483,6 +518,7 @@ fn new_port(
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
         ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
+        lp: Default::default(),
     }
 }
 
@@ -506,6 +542,7 @@ impl<O: Observer> Sim<'_, O> {
                     c.paused_ps = p.pause[prio].paused_time(end);
                 }
                 let peer = &self.ports[p.peer as usize];
+                let link_pause = super::tcp_results::link_pause_counters(p, peer, end);
                 PortResults {
                     index: g,
                     node: p.node as usize,
@@ -517,6 +554,7 @@ impl<O: Observer> Sim<'_, O> {
                     rate_bps: p.rate.bps(),
                     priorities,
                     peak_queue_bytes: std::array::from_fn(|tc| p.tcq[tc].peak),
+                    link_pause,
                 }
             })
             .collect();
@@ -550,14 +588,22 @@ impl<O: Observer> Sim<'_, O> {
         let mut ctrl_in_flight = vec![0u64; self.flows.len()];
         let mut cons = self.cons;
         for pkt in self.pool.iter_live() {
+            cons.in_flight_packets += 1;
+            cons.in_flight_bytes += pkt.frame_bytes as u64;
+            if pkt.kind == crate::packet::PacketKind::Tcp {
+                // Counted per connection (`tcp_in_flight`); a data segment also for its flow.
+                if pkt.payload_bytes > 0 && pkt.flow != super::tcp::NO_FLOW {
+                    in_flight[pkt.flow as usize] += 1;
+                }
+                continue;
+            }
             if pkt.is_control() {
                 ctrl_in_flight[pkt.flow as usize] += 1;
             } else {
                 in_flight[pkt.flow as usize] += 1;
             }
-            cons.in_flight_packets += 1;
-            cons.in_flight_bytes += pkt.frame_bytes as u64;
         }
+        let tcp_in_flight = self.tcp_in_flight();
         let flows = self
             .flows
             .iter()
@@ -589,6 +635,8 @@ impl<O: Observer> Sim<'_, O> {
                     fct_ps: f.completed_at.map(|t| t - start),
                     throughput_bps,
                     rdma: self.rdma_results(f, ctrl_in_flight[i]),
+                    tcp: (f.conn != super::tcp::NO_CONN)
+                        .then(|| self.tcp_conn_results(f.conn as usize, tcp_in_flight[f.conn as usize])),
                 }
             })
             .collect();
@@ -611,6 +659,11 @@ impl<O: Observer> Sim<'_, O> {
             flows,
             perftest: self.perftest_results(),
             queue_samples,
+            tcp_connections: (0..self.tcp.len())
+                .filter(|&c| self.tcp[c].flow == super::tcp::NO_FLOW)
+                .map(|c| self.tcp_conn_results(c, tcp_in_flight[c]))
+                .collect(),
+            iperf: Vec::new(),
             conservation: cons,
             fct: None,
             jobs,

@@ -1,5 +1,6 @@
 //! The host NIC: a round-robin scheduler over sources that skips paused priorities — RDMA
-//! control packets (ACK, NAK, CNP) first, then data of open-loop flows and queue pairs —,
+//! control packets (ACK, NAK, CNP) first, then data of open-loop flows and queue pairs, and TCP
+//! endpoints (`tcp.rs`) —,
 //! pacing timers, and the receive path into the host receive buffer (which sends PFC when it
 //! fills).
 
@@ -17,6 +18,11 @@ impl<O: Observer> Sim<'_, O> {
     /// A flow starts: an open-loop source joins its NIC's ready list; a queue pair's
     /// application posts its first messages.
     pub(super) fn flow_start(&mut self, flow: u32) {
+        let c = self.flows[flow as usize].conn;
+        if c != super::tcp::NO_CONN {
+            self.tcp_flow_start(c);
+            return;
+        }
         let q = self.flows[flow as usize].qp;
         if q != super::rdma::NO_QP {
             self.app_start(q);
@@ -63,6 +69,15 @@ impl<O: Observer> Sim<'_, O> {
             let Some(ep) = nic.ready.pop_front() else {
                 break;
             };
+            if ep & super::tcp::TCP_EP != 0 {
+                let r = self.tcp_poll(port, ep & !super::tcp::TCP_EP);
+                let sent = matches!(r, super::rdma::EpPoll::Sent);
+                self.tcp_after_poll(nic_idx, ep, &r);
+                if sent {
+                    return;
+                }
+                continue;
+            }
             let f = ep >> 1;
             if self.flows[f as usize].qp != super::rdma::NO_QP {
                 let r = self.rc_poll(port, ep);
@@ -148,7 +163,11 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let pkt = *self.pool.get(id);
         if pkt.kind != PacketKind::Data {
-            self.rc_arrive(port, id);
+            if pkt.kind == PacketKind::Tcp {
+                self.tcp_arrive(port, id);
+            } else {
+                self.rc_arrive(port, id);
+            }
             return;
         }
         let p = &mut self.ports[port as usize];
@@ -199,6 +218,9 @@ impl<O: Observer> Sim<'_, O> {
                     if enabled.contains(prio) {
                         self.pfc_deassert(port, prio);
                     }
+                }
+                if self.ports[port as usize].lp.enabled {
+                    self.link_pause_deassert(port, 0);
                 }
             }
             RxCheck::Recheck(t) => self.queue.push(t, Event::HostRxCheck { port, gen }),

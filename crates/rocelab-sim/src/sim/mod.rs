@@ -10,11 +10,17 @@ mod app;
 mod build;
 mod build_rdma;
 mod host;
+mod iwarp;
+mod link_pause;
 mod rdma;
 mod rdma_rx;
 mod storage;
 mod storage_build;
 mod switch;
+mod tcp;
+mod tcp_app;
+mod tcp_results;
+mod tcp_rx;
 
 use crate::ecn::EcnSpec;
 use crate::event::{Event, EventQueue};
@@ -115,6 +121,8 @@ pub(crate) struct PortRt {
     /// Pauses this port sends to its peer, per priority.
     pub xoff: [XoffState; 8],
     pub ecn: [Option<EcnSpec>; 8],
+    /// IEEE 802.3x link flow control.
+    pub lp: link_pause::LinkPauseRt,
 }
 
 /// One egress queue of a switch port, with its depth and peak, in one cache line.
@@ -187,6 +195,8 @@ pub(crate) struct FlowRt {
     pub finished_sending: bool,
     /// Index of its queue pair in `Sim::qps` (`rdma::NO_QP` for an open-loop flow).
     pub qp: u32,
+    /// Index of its TCP connection in `Sim::tcp` (`tcp::NO_CONN` when not over TCP).
+    pub conn: u32,
 }
 
 pub(crate) struct SampleState {
@@ -210,6 +220,12 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub qps: Vec<rdma::QpRt>,
     /// perftest tests.
     pub tests: Vec<app::PerftestRt>,
+    /// TCP connections (arena; `FlowRt::conn` indexes it).
+    pub tcp: Vec<tcp::ConnRt>,
+    /// The TCP segments in flight beside their packets, indexed by packet id.
+    pub tcp_seg: Vec<tcp::SegInfo>,
+    /// The hosts' TCP stacks and interface MTUs.
+    pub tcp_hosts: tcp::TcpHosts,
     /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
     pub storage: storage::StorageRt,
     pub routes: Routes,
@@ -226,6 +242,24 @@ const PREFETCH_AHEAD: usize = 6;
 /// How many events ahead the engine fetches, for an arrival, the receiving port (whose index it
 /// reads from the sending port fetched at `PREFETCH_AHEAD`).
 const PEER_PREFETCH_AHEAD: usize = 3;
+
+/// [`Sim::observe`] on the fields it needs (for callers holding other borrows of the `Sim`).
+#[inline]
+pub(crate) fn observe<O: Observer>(
+    obs: &mut O,
+    pool: &PacketPool,
+    tcp_seg: &[tcp::SegInfo],
+    now: Time,
+    port: u32,
+    id: u32,
+    dir: Direction,
+) {
+    let pkt = pool.get(id);
+    match (pkt.kind, tcp_seg.get(id as usize)) {
+        (crate::packet::PacketKind::Tcp, Some(si)) => obs.on_tcp(now, port as usize, pkt, &si.hdr, dir),
+        _ => obs.on_packet(now, port as usize, pkt, dir),
+    }
+}
 
 /// Serialization time of a PFC frame on the wire.
 fn pfc_wire_bytes() -> u64 {
@@ -262,6 +296,9 @@ impl<O: Observer> Sim<'_, O> {
                     let p = &mut self.ports[port as usize];
                     if p.pause[prio as usize].on_expire(now, gen) {
                         p.paused &= !(1 << prio);
+                        if p.lp.paused {
+                            p.paused = 0xFF;
+                        }
                         self.try_transmit(port);
                     }
                 }
@@ -271,6 +308,10 @@ impl<O: Observer> Sim<'_, O> {
                 Event::FlowStart { flow } => self.flow_start(flow),
                 Event::QpTimer { qp, gen } => self.qp_timer(qp, gen),
                 Event::Sample => self.sample(),
+                Event::TcpTimer { ep, gen } => self.tcp_timer(ep, gen),
+                Event::LinkPauseArrive { port, quanta } => self.link_pause_arrive(port, quanta),
+                Event::LinkPauseExpire { port, gen } => self.link_pause_expire(port, gen),
+                Event::LinkPauseRefresh { port, gen } => self.link_pause_refresh(port, gen),
                 Event::CloneStart { clone } => self.clone_start(clone),
                 Event::StepReady { io, step } => self.step_ready(io, step),
                 Event::StepDone { io, step } => self.step_done(io, step),
@@ -339,11 +380,18 @@ impl<O: Observer> Sim<'_, O> {
         let arrive = now + ser + p.arrival_delay;
         let was_idle = p.wire.is_empty();
         p.wire.push_back((arrive, id));
-        self.obs.on_packet(now, port as usize, self.pool.get(id), Direction::Tx);
+        self.observe(port, id, Direction::Tx);
         self.queue.push(now + ser, Event::TxDone { port });
         if was_idle {
             self.queue.push(arrive, Event::WireArrive { port, pkt: id });
         }
+    }
+
+    /// Show data frame `id` at `port` to the observer (a TCP segment with its header). Without
+    /// an observer this compiles to nothing: no packet memory is read.
+    #[inline]
+    pub(crate) fn observe(&mut self, port: u32, id: u32, dir: Direction) {
+        observe(self.obs, &self.pool, &self.tcp_seg, self.now, port, id, dir);
     }
 
     /// The head frame of `port`'s wire reaches the peer.
@@ -363,6 +411,10 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     fn start_pfc_tx(&mut self, port: u32) {
+        if self.ports[port as usize].lp.pending {
+            self.start_link_pause_tx(port);
+            return;
+        }
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.bytes_time(pfc_wire_bytes());
@@ -400,11 +452,15 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The buffer condition for `prio` behind `port` begins: pause the peer (if PFC is enabled
-    /// for `prio` on this port; otherwise nothing is sent and the buffer overflows).
+    /// for `prio` on this port, or else 802.3x link pause; otherwise nothing is sent and the
+    /// buffer overflows).
     pub fn pfc_assert(&mut self, port: u32, prio: u8) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         if !p.pfc_enabled.contains(prio) {
+            if p.lp.enabled {
+                self.link_pause_assert(port, prio);
+            }
             return;
         }
         if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].assert(now, p.pause_time) {
@@ -416,6 +472,10 @@ impl<O: Observer> Sim<'_, O> {
     /// The buffer condition for `prio` behind `port` clears: resume the peer.
     pub fn pfc_deassert(&mut self, port: u32, prio: u8) {
         let p = &mut self.ports[port as usize];
+        if !p.pfc_enabled.contains(prio) && p.lp.enabled {
+            self.link_pause_deassert(port, prio);
+            return;
+        }
         if p.xoff[prio as usize].deassert() == XoffAction::SendXon {
             self.request_pfc(port, prio, false);
         }
@@ -455,6 +515,9 @@ impl<O: Observer> Sim<'_, O> {
                 }
                 PauseChange::None => {}
             }
+        }
+        if p.lp.paused {
+            p.paused = 0xFF;
         }
         if resumed {
             self.try_transmit(port);

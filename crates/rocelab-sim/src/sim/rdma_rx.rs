@@ -153,10 +153,10 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The host receive buffer behind `port` crossed XOFF: pause the peer on every PFC
-    /// priority and check for XON at `check_at`.
+    /// priority (and the whole link with 802.3x link pause) and check for XON at `check_at`.
     pub(super) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
         let p = &self.ports[port as usize];
-        let (nic_idx, enabled) = (p.aux as usize, p.pfc_enabled);
+        let (nic_idx, enabled, link_pause) = (p.aux as usize, p.pfc_enabled, p.lp.enabled);
         let nic = &mut self.nics[nic_idx];
         nic.rx_gen = nic.rx_gen.wrapping_add(1);
         let gen = nic.rx_gen;
@@ -165,6 +165,9 @@ impl<O: Observer> Sim<'_, O> {
             if enabled.contains(prio) {
                 self.pfc_assert(port, prio);
             }
+        }
+        if link_pause {
+            self.link_pause_assert(port, 0);
         }
     }
 }

@@ -52,7 +52,7 @@ impl<O: Observer> Sim<'_, O> {
             c.rx_packets += 1;
             c.rx_bytes += frame as u64;
         }
-        self.obs.on_packet(now, port as usize, self.pool.get(id), Direction::Rx);
+        super::observe(self.obs, &self.pool, &self.tcp_seg, now, port, id, Direction::Rx);
 
         let pkt = self.pool.get(id);
         let hops = self.routes.next_hops(sw.node, pkt.dst);
@@ -121,7 +121,9 @@ impl<O: Observer> Sim<'_, O> {
         self.ports[port as usize].counters[prio as usize].drops += 1;
         self.cons.dropped_packets += 1;
         self.cons.dropped_bytes += pkt.frame_bytes as u64;
-        if pkt.is_control() {
+        if pkt.kind == crate::packet::PacketKind::Tcp {
+            self.tcp_dropped(&pkt);
+        } else if pkt.is_control() {
             let q = self.flows[pkt.flow as usize].qp;
             self.qps[q as usize].ctrl.dropped += 1;
         } else {

@@ -28,10 +28,12 @@ impl TcpEndpoint {
         let scaling = a.window_scaling && b.window_scaling;
         let ecn = a.ecn && b.ecn;
         let timestamps = a.timestamps && b.timestamps;
-        (Self::one(a, b, scaling, ecn, timestamps), Self::one(b, a, scaling, ecn, timestamps))
+        // RFC 2018 §2: SACK only when both offer it on their SYNs.
+        let sack = a.sack && b.sack;
+        (Self::one(a, b, scaling, ecn, timestamps, sack), Self::one(b, a, scaling, ecn, timestamps, sack))
     }
 
-    fn one(me: &TcpConfig, peer: &TcpConfig, scaling: bool, ecn: bool, timestamps: bool) -> TcpEndpoint {
+    fn one(me: &TcpConfig, peer: &TcpConfig, scaling: bool, ecn: bool, timestamps: bool, sack: bool) -> TcpEndpoint {
         let peer_window = if scaling {
             peer.receive_buffer as u64
         } else {
@@ -44,8 +46,8 @@ impl TcpEndpoint {
         };
         let wscale = scaling.then(|| me.window_scale());
         TcpEndpoint {
-            snd: Sender::new(me, ecn, peer_window),
-            rcv: Receiver::new(me, wscale, mode, peer.mss),
+            snd: Sender::new(me, ecn, peer_window, sack),
+            rcv: Receiver::new(me, wscale, mode, peer.mss, sack),
             ecn,
             ect_on_acks: ecn && me.congestion_control == CcKind::Dctcp,
             timestamps,
@@ -81,7 +83,11 @@ impl TcpEndpoint {
             self.stats.pure_acks += 1;
             return Some(self.segment(f.ack, 0, 0, flags, false, false));
         }
-        if let Some(d) = self.snd.next_data(max_payload) {
+        // SACK blocks take option space from the payload (as Linux's `tcp_current_mss` does).
+        let sack_room = self.rcv.sack_blocks(self.max_sack_blocks()).option_bytes();
+        let room =
+            if max_payload == 0 { 0 } else { max_payload.min(self.snd.mss as u32).saturating_sub(sack_room).max(1) };
+        if let Some(d) = self.snd.next_data(room) {
             self.snd.sent(now, &d, &mut self.stats);
             let mut flags = self.ack_flags();
             if d.cwr {
@@ -103,6 +109,16 @@ impl TcpEndpoint {
         None
     }
 
+    /// SACK blocks an ACK can carry: four, three beside the timestamps option (40 bytes of
+    /// options at most, RFC 2018 §3).
+    fn max_sack_blocks(&self) -> usize {
+        if self.timestamps {
+            3
+        } else {
+            4
+        }
+    }
+
     fn ack_flags(&self) -> Flags {
         let mut f = Flags::empty();
         if self.rcv.ece() {
@@ -117,7 +133,9 @@ impl TcpEndpoint {
         let ect = self.ecn && ((data && !rtx) || (!data && self.ect_on_acks));
         let window = self.rcv.window();
         self.rcv.advertised(window);
-        Segment { seq, ack, len, window, flags, ecn: if ect { Ecn::Ect0 } else { Ecn::NotEct }, retransmission: rtx }
+        let sack = self.rcv.sack_blocks(self.max_sack_blocks());
+        let ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
+        Segment { seq, ack, len, window, flags, ecn, retransmission: rtx, sack }
     }
 
     /// A segment from the peer arrives at `now`.
@@ -125,7 +143,7 @@ impl TcpEndpoint {
         let delivered =
             self.rcv.on_segment(now, seg.seq, seg.len, seg.ecn, seg.flags.contains(Flags::CWR), &mut self.stats);
         let ece = self.ecn && seg.flags.contains(Flags::ECE);
-        let acked = self.snd.on_ack(now, seg.ack, seg.window as u64, ece, seg.len == 0, &mut self.stats);
+        let acked = self.snd.on_ack(now, seg.ack, seg.window as u64, ece, seg.len == 0, &seg.sack, &mut self.stats);
         Actions { delivered, acked, transmit: self.wants_transmit() }
     }
 
@@ -181,6 +199,23 @@ impl TcpEndpoint {
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv.rcv_nxt
     }
+    /// The highest offset of this endpoint's stream sent so far.
+    pub fn snd_max(&self) -> u64 {
+        self.snd.snd_max
+    }
+    /// The stream offset the next data segment would start at (a pending retransmission's, else
+    /// the next new byte's): where a framing layer such as iWARP's MPA cuts segments.
+    pub fn next_send_offset(&self) -> u64 {
+        self.snd.next_send_offset()
+    }
+    /// Bytes the application has written so far (the end of the stream).
+    pub fn written(&self) -> u64 {
+        self.snd.app_end
+    }
+    /// Whether ECN was negotiated.
+    pub fn ecn(&self) -> bool {
+        self.ecn
+    }
     /// Offset of the first unacknowledged byte of this endpoint's stream.
     pub fn snd_una(&self) -> u64 {
         self.snd.snd_una
@@ -192,8 +227,17 @@ impl TcpEndpoint {
             _ => None,
         }
     }
-    /// Header bytes (IPv4 + TCP + options) of this connection's segments.
+    /// Header bytes (IPv4 + TCP + options) of this connection's segments without SACK blocks
+    /// (see [`Segment::sack`] for theirs).
     pub fn header_bytes(&self) -> u32 {
         super::header_bytes(self.timestamps)
+    }
+    /// Whether SACK was negotiated.
+    pub fn sack(&self) -> bool {
+        self.snd.sack_enabled()
+    }
+    /// Bytes of this endpoint's stream the peer has SACKed above its cumulative ACK.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.snd.sacked_bytes()
     }
 }

@@ -11,24 +11,33 @@
 //! * **Sequence space** as 64-bit stream offsets from 0: no wraparound, so PAWS (RFC 7323 §5) is
 //!   not needed. Bytes are counted, not carried.
 //! * **Sender**: slow start with an initial window of 10 segments (RFC 6928) and appropriate byte
-//!   counting with L = 2 (RFC 3465); congestion avoidance, fast retransmit after 3 duplicate ACKs
-//!   and NewReno fast recovery with partial ACKs (RFC 5681, RFC 6582); retransmission timeout per
+//!   counting with L = 2 (RFC 3465); congestion avoidance; fast retransmit after 3 duplicate
+//!   ACKs (with SACK, also once more than two segments' worth above the first hole is SACKed);
+//!   loss recovery with SACK (RFC 2018, on by default as in Linux) by the conservative rules of
+//!   RFC 6675 (a scoreboard of SACKed ranges, `pipe`, NextSeg's rules 1-3: holes deemed lost,
+//!   then new data, then other holes), retransmitting the first hole again on a partial ACK
+//!   and a retransmission found lost (data sent after it SACKed) as Linux does; without SACK
+//!   NewReno's recovery with partial ACKs (RFC 5681, RFC 6582); retransmission timeout per
 //!   RFC 6298 with Karn's rule, exponential backoff and a configurable minimum (200 ms, Linux's
 //!   `TCP_RTO_MIN`), go-back-N after a timeout; congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
-//!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4) on or off; sender silly-window avoidance.
+//!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
+//!   sender silly-window avoidance.
 //! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered
-//!   when the hole fills; immediate duplicate ACKs for out-of-order data and an immediate ACK when
-//!   a hole fills (RFC 5681 §4.2); delayed ACKs as Linux does them (see [`DelayedAck`]); the
-//!   advertised window is the free receive buffer, capped at 65,535 bytes without window scaling
-//!   and rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
+//!   when the hole fills; SACK blocks on every ACK while data is out of order, the block of the
+//!   latest out-of-order segment first (RFC 2018 §4), then the others from the highest;
+//!   immediate duplicate ACKs for out-of-order data and an immediate ACK when a hole fills
+//!   (RFC 5681 §4.2); delayed ACKs as Linux does them (see [`DelayedAck`]); the advertised
+//!   window is the free receive buffer, capped at 65,535 bytes without window scaling and
+//!   rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
 //!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
-//! * **Not modelled**: SACK (RFC 2018; recovery is NewReno's, one hole per round trip), receive
-//!   buffer autotuning (the window is the configured buffer, what autotuning reaches on a long
+//! * **Not modelled**: D-SACK (RFC 2883), tail loss probes and RACK (RFC 8985), receive buffer
+//!   autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
-//!   segments with `max_payload`), tail loss probes and RACK, the persist timer (the application
-//!   always reads what arrives, so the window never closes for long).
+//!   segments with `max_payload`), congestion window validation (RFC 7661: an application-limited
+//!   sender's window keeps growing), the persist timer (the application always reads what
+//!   arrives, so the window never closes for long).
 //!
 //! # Engine interface
 //! An endpoint has one timer: [`TcpEndpoint::next_deadline`] is the earliest of its
@@ -43,12 +52,14 @@ mod conn;
 mod receiver;
 pub mod rto;
 mod sender;
+pub mod stack;
 #[cfg(test)]
 mod tests;
 
 pub use cc::{CcKind, CcState, CongestionControl};
 pub use conn::TcpEndpoint;
 pub use rto::{RtoPolicy, RttEstimator};
+pub use stack::{tcp_frame_bytes, tcp_header_bytes, TcpHeader, TcpStackSpec, IPPROTO_TCP};
 
 use crate::packet::Ecn;
 use crate::time::{Time, MS, SECOND};
@@ -64,6 +75,22 @@ pub const TIMESTAMPS_OPTION: u32 = 12;
 pub const MAX_UNSCALED_WINDOW: u32 = 65_535;
 /// Largest window scale shift (RFC 7323 §2.3).
 pub const MAX_WINDOW_SCALE: u8 = 14;
+
+/// Add `[s, e)` to `ranges` (sorted, disjoint), merging it with the ranges it overlaps or
+/// touches, in place: the receiver's out-of-order data and the sender's SACK scoreboard.
+pub(crate) fn insert_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    if e <= s {
+        return;
+    }
+    let i = ranges.partition_point(|&(_, b)| b < s);
+    let j = ranges.partition_point(|&(a, _)| a <= e);
+    if i == j {
+        ranges.insert(i, (s, e));
+    } else {
+        ranges[i] = (s.min(ranges[i].0), e.max(ranges[j - 1].1));
+        ranges.drain(i + 1..j);
+    }
+}
 
 /// Bytes of IP and TCP header in every segment.
 pub fn header_bytes(timestamps: bool) -> u32 {
@@ -131,13 +158,17 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Offer the timestamps option (header bytes only; RTT is sampled once per round trip).
     pub timestamps: bool,
+    /// Offer selective acknowledgements (RFC 2018) and recover from loss with them (RFC 6675);
+    /// off, loss recovery is NewReno's (RFC 6582).
+    pub sack: bool,
     /// Duplicate ACKs that trigger fast retransmit; 3 (RFC 5681 §3.2).
     pub dupack_threshold: u32,
 }
 
 impl TcpConfig {
     /// Linux defaults on a link of `mtu` bytes: CUBIC, window scaling, delayed ACKs, Nagle,
-    /// timestamps, ECN off (`net.ipv4.tcp_ecn = 2`: accepted, not requested).
+    /// timestamps, SACK (`net.ipv4.tcp_sack = 1`), ECN off (`net.ipv4.tcp_ecn = 2`: accepted,
+    /// not requested).
     pub fn linux(mtu: u32) -> Self {
         TcpConfig {
             mss: mss_for_mtu(mtu, true),
@@ -153,6 +184,7 @@ impl TcpConfig {
             nagle: true,
             ecn: false,
             timestamps: true,
+            sack: true,
             dupack_threshold: 3,
         }
     }
@@ -226,6 +258,53 @@ pub struct Segment {
     pub ecn: Ecn,
     /// A retransmission (for counters and captures).
     pub retransmission: bool,
+    /// SACK blocks (RFC 2018) of the receiver's out-of-order data.
+    pub sack: SackBlocks,
+}
+
+/// The SACK option's blocks (RFC 2018 §3): at most four `[left, right)` ranges of stream
+/// offsets the receiver holds beyond its cumulative ACK, three when the timestamps option leaves
+/// room for no more in 40 bytes of options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    n: u8,
+    blocks: [(u64, u64); 4],
+}
+
+impl SackBlocks {
+    /// No block.
+    pub const EMPTY: SackBlocks = SackBlocks { n: 0, blocks: [(0, 0); 4] };
+    /// Most blocks an option can carry.
+    pub const MAX: usize = 4;
+
+    /// Add a block (ignored once full).
+    pub fn push(&mut self, left: u64, right: u64) {
+        if (self.n as usize) < Self::MAX {
+            self.blocks[self.n as usize] = (left, right);
+            self.n += 1;
+        }
+    }
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+    /// Whether there is no block.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// The blocks, first (most recent) first.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.n as usize].iter().copied()
+    }
+    /// Bytes of TCP options the blocks take as Linux sends them: two NOPs, kind 5, length,
+    /// 8 bytes per block (0 without blocks).
+    pub fn option_bytes(&self) -> u32 {
+        if self.n == 0 {
+            0
+        } else {
+            4 + 8 * self.n as u32
+        }
+    }
 }
 
 /// What a call did that the engine or the application must know.
@@ -240,7 +319,7 @@ pub struct Actions {
 }
 
 /// Counters of one endpoint.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TcpStats {
     /// Data segments sent, retransmissions included.
     pub data_segments: u64,

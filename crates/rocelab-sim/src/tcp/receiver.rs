@@ -1,7 +1,7 @@
 //! The receiving half of an endpoint: reassembly, the advertised window, when to acknowledge,
 //! and the ECN-Echo state.
 
-use super::{DelayedAck, TcpConfig, TcpStats, MAX_UNSCALED_WINDOW};
+use super::{DelayedAck, SackBlocks, TcpConfig, TcpStats, MAX_UNSCALED_WINDOW};
 use crate::packet::Ecn;
 use crate::time::Time;
 
@@ -46,11 +46,15 @@ pub(super) struct Receiver {
     mode: EceMode,
     ece: bool,
     pub forced: Option<ForcedAck>,
+    /// SACK negotiated.
+    sack: bool,
+    /// Start of the latest out-of-order segment (its block goes first, RFC 2018 §4).
+    last_ooo: Option<u64>,
 }
 
 impl Receiver {
     /// `peer_mss`: the MSS the peer sends with (what counts as a full-sized segment).
-    pub fn new(cfg: &TcpConfig, wscale: Option<u8>, mode: EceMode, peer_mss: u32) -> Self {
+    pub fn new(cfg: &TcpConfig, wscale: Option<u8>, mode: EceMode, peer_mss: u32, sack: bool) -> Self {
         let delack = cfg.delayed_ack;
         // The window the handshake announced: the whole buffer, within 16 bits when unscaled.
         let initial = match wscale {
@@ -73,7 +77,32 @@ impl Receiver {
             mode,
             ece: false,
             forced: None,
+            sack,
+            last_ooo: None,
         }
+    }
+
+    /// The SACK blocks for the next ACK, at most `max`: the range holding the latest
+    /// out-of-order segment, then the other ranges from the highest down (RFC 2018 §4 wants the
+    /// most recent ones; the sender keeps what earlier ACKs told it).
+    pub fn sack_blocks(&self, max: usize) -> SackBlocks {
+        let mut b = SackBlocks::EMPTY;
+        if !self.sack || self.ooo.is_empty() {
+            return b;
+        }
+        let first = self.last_ooo.and_then(|s| self.ooo.iter().position(|&(a, e)| a <= s && s < e));
+        if let Some(i) = first {
+            b.push(self.ooo[i].0, self.ooo[i].1);
+        }
+        for (i, &(a, e)) in self.ooo.iter().enumerate().rev() {
+            if b.len() >= max {
+                break;
+            }
+            if Some(i) != first {
+                b.push(a, e);
+            }
+        }
+        b
     }
 
     fn ooo_bytes(&self) -> u64 {
@@ -143,6 +172,7 @@ impl Receiver {
             // Out of order: keep what fits in the window, send a duplicate ACK now, and ACK every
             // segment for a while (Linux enters quick-ACK mode on out-of-order data).
             self.insert(seq, end.min(limit));
+            self.last_ooo = Some(seq);
             self.ack_now = true;
             self.quick = self.delack.map_or(0, |d| d.quickacks);
             return 0;
@@ -174,20 +204,9 @@ impl Receiver {
         self.rcv_nxt - before
     }
 
-    /// Add [s, e) to the out-of-order set, merging with the intervals it overlaps or touches,
-    /// in place (no allocation beyond the list's own growth).
+    /// Add [s, e) to the out-of-order set.
     fn insert(&mut self, s: u64, e: u64) {
-        if e <= s {
-            return;
-        }
-        let i = self.ooo.partition_point(|&(_, b)| b < s);
-        let j = self.ooo.partition_point(|&(a, _)| a <= e);
-        if i == j {
-            self.ooo.insert(i, (s, e));
-            return;
-        }
-        self.ooo[i] = (s.min(self.ooo[i].0), e.max(self.ooo[j - 1].1));
-        self.ooo.drain(i + 1..j);
+        super::insert_range(&mut self.ooo, s, e);
     }
 
     /// Whether an ACK is due now.

@@ -3,7 +3,7 @@
 
 use super::cc::{Cc, CcState, CongestionControl};
 use super::rto::RttEstimator;
-use super::{TcpConfig, TcpStats};
+use super::{SackBlocks, TcpConfig, TcpStats};
 use crate::time::Time;
 
 /// One data segment the sender decided to send.
@@ -51,10 +51,24 @@ pub(super) struct Sender {
     ecn_recover: Option<u64>,
     /// Send CWR on the next new data segment.
     cwr_pending: bool,
+    /// End of the last segment shorter than the MSS sent (Linux's `snd_sml`).
+    snd_sml: u64,
+    /// SACK negotiated: RFC 6675 loss recovery instead of NewReno's.
+    sack: bool,
+    /// The scoreboard: ranges above `snd_una` the peer SACKed, sorted and disjoint.
+    sacked: Vec<(u64, u64)>,
+    /// RFC 6675 HighRxt: the end of the highest retransmission of this recovery.
+    high_rxt: u64,
+    /// Retransmissions of this recovery not yet judged: `[start, end)` and `snd_max` when they
+    /// left (non-decreasing, so the ones to judge are a prefix), to tell when one was lost again.
+    rtx_marks: std::collections::VecDeque<(u64, u64, u64)>,
+    /// `pipe()` as last computed (`u64::MAX`: stale); every change of the scoreboard, the
+    /// sequence variables or HighRxt makes it stale.
+    pipe_cache: std::cell::Cell<u64>,
 }
 
 impl Sender {
-    pub fn new(cfg: &TcpConfig, ecn: bool, peer_window: u64) -> Self {
+    pub fn new(cfg: &TcpConfig, ecn: bool, peer_window: u64, sack: bool) -> Self {
         let mss = cfg.mss as u64;
         Sender {
             mss,
@@ -77,7 +91,170 @@ impl Sender {
             rtx_pending: false,
             ecn_recover: None,
             cwr_pending: false,
+            snd_sml: 0,
+            sack,
+            sacked: Vec::new(),
+            high_rxt: 0,
+            rtx_marks: std::collections::VecDeque::new(),
+            pipe_cache: std::cell::Cell::new(u64::MAX),
         }
+    }
+
+    /// Whether `[s, e)` is SACKed.
+    fn is_sacked(&self, s: u64, e: u64) -> bool {
+        let i = self.sacked.partition_point(|&(_, b)| b <= s);
+        self.sacked.get(i).is_some_and(|&(a, b)| a <= s && e <= b)
+    }
+
+    /// Lost retransmissions: a retransmission neither acknowledged nor SACKed while data sent
+    /// after it is SACKed was lost again (the paths are FIFO), as Linux's lost-retransmit
+    /// detection reasons (`tcp_mark_lost_retrans`, in the kernels before RACK: a retransmitted
+    /// segment sent when `snd_nxt` was below the highest SACKed byte is lost). HighRxt goes back
+    /// to the lowest such one, so that rule 1 sends it again instead of leaving it to the
+    /// retransmission timer.
+    fn detect_lost_retransmissions(&mut self) {
+        let top = self.sacked.last().map_or(0, |r| r.1);
+        let mut lowest = u64::MAX;
+        while let Some(&(s, e, sent_at_max)) = self.rtx_marks.front() {
+            if top <= sent_at_max {
+                break;
+            }
+            self.rtx_marks.pop_front();
+            if e > self.snd_una && !self.is_sacked(s, e) {
+                lowest = lowest.min(s);
+            }
+        }
+        if lowest != u64::MAX {
+            self.high_rxt = self.high_rxt.min(lowest);
+        }
+    }
+
+    /// Whether SACK was negotiated.
+    pub fn sack_enabled(&self) -> bool {
+        self.sack
+    }
+
+    /// Whether RFC 6675 recovery is in progress.
+    fn sack_recovery(&self) -> bool {
+        self.sack && self.recovery.is_some()
+    }
+
+    /// Bytes SACKed above `snd_una`.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked.iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// Record the SACK blocks of an ACK: their part above `una` and at most `snd_max`, merged
+    /// with the ranges they overlap or touch.
+    fn add_sacks(&mut self, blocks: &SackBlocks, una: u64) {
+        for (s, e) in blocks.iter() {
+            super::insert_range(&mut self.sacked, s.max(una), e.min(self.snd_max));
+        }
+    }
+
+    /// Forget the scoreboard below `una`.
+    fn prune_sacks(&mut self, una: u64) {
+        self.sacked.retain(|&(_, e)| e > una);
+        if let Some(first) = self.sacked.first_mut() {
+            first.0 = first.0.max(una);
+        }
+    }
+
+    /// RFC 6675 IsLost as a boundary: an unSACKed byte below the returned offset has more than
+    /// (DupThresh − 1)·SMSS bytes SACKed above it, and is deemed lost; none above it is.
+    fn lost_limit(&self) -> u64 {
+        let k = (self.dupack_threshold as u64 - 1) * self.mss;
+        let mut above = 0;
+        for &(s, e) in self.sacked.iter().rev() {
+            above += e - s;
+            if above > k {
+                return s;
+            }
+        }
+        self.snd_una
+    }
+
+    /// The first unSACKed byte at or after `from` below `snd_max`, and the end of its hole.
+    fn next_hole(&self, from: u64) -> Option<(u64, u64)> {
+        let mut at = from.max(self.snd_una);
+        let mut i = self.sacked.partition_point(|&(_, e)| e <= at);
+        while let Some(&(s, e)) = self.sacked.get(i) {
+            if at < s {
+                return Some((at, s));
+            }
+            at = at.max(e);
+            i += 1;
+        }
+        (at < self.snd_max).then_some((at, self.snd_max))
+    }
+
+    /// [`Self::pipe`], computed once per change of the state it depends on (the engine asks
+    /// several times per ACK).
+    fn cached_pipe(&self) -> u64 {
+        if self.pipe_cache.get() == u64::MAX {
+            self.pipe_cache.set(self.pipe());
+        }
+        self.pipe_cache.get()
+    }
+
+    /// RFC 6675 SetPipe: the unSACKed bytes not deemed lost, plus those retransmitted; one pass
+    /// over the scoreboard.
+    pub fn pipe(&self) -> u64 {
+        let lost = self.lost_limit();
+        let hole = |a: u64, b: u64| b - b.min(a.max(lost)) + self.high_rxt.min(b).saturating_sub(a);
+        let mut pipe = 0;
+        let mut at = self.snd_una;
+        for &(s, e) in &self.sacked {
+            if at < s {
+                pipe += hole(at, s);
+            }
+            at = at.max(e);
+        }
+        if at < self.snd_max {
+            pipe += hole(at, self.snd_max);
+        }
+        pipe
+    }
+
+    /// The next segment of RFC 6675 recovery (NextSeg): the first retransmission after entering
+    /// recovery, then a hole deemed lost beyond HighRxt (rule 1), then new data (rule 2), then any
+    /// hole beyond HighRxt below the highest SACKed byte (rule 3); only while `cwnd − pipe`
+    /// leaves a full segment. Rule 4's rescue retransmission is not modelled.
+    fn next_sack_recovery(&self, cap: u64) -> Option<DataOut> {
+        let rtx = |(a, b): (u64, u64)| DataOut {
+            seq: a,
+            len: cap.min(b - a) as u32,
+            retransmission: true,
+            cwr: false,
+            push: false,
+        };
+        if self.rtx_pending {
+            return self.next_hole(self.snd_una).map(rtx);
+        }
+        if self.st.cwnd < self.cached_pipe() + self.mss {
+            return None;
+        }
+        // Rules 1 and 3 look at holes below the highest SACKed byte only (RFC 6675 §4, NextSeg
+        // (1.b)): above it, data is in flight, not missing.
+        let from = self.high_rxt.max(self.snd_una);
+        let top = self.sacked.last().map_or(self.snd_una, |r| r.1);
+        let hole = self.next_hole(from).filter(|h| h.0 < top).map(|(a, b)| (a, b.min(top)));
+        if let Some(h) = hole.filter(|h| h.0 < self.lost_limit()) {
+            return Some(rtx(h));
+        }
+        let queued = self.app_end.saturating_sub(self.snd_nxt);
+        let room = (self.snd_una + self.rwnd).saturating_sub(self.snd_nxt);
+        let len = cap.min(queued).min(room);
+        if len > 0 {
+            return Some(DataOut {
+                seq: self.snd_nxt,
+                len: len as u32,
+                retransmission: false,
+                cwr: self.cwr_pending,
+                push: len == queued,
+            });
+        }
+        hole.map(rtx)
     }
 
     /// Bytes sent and not acknowledged (FlightSize; without SACK every unacknowledged byte
@@ -86,12 +263,25 @@ impl Sender {
         self.snd_max - self.snd_una
     }
 
+    /// The stream offset the next data segment starts at: `snd_una` when a retransmission is
+    /// pending, else `snd_nxt`.
+    pub fn next_send_offset(&self) -> u64 {
+        if self.rtx_pending && self.snd_max > self.snd_una {
+            self.snd_una
+        } else {
+            self.snd_nxt
+        }
+    }
+
     /// The next data segment, if the windows, Nagle and silly-window avoidance allow one now.
     pub fn next_data(&self, max_payload: u32) -> Option<DataOut> {
         if max_payload == 0 {
             return None;
         }
         let cap = self.mss.min(max_payload as u64);
+        if self.sack_recovery() {
+            return self.next_sack_recovery(cap);
+        }
         if self.rtx_pending && self.snd_max > self.snd_una {
             let len = cap.min(self.snd_max - self.snd_una) as u32;
             return Some(DataOut { seq: self.snd_una, len, retransmission: true, cwr: false, push: false });
@@ -112,8 +302,13 @@ impl Sender {
         let idle = in_flight == 0;
         // RFC 1122 §4.2.3.4: send a full segment; or all that is queued, when Nagle is off or
         // nothing is unacknowledged; or anything when nothing is in flight (so a window smaller
-        // than one segment cannot stall the connection).
-        let send = full || (all_queued && (!self.nagle || idle)) || (idle && len == usable) || len == cap;
+        // than one segment cannot stall the connection). Nagle as Linux applies it, with
+        // Minshall's modification (`tcp_minshall_check`): a partial segment waits only while an
+        // earlier partial segment is unacknowledged, so the tail of a bulk write does not wait
+        // for the peer's delayed ACK.
+        let small_unacked = self.snd_sml > self.snd_una;
+        let send =
+            full || (all_queued && (!self.nagle || idle || !small_unacked)) || (idle && len == usable) || len == cap;
         if !send {
             return None;
         }
@@ -129,13 +324,20 @@ impl Sender {
 
     /// Record that `d` went out at `now`.
     pub fn sent(&mut self, now: Time, d: &DataOut, stats: &mut TcpStats) {
+        self.pipe_cache.set(u64::MAX);
         stats.data_segments += 1;
         stats.bytes_sent += d.len as u64;
         if d.retransmission {
             stats.retransmissions += 1;
             self.rtt_probe = None;
         }
-        if self.rtx_pending && d.seq == self.snd_una && d.retransmission {
+        if d.retransmission && self.sack_recovery() {
+            self.high_rxt = self.high_rxt.max(d.seq + d.len as u64);
+            self.rtx_marks.push_back((d.seq, d.seq + d.len as u64, self.snd_max));
+            if d.seq == self.snd_una {
+                self.rtx_pending = false;
+            }
+        } else if self.rtx_pending && d.seq == self.snd_una && d.retransmission {
             self.rtx_pending = false;
         } else {
             self.snd_nxt = d.seq + d.len as u64;
@@ -143,6 +345,9 @@ impl Sender {
         }
         if d.cwr {
             self.cwr_pending = false;
+        }
+        if (d.len as u64) < self.mss {
+            self.snd_sml = self.snd_sml.max(d.seq + d.len as u64);
         }
         if !d.retransmission && self.rtt_probe.is_none() {
             self.rtt_probe = Some((d.seq + d.len as u64, now));
@@ -153,10 +358,32 @@ impl Sender {
     }
 
     /// Process the acknowledgement fields of an arriving segment.
-    pub fn on_ack(&mut self, now: Time, ack: u64, window: u64, ece: bool, pure: bool, stats: &mut TcpStats) -> u64 {
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        window: u64,
+        ece: bool,
+        pure: bool,
+        sacks: &SackBlocks,
+        stats: &mut TcpStats,
+    ) -> u64 {
+        self.pipe_cache.set(u64::MAX);
         let ack = ack.min(self.snd_max);
         let window_changed = window != self.rwnd;
         self.rwnd = window;
+        let sacked_before = self.sacked_bytes();
+        if self.sack {
+            let una = ack.max(self.snd_una);
+            self.prune_sacks(una);
+            self.add_sacks(sacks, una);
+        }
+        // Meaningful without a cumulative advance (nothing pruned): a duplicate ACK's new SACKs.
+        let newly_sacked = self.sacked_bytes() > sacked_before;
+        if self.sack_recovery() {
+            self.detect_lost_retransmissions();
+        }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             self.snd_una = ack;
@@ -174,6 +401,15 @@ impl Sender {
             self.cc.on_ack_ecn(acked, ece, self.snd_una, self.snd_max);
             self.dupacks = 0;
             match self.recovery {
+                Some(recover) if ack < recover && self.sack => {
+                    // A partial ACK: the new first hole goes again at once, as RFC 6582's NewReno
+                    // does; RFC 6675's rules alone would leave a hole at the head with fewer than
+                    // DupThresh segments SACKed above it (a loss near the end of the data) to the
+                    // retransmission timer. Otherwise `pipe` paces the recovery.
+                    if self.next_hole(self.snd_una).is_some_and(|h| h.0 == self.snd_una && h.0 >= self.high_rxt) {
+                        self.rtx_pending = true;
+                    }
+                }
                 Some(recover) if ack < recover => {
                     // Partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole, deflate by
                     // the amount acknowledged, add back one MSS.
@@ -185,6 +421,8 @@ impl Sender {
                     // Full ACK (step 6): leave recovery with cwnd = min(ssthresh, flight + MSS).
                     self.recovery = None;
                     self.rtx_pending = false;
+                    self.high_rxt = 0;
+                    self.rtx_marks.clear();
                     self.st.cwnd = self.st.ssthresh.min(self.flight() + self.mss).max(self.mss);
                 }
                 None => {
@@ -200,13 +438,21 @@ impl Sender {
         if ece {
             self.on_ece(now, stats);
         }
-        // RFC 5681 §2 duplicate ACK: no data, same ACK, same window, data outstanding.
-        if ack == self.snd_una && pure && !window_changed && self.snd_max > self.snd_una {
+        // RFC 5681 §2 duplicate ACK: no data, same ACK, same window, data outstanding; with
+        // SACK (RFC 6675 §2), one that SACKs new data.
+        let outstanding = self.snd_max > self.snd_una;
+        let dup = ack == self.snd_una && outstanding && ((pure && !window_changed) || newly_sacked);
+        if dup {
             self.dupacks += 1;
             if self.recovery.is_some() {
-                // Window inflation (RFC 6582 §3.2 step 4).
-                self.st.cwnd += self.mss;
-            } else if self.dupacks == self.dupack_threshold && self.recover_mark.is_none_or(|m| self.snd_una > m) {
+                if !self.sack {
+                    // Window inflation (RFC 6582 §3.2 step 4).
+                    self.st.cwnd += self.mss;
+                }
+            } else if self.recover_mark.is_none_or(|m| self.snd_una > m)
+                && (self.dupacks == self.dupack_threshold || (self.sack && self.lost_limit() > self.snd_una))
+            {
+                // RFC 6675 §5: DupThresh duplicate ACKs, or the first hole deemed lost.
                 self.enter_recovery(now, stats);
             }
         }
@@ -220,8 +466,14 @@ impl Sender {
         self.recovery = Some(self.snd_max);
         self.recover_mark = Some(self.snd_max);
         self.rtx_pending = true;
-        // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
-        self.st.cwnd = self.st.ssthresh + self.dupack_threshold as u64 * self.mss;
+        if self.sack {
+            // RFC 6675 §5 step 4.2: cwnd = ssthresh; `pipe` then paces the recovery.
+            self.st.cwnd = self.st.ssthresh;
+            self.high_rxt = self.snd_una;
+        } else {
+            // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
+            self.st.cwnd = self.st.ssthresh + self.dupack_threshold as u64 * self.mss;
+        }
         // The ECN reduction for this window is the loss reduction.
         self.ecn_recover = Some(self.snd_max);
     }
@@ -239,6 +491,7 @@ impl Sender {
 
     /// The retransmission timer fired at `now` (RFC 6298 §5.4-5.6, RFC 5681 §3.1 eq. 4-5).
     pub fn on_rto(&mut self, now: Time, stats: &mut TcpStats) -> bool {
+        self.pipe_cache.set(u64::MAX);
         match self.rto_at {
             Some(t) if t <= now && self.snd_max > self.snd_una => {}
             _ => return false,
@@ -252,8 +505,13 @@ impl Sender {
         self.ecn_recover = Some(self.snd_max);
         self.dupacks = 0;
         self.rtt_probe = None;
-        // Go back N: without SACK everything unacknowledged is presumed lost.
+        // Go back N: everything unacknowledged is presumed lost, the SACKed ranges too (RFC 6675
+        // §5.1 lets a sender keep them; the model forgets them, so a timeout recovers as
+        // NewReno's does).
         self.snd_nxt = self.snd_una;
+        self.sacked.clear();
+        self.high_rxt = 0;
+        self.rtx_marks.clear();
         self.rtx_pending = false;
         self.rtt.on_timeout();
         self.rto_at = Some(now + self.rtt.rto());

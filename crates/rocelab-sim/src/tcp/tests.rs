@@ -182,7 +182,7 @@ fn fast_retransmit_after_three_duplicate_acks() {
 
 #[test]
 fn entering_recovery_sets_ssthresh_and_inflates() {
-    let c = TcpConfig { delayed_ack: None, ..cfg(1500) }.with_cc(CcKind::NewReno);
+    let c = TcpConfig { delayed_ack: None, sack: false, ..cfg(1500) }.with_cc(CcKind::NewReno);
     let mss = c.mss as u64;
     let (mut a, _b) = TcpEndpoint::pair(&c, &c);
     a.send(20 * mss);
@@ -199,6 +199,7 @@ fn entering_recovery_sets_ssthresh_and_inflates() {
         flags: Flags::empty(),
         ecn: Ecn::NotEct,
         retransmission: false,
+        sack: SackBlocks::EMPTY,
     };
     a.on_segment(10, &ack(0));
     for i in 0..3 {
@@ -216,7 +217,7 @@ fn entering_recovery_sets_ssthresh_and_inflates() {
 
 #[test]
 fn newreno_partial_ack_retransmits_the_next_hole_without_timeout() {
-    let c = TcpConfig { delayed_ack: None, ..cfg(1500) }.with_cc(CcKind::NewReno);
+    let c = TcpConfig { delayed_ack: None, sack: false, ..cfg(1500) }.with_cc(CcKind::NewReno);
     let mss = c.mss as u64;
     let mut p = Pipe::new(&c, &c, 50 * US);
     let holes = [40 * mss, 47 * mss];
@@ -239,6 +240,110 @@ fn newreno_partial_ack_retransmits_the_next_hole_without_timeout() {
     // The partial ACK for the first hole points at the second.
     assert!(p.sent(Dir::BtoA).any(|(_, _, s)| s.ack == holes[1]));
     assert_eq!(p.delivered[1], 300 * mss);
+}
+
+/// Drops the first transmission of each segment starting at one of `holes` (A to B).
+fn drop_once(holes: Vec<u64>) -> Rule {
+    let mut first = vec![true; holes.len()];
+    Box::new(move |_, d, s| {
+        for (i, h) in holes.iter().enumerate() {
+            if d == Dir::AtoB && s.seq == *h && first[i] {
+                first[i] = false;
+                return true;
+            }
+        }
+        false
+    })
+}
+
+#[test]
+fn sack_recovers_several_holes_in_one_round_trip_where_newreno_takes_one_each() {
+    // Eight segments of one window lost. NewReno repairs one hole per round trip (each partial
+    // ACK reveals the next); with SACK (RFC 6675) the scoreboard shows them all: the first goes
+    // at once, the other seven together one round trip later, when `pipe` has fallen to the
+    // halved window.
+    let rtt = 100 * US;
+    let finish = |sack: bool| {
+        let c = TcpConfig { delayed_ack: None, sack, ..cfg(1500) }.with_cc(CcKind::NewReno);
+        let mss = c.mss as u64;
+        let mut p = Pipe::new(&c, &c, rtt / 2);
+        p.drop = drop_once((0..8).map(|k| (100 + 7 * k) * mss).collect());
+        p.a.send(400 * mss);
+        p.run(SECOND);
+        let st = *p.a.stats();
+        assert_eq!(p.delivered[1], 400 * mss);
+        assert_eq!((st.fast_retransmits, st.timeouts, st.retransmissions), (1, 0, 8), "SACK {sack}: {st:?}");
+        let rtx: Vec<Time> = p.sent(Dir::AtoB).filter(|(_, _, s)| s.retransmission).map(|x| x.0).collect();
+        (rtx, p.sent(Dir::BtoA).last().unwrap().0)
+    };
+    let (with, done_sack) = finish(true);
+    let (without, done_reno) = finish(false);
+    assert!(with[7] - with[0] <= rtt && with[1] == with[7], "SACK: {with:?}");
+    assert!(without[7] - without[0] >= 7 * rtt, "NewReno: one per round trip: {without:?}");
+    assert!(done_reno >= done_sack + 3 * rtt, "SACK finishes {} us earlier", (done_reno - done_sack) / US);
+}
+
+#[test]
+fn the_scoreboard_gives_pipe_and_the_lost_holes() {
+    // 20 segments out; the peer SACKed 2-3 and 6-9 (in segments): with DupThresh 3, the holes
+    // below 6 have more than 2 segments SACKed above them and are lost, 4-5 included; the hole
+    // 10-19 is not.
+    let c = TcpConfig { sack: true, ..cfg(1500) };
+    let m = c.mss as u64;
+    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
+    s.app_end = 20 * m;
+    s.snd_nxt = 20 * m;
+    s.snd_max = 20 * m;
+    let mut b = SackBlocks::EMPTY;
+    b.push(6 * m, 10 * m);
+    b.push(2 * m, 4 * m);
+    let mut stats = TcpStats::default();
+    s.on_ack(0, 0, 1 << 30, false, true, &b, &mut stats);
+    assert_eq!(s.sacked_bytes(), 6 * m);
+    // Not lost: 10-19 (10 segments). Lost and not retransmitted: 0-1, 4-5.
+    assert_eq!(s.pipe(), 10 * m);
+    // The ACK SACKed new data: a duplicate ACK, and the first hole is lost: recovery begins.
+    assert!(s.recovery.is_some() && stats.fast_retransmits == 1);
+    // The cumulative ACK to 3 segments (the first hole repaired): the scoreboard drops 2-3.
+    s.on_ack(0, 3 * m, 1 << 30, false, true, &b, &mut stats);
+    assert_eq!((s.snd_una, s.sacked_bytes()), (3 * m, 5 * m));
+}
+
+#[test]
+fn receivers_report_the_latest_block_first() {
+    let c = TcpConfig { delayed_ack: None, ..cfg(1500) };
+    let m = c.mss as u64;
+    let (_a, mut b) = TcpEndpoint::pair(&c, &c);
+    let seg = |seq: u64| Segment {
+        seq,
+        ack: 0,
+        len: m as u32,
+        window: 1 << 20,
+        flags: Flags::empty(),
+        ecn: Ecn::NotEct,
+        retransmission: false,
+        sack: SackBlocks::EMPTY,
+    };
+    for k in [2, 6, 3, 9, 12] {
+        b.on_segment(0, &seg(k * m));
+    }
+    let ack = b.poll_transmit(0, u32::MAX).unwrap();
+    assert_eq!(ack.ack, 0);
+    // Blocks 2-4, 6, 9 and 12; 12 arrived last; then the highest others, three in all beside
+    // the timestamps option.
+    let blocks: Vec<(u64, u64)> = ack.sack.iter().collect();
+    assert_eq!(blocks, [(12 * m, 13 * m), (9 * m, 10 * m), (6 * m, 7 * m)]);
+    assert_eq!(ack.sack.option_bytes(), 28);
+    let no_ts = TcpConfig { timestamps: false, ..c };
+    let (_a, mut b) = TcpEndpoint::pair(&no_ts, &no_ts);
+    for k in [2, 6, 3, 9, 12] {
+        b.on_segment(0, &seg(k * m));
+    }
+    assert_eq!(b.poll_transmit(0, u32::MAX).unwrap().sack.len(), 4, "four blocks without timestamps");
+    let off = TcpConfig { sack: false, ..c };
+    let (_a, mut b) = TcpEndpoint::pair(&c, &off);
+    b.on_segment(0, &seg(2 * m));
+    assert!(b.poll_transmit(0, u32::MAX).unwrap().sack.is_empty(), "not negotiated");
 }
 
 #[test]
@@ -335,6 +440,28 @@ fn nagle_coalesces_small_writes() {
     assert!(on.len() < 150, "Nagle: {} segments", on.len());
     assert!(on.iter().all(|&l| l <= 1448));
     assert!(on.iter().filter(|&&l| l == 1448).count() > 40, "mostly full segments");
+}
+
+#[test]
+fn nagle_sends_a_writes_tail_unless_a_small_segment_is_unacknowledged() {
+    // Linux's Minshall variant: the partial tail of a bulk write goes at once, with full
+    // segments still unacknowledged; a second partial segment waits for the first's ACK.
+    let c = TcpConfig { delayed_ack: Some(DelayedAck { quickacks: 0, ..DelayedAck::default() }), ..cfg(1500) };
+    let mss = c.mss as u64;
+    let mut p = Pipe::new(&c, &c, 50 * US);
+    p.a.send(3 * mss + 100);
+    p.run(US);
+    let lens: Vec<u32> = p.sent(Dir::AtoB).map(|(_, _, s)| s.len).collect();
+    assert_eq!(lens, [1448, 1448, 1448, 100], "the tail went with the full segments");
+    p.a.send(10);
+    p.run(2 * US);
+    assert_eq!(p.sent(Dir::AtoB).count(), 4, "the 10 bytes wait behind the unacknowledged 100");
+    // The receiver acknowledges every second full segment's worth: the third and the 100
+    // bytes together, a round trip later; then the 10 bytes go.
+    p.run(100 * MS);
+    let (t, _, last) = *p.sent(Dir::AtoB).last().unwrap();
+    assert_eq!((last.len, t), (10, 100 * US));
+    assert_eq!(p.delivered[1], 3 * mss + 110);
 }
 
 #[test]
@@ -499,6 +626,7 @@ fn out_of_order_data_is_held_and_delivered_when_the_hole_fills() {
         flags: Flags::empty(),
         ecn: Ecn::NotEct,
         retransmission: false,
+        sack: SackBlocks::EMPTY,
     };
     assert_eq!(b.on_segment(0, &seg(1000, 1000)).delivered, 0);
     let w = b.poll_transmit(0, 0).unwrap();
@@ -527,6 +655,7 @@ fn out_of_order_intervals_merge_in_place() {
         flags: Flags::empty(),
         ecn: Ecn::NotEct,
         retransmission: false,
+        sack: SackBlocks::EMPTY,
     };
     // Holes at [0,100), [200,300), [400,500); then fill the middle ones out of order.
     for (s, l) in [(100, 100), (300, 100), (500, 100), (250, 60), (200, 50), (450, 60)] {

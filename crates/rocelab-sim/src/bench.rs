@@ -237,8 +237,8 @@ pub struct StorageRun {
 }
 
 /// The storage benchmark runs built from the examples in `examples_dir` (see the module
-/// documentation): the base and every variant of each example, at every sweep point. Runs that
-/// need TCP (iperf, iSCSI, iWARP), which the engine does not simulate yet, are left out.
+/// documentation): the base and every variant of each example, at every sweep point (iperf
+/// cross traffic, TCP protocols and iWARP included).
 pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
     let files = [
         "arista-pure-direct-25g",
@@ -261,11 +261,6 @@ pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
         for v in &variants {
             for p in &points {
                 let (scenario, fabric) = l.run_point(*v, *p).map_err(|e| format!("{f}: {e}"))?;
-                if !scenario.workloads.iperf.is_empty()
-                    || !crate::storage::scenario::jobs_needing_tcp(&scenario, &fabric).is_empty()
-                {
-                    continue;
-                }
                 let b = crate::from_model::build(&scenario, &fabric, None);
                 let mut name = format!("{f} {}", v.unwrap_or("base"));
                 if let Some(i) = p {

@@ -717,13 +717,22 @@ workloads:
         assert_eq!(r.jobs.len(), 2);
         assert!(r.jobs.iter().all(|j| j.write.total_ios > 0 && j.numjobs == 3 && j.sessions == 3));
         assert_eq!(r.targets[0].profile, "ramdisk");
-        // A TCP protocol is refused by the engine, with the job named.
-        let tcp = text.replace("protocol: nvme-rdma", "protocol: iscsi");
+        // A TCP protocol: one iSCSI session per host (open-iscsi's one session), each a TCP
+        // connection to the array's port 3260 instead of queue pairs.
+        // (The target's 36 µs of iSCSI work per IO on the session's core makes an IO take
+        // longer than 100 µs: a 1 ms run.)
+        let tcp = text.replace("protocol: nvme-rdma", "protocol: iscsi").replace("runtime: 100us", "runtime: 1ms");
         let l = rocelab_model::load_str(&tcp, "t.yaml", std::path::Path::new(".")).unwrap();
-        assert_eq!(crate::storage::scenario::jobs_needing_tcp(&l.scenario, &l.fabric), ["w"]);
         let b = build(&l.scenario, &l.fabric, None);
-        let e = crate::run(&b.spec, &b.traffic, &b.config).unwrap_err().to_string();
-        assert!(e.contains("storage.jobs[0].transport") && e.contains("TCP"), "{e}");
+        assert_eq!(b.traffic.flows.len(), 2, "the incast's flows only");
+        let st = &b.traffic.storage;
+        assert_eq!(st.sessions.len(), 2);
+        assert!(st.sessions.iter().all(|s| s.transport == crate::storage::plan::StorageTransport::Tcp));
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 1200 * crate::US, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert!(r.jobs.iter().all(|j| j.write.total_ios > 10 && j.sessions == 1), "{:?}", r.jobs);
+        assert_eq!(r.tcp_connections.len(), 2);
+        assert!(r.tcp_connections.iter().all(|c| c.ends[1].port == 3260 && c.ends[1].node == array));
     }
 
     #[test]

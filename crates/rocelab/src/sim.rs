@@ -62,24 +62,6 @@ fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String>
     }
 }
 
-/// Storage jobs over TCP or iWARP load and validate, but the engine does not run the storage
-/// protocols over TCP yet: refuse (exit 2) rather than run the scenario without them.
-fn refuse_unsimulated(
-    scenario: &rocelab_model::Scenario,
-    fabric: &rocelab_model::ResolvedFabric,
-    file: &str,
-) -> Option<ExitCode> {
-    let jobs = rocelab_sim::storage::scenario::jobs_needing_tcp(scenario, fabric);
-    if jobs.is_empty() {
-        return None;
-    }
-    eprintln!(
-        "{file}: jobs over TCP or iWARP ({}) are checked but not simulated yet; the run is refused",
-        jobs.join(", ")
-    );
-    Some(ExitCode::from(2))
-}
-
 /// Writes `report.html` and the CSV files of the report into `dir`.
 pub fn write_report(dir: &Path, report: &Report) -> Result<usize, String> {
     let files = report.files();
@@ -107,9 +89,6 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
             loaded.file
         );
         return Ok(ExitCode::from(1));
-    }
-    if let Some(code) = refuse_unsimulated(&scenario, &fabric, &loaded.file) {
-        return Ok(code);
     }
     let built = build(&scenario, &fabric, a.seed);
     for w in &built.warnings {
@@ -213,9 +192,6 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
                             run_label(v.as_deref(), point.as_ref())
                         );
                         return Ok(ExitCode::from(1));
-                    }
-                    if let Some(code) = refuse_unsimulated(&scenario, &fabric, &loaded.file) {
-                        return Ok(code);
                     }
                     plan.push((v.clone(), point, scenario, fabric));
                 }

@@ -355,17 +355,26 @@ fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("refused"), "{err}");
-    // Storage jobs validate but are not simulated yet: refused, not silently dropped. iperf
-    // runs (here across the EqualLogic SAN's 802.3x links).
+    // Storage jobs over TCP run beside iperf (here across the EqualLogic SAN's 802.3x links):
+    // the iSCSI job's fio-like line and its connection to the member's port 3260.
     let san = std::fs::read_to_string(workspace().join("examples/dell-equallogic-congested-san.yaml")).unwrap();
     let jobs = dir.join("jobs.yaml");
     let workloads = "simulation: {duration: 5ms}\nworkloads:\n  iperf:\n    - {name: x, client: member1, server: host, parallel: 2}\n";
     std::fs::write(&jobs, format!("{san}{workloads}  jobs:\n    - {{name: j, rw: randread, bs: 8KiB, runtime: 1ms, protocol: iscsi, initiator: host, target: member2}}\n")).unwrap();
     let out = rocelab(&["validate", jobs.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let out = rocelab(&["sim", jobs.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("jobs over TCP or iWARP (j) are checked but not simulated yet"), "{}", text(&out.stderr));
+    let out_dir = dir.join("jobs-out");
+    let out = rocelab(&["sim", jobs.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("j: iscsi host>member2 rw=randread bs=8192"), "{summary}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap()).unwrap();
+    let job = &results["results"]["jobs"][0];
+    assert_eq!(job["protocol"], "iscsi", "{job}");
+    assert!(job["read"]["total_ios"].as_u64().unwrap() > 0, "{job}");
+    let conns = results["results"]["tcp_connections"].as_array().unwrap();
+    assert!(conns.iter().any(|c| c["ends"][1]["port"] == 3260), "{conns:?}");
     let tcp = dir.join("tcp.yaml");
     std::fs::write(&tcp, format!("{san}{workloads}")).unwrap();
     let out = rocelab(&["sim", tcp.to_str().unwrap()]);

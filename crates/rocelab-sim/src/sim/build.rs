@@ -479,6 +479,9 @@ fn build<'o, O: Observer>(
             sim.attach_flow_conn(i as u32, f).map_err(|m| SimError::traffic(owner.path(), m))?;
         }
     }
+    // Storage sessions over TCP or iWARP: a connection each, after the flows' (whose
+    // connection indices stay as they were).
+    sim.open_storage_conns(&traffic.storage)?;
     Ok(sim)
 }
 

@@ -16,6 +16,7 @@ mod rdma;
 mod rdma_rx;
 mod storage;
 mod storage_build;
+pub(crate) mod storage_tcp;
 mod switch;
 mod tcp;
 mod tcp_app;

@@ -37,7 +37,7 @@ use crate::observer::Observer;
 use crate::rdma::{Completion, RdmaOp};
 use crate::storage::cpu::HostCpu;
 use crate::storage::job::{IoOp, IoRequest, JobEngine};
-use crate::storage::plan::{role_of, StorageJob, ROLES, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
+use crate::storage::plan::{role_of, StorageJob, StorageTransport, ROLES, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
 use crate::storage::protocol::smb::SmbdCredits;
 use crate::storage::protocol::{After, Medium, Step, StepKind};
 use crate::storage::target::{Target, TargetIo};
@@ -103,7 +103,11 @@ impl IoPlan {
                     if let (StepKind::Transfer(a), StepKind::Transfer(b)) = (&steps[i as usize].kind, &s.kind) {
                         let ordered = matches!(a.medium, Medium::Send | Medium::RdmaWrite)
                             && matches!(b.medium, Medium::Send | Medium::RdmaWrite);
-                        early[j] = ordered && role_of(a).is_some() && role_of(a) == role_of(b);
+                        // Bytes a side writes on its TCP stream after bytes it wrote before
+                        // arrive after them: an iSCSI target's SCSI Response behind its
+                        // Data-In, an initiator's unsolicited Data-Out behind its command.
+                        let stream = a.medium == Medium::Stream && b.medium == Medium::Stream && a.from == b.from;
+                        early[j] = stream || ordered && role_of(a).is_some() && role_of(a) == role_of(b);
                     }
                 }
             }
@@ -162,6 +166,11 @@ pub(crate) struct Waiting {
 
 /// A session at run time.
 pub(crate) struct SessionRt {
+    /// What carries it.
+    pub transport: StorageTransport,
+    /// Its TCP connection (TCP protocols and RDMA over iWARP; side 0 at the initiator), or
+    /// [`super::tcp::NO_CONN`].
+    pub conn: u32,
     /// Queue pair of each role ([`NO_QP`]: not built).
     pub qp: [u32; ROLES],
     /// Per SEND/WRITE role, the messages in flight, in posting order.
@@ -258,13 +267,21 @@ pub(crate) struct StorageRt {
     pub job_window: Vec<u32>,
 }
 
-fn encode(io: u32, step: u16) -> u64 {
+pub(super) fn encode(io: u32, step: u16) -> u64 {
     (io as u64) << 16 | step as u64
 }
 
-fn decode(id: u64) -> (u32, u16) {
+/// The IO and step of an id (its flags, [`ID_LAST`] …, ignored).
+pub(super) fn decode(id: u64) -> (u32, u16) {
     ((id >> 16) as u32, id as u16)
 }
+
+/// Flag of a message id on a TCP or iWARP session: the last message of its step.
+pub(super) const ID_LAST: u64 = 1 << 63;
+/// Flag of a message id: an SMB Direct SEND (its arrival grants the sender's credit back).
+pub(super) const ID_CREDIT: u64 = 1 << 62;
+/// Flag of an iWARP operation id: an RDMA READ (its completion ends the step).
+pub(super) const ID_READ: u64 = 1 << 61;
 
 impl<O: Observer> Sim<'_, O> {
     /// Run `work` on `core` of `node` from now ([`NONE`]: the first free core); when it is done.
@@ -368,18 +385,40 @@ impl<O: Observer> Sim<'_, O> {
                 self.queue.push(t, Event::StepReady { io, step });
             }
             StepKind::Transfer(tr) => {
-                let role = role_of(&tr).expect("TCP sessions are refused when the simulation is built");
-                let q = self.storage.sessions[session].qp[role];
-                debug_assert_ne!(q, NO_QP, "the session has the queue pair of every role its jobs use");
                 let now = self.now;
+                let (transport, conn) = (self.storage.sessions[session].transport, self.storage.sessions[session].conn);
+                let id = encode(io, step);
                 match tr.medium {
+                    Medium::Stream => {
+                        debug_assert_eq!(transport, StorageTransport::Tcp, "stream bytes need a TCP session");
+                        // Each PDU is its own write on the sender's stream; the step is done
+                        // when the last is in order at the peer.
+                        let side = side_of(tr.from);
+                        let (n, each, total) = pieces(&tr);
+                        let mut left = total;
+                        for k in 0..n {
+                            let len = if k + 1 == n { left } else { each.min(left) };
+                            left -= len;
+                            let tag = if k + 1 == n { id | ID_LAST } else { id };
+                            self.tcp_send(conn, side, len, tag);
+                        }
+                        self.start_early(io, job, io_op, step);
+                    }
                     Medium::RdmaRead => {
-                        self.post_op(q, encode(io, step), RdmaOp::Read, tr.data_bytes.max(1) as u64, now);
+                        let len = tr.data_bytes.max(1) as u64;
+                        if transport == StorageTransport::Iwarp {
+                            // Posted by the side that receives the data.
+                            self.iwarp_post(conn, side_of(tr.from.peer()), RdmaOp::Read, len, id | ID_READ);
+                        } else {
+                            let role = role_of(&tr).expect("an RDMA transfer has a role");
+                            let q = self.storage.sessions[session].qp[role];
+                            debug_assert_ne!(q, NO_QP, "the session has the queue pair of every role its jobs use");
+                            self.post_op(q, id, RdmaOp::Read, len, now);
+                        }
                     }
                     Medium::Send | Medium::RdmaWrite => {
-                        let total = tr.bytes().max(1);
-                        let n = (tr.messages.max(1) as u64).min(total);
-                        let each = total.div_ceil(n);
+                        let role = role_of(&tr).expect("an RDMA transfer has a role");
+                        let (n, each, total) = pieces(&tr);
                         let op = if tr.medium == Medium::Send { RdmaOp::Send } else { RdmaOp::Write };
                         let credit = op == RdmaOp::Send
                             && matches!(self.storage.jobs[job].job.protocol, crate::storage::Protocol::SmbDirect(_));
@@ -388,26 +427,29 @@ impl<O: Observer> Sim<'_, O> {
                             let len = if k + 1 == n { left } else { each.min(left) };
                             left -= len;
                             let posted = Posted { io, step, last: k + 1 == n, credit };
-                            self.session_post(session, role, q, op, posted, len);
+                            self.session_post(session, role, op, posted, len);
                         }
-                        // Steps posted right behind this one on the same queue pair.
-                        let n = self.storage.jobs[job].plans[io_op as usize].succ[step as usize].len();
-                        for i in 0..n {
-                            let plan = &self.storage.jobs[job].plans[io_op as usize];
-                            let k = plan.succ[step as usize][i];
-                            if plan.early[k as usize] {
-                                self.start_step(io, k);
-                            }
-                        }
+                        self.start_early(io, job, io_op, step);
                     }
-                    Medium::Stream => unreachable!("role_of has no role for stream bytes"),
                 }
             }
         }
     }
 
+    /// Start the steps posted right behind `step` on the same queue pair or stream.
+    fn start_early(&mut self, io: u32, job: usize, io_op: IoOp, step: u16) {
+        let n = self.storage.jobs[job].plans[io_op as usize].succ[step as usize].len();
+        for i in 0..n {
+            let plan = &self.storage.jobs[job].plans[io_op as usize];
+            let k = plan.succ[step as usize][i];
+            if plan.early[k as usize] {
+                self.start_step(io, k);
+            }
+        }
+    }
+
     /// Post a SEND or WRITE of a session's role `role`, or queue it for an SMB Direct credit.
-    fn session_post(&mut self, session: usize, role: usize, q: u32, op: RdmaOp, posted: Posted, len: u64) {
+    fn session_post(&mut self, session: usize, role: usize, op: RdmaOp, posted: Posted, len: u64) {
         let sess = &mut self.storage.sessions[session];
         if posted.credit {
             if let Some(c) = sess.credits[role].as_mut() {
@@ -417,9 +459,30 @@ impl<O: Observer> Sim<'_, O> {
                 }
             }
         }
-        sess.fifo[role].push_back(posted);
+        self.session_emit(session, role, op, posted, len);
+    }
+
+    /// Put a SEND or WRITE of role `role` on the session's transport: its queue pair (RoCE),
+    /// or its TCP connection as an iWARP operation whose id says what it is.
+    fn session_emit(&mut self, session: usize, role: usize, op: RdmaOp, posted: Posted, len: u64) {
         let now = self.now;
-        self.post_op(q, 0, op, len, now);
+        let sess = &mut self.storage.sessions[session];
+        if sess.transport == StorageTransport::Iwarp {
+            let mut id = encode(posted.io, posted.step);
+            if posted.last {
+                id |= ID_LAST;
+            }
+            if posted.credit {
+                id |= ID_CREDIT;
+            }
+            let side = u32::from(role != ROLE_TO_TARGET);
+            let c = sess.conn;
+            self.iwarp_post(c, side, op, len, id);
+        } else {
+            sess.fifo[role].push_back(posted);
+            let q = sess.qp[role];
+            self.post_op(q, 0, op, len, now);
+        }
     }
 
     /// A READ of a storage session completed at its requester.
@@ -450,7 +513,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// The peer consumed one SMB Direct SEND of `role` and grants its credit back; SENDs
     /// waiting for one go while credits last.
-    fn grant_credit(&mut self, session: usize, role: usize) {
+    pub(super) fn grant_credit(&mut self, session: usize, role: usize) {
         if let Some(c) = self.storage.sessions[session].credits[role].as_mut() {
             c.on_grant(1, 1);
         }
@@ -461,10 +524,7 @@ impl<O: Observer> Sim<'_, O> {
                 return;
             }
             let w = sess.waiting[role].pop_front().expect("checked");
-            sess.fifo[role].push_back(w.posted);
-            let q = sess.qp[role];
-            let now = self.now;
-            self.post_op(q, 0, RdmaOp::Send, w.len, now);
+            self.session_emit(session, role, RdmaOp::Send, w.posted, w.len);
         }
     }
 
@@ -517,4 +577,17 @@ impl<O: Observer> Sim<'_, O> {
         st.free.push(io);
         self.clone_issue(clone);
     }
+}
+
+/// The connection side of a session's end (side 0 at the initiator).
+pub(super) fn side_of(s: crate::storage::protocol::Side) -> u32 {
+    u32::from(s == crate::storage::protocol::Side::Target)
+}
+
+/// A transfer cut into its messages (PDUs, SENDs): how many, the bytes of each but the last,
+/// and the bytes of all.
+fn pieces(tr: &crate::storage::protocol::Transfer) -> (u64, u64, u64) {
+    let total = tr.bytes().max(1);
+    let n = (tr.messages.max(1) as u64).min(total);
+    (n, total.div_ceil(n), total)
 }

@@ -100,6 +100,8 @@ pub(super) fn build_storage(
             _ => None,
         });
         rt.sessions.push(SessionRt {
+            transport: s.transport,
+            conn: super::tcp::NO_CONN,
             qp,
             fifo: [VecDeque::new(), VecDeque::new()],
             initiator: s.initiator as u32,
@@ -239,7 +241,7 @@ fn cpu_results(c: &CpuRt, w: usize, bytes: u64) -> CpuResults {
 mod tests {
     use crate::storage::cpu::{default_costs, CpuCost, ProtocolCosts};
     use crate::storage::job::{JobSpec, RwMode};
-    use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic};
+    use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic, StorageTransport};
     use crate::storage::protocol::{Protocol, ProtocolKind};
     use crate::storage::target::TargetProfile;
     use crate::topology::{single_switch, FabricDefaults};
@@ -271,11 +273,24 @@ mod tests {
         end: u64,
         max_sessions: u32,
     ) -> Results {
+        let transport = StorageJob::new(spec.clone(), 0, 0, protocol).transport;
+        run_over(spec, protocol, transport, costs, dev, end, max_sessions)
+    }
+
+    fn run_over(
+        spec: JobSpec,
+        protocol: Protocol,
+        transport: StorageTransport,
+        costs: ProtocolCosts,
+        dev: TargetProfile,
+        end: u64,
+        max_sessions: u32,
+    ) -> Results {
         let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
         let mut t = Traffic::new();
         let mut st = StorageTraffic::default();
         st.set_target(fabric.hosts[0], dev);
-        let job = StorageJob { costs, ..StorageJob::new(spec, fabric.hosts[1], fabric.hosts[0], protocol) };
+        let job = StorageJob { costs, transport, ..StorageJob::new(spec, fabric.hosts[1], fabric.hosts[0], protocol) };
         st.add_job(&mut t.flows, JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions });
         t.storage = st;
         let r = run(&fabric.spec, &t, &SimConfig::new(1, end)).unwrap();
@@ -421,5 +436,68 @@ mod tests {
         assert!((28_500.0..29_500.0).contains(&lat), "{lat}");
         assert_eq!(r.cpu.len(), 2);
         assert!(r.cpu.iter().all(|c| c.cpu.utilization > 0.0 && c.bytes > 0));
+    }
+
+    #[test]
+    fn every_tcp_protocol_and_rdma_over_iwarp_completes_reads_and_writes() {
+        // The TCP protocols' PDUs on a connection (R2T and Data-Out, C2HData, SMB2 and RPC
+        // records), and the RDMA protocols' SENDs, WRITEs and READs as iWARP operations, at
+        // sizes that take each path: immediate data, solicited bursts, split commands.
+        use StorageTransport::{Iwarp, Tcp};
+        let cases = [
+            (ProtocolKind::Iscsi, Tcp),
+            (ProtocolKind::NvmeTcp, Tcp),
+            (ProtocolKind::Smb, Tcp),
+            (ProtocolKind::NfsTcp, Tcp),
+            (ProtocolKind::NvmeRdma, Iwarp),
+            (ProtocolKind::Iser, Iwarp),
+            (ProtocolKind::SmbDirect, Iwarp),
+            (ProtocolKind::NfsRdma, Iwarp),
+        ];
+        for (kind, transport) in cases {
+            for bs in [1024, 4096, 65_536, 2 << 20] {
+                let mut spec = JobSpec::new("mix", RwMode::RandRw, bs, 2, 3 * MS);
+                spec.numjobs = 2;
+                let p = crate::storage::scenario::negotiated(kind);
+                let r = run_over(spec, p, transport, default_costs(kind), device(10 * US, 16, None), 4 * MS, 2);
+                r.check_conservation().unwrap();
+                let j = &r.jobs[0];
+                // (2 MiB over a software TCP stack: about 1.2 ms each, the CPU's per-byte cost.)
+                assert!(j.read.total_ios >= 3 && j.write.total_ios >= 3, "{kind:?} {bs}: {j:?}");
+                // No queue pair: one TCP connection per session, which carried every IO's data.
+                assert!(r.flows.is_empty(), "{kind:?}");
+                assert_eq!(r.tcp_connections.len(), 2, "{kind:?}");
+                let moved: u64 =
+                    r.tcp_connections.iter().map(|c| c.ends[0].bytes_received + c.ends[1].bytes_received).sum();
+                assert!(moved >= j.read.io_bytes + j.write.io_bytes, "{kind:?} {bs}");
+                let port = crate::sim::storage_tcp::service_port(kind);
+                assert!(r.tcp_connections.iter().all(|c| c.ends[1].port == port), "{kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn iscsi_pdus_cross_the_connection_as_the_rfc_exchanges_them() {
+        // One 512 KiB write at QD 1 against the RFC 7143 defaults (the target's InitialR2T=Yes,
+        // MaxBurstLength 256 KiB, MaxRecvDataSegmentLength 8 KiB): the initiator's stream
+        // carries the command with 8 KiB of immediate data, then 2 bursts of Data-Out PDUs
+        // (32 and 31 of them), the target's stream 2 R2Ts and the SCSI Response — each PDU its
+        // 48-byte BHS and data segment.
+        let p = Protocol::Iscsi(crate::storage::protocol::iscsi::IscsiParams::rfc7143());
+        let spec = JobSpec::new("w", RwMode::Write, 524_288, 1, MS);
+        let r = run_on(spec, p, free(), device(10 * US, 1, None), MS, 1);
+        let c = &r.tcp_connections[0];
+        let ios = r.targets[0].completed;
+        assert!(ios > 10, "{ios}");
+        let to_target = 48 + 8192 + 63 * 48 + 516_096;
+        let to_initiator = 3 * 48;
+        // Bytes written per side are whole IOs and the part of the one in progress at the end.
+        let (w0, w1) = (c.ends[0].bytes_written, c.ends[1].bytes_written);
+        assert!((ios * to_initiator..(ios + 1) * to_initiator).contains(&w1), "{w1} for {ios} IOs");
+        assert!((ios * to_target..=(ios + 1) * to_target).contains(&w0), "{w0} for {ios} IOs");
+        // The part in progress is made of whole PDUs: R2Ts, and commands and bursts.
+        assert_eq!((w1 - ios * to_initiator) % 48, 0);
+        let part = w0 - ios * to_target;
+        assert!([0, 48 + 8192, 48 + 8192 + 32 * 48 + 262_144, to_target].contains(&part), "{part}");
     }
 }

@@ -178,21 +178,13 @@ pub struct JobRequest {
 }
 
 impl StorageJob {
-    /// A job of `spec` from `initiator` to `target` over `protocol`, starting at 0, over RoCE,
-    /// with the protocol's default CPU costs ([`default_costs`]); sessions come with
-    /// [`StorageTraffic::add_job`].
+    /// A job of `spec` from `initiator` to `target` over `protocol`, starting at 0, over RoCE
+    /// (an RDMA protocol) or TCP, with the protocol's default CPU costs ([`default_costs`]);
+    /// sessions come with [`StorageTraffic::add_job`].
     pub fn new(spec: JobSpec, initiator: NodeId, target: NodeId, protocol: Protocol) -> Self {
         let costs = super::cpu::default_costs(protocol.kind());
-        StorageJob {
-            spec,
-            start_ps: 0,
-            initiator,
-            target,
-            protocol,
-            transport: StorageTransport::Roce,
-            costs,
-            sessions: Vec::new(),
-        }
+        let transport = if protocol.kind().is_rdma() { StorageTransport::Roce } else { StorageTransport::Tcp };
+        StorageJob { spec, start_ps: 0, initiator, target, protocol, transport, costs, sessions: Vec::new() }
     }
 }
 
@@ -279,7 +271,12 @@ impl StorageTraffic {
                 self.groups.len() - 1
             }
         };
-        let roles = if r.initiator == r.target { [false; ROLES] } else { roles_used(&r.protocol, r.spec.bs) };
+        let roles = if r.is_local() || r.transport != StorageTransport::Roce {
+            // A local job crosses no network; a session over TCP or iWARP is a TCP connection.
+            [false; ROLES]
+        } else {
+            roles_used(&r.protocol, r.spec.bs)
+        };
         let mut sessions = Vec::with_capacity(r.spec.numjobs as usize);
         for _ in 0..r.spec.numjobs.max(1) {
             let k = self.groups[g].clones;
@@ -346,14 +343,12 @@ impl StorageTraffic {
                     return Err(SimError::traffic(format!("{path}.{what}"), format!("node {n} is not a host")));
                 }
             }
-            if !j.is_local() && (j.transport != StorageTransport::Roce || !j.protocol.kind().is_rdma()) {
+            let rdma = j.protocol.kind().is_rdma();
+            if rdma == (j.transport == StorageTransport::Tcp) {
+                let want = if rdma { "roce or iwarp (an RDMA protocol)" } else { "tcp (a protocol over TCP)" };
                 return Err(SimError::traffic(
                     format!("{path}.transport"),
-                    format!(
-                        "{:?} over {:?} needs TCP, which the engine does not simulate yet; run an RDMA protocol over RoCE",
-                        j.protocol.kind(),
-                        j.transport
-                    ),
+                    format!("{:?} cannot run over {:?}; expected {want}", j.protocol.kind(), j.transport),
                 ));
             }
             if self.target_of(j.target).is_none() {
@@ -366,7 +361,11 @@ impl StorageTraffic {
             if j.sessions.is_empty() || j.sessions.len() != s.numjobs.max(1) as usize {
                 return Err(SimError::traffic(format!("{path}.sessions"), "one session per clone"));
             }
-            let used = if j.is_local() { [false; ROLES] } else { roles_used(&j.protocol, s.bs) };
+            let used = if j.is_local() || j.transport != StorageTransport::Roce {
+                [false; ROLES]
+            } else {
+                roles_used(&j.protocol, s.bs)
+            };
             for &k in &j.sessions {
                 let Some(sess) = self.sessions.get(k as usize) else {
                     return Err(SimError::traffic(format!("{path}.sessions"), format!("no session {k}")));

@@ -129,24 +129,6 @@ pub fn add_jobs(s: &Scenario, f: &ResolvedFabric, seed: u64, t: &mut Traffic) ->
     (job_names, flow_names)
 }
 
-/// The jobs (by name) that need TCP: a TCP protocol, or an RDMA one over iWARP.
-pub fn jobs_needing_tcp(s: &Scenario, f: &ResolvedFabric) -> Vec<String> {
-    let host = |n: &str| f.devices.iter().position(|d| d.name == n);
-    let mut out = Vec::new();
-    for j in &s.workloads.jobs {
-        // Jobs on the target's own host do not use the network.
-        let tcp = host(&j.target).is_some_and(|t| {
-            resolve_hosts(std::slice::from_ref(&j.initiator), f).iter().any(|&i| {
-                i != t && (!protocol_kind(j.protocol).is_rdma() || job_rdma(f, j, i, t) == RdmaTransport::Iwarp)
-            })
-        });
-        if tcp {
-            out.push(j.name.clone());
-        }
-    }
-    out
-}
-
 fn add_job(f: &ResolvedFabric, j: &Job, ji: usize, init: usize, target: usize, seed: u64, t: &mut Traffic) -> usize {
     let kind = protocol_kind(j.protocol);
     let transport = if !kind.is_rdma() {

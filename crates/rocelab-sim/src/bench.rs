@@ -246,6 +246,9 @@ pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
         "arista-pure-leaf-spine-25g",
         "arista-pure-leaf-spine-100g",
         "demartek-config4-two-switch",
+        "dell-equallogic-base-san",
+        "dell-equallogic-congested-san",
+        "microsoft-s2d-fastlinq-iwarp-roce",
     ];
     let mut out = Vec::new();
     for f in files {
@@ -332,6 +335,10 @@ mod tests {
         let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
         assert!(names.contains(&"arista-pure-leaf-spine-25g ecn-edge-pfc"), "{names:?}");
         assert!(names.contains(&"demartek-config4-two-switch baseline @ 128KiB"), "{names:?}");
+        // Runs over TCP are in: iperf congestion, iSCSI, iWARP.
+        assert!(names.contains(&"demartek-config4-two-switch congestion @ 128KiB"), "{names:?}");
+        assert!(names.contains(&"arista-pure-leaf-spine-25g iscsi"), "{names:?}");
+        assert!(names.contains(&"dell-equallogic-congested-san no-flow-control"), "{names:?}");
         assert!(runs.iter().all(|r| !r.traffic.storage.jobs.is_empty()));
     }
 }

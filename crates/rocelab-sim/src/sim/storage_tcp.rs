@@ -54,6 +54,10 @@ impl<O: Observer> Sim<'_, O> {
     /// Open the TCP connection of every session over TCP or iWARP.
     pub(super) fn open_storage_conns(&mut self, st: &StorageTraffic) -> Result<(), SimError> {
         for (k, s) in st.sessions.iter().enumerate() {
+            if s.initiator == s.target {
+                // A local job's session: no network.
+                continue;
+            }
             let iwarp = match s.transport {
                 StorageTransport::Roce => continue,
                 StorageTransport::Tcp => false,

@@ -1,7 +1,9 @@
 //! Field paths (`fabric.qos.classes[roce].ets`, `fabric.topology.links[3].b`): finding where a
 //! field was written, and setting a field to a new value for variants and sweeps.
 //!
-//! A `[x]` selector is a list index when `x` is a number, else the element whose `name` is `x`.
+//! A `[x]` selector is a list index when `x` is a number, `[*]` every element (setting a field
+//! of each: `workloads.jobs[*].bs` sweeps the block size of every job at once), else the
+//! element whose `name` is `x`.
 
 use crate::diag::{did_you_mean, Diagnostic, Mark};
 use crate::node::{Node, NodeKind};
@@ -11,6 +13,8 @@ pub enum Segment {
     Key(String),
     Index(usize),
     Named(String),
+    /// `[*]`: every element.
+    All,
 }
 
 pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
@@ -28,6 +32,7 @@ pub fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
             }
             out.push(match sel.parse::<usize>() {
                 Ok(i) => Segment::Index(i),
+                Err(_) if sel == "*" => Segment::All,
                 Err(_) => Segment::Named(sel.trim_matches('"').to_string()),
             });
             rest = &r[end + 1..];
@@ -61,6 +66,7 @@ pub fn mark_of(root: &Node, path: &str) -> Mark {
             }
             (Segment::Index(i), NodeKind::Seq(items)) => items.get(*i),
             (Segment::Named(n), NodeKind::Seq(items)) => named_index(items, n).map(|i| &items[i]),
+            (Segment::All, NodeKind::Seq(items)) => items.first(),
             _ => None,
         };
         match next {
@@ -75,8 +81,19 @@ pub fn mark_of(root: &Node, path: &str) -> Mark {
 /// override was written, for errors.
 pub fn set_path(root: &mut Node, path: &str, value: Node, at: Mark, what: &str) -> Result<(), Diagnostic> {
     let segs = parse_path(path).map_err(|e| Diagnostic::error(at, what, e))?;
+    set_segments(root, path, &segs, String::new(), value, at, what)
+}
+
+fn set_segments(
+    root: &mut Node,
+    path: &str,
+    segs: &[Segment],
+    mut walked: String,
+    value: Node,
+    at: Mark,
+    what: &str,
+) -> Result<(), Diagnostic> {
     let mut node = root;
-    let mut walked = String::new();
     for (i, seg) in segs.iter().enumerate() {
         let last = i + 1 == segs.len();
         if node.kind == NodeKind::Null {
@@ -138,6 +155,22 @@ pub fn set_path(root: &mut Node, path: &str, value: Node, at: Mark, what: &str) 
                 node = &mut items[idx];
                 walked = format!("{walked}[{name}]");
             }
+            Segment::All => {
+                let NodeKind::Seq(items) = &mut node.kind else {
+                    return Err(fail(format!("`{walked}` is not a list"), None));
+                };
+                if items.is_empty() {
+                    return Err(fail(format!("`{walked}` is empty: `[*]` sets nothing"), None));
+                }
+                for (k, item) in items.iter_mut().enumerate() {
+                    if last {
+                        *item = value.clone();
+                    } else {
+                        set_segments(item, path, &segs[i + 1..], format!("{walked}[{k}]"), value.clone(), at, what)?;
+                    }
+                }
+                return Ok(());
+            }
         }
     }
     Ok(())
@@ -180,6 +213,19 @@ mod tests {
         assert_eq!(root.get("qos").unwrap().get("dcqcn").unwrap().get("enabled").unwrap().kind, NodeKind::Bool(true));
         let e = set_path(&mut root, "qos.classes[rocee].ets", v, Mark::default(), "v").unwrap_err();
         assert_eq!(e.suggestion.as_deref(), Some("did you mean \"roce\"?"));
+    }
+
+    #[test]
+    fn a_star_sets_the_field_of_every_element() {
+        let mut root = parse("jobs:\n  - {name: a, bs: 4KiB}\n  - {name: b, bs: 8KiB}\n").unwrap();
+        set_path(&mut root, "jobs[*].bs", parse("64KiB").unwrap(), Mark::default(), "v").unwrap();
+        let NodeKind::Seq(items) = &root.get("jobs").unwrap().kind else { panic!() };
+        assert!(items.iter().all(|j| j.get("bs").unwrap().kind == NodeKind::Str("64KiB".into())));
+        assert_eq!(parse_path("jobs[*].bs").unwrap()[1], Segment::All);
+        let e = set_path(&mut root, "jobs[*].bs.x", parse("1").unwrap(), Mark::default(), "v").unwrap_err();
+        assert!(e.message.contains("`jobs[0].bs` is not a mapping"), "{}", e.message);
+        let mut empty = parse("jobs: []\n").unwrap();
+        assert!(set_path(&mut empty, "jobs[*].bs", parse("1").unwrap(), Mark::default(), "v").is_err());
     }
 
     #[test]

@@ -93,7 +93,9 @@ pub struct Job {
     pub protocol: StorageProtocol,
     /// The host(s) running the job; `host1-4` runs it on each.
     pub initiator: String,
-    /// The storage device.
+    /// The storage device. It may be the initiator itself when that is a host with `storage`
+    /// (a hyperconverged node reading its local copy): the IOs then go to its own device
+    /// without crossing the network.
     pub target: String,
     /// Traffic class; default the lossless RDMA class for RDMA protocols, else the first lossy
     /// class.
@@ -380,6 +382,26 @@ fn rdma_fits(kind: RdmaKind, want: Option<RdmaTransport>) -> bool {
     }
 }
 
+/// The class a job's packets carry: its `class`, else the lossless (RDMA) class for RDMA
+/// protocols and the first lossy class for the others, else the first class.
+pub fn job_class<'a>(fabric: &'a ResolvedFabric, j: &'a Job) -> Option<&'a str> {
+    j.class.as_deref().or_else(|| default_class(fabric, is_rdma(j.protocol)))
+}
+
+/// The RDMA transport an RDMA job runs on between `initiator` and `target`: its `rdma` when
+/// given, else iWARP when either adapter runs iWARP only, else RoCE (adapters that run both
+/// default to RoCE).
+pub fn job_rdma(fabric: &ResolvedFabric, j: &Job, initiator: usize, target: usize) -> RdmaTransport {
+    j.rdma.unwrap_or_else(|| {
+        let iwarp = [initiator, target].iter().any(|&d| rdma_of(&fabric.devices[d]) == RdmaKind::Iwarp);
+        if iwarp {
+            RdmaTransport::Iwarp
+        } else {
+            RdmaTransport::Roce
+        }
+    })
+}
+
 /// Whether a storage protocol runs over RDMA.
 pub fn is_rdma(p: StorageProtocol) -> bool {
     matches!(
@@ -415,7 +437,9 @@ fn check_job(j: &Job, p: &str, sim_end: Time, fabric: &ResolvedFabric, problems:
             }
             Some(_) => {}
         }
-        if initiators.contains(&t) {
+        // A hyperconverged host (Storage Spaces Direct) reads its own copy: allowed for hosts,
+        // which the simulator serves locally; an array is never its own initiator.
+        if initiators.contains(&t) && td.role != Role::Host {
             problems.push(problem(format!("{p}.target"), format!("`{}` is also an initiator of this job", td.name)));
         }
         if rdma && !rdma_fits(rdma_of(td), j.rdma) {

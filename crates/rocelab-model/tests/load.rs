@@ -893,7 +893,7 @@ fn check_leaf_spine(l: &Loaded) {
     }
     let array: Vec<String> = links(f, "leaf3", "flasharray").into_iter().map(|k| k.0).collect();
     assert_eq!(array, ["leaf3:Ethernet51/1", "leaf3:Ethernet52/1", "leaf3:Ethernet53/1", "leaf3:Ethernet54/1"]);
-    assert_eq!(l.variant_names(), ["pfc", "ecn", "ecn-edge-pfc"]);
+    assert_eq!(l.variant_names(), ["pfc", "ecn", "ecn-edge-pfc", "iscsi"]);
     let ecn = Some(("256KB".to_string(), "512KB".to_string()));
     // PFC alone: PFC everywhere, no ECN.
     let v = l.variant("pfc").unwrap();
@@ -1206,4 +1206,28 @@ fn storage_and_tcp_settings_on_the_wrong_device_or_duplicated() {
     let t = storage_broken("target: array1}\n    - {name: oltp", "target: host2}\n    - {name: oltp");
     let e = one_error(&t);
     assert!(e.message.contains("`host2` serves no storage"), "{}", e.message);
+}
+
+#[test]
+fn a_host_may_be_its_own_target_an_array_may_not() {
+    // A hyperconverged host with storage reads its own copy.
+    let t = storage_broken(
+        "cpu: {cores: 16}",
+        "cpu: {cores: 16}\n        storage: {kind: server, protocols: [smb-direct, nvme-rdma]}",
+    )
+    .replacen("initiator: host1, target: array1}", "initiator: host1, target: host1}", 1);
+    load(&t).unwrap_or_else(|e| panic!("{e}"));
+    // An array running a job against itself is an error at the target.
+    let t = storage_broken("initiator: host1, target: array1}", "initiator: array1, target: array1}");
+    let e = one_error(&t);
+    assert_eq!(e.path, "workloads.jobs[0].target");
+    assert!(e.message.contains("`array1` is also an initiator of this job"), "{}", e.message);
+}
+
+#[test]
+fn a_star_sweeps_a_field_of_every_job() {
+    let t = format!("{STORAGE}sweep: {{field: \"workloads.jobs[*].start\", values: [0ms, 2ms]}}\n");
+    let l = load(&t).unwrap();
+    let (s, _) = l.run_point(None, Some(1)).unwrap();
+    assert!(s.workloads.jobs.iter().all(|j| j.start.to_string() == "2ms"));
 }

@@ -77,10 +77,36 @@ pub fn all(runs: &[RunFile]) -> Vec<Figure> {
     out
 }
 
-/// CPU figures of storage jobs. Results carry none yet (storage jobs and their CPU model come
-/// with a later issue): this returns the points once they do, and the chart appears then.
-pub fn cpu_points(_runs: &[RunFile]) -> Vec<CpuPoint> {
-    Vec::new()
+/// CPU figures of storage jobs: one point per run and job (its initiators' mean throughput and
+/// CPU utilisation, a job on several initiators counted once), in a series per variant and job
+/// name, against the job's block size.
+pub fn cpu_points(runs: &[RunFile]) -> Vec<CpuPoint> {
+    let mut out: Vec<(CpuPoint, u32)> = Vec::new();
+    for run in runs {
+        let variant = run.variant.clone().unwrap_or_else(|| "base".into());
+        for j in &run.results.jobs {
+            let name = run.names.job(j.job);
+            let job = name.split('@').next().unwrap_or(&name).to_string();
+            let series = format!("{variant} {job}");
+            let (mb, cpu) = (j.bw_bytes() / 1e6, j.initiator_cpu.utilization * 100.0);
+            let bs = j.bs as f64;
+            match out.iter_mut().find(|(p, _)| p.series == series && p.block_bytes == bs) {
+                Some((p, n)) => {
+                    p.mb_per_s += mb;
+                    p.cpu_percent += cpu;
+                    *n += 1;
+                }
+                None => out.push((CpuPoint { series, block_bytes: bs, mb_per_s: mb, cpu_percent: cpu }, 1)),
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(mut p, n)| {
+            p.mb_per_s /= n as f64;
+            p.cpu_percent /= n as f64;
+            p
+        })
+        .collect()
 }
 
 /// Per-port bars of `value`, one bar per run, for ports where some run has a non-zero value.
@@ -375,7 +401,12 @@ fn sweep_charts(runs: &[RunFile]) -> Vec<Figure> {
         }
     }
     type Metric = (&'static str, &'static str, &'static str, Unit, fn(&RunMetrics) -> Option<f64>);
-    let metrics: [Metric; 6] = [
+    let metrics: [Metric; 11] = [
+        ("iops", "Storage IOPS", "IOPS", Unit::Count, |m| m.jobs.map(|j| j.iops)),
+        ("storage-bw", "Storage throughput", "throughput", Unit::BytesPerSecond, |m| m.jobs.map(|j| j.bw_bytes)),
+        ("clat", "Mean completion latency", "clat mean", Unit::Seconds, |m| m.jobs.map(|j| j.clat_mean_s)),
+        ("clat-p99", "99th percentile completion latency", "clat p99", Unit::Seconds, |m| m.jobs.map(|j| j.clat_p99_s)),
+        ("cpu", "Initiator CPU utilisation", "CPU", Unit::Fraction, |m| m.jobs.map(|j| j.cpu_utilization)),
         ("goodput", "Goodput", "goodput", Unit::BitsPerSecond, |m| Some(m.goodput_bps)),
         ("fct-p99", "99th percentile FCT", "FCT p99", Unit::Seconds, |m| quantile(&m.fct_s, 0.99)),
         ("pfc", "PFC frames sent", "PFC frames", Unit::Count, |m| Some(m.pfc_sent as f64)),
@@ -472,6 +503,33 @@ mod tests {
         assert!(goodput.svg.contains(">4KiB<") && goodput.svg.contains(">128KiB<"));
         assert_eq!(goodput.svg.matches("<path").count(), 2, "one line per variant");
         assert!(goodput.svg.contains("goodput (Gb/s)"));
+    }
+
+    #[test]
+    fn storage_runs_get_cpu_effectiveness_and_job_metrics_against_the_sweep() {
+        let runs: Vec<RunFile> = [4096, 65536]
+            .iter()
+            .flat_map(|&bs| {
+                [crate::testdata::storage_run_file(None, bs), crate::testdata::storage_run_file(Some("dcqcn"), bs)]
+            })
+            .collect();
+        let points = cpu_points(&runs);
+        assert_eq!(points.len(), 4, "a point per variant and block size");
+        assert!(points.iter().all(|p| p.cpu_percent > 0.0 && p.mb_per_s > 0.0));
+        let big = points.iter().find(|p| p.series == "base rd" && p.block_bytes == 65536.0).unwrap();
+        let small = points.iter().find(|p| p.series == "base rd" && p.block_bytes == 4096.0).unwrap();
+        assert!(big.mb_per_s / big.cpu_percent > small.mb_per_s / small.cpu_percent, "bigger blocks, less CPU per MB");
+        let f = all(&runs);
+        let ids: Vec<&str> = f.iter().map(|f| f.id.as_str()).collect();
+        for want in ["chart-cpu", "chart-sweep-iops", "chart-sweep-storage-bw", "chart-sweep-clat", "chart-sweep-cpu"] {
+            assert!(ids.contains(&want), "{want} in {ids:?}");
+        }
+        let bw = f.iter().find(|f| f.id == "chart-sweep-storage-bw").unwrap();
+        assert_eq!(bw.svg.matches("<path").count(), 2, "one line per variant");
+        assert!(bw.svg.contains("MB/s") || bw.svg.contains("GB/s"));
+        let t = crate::tables::all(&runs);
+        assert_eq!(t[1].file, "jobs.csv");
+        assert_eq!(t[1].rows.len(), 4, "one read row per run");
     }
 
     #[test]

@@ -45,6 +45,40 @@ pub(crate) mod testdata {
         run(&fabric.spec, &traffic, &config).unwrap()
     }
 
+    /// A storage run: host 1 reads `bs`-byte blocks from host 0 over NVMe/RDMA (QD 4, default
+    /// CPU costs, an NVMe SSD target), 300 µs.
+    pub fn storage_run_file(variant: Option<&str>, bs: u32) -> RunFile {
+        use rocelab_sim::storage::job::{JobSpec, RwMode};
+        use rocelab_sim::storage::plan::{JobRequest, StorageJob};
+        use rocelab_sim::storage::{Protocol, ProtocolKind, TargetProfile};
+        let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+        let mut traffic = Traffic::new();
+        traffic.storage.set_target(fabric.hosts[0], TargetProfile::ramdisk());
+        let mut spec = JobSpec::new("rd", RwMode::RandRead, bs, 4, 200 * US);
+        spec.ramp = 50 * US;
+        let job =
+            StorageJob::new(spec, fabric.hosts[1], fabric.hosts[0], Protocol::default_for(ProtocolKind::NvmeRdma));
+        let req = JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: 1 };
+        traffic.storage.add_job(&mut traffic.flows, req);
+        let results = run(&fabric.spec, &traffic, &SimConfig::new(1, 300 * US)).unwrap();
+        let flows = (0..results.flows.len()).map(|i| format!("qp#{i}")).collect();
+        let ports = vec![vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into()]];
+        RunFile {
+            scenario: "storage".into(),
+            variant: variant.map(str::to_string),
+            sweep: Some(SweepPoint { field: "workloads.jobs[*].bs".into(), value: format!("{}KiB", bs / 1024) }),
+            names: RunNames {
+                nodes: vec!["target".into(), "host".into(), "sw0".into()],
+                ports,
+                flows,
+                perftest: vec![],
+                jobs: vec!["rd".into()],
+            },
+            warnings: vec![],
+            results,
+        }
+    }
+
     /// A write_lat beside a write_bw between two hosts of one switch (perftest's defaults, fewer
     /// iterations).
     pub fn perftest_run(variant: &str) -> RunFile {
@@ -67,6 +101,7 @@ pub(crate) mod testdata {
                 ports: vec![vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into()]],
                 flows,
                 perftest: vec!["lat".into(), "bw".into()],
+                jobs: vec![],
             },
             warnings: vec![],
             results,
@@ -83,7 +118,7 @@ pub(crate) mod testdata {
             scenario: "test".into(),
             variant: variant.map(str::to_string),
             sweep,
-            names: RunNames { nodes, ports, flows, perftest: vec![] },
+            names: RunNames { nodes, ports, flows, perftest: vec![], jobs: vec![] },
             warnings: vec![],
             results,
         }

@@ -25,6 +25,52 @@ pub struct RunMetrics {
     pub fct_s: Vec<f64>,
     /// Their slowdowns (see [`slowdown`]).
     pub slowdown: Vec<f64>,
+    /// Storage jobs, all together: IOs per second, bytes per second, and the IO-weighted mean
+    /// and the largest 99th percentile of their completion latency (s); `None` without jobs.
+    pub jobs: Option<JobTotals>,
+}
+
+/// Storage job totals of a run (see [`RunMetrics::jobs`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JobTotals {
+    pub iops: f64,
+    pub bw_bytes: f64,
+    pub clat_mean_s: f64,
+    pub clat_p99_s: f64,
+    /// IO-weighted mean of the initiators' CPU utilisation over the jobs' windows (0 to 1).
+    pub cpu_utilization: f64,
+}
+
+impl JobTotals {
+    /// The totals of `r`'s jobs, if it has any.
+    pub fn of(r: &Results) -> Option<Self> {
+        if r.jobs.is_empty() {
+            return None;
+        }
+        let dirs = || r.jobs.iter().flat_map(|j| [&j.read, &j.write]);
+        let ios: u64 = dirs().map(|d| d.clat_ns.count).sum();
+        let weighted = |f: &dyn Fn(&rocelab_sim::storage::DirResults) -> f64| {
+            if ios == 0 {
+                0.0
+            } else {
+                dirs().map(|d| f(d) * d.clat_ns.count as f64).sum::<f64>() / ios as f64
+            }
+        };
+        let cpu_ios =
+            |j: &rocelab_sim::storage::results::StorageJobResults| (j.read.total_ios + j.write.total_ios) as f64;
+        let cpu_total: f64 = r.jobs.iter().map(cpu_ios).sum();
+        Some(JobTotals {
+            iops: r.jobs.iter().map(|j| j.iops()).sum(),
+            bw_bytes: r.jobs.iter().map(|j| j.bw_bytes()).sum(),
+            clat_mean_s: weighted(&|d| d.clat_ns.mean_ns) * 1e-9,
+            clat_p99_s: dirs().map(|d| d.clat_ns.p99_ns).max().unwrap_or(0) as f64 * 1e-9,
+            cpu_utilization: if cpu_total > 0.0 {
+                r.jobs.iter().map(|j| j.initiator_cpu.utilization * cpu_ios(j)).sum::<f64>() / cpu_total
+            } else {
+                0.0
+            },
+        })
+    }
 }
 
 /// Line rate of `host`'s first port in `r`.
@@ -85,6 +131,7 @@ impl RunMetrics {
             peak_queue_bytes: r.ports.iter().flat_map(|p| p.peak_queue_bytes).max().unwrap_or(0),
             fct_s,
             slowdown,
+            jobs: JobTotals::of(r),
         }
     }
 }

@@ -37,6 +37,9 @@ pub struct RunNames {
     /// Name of each perftest test, in results order.
     #[serde(default)]
     pub perftest: Vec<String>,
+    /// Storage jobs, in `results.jobs` order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<String>,
 }
 
 impl From<&Names> for RunNames {
@@ -46,6 +49,7 @@ impl From<&Names> for RunNames {
             ports: n.ports.clone(),
             flows: n.flows.clone(),
             perftest: n.perftest.clone(),
+            jobs: n.jobs.clone(),
         }
     }
 }
@@ -66,6 +70,11 @@ impl RunNames {
     /// A flow's name (`#k` when unnamed).
     pub fn flow(&self, flow: usize) -> String {
         self.flows.get(flow).cloned().unwrap_or_else(|| format!("#{flow}"))
+    }
+
+    /// A storage job's name (`job#k` when unnamed).
+    pub fn job(&self, job: usize) -> String {
+        self.jobs.get(job).cloned().unwrap_or_else(|| format!("job#{job}"))
     }
 
     /// A node's name.

@@ -211,9 +211,85 @@ pub fn queue_depth(runs: &[RunFile]) -> Table {
     t
 }
 
-/// Every table of the report.
+/// One row per storage job and direction of each run, with fio's figures and the initiator's
+/// CPU.
+pub fn jobs(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(
+        "Storage jobs",
+        "jobs.csv",
+        &[
+            "run",
+            "job",
+            "protocol",
+            "initiator",
+            "target",
+            "rw",
+            "bs (B)",
+            "iodepth",
+            "numjobs",
+            "direction",
+            "IOs",
+            "IOPS",
+            "MB/s",
+            "clat min (us)",
+            "clat avg (us)",
+            "clat p50 (us)",
+            "clat p99 (us)",
+            "clat p99.9 (us)",
+            "clat max (us)",
+            "CPU (%)",
+            "busiest core (%)",
+            "MB/s per % CPU",
+        ],
+    );
+    let name = |v: serde_json::Result<serde_json::Value>| {
+        v.ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    };
+    let ns = |v: u64| Cell::Num(v as f64 / 1e3, 2);
+    for run in runs {
+        for j in &run.results.jobs {
+            for (dir, d) in [("read", &j.read), ("write", &j.write)] {
+                if d.total_ios == 0 && (dir == "write" || j.write.total_ios > 0) {
+                    continue;
+                }
+                let c = &d.clat_ns;
+                t.push(vec![
+                    run.label().into(),
+                    run.names.job(j.job).into(),
+                    name(serde_json::to_value(j.protocol)).into(),
+                    run.names.node(j.initiator).into(),
+                    run.names.node(j.target).into(),
+                    name(serde_json::to_value(j.rw)).into(),
+                    (j.bs as u64).into(),
+                    (j.iodepth as u64).into(),
+                    (j.numjobs as u64).into(),
+                    dir.into(),
+                    d.total_ios.into(),
+                    Cell::Num(d.iops, 1),
+                    Cell::Num(d.bw_bytes / 1e6, 2),
+                    ns(c.min_ns),
+                    Cell::Num(c.mean_ns / 1e3, 2),
+                    ns(c.p50_ns),
+                    ns(c.p99_ns),
+                    ns(c.p99_9_ns),
+                    ns(c.max_ns),
+                    Cell::Num(j.initiator_cpu.utilization * 100.0, 2),
+                    Cell::Num(j.initiator_cpu.busiest_core * 100.0, 2),
+                    Cell::Num(j.initiator_cpu.effectiveness, 1),
+                ]);
+            }
+        }
+    }
+    t
+}
+
+/// Every table of the report (the jobs table when the runs have storage jobs).
 pub fn all(r: &[RunFile]) -> Vec<Table> {
-    let mut t = vec![runs(r), flows(r)];
+    let mut t = vec![runs(r)];
+    if r.iter().any(|run| !run.results.jobs.is_empty()) {
+        t.push(jobs(r));
+    }
+    t.push(flows(r));
     if r.iter().any(|run| !run.results.perftest.is_empty()) {
         t.push(perftest(r));
     }

@@ -6,6 +6,7 @@
 //! * `fat-txt-320-permutation`: the same from the HPCC simulator's `fat.txt`, read in place
 //!   (from `$ROCELAB_FAT_TXT`, or `shared/data/hpcc-formats/fat.txt` in an ancestor of this
 //!   crate); skipped with a message when absent.
+//! * `storage/*`: two storage runs from the examples (`rocelab_sim::bench::storage_runs`).
 //! * `fat-txt-websearch`: `fat.txt` with web-search flows (`WebSearch_distribution.txt`, read in
 //!   place from the same directory) at 30 % load and two 64-to-1 incasts of 500 KB
 //!   ([`rocelab_sim::bench::fat_tree_websearch`]), 1 ms simulated; skipped when absent.
@@ -103,5 +104,19 @@ fn engine(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, engine);
+/// Two storage runs from the examples: the Arista/Pure leaf-spine at 25G with ECN and edge PFC
+/// (both test sets, 68 ms) and Demartek configuration 4's baseline at 128 KiB (14 ms).
+fn storage(c: &mut Criterion) {
+    let mut g = c.benchmark_group("storage");
+    g.sample_size(10);
+    let runs = rocelab_sim::bench::storage_runs(&rocelab_sim::bench::examples_dir()).expect("the examples load");
+    for name in ["arista-pure-leaf-spine-25g ecn-edge-pfc", "demartek-config4-two-switch baseline @ 128KiB"] {
+        let r = runs.iter().find(|r| r.name == name).expect("a storage benchmark run");
+        report(name, &measure(name, &r.spec, &r.traffic, &r.config).expect("runs"));
+        g.bench_function(name, |b| b.iter(|| run(&r.spec, &r.traffic, &r.config).expect("runs")));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, engine, storage);
 criterion_main!(benches);

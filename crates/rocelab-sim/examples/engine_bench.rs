@@ -12,7 +12,11 @@
 //! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
 //! /usr/bin/time -v target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
 //! /usr/bin/time -v target/release/examples/engine_bench tcp-iperf 20000
+//! /usr/bin/time -v target/release/examples/engine_bench storage
 //! ```
+//! `storage` runs every storage benchmark run of `bench::storage_runs` (the Arista/Pure and
+//! Demartek examples, each variant and sweep point, for its scenario's own duration; the
+//! simulated-time argument is ignored) and prints one line per run.
 //! Arguments: scenario (`incast`, `fat-tree`, `fat-tree-30`, `fat-txt`, `websearch`, and the RDMA
 //! variants `incast-rdma`, `fat-tree-rdma`, `websearch-rdma`: RC queue pairs with DCQCN, see
 //! `bench::with_rdma`; `tcp-iperf`: 16 TCP streams across a 40G link between two switches, see
@@ -43,6 +47,9 @@ fn main() -> ExitCode {
         }
     };
     let cfg = SimConfig::new(1, micros * US);
+    if scenario == "storage" {
+        return storage();
+    }
     let report = match scenario {
         "incast" => {
             let (spec, traffic) = incast_16();
@@ -132,7 +139,7 @@ fn main() -> ExitCode {
         other => {
             eprintln!(
                 "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, websearch, incast-rdma, \
-                 fat-tree-rdma, websearch-rdma or tcp-iperf"
+                 fat-tree-rdma, websearch-rdma, tcp-iperf or storage"
             );
             return ExitCode::FAILURE;
         }
@@ -167,4 +174,41 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Every storage benchmark run, one line each: events, wall time, events per second, IOs.
+fn storage() -> ExitCode {
+    let runs = match rocelab_sim::bench::storage_runs(&rocelab_sim::bench::examples_dir()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut total = 0.0;
+    for r in &runs {
+        let t0 = std::time::Instant::now();
+        let res = match rocelab_sim::run(&r.spec, &r.traffic, &r.config) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("{}: {e}", r.name);
+                return ExitCode::FAILURE;
+            }
+        };
+        let wall = t0.elapsed().as_secs_f64();
+        total += wall;
+        let ios: u64 = res.jobs.iter().map(|j| j.read.total_ios + j.write.total_ios).sum();
+        println!(
+            "{}: {} events in {:.3} s = {:.2} M events/s; simulated {} us; {} IOs measured; peak {} packets in flight",
+            r.name,
+            res.events,
+            wall,
+            res.events as f64 / wall.max(1e-9) / 1e6,
+            res.end_time_ps / US,
+            ios,
+            res.peak_packets_in_flight
+        );
+    }
+    println!("{} runs in {total:.2} s", runs.len());
+    ExitCode::SUCCESS
 }

@@ -14,6 +14,10 @@
 //! * [`tcp_two_switch`]: the Demartek guide's congestion test (configuration 4) as TCP: two
 //!   switches joined by one 40 Gb/s link, four iperf clients at 25 Gb/s on one, four servers
 //!   on the other, 16 CUBIC streams (iperf3 `-P 4` per pair) across the link on a lossy class.
+//! * [`storage_runs`]: the storage examples as they run from `examples/` — every variant of the
+//!   Arista/Pure leaf-spine at 25G and 100G and the direct and single-hop topologies (NVMe/RoCE
+//!   4K QD1 latency and 512K throughput sets, 68 ms each), and every variant of Demartek
+//!   configuration 4 at each block size of its sweep (mirrored SMB Direct writes, 14 ms).
 
 use crate::error::SimError;
 use crate::fct::Percentiles;
@@ -263,6 +267,60 @@ pub fn tcp_two_switch(pairs: usize) -> (NetworkSpec, Traffic) {
     (b.build().spec, t)
 }
 
+/// One storage run: its label and the simulator's input.
+pub struct StorageRun {
+    /// `example variant @ sweep value`.
+    pub name: String,
+    pub spec: NetworkSpec,
+    pub traffic: Traffic,
+    pub config: SimConfig,
+}
+
+/// The storage benchmark runs built from the examples in `examples_dir` (see the module
+/// documentation): the base and every variant of each example, at every sweep point (iperf
+/// cross traffic, TCP protocols and iWARP included).
+pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
+    let files = [
+        "arista-pure-direct-25g",
+        "arista-pure-single-hop-25g",
+        "arista-pure-leaf-spine-25g",
+        "arista-pure-leaf-spine-100g",
+        "demartek-config4-two-switch",
+        "dell-equallogic-base-san",
+        "dell-equallogic-congested-san",
+        "microsoft-s2d-fastlinq-iwarp-roce",
+    ];
+    let mut out = Vec::new();
+    for f in files {
+        let path = examples_dir.join(format!("{f}.yaml"));
+        let l = rocelab_model::load_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let variants: Vec<Option<&str>> =
+            std::iter::once(None).chain(l.variant_names().into_iter().map(Some)).collect();
+        let points: Vec<Option<usize>> = match l.sweep_values() {
+            Some((_, v)) => (0..v.len()).map(Some).collect(),
+            None => vec![None],
+        };
+        let values = l.sweep_values().map(|v| v.1).unwrap_or_default();
+        for v in &variants {
+            for p in &points {
+                let (scenario, fabric) = l.run_point(*v, *p).map_err(|e| format!("{f}: {e}"))?;
+                let b = crate::from_model::build(&scenario, &fabric, None);
+                let mut name = format!("{f} {}", v.unwrap_or("base"));
+                if let Some(i) = p {
+                    name = format!("{name} @ {}", values[*i]);
+                }
+                out.push(StorageRun { name, spec: b.spec, traffic: b.traffic, config: b.config });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The repository's `examples/` directory, from the crate's (`crates/rocelab-sim`).
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
 /// Run the standard scenarios (incast, fat tree at line rate, fat tree at 30 %) for
 /// `simulated_ps` each and report events per second.
 pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimError> {
@@ -309,5 +367,18 @@ mod tests {
         let bits: f64 = r.flows.iter().map(|f| f.delivered_bytes as f64 * 8.0).sum();
         assert!(bits / 2e-3 > 0.8 * 40e9 * 1448.0 / 1538.0, "{:.3e} b/s", bits / 2e-3);
         assert_eq!(r.iperf.len(), 4);
+    }
+
+    #[test]
+    fn storage_runs_build_from_the_examples() {
+        let runs = storage_runs(&examples_dir()).unwrap();
+        let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        assert!(names.contains(&"arista-pure-leaf-spine-25g ecn-edge-pfc"), "{names:?}");
+        assert!(names.contains(&"demartek-config4-two-switch baseline @ 128KiB"), "{names:?}");
+        // Runs over TCP are in: iperf congestion, iSCSI, iWARP.
+        assert!(names.contains(&"demartek-config4-two-switch congestion @ 128KiB"), "{names:?}");
+        assert!(names.contains(&"arista-pure-leaf-spine-25g iscsi"), "{names:?}");
+        assert!(names.contains(&"dell-equallogic-congested-san no-flow-control"), "{names:?}");
+        assert!(runs.iter().all(|r| !r.traffic.storage.jobs.is_empty()));
     }
 }

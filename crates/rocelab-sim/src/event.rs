@@ -70,6 +70,18 @@ pub enum Event {
     LinkPauseExpire { port: u32, gen: u32 },
     /// `port` re-sends its PAUSE before it expires.
     LinkPauseRefresh { port: u32, gen: u32 },
+    /// A storage job clone starts issuing IOs.
+    CloneStart { clone: u32 },
+    /// Storage: the CPU work before step `step` of IO slot `io` is done (for the issue of the
+    /// IO, `step` is `u16::MAX`): the step goes ahead.
+    StepReady { io: u32, step: u16 },
+    /// Storage: step `step` of IO slot `io` is complete (its message is in the receiver's
+    /// memory, or the target's service and the CPU work after it are done).
+    StepDone { io: u32, step: u16 },
+    /// Storage: the target's service of step `step` of IO slot `io` ends.
+    TargetDone { io: u32, step: u16 },
+    /// Storage: IO slot `io` is complete at its initiator (the completion work is done).
+    IoDone { io: u32 },
 }
 
 /// Width of a slot of the wheel: 1,024 ps (about the serialization of 13 bytes at 100 Gb/s).

@@ -52,6 +52,10 @@ pub struct Names {
     pub perftest: Vec<String>,
     /// Name of each iperf test.
     pub iperf: Vec<String>,
+    /// Name of each storage job (`name@host` when a job runs on several initiators), in
+    /// `Results::jobs` order.
+    #[serde(default)]
+    pub jobs: Vec<String>,
     /// The destination-port column of each flow in `fct.txt`, in `Traffic` order: HPCC's
     /// conventions — 100 for Poisson (background) flows as its traffic generator writes, 200
     /// for incast flows as its analysis scripts expect, the file's value for imported flows —
@@ -534,6 +538,14 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         }
         names.iperf.push(x.name.clone());
     }
+    // Storage sessions' queue pairs are flows of `t.flows`: named before perftest's, which
+    // follow all of them.
+    let (jobs, flows) = crate::storage::scenario::add_jobs(s, f, seed, &mut t);
+    names.jobs = jobs;
+    for n in flows {
+        names.flows.push(n);
+        names.dports.push(roce);
+    }
     for (i, x) in w.perftest.iter().enumerate() {
         let p = perftest(f, x, i, &host);
         let n = p.flows().len();
@@ -674,6 +686,53 @@ workloads:
         // Same seed, same flows; the scenario seed is used without an override.
         assert_eq!(build(&l.scenario, &l.fabric, Some(3)).traffic, b.traffic);
         assert_ne!(build(&l.scenario, &l.fabric, Some(4)).traffic, b.traffic);
+    }
+
+    #[test]
+    fn jobs_become_sessions_named_flows_and_results() {
+        let text = FABRIC.replace(
+            "      single-switch: {hosts: 3, speed: 100G, cable: 100m, switch: {model: SN2700}}\n",
+            "      single-switch: {hosts: 3, speed: 100G, cable: 100m, switch: {model: SN2700}}\n    devices:\n      - name: array\n        role: storage\n        nic: {vendor: mellanox, model: ConnectX-5, speed: 100G}\n        storage: {kind: array, protocols: [nvme-rdma, iscsi], profile: ramdisk, model: {write_limit: 8G}}\n        cpu: {cores: 4}\n    links:\n      - {a: \"sw1:eth1/4\", b: \"array:p0\"}\n",
+        ) + "  jobs:\n    - {name: w, rw: randwrite, bs: 4KiB, iodepth: 2, numjobs: 3, runtime: 100us, protocol: nvme-rdma, initiator: host1-2, target: array}\n";
+        let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+        let b = build(&l.scenario, &l.fabric, None);
+        let st = &b.traffic.storage;
+        assert_eq!(b.names.jobs, ["w@host1", "w@host2"]);
+        // NVMe/RDMA: a queue per CPU (16 by default on the hosts), three clones each: three
+        // sessions per host, each with its SEND and response queue pairs (4 KiB: no READ).
+        assert_eq!(st.sessions.len(), 6);
+        assert_eq!(b.traffic.flows.len(), 2 + 12, "the incast's flows, then the sessions'");
+        assert_eq!(b.names.flows[2], "nvme-rdma host1>array s0 send");
+        assert_eq!(b.names.flows[3], "nvme-rdma host1>array s0 respond");
+        assert_eq!(b.names.flows.len(), b.traffic.flows.len());
+        let array = l.fabric.devices.iter().position(|d| d.name == "array").unwrap();
+        assert_eq!(st.cores_of(array), 4);
+        let dev = st.target_of(array).unwrap();
+        assert_eq!((dev.name, dev.write_ceiling_bps), ("ramdisk", Some(8_000_000_000)));
+        // Sessions take the array's cores in turn.
+        let cores: Vec<u32> = st.sessions.iter().map(|s| s.target_core).collect();
+        assert_eq!(cores, [0, 1, 2, 3, 0, 1]);
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 200 * crate::US, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert_eq!(r.jobs.len(), 2);
+        assert!(r.jobs.iter().all(|j| j.write.total_ios > 0 && j.numjobs == 3 && j.sessions == 3));
+        assert_eq!(r.targets[0].profile, "ramdisk");
+        // A TCP protocol: one iSCSI session per host (open-iscsi's one session), each a TCP
+        // connection to the array's port 3260 instead of queue pairs.
+        // (The target's 36 µs of iSCSI work per IO on the session's core makes an IO take
+        // longer than 100 µs: a 1 ms run.)
+        let tcp = text.replace("protocol: nvme-rdma", "protocol: iscsi").replace("runtime: 100us", "runtime: 1ms");
+        let l = rocelab_model::load_str(&tcp, "t.yaml", std::path::Path::new(".")).unwrap();
+        let b = build(&l.scenario, &l.fabric, None);
+        assert_eq!(b.traffic.flows.len(), 2, "the incast's flows only");
+        let st = &b.traffic.storage;
+        assert_eq!(st.sessions.len(), 2);
+        assert!(st.sessions.iter().all(|s| s.transport == crate::storage::plan::StorageTransport::Tcp));
+        let r = crate::run(&b.spec, &b.traffic, &SimConfig { end_time_ps: 1200 * crate::US, ..b.config }).unwrap();
+        r.check_conservation().unwrap();
+        assert!(r.jobs.iter().all(|j| j.write.total_ios > 10 && j.sessions == 1), "{:?}", r.jobs);
+        assert_eq!(r.tcp_connections.len(), 2);
+        assert!(r.tcp_connections.iter().all(|c| c.ends[1].port == 3260 && c.ends[1].node == array));
     }
 
     #[test]

@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 /// and slowdowns ([`Results::fct`]). 3: RDMA flow figures, control frames, perftest results.
 /// 4: TCP and iWARP flows ([`FlowResults::tcp`]), TCP connections without a flow, iperf
 /// results, IEEE 802.3x link pause counters ([`PortResults::link_pause`]).
-pub const SCHEMA_VERSION: u32 = 4;
+/// 5: storage jobs, host CPU and target devices ([`Results::jobs`], [`Results::cpu`],
+/// [`Results::targets`]).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Counters of one priority at one port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -397,6 +399,15 @@ pub struct Results {
     /// `None` when no flow has a size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fct: Option<crate::fct::FctReport>,
+    /// Storage jobs, in [`crate::storage::plan::StorageTraffic::jobs`] order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::storage::results::StorageJobResults>,
+    /// CPU of the hosts that took part in storage jobs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu: Vec<crate::storage::results::HostCpuResults>,
+    /// Storage devices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<crate::storage::results::TargetResults>,
 }
 
 impl Results {

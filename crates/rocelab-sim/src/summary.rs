@@ -135,6 +135,118 @@ fn write_perftest(s: &mut String, r: &Results, names: &Names) -> std::fmt::Resul
     Ok(())
 }
 
+/// fio's short count: `23.4k`, `1.2M`.
+fn fio_count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// Storage jobs as fio prints them (per direction IOPS, bandwidth, completion latency), the
+/// hosts' CPU and the target devices.
+fn write_jobs(s: &mut String, r: &Results, names: &Names) -> std::fmt::Result {
+    if r.jobs.is_empty() {
+        return Ok(());
+    }
+    let node = |n: usize| names.nodes.get(n).map(String::as_str).unwrap_or("?");
+    writeln!(
+        s,
+        "\nstorage jobs: {} (clat = issue to completion as fio reports it, IOs completed after ramp_time)",
+        r.jobs.len()
+    )?;
+    for j in &r.jobs {
+        let name = names.jobs.get(j.job).cloned().unwrap_or_else(|| j.name.clone());
+        let proto = serde_json::to_value(j.protocol).ok().and_then(|v| v.as_str().map(str::to_string));
+        let rw = serde_json::to_value(j.rw).ok().and_then(|v| v.as_str().map(str::to_string));
+        writeln!(
+            s,
+            "  {name}: {} {}>{} rw={} bs={} iodepth={} numjobs={} ({}), runtime {}",
+            proto.unwrap_or_default(),
+            node(j.initiator),
+            node(j.target),
+            rw.unwrap_or_default(),
+            j.bs,
+            j.iodepth,
+            j.numjobs,
+            match j.sessions {
+                _ if j.initiator == j.target => "local device, no network".to_string(),
+                1 => "1 session".to_string(),
+                n => format!("{n} sessions"),
+            },
+            us(j.runtime_ps)
+        )?;
+        for (dir, d) in [("read", &j.read), ("write", &j.write)] {
+            if d.total_ios == 0 {
+                continue;
+            }
+            let c = &d.clat_ns;
+            writeln!(
+                s,
+                "    {dir}: IOPS={}, BW={:.1}MiB/s ({:.1}MB/s), {} IOs",
+                fio_count(d.iops),
+                d.bw_bytes / 1048576.0,
+                d.bw_bytes / 1e6,
+                d.total_ios
+            )?;
+            writeln!(
+                s,
+                "      clat (usec): min={:.2}, avg={:.2}, p50={:.2}, p99={:.2}, p99.9={:.2}, max={:.2}",
+                c.min_ns as f64 / 1e3,
+                c.mean_ns / 1e3,
+                c.p50_ns as f64 / 1e3,
+                c.p99_ns as f64 / 1e3,
+                c.p99_9_ns as f64 / 1e3,
+                c.max_ns as f64 / 1e3
+            )?;
+        }
+        if j.read.total_ios + j.write.total_ios == 0 {
+            writeln!(s, "    (no IO completed in the measured window)")?;
+        }
+        let c = &j.initiator_cpu;
+        writeln!(
+            s,
+            "    cpu: {} at {:.1}% of {} cores (busiest core {:.1}%), {:.1} MB/s per % CPU",
+            node(j.initiator),
+            c.utilization * 100.0,
+            c.cores,
+            c.busiest_core * 100.0,
+            c.effectiveness
+        )?;
+    }
+    writeln!(s, "\nhost cpu over the measured window:")?;
+    writeln!(
+        s,
+        "  {:20} {:>6} {:>8} {:>10} {:>12} {:>16}",
+        "host", "cores", "util", "busiest", "MB/s", "MB/s per % CPU"
+    )?;
+    for h in &r.cpu {
+        let secs = (h.window_to_ps - h.window_from_ps) as f64 / crate::time::SECOND as f64;
+        writeln!(
+            s,
+            "  {:20} {:>6} {:>7.1}% {:>9.1}% {:>12.1} {:>16.1}",
+            h.name,
+            h.cpu.cores,
+            h.cpu.utilization * 100.0,
+            h.cpu.busiest_core * 100.0,
+            if secs > 0.0 { h.bytes as f64 / 1e6 / secs } else { 0.0 },
+            h.cpu.effectiveness
+        )?;
+    }
+    writeln!(s, "\nstorage targets:")?;
+    for t in &r.targets {
+        writeln!(
+            s,
+            "  {:20} {:18} {:>10} IOs serviced, peak {} waiting",
+            t.name, t.profile, t.completed, t.peak_queue
+        )?;
+    }
+    Ok(())
+}
+
 /// Bytes as iperf3 prints a transfer (binary units: KBytes, MBytes, GBytes).
 fn iperf_bytes(b: u64) -> String {
     let b = b as f64;
@@ -221,6 +333,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         writeln!(s, "warning: {w}")?;
     }
     write_perftest(s, r, names)?;
+    write_jobs(s, r, names)?;
     write_iperf(s, r, names)?;
     writeln!(s, "\nflows: {}", r.flows.len())?;
     let label =

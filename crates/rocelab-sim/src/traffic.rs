@@ -284,7 +284,7 @@ pub struct PoissonArrivals<'a, D: ?Sized> {
 }
 
 /// All flows of a run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Traffic {
     /// Flows; a flow's index names it in the results.
     pub flows: Vec<FlowSpec>,
@@ -295,6 +295,10 @@ pub struct Traffic {
     /// iperf-like tests, each a group of TCP flows of [`Self::flows`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iperf: Vec<IperfSpec>,
+    /// Storage jobs, their sessions (whose queue pairs are flows of [`Self::flows`]), target
+    /// devices and host cores.
+    #[serde(skip)]
+    pub storage: crate::storage::plan::StorageTraffic,
 }
 
 impl Traffic {
@@ -548,7 +552,7 @@ impl Traffic {
         for (i, t) in self.perftest.iter().enumerate() {
             t.validate(&format!("perftest[{i}]"), net)?;
         }
-        Ok(())
+        self.storage.validate(net, self.flows.len())
     }
 }
 

@@ -5,6 +5,8 @@
 mod oracle;
 #[path = "fidelity/rdma.rs"]
 mod rdma;
+#[path = "fidelity/storage.rs"]
+mod storage;
 
 use rocelab_sim::bench;
 use rocelab_sim::packet::wire;

@@ -40,25 +40,26 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// Writes `dir/fio.json` (fio's `--output-format=json` layout) when the run had storage jobs.
+fn write_fio(dir: &Path, built: &Built, results: &Results) -> Result<(), String> {
+    if results.jobs.is_empty() {
+        return Ok(());
+    }
+    let mut jobs = results.jobs.clone();
+    for j in &mut jobs {
+        j.name = built.names.jobs.get(j.job).cloned().unwrap_or_else(|| j.name.clone());
+    }
+    let node = |n: usize| built.names.nodes.get(n).cloned().unwrap_or_default();
+    let v = rocelab_sim::storage::results::fio_json(&jobs, node);
+    write(&dir.join("fio.json"), &serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?)
+}
+
 /// Writes `dir/fct.txt` (the HPCC simulator's format) when the run had sized flows.
 fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String> {
     match &results.fct {
         Some(fct) => write(&dir.join("fct.txt"), &fct.hpcc_fct_txt(&built.traffic, |i| built.names.dport(i))),
         None => Ok(()),
     }
-}
-
-/// Storage jobs load and validate, but the engine does not run the storage protocols yet:
-/// refuse (exit 2) rather than run the scenario without them.
-fn refuse_unsimulated(scenario: &rocelab_model::Scenario, file: &str) -> Option<ExitCode> {
-    if scenario.workloads.jobs.is_empty() {
-        return None;
-    }
-    eprintln!(
-        "{file}: `workloads.jobs` are checked but not simulated yet (the storage protocols are not wired \
-         into the engine); the run is refused"
-    );
-    Some(ExitCode::from(2))
 }
 
 /// Writes `report.html` and the CSV files of the report into `dir`.
@@ -88,9 +89,6 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
             loaded.file
         );
         return Ok(ExitCode::from(1));
-    }
-    if let Some(code) = refuse_unsimulated(&scenario, &loaded.file) {
-        return Ok(code);
     }
     let built = build(&scenario, &fabric, a.seed);
     for w in &built.warnings {
@@ -139,6 +137,7 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
     if let Some(dir) = a.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         write_fct(dir, &built, &results)?;
+        write_fio(dir, &built, &results)?;
     }
     let run = RunFile {
         scenario: fabric.name.clone(),
@@ -194,9 +193,6 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
                         );
                         return Ok(ExitCode::from(1));
                     }
-                    if let Some(code) = refuse_unsimulated(&scenario, &loaded.file) {
-                        return Ok(code);
-                    }
                     plan.push((v.clone(), point, scenario, fabric));
                 }
                 Err(d) => {
@@ -233,6 +229,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
         std::fs::create_dir_all(&run_path).map_err(|e| format!("cannot create {}: {e}", run_path.display()))?;
         let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
         write_fct(&run_path, &built, &results)?;
+        write_fio(&run_path, &built, &results)?;
         let run = RunFile {
             scenario: fabric.name.clone(),
             variant: variant.clone(),

@@ -249,7 +249,7 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
     assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(v["results"]["schema_version"], 4);
+    assert_eq!(v["results"]["schema_version"], rocelab_sim::SCHEMA_VERSION);
     assert_eq!(v["names"]["nodes"][0], "leaf1");
     assert_eq!(v["names"]["flows"][0], "victim");
     assert!(std::fs::read_to_string(dir.join("summary.txt")).unwrap().starts_with("simulated"));
@@ -355,17 +355,28 @@ fn sim_bad_input_is_located_and_oversize_runs_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("refused"), "{err}");
-    // Storage jobs validate but are not simulated yet: refused, not silently dropped. iperf
-    // runs (here across the EqualLogic SAN's 802.3x links).
+    // Storage jobs over TCP run beside iperf (here across the EqualLogic SAN's 802.3x links):
+    // the iSCSI job's fio-like line and its connection to the member's port 3260.
+    // The fabric and variants of the example, with workloads of the test's own.
     let san = std::fs::read_to_string(workspace().join("examples/dell-equallogic-congested-san.yaml")).unwrap();
+    let san = san.split("\nsimulation:").next().unwrap().to_string() + "\n";
     let jobs = dir.join("jobs.yaml");
     let workloads = "simulation: {duration: 5ms}\nworkloads:\n  iperf:\n    - {name: x, client: member1, server: host, parallel: 2}\n";
     std::fs::write(&jobs, format!("{san}{workloads}  jobs:\n    - {{name: j, rw: randread, bs: 8KiB, runtime: 1ms, protocol: iscsi, initiator: host, target: member2}}\n")).unwrap();
     let out = rocelab(&["validate", jobs.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let out = rocelab(&["sim", jobs.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("`workloads.jobs` are checked but not simulated yet"), "{}", text(&out.stderr));
+    let out_dir = dir.join("jobs-out");
+    let out = rocelab(&["sim", jobs.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("j: iscsi host>member2 rw=randread bs=8192"), "{summary}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap()).unwrap();
+    let job = &results["results"]["jobs"][0];
+    assert_eq!(job["protocol"], "iscsi", "{job}");
+    assert!(job["read"]["total_ios"].as_u64().unwrap() > 0, "{job}");
+    let conns = results["results"]["tcp_connections"].as_array().unwrap();
+    assert!(conns.iter().any(|c| c["ends"][1]["port"] == 3260), "{conns:?}");
     let tcp = dir.join("tcp.yaml");
     std::fs::write(&tcp, format!("{san}{workloads}")).unwrap();
     let out = rocelab(&["sim", tcp.to_str().unwrap()]);
@@ -417,6 +428,12 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert_eq!(std::fs::read_to_string(dir.join("report.html")).unwrap(), html);
 
+    check_in_chromium(&dir, &html, 8);
+}
+
+/// Opens `dir/report.html` in headless Chromium (when installed) and checks that its script ran
+/// without errors and drew every chart (at least `min_charts`) with a non-zero size.
+fn check_in_chromium(dir: &std::path::Path, html: &str, min_charts: usize) {
     let Some(chromium) = rocelab_report::tools::require(
         "headless Chromium",
         &["chromium", "chromium-browser", "google-chrome"],
@@ -446,7 +463,7 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
     assert!(out.status.success(), "chromium failed: {}", text(&out.stderr));
     let dom = text(&out.stdout);
     let charts = html.matches(r#"<figure class="chart""#).count();
-    assert!(charts >= 8, "topology, flows, PFC, pause time and queues: {charts}");
+    assert!(charts >= min_charts, "{charts} charts, expected at least {min_charts}");
     assert_eq!(attr(&dom, r#"<pre id="report-errors""#, "id"), Some("report-errors"));
     assert!(dom.contains(r#"<pre id="report-errors"></pre>"#), "script errors: {dom}");
     assert_eq!(attr(&dom, r#"<div id="report-status""#, "data-status"), Some("ok"), "{dom}");
@@ -460,6 +477,31 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
         let h: f64 = attr(&li, "<li", "data-height").unwrap().parse().unwrap();
         assert!(w > 100.0 && h > 100.0, "{li}");
     }
+}
+
+#[test]
+fn sim_all_of_a_storage_example_writes_jobs_fio_json_and_a_report_chromium_loads() {
+    let dir = fresh_dir("report-storage");
+    let out = rocelab(&["sim", "examples/arista-pure-leaf-spine-25g.yaml", "--all", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("wrote 5 runs"), "{}", text(&out.stdout));
+    for f in ["runs/base/fio.json", "runs/ecn/fio.json", "jobs.csv", "report.html"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let summary = std::fs::read_to_string(dir.join("runs/base/summary.txt")).unwrap();
+    assert!(summary.contains("write-4k: nvme-rdma init1>flasharray rw=randwrite"), "{summary}");
+    assert!(summary.contains("clat (usec): min="), "{summary}");
+    let fio: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("runs/base/fio.json")).unwrap()).unwrap();
+    let jobs = fio["jobs"].as_array().unwrap();
+    assert_eq!(jobs[0]["jobname"], "write-4k");
+    assert!(jobs[0]["write"]["iops"].as_f64().unwrap() > 1000.0);
+    assert_eq!(jobs[2]["jobname"], "write-512k@init1");
+    let csv = std::fs::read_to_string(dir.join("jobs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 5 * 10, "a row per run and job");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("id=\"chart-cpu\""), "the CPU effectiveness chart");
+    check_in_chromium(&dir, &html, 8);
 }
 
 #[test]

@@ -16,6 +16,8 @@ pub enum Unit {
     BytesBinary,
     /// Bits per second.
     BitsPerSecond,
+    /// Bytes per second with decimal prefixes (MB/s), as storage tools report throughput.
+    BytesPerSecond,
     /// Seconds.
     Seconds,
     /// A ratio (e.g. FCT slowdown), shown as a plain number with "×".
@@ -54,6 +56,7 @@ impl Unit {
             Unit::Bytes => pick(&[(1.0, "B"), (1e3, "KB"), (1e6, "MB"), (1e9, "GB"), (1e12, "TB")]),
             Unit::BytesBinary => pick(&[(1.0, "B"), (1024.0, "KiB"), (1048576.0, "MiB"), (1073741824.0, "GiB")]),
             Unit::BitsPerSecond => pick(&[(1.0, "b/s"), (1e3, "Kb/s"), (1e6, "Mb/s"), (1e9, "Gb/s"), (1e12, "Tb/s")]),
+            Unit::BytesPerSecond => pick(&[(1.0, "B/s"), (1e3, "KB/s"), (1e6, "MB/s"), (1e9, "GB/s")]),
             Unit::Seconds => pick(&[(1e-12, "ps"), (1e-9, "ns"), (1e-6, "µs"), (1e-3, "ms"), (1.0, "s")]),
             Unit::Ratio => Display { divisor: 1.0, unit: "×".into() },
             Unit::Fraction => Display { divisor: 0.01, unit: "%".into() },
@@ -318,6 +321,7 @@ mod tests {
         assert_eq!(Unit::Bytes.display(6_133_050.0), Display { divisor: 1e6, unit: "MB".into() });
         assert_eq!(Unit::BytesBinary.display(131072.0).unit, "KiB");
         assert_eq!(Unit::BitsPerSecond.display(25e9).unit, "Gb/s");
+        assert_eq!(Unit::BytesPerSecond.display(4.4e9).unit, "GB/s");
         assert_eq!(Unit::Seconds.display(2e-3).unit, "ms");
         assert_eq!(Unit::Seconds.display(250e-6).unit, "µs");
         assert_eq!(Unit::Count.display(400.0).unit, "");

@@ -25,6 +25,9 @@ pub(crate) enum App {
     PingPong { test: u32, partner: u32, client: bool },
     /// perftest READ latency.
     ReadLat { test: u32 },
+    /// A queue pair of storage session `session` in `role` (see [`crate::storage::plan`]):
+    /// the storage layer posts on it and hears of its completions and deliveries.
+    Storage { session: u32, role: u8 },
 }
 
 /// Runtime state of one perftest test.
@@ -97,9 +100,15 @@ impl PerftestRt {
 impl<O: Observer> Sim<'_, O> {
     /// Post a message of `len` bytes on QP `q` at `at` (the application's time).
     fn post(&mut self, q: u32, id: u64, len: u64, at: Time) {
+        let op = self.qps[q as usize].op;
+        self.post_op(q, id, op, len, at);
+    }
+
+    /// Post a work request doing `op` on QP `q` at `at`; the NIC may start on it after its
+    /// transmit latency.
+    pub(super) fn post_op(&mut self, q: u32, id: u64, op: crate::rdma::RdmaOp, len: u64, at: Time) {
         let qp = &mut self.qps[q as usize];
         let ready = at + qp.timing[REQUESTER as usize].tx_latency;
-        let op = qp.op;
         qp.req.post(id, op, len, ready);
         self.rc_kick(q, REQUESTER);
     }
@@ -207,11 +216,16 @@ impl<O: Observer> Sim<'_, O> {
             }
             App::ReadLat { test } => self.readlat_post(q, test, visible),
             App::PingPong { .. } => {}
+            App::Storage { session, role } => self.storage_completed(session, role, c, visible),
         }
     }
 
     /// A SEND or WRITE message of QP `q` is in the responder's memory at `visible`.
     pub(super) fn app_delivered(&mut self, q: u32, visible: Time) {
+        if let App::Storage { session, role } = self.qps[q as usize].app {
+            self.storage_delivered(session, role, visible);
+            return;
+        }
         if let App::PingPong { test, partner, client } = self.qps[q as usize].app {
             if client {
                 // The server saw the ping: it answers on its QP.

@@ -336,6 +336,7 @@ fn build<'o, O: Observer>(
         specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
     }
     let port_rate = |p: u32| ports[p as usize].rate.bps();
+    let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
     let mut flows = Vec::with_capacity(specs.len());
     let mut qps = Vec::new();
     let mut tests = Vec::with_capacity(traffic.perftest.len());
@@ -353,9 +354,20 @@ fn build<'o, O: Observer>(
                 format!("no path from \"{}\" to \"{}\"; connect them", spec.nodes[f.src].name, spec.nodes[f.dst].name),
             ));
         };
+        // A storage session's queue pairs keep to the session's ports at both ends.
+        let pinned = match (owner, storage_roles.get(i).copied().flatten()) {
+            (Owner::Flow(_), Some((s, role))) => {
+                super::storage_build::session_ports(&traffic.storage, s, role, &routes)
+            }
+            _ => None,
+        };
+        let port = pinned.map_or(port, |p| p.0);
         let qp = if f.rc_flow().is_some() {
             let (app, inline) = match *owner {
-                Owner::Flow(_) => (flow_app(f), false),
+                Owner::Flow(i) => match storage_roles[i] {
+                    Some((session, role)) => (super::app::App::Storage { session, role }, false),
+                    None => (flow_app(f), false),
+                },
                 Owner::Perftest(t, k) => {
                     if k == 0 {
                         let (apps, rt) = perftest_apps(t, &traffic.perftest[t], test_first[t], qps.len() as u32);
@@ -365,8 +377,11 @@ fn build<'o, O: Observer>(
                     (tests[t].0[k], p.inline())
                 }
             };
-            let q = build_qp(spec, &routes, &port_rate, i as u32, f, port, hash, inline, app, config.seed)
+            let mut q = build_qp(spec, &routes, &port_rate, i as u32, f, port, hash, inline, app, config.seed)
                 .map_err(|m| SimError::traffic(owner.path(), m))?;
+            if let Some((_, resp)) = pinned {
+                q.port[1] = resp;
+            }
             qps.push(q);
             qps.len() as u32 - 1
         } else {
@@ -404,6 +419,14 @@ fn build<'o, O: Observer>(
         }
     }
     let tests = tests.into_iter().map(|(_, rt)| rt).collect();
+    let storage = super::storage_build::build_storage(
+        &traffic.storage,
+        spec,
+        &flows,
+        config.seed,
+        config.end_time_ps,
+        &mut queue,
+    );
 
     let samples = config.sampling.queue_interval_ps.map(|interval| {
         let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
@@ -444,6 +467,7 @@ fn build<'o, O: Observer>(
         tcp: Vec::new(),
         tcp_seg: Vec::new(),
         tcp_hosts,
+        storage,
         routes,
         rng: Rng::new(config.seed),
         obs: observer,
@@ -457,6 +481,9 @@ fn build<'o, O: Observer>(
             sim.attach_flow_conn(i as u32, f).map_err(|m| SimError::traffic(owner.path(), m))?;
         }
     }
+    // Storage sessions over TCP or iWARP: a connection each, after the flows' (whose
+    // connection indices stay as they were).
+    sim.open_storage_conns(&traffic.storage)?;
     Ok(sim)
 }
 
@@ -621,6 +648,7 @@ impl<O: Observer> Sim<'_, O> {
                 }
             })
             .collect();
+        let (jobs, cpu, targets) = self.storage_results(spec);
         let queue_samples = self.samples.as_ref().map(|s| QueueSamples {
             interval_ps: s.interval,
             ports: s.ports.clone(),
@@ -646,6 +674,9 @@ impl<O: Observer> Sim<'_, O> {
             iperf: Vec::new(),
             conservation: cons,
             fct: None,
+            jobs,
+            cpu,
+            targets,
         }
     }
 }

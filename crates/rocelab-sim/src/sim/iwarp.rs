@@ -145,17 +145,27 @@ impl<O: Observer> Sim<'_, O> {
 
     /// The application hook: a WRITE or SEND of the other side of `c` is whole at side `side`
     /// at `at` (a storage protocol's capsule arrives here).
-    pub(crate) fn iwarp_received(&mut self, c: u32, _side: u32, _op: IwarpMsg, _id: u64, _at: Time) {
+    pub(crate) fn iwarp_received(&mut self, c: u32, side: u32, _op: IwarpMsg, id: u64, at: Time) {
         let conn = &mut self.tcp[c as usize];
-        if matches!(conn.app, TcpApp::Api) {
-            conn.msgs_delivered += 1;
+        match conn.app {
+            TcpApp::Api => conn.msgs_delivered += 1,
+            TcpApp::Storage { session } => {
+                conn.msgs_delivered += 1;
+                self.storage_message_in(session, side, id, at);
+            }
+            _ => {}
         }
     }
 
     /// The application hook: operation `id` posted by side `side` of `c` completed at `at`.
-    pub(crate) fn iwarp_completed(&mut self, c: u32, side: u32, _id: u64, at: Time) {
+    pub(crate) fn iwarp_completed(&mut self, c: u32, side: u32, id: u64, at: Time) {
         let conn = &mut self.tcp[c as usize];
         let flow = conn.flow;
+        if let TcpApp::Storage { .. } = conn.app {
+            conn.msgs_completed += 1;
+            self.storage_iwarp_completed(id, at);
+            return;
+        }
         let TcpApp::Iwarp(app) = &mut conn.app else {
             conn.msgs_completed += 1;
             return;

@@ -14,6 +14,9 @@ mod iwarp;
 mod link_pause;
 mod rdma;
 mod rdma_rx;
+mod storage;
+mod storage_build;
+pub(crate) mod storage_tcp;
 mod switch;
 mod tcp;
 mod tcp_app;
@@ -251,6 +254,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub tcp_seg: Vec<tcp::SegInfo>,
     /// The hosts' TCP stacks and interface MTUs.
     pub tcp_hosts: tcp::TcpHosts,
+    /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
+    pub storage: storage::StorageRt,
     pub routes: Routes,
     pub rng: Rng,
     pub obs: &'o mut O,
@@ -343,6 +348,11 @@ impl<O: Observer> Sim<'_, O> {
                 Event::LinkPauseArrive { port, quanta } => self.link_pause_arrive(port, quanta),
                 Event::LinkPauseExpire { port, gen } => self.link_pause_expire(port, gen),
                 Event::LinkPauseRefresh { port, gen } => self.link_pause_refresh(port, gen),
+                Event::CloneStart { clone } => self.clone_start(clone),
+                Event::StepReady { io, step } => self.step_ready(io, step),
+                Event::StepDone { io, step } => self.step_done(io, step),
+                Event::TargetDone { io, step } => self.target_done(io, step),
+                Event::IoDone { io } => self.io_done(io),
             }
         }
     }

@@ -157,7 +157,6 @@ impl StreamMsg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MsgKind {
     /// Bytes written with [`Sim::tcp_send`], named by the application's tag.
-    #[cfg_attr(not(test), allow(dead_code))] // the storage protocols' (their branch); tested below
     Tag(u64),
     /// An iWARP message (see `iwarp.rs`).
     Iwarp { op: super::iwarp::IwarpMsg, id: u64, len: u64 },
@@ -172,6 +171,9 @@ pub(crate) enum TcpApp {
     Iwarp(super::iwarp::IwarpFlowApp),
     /// Driven through the API only ([`Sim::tcp_send`], [`Sim::iwarp_post`]).
     Api,
+    /// A storage session's connection: its protocol's PDUs (tagged writes) or its RDMA
+    /// operations over iWARP (see `sim/storage.rs`).
+    Storage { session: u32 },
 }
 
 /// One TCP connection in the arena.
@@ -310,7 +312,6 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Side `side` of connection `c` writes `bytes` that its application names `tag`; see the
     /// module documentation for the callbacks.
-    #[cfg_attr(not(test), allow(dead_code))] // the storage protocols' entry point; tested below
     pub(crate) fn tcp_send(&mut self, c: u32, side: u32, bytes: u64, tag: u64) {
         self.stream_write(c, side, bytes, 0, 0, MsgKind::Tag(tag), bytes);
     }

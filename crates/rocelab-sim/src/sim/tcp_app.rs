@@ -99,7 +99,7 @@ impl<O: Observer> Sim<'_, O> {
                 self.tcp_rearm(c, 0);
             }
             TcpApp::Iwarp(_) => self.iwarp_flow_fill(c),
-            TcpApp::Api => {}
+            TcpApp::Api | TcpApp::Storage { .. } => {}
         }
     }
 

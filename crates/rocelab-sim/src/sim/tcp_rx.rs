@@ -140,8 +140,11 @@ impl<O: Observer> Sim<'_, O> {
     /// The application hook: the bytes tagged `tag` written on the other side of `c` are all
     /// in order at side `side`'s application at `at`. Connections opened through the API
     /// count them; a storage protocol's exchange continues here.
-    pub(crate) fn tcp_app_delivered(&mut self, c: u32, _side: u32, _tag: u64, _at: Time) {
+    pub(crate) fn tcp_app_delivered(&mut self, c: u32, side: u32, tag: u64, at: Time) {
         self.tcp[c as usize].msgs_delivered += 1;
+        if let TcpApp::Storage { session } = self.tcp[c as usize].app {
+            self.storage_message_in(session, side, tag, at);
+        }
     }
 
     /// The application hook: the peer acknowledged the last byte tagged `tag` that side `side`

@@ -156,8 +156,13 @@ impl HostCpu {
 
     /// Run `work` on whichever core is free first (work the scheduler may place anywhere).
     pub fn run_any(&mut self, now: Time, work: Time) -> Time {
-        let c = (0..self.free_at.len()).min_by_key(|&c| (self.free_at[c].max(now), c)).unwrap_or(0);
-        self.run_on(now, c as u32, work)
+        let c = self.first_free(now);
+        self.run_on(now, c, work)
+    }
+
+    /// The core that is free first at `now` (the lowest-numbered among ties).
+    pub fn first_free(&self, now: Time) -> u32 {
+        (0..self.free_at.len()).min_by_key(|&c| (self.free_at[c].max(now), c)).unwrap_or(0) as u32
     }
 
     /// Core time spent so far, all cores.

@@ -10,11 +10,18 @@
 //!   NFS/TCP; iWARP framing for the RDMA ones over TCP.
 //! * [`target`]: service times, concurrency and throughput ceilings; the seeds' devices.
 //! * [`cpu`]: per-protocol CPU costs, cores that saturate, utilisation and CPU effectiveness.
+//! * [`results`]: per job what fio reports, per host CPU utilisation and effectiveness,
+//!   fio's JSON output.
+//! * [`plan`]: what the engine runs — jobs, the sessions (queue pairs) that carry them, target
+//!   devices and host cores.
 
 pub mod cpu;
 pub mod histogram;
 pub mod job;
+pub mod plan;
 pub mod protocol;
+pub mod results;
+pub mod scenario;
 pub mod target;
 
 pub use histogram::{LatencyHistogram, LatencySummary};

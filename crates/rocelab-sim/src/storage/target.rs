@@ -146,6 +146,22 @@ impl TargetProfile {
         }
     }
 
+    /// A device that takes `latency` per IO, reads and writes alike, `concurrency` at once,
+    /// with a ceiling of `ceiling_bps` each way if given: a plain model for tests and what-ifs.
+    pub fn fixed(latency: Time, concurrency: u32, ceiling_bps: Option<u64>) -> Self {
+        let op = OpProfile { latency: ServiceTime::Fixed(latency), per_io_rate_bps: None, random_extra: None };
+        TargetProfile {
+            name: "fixed",
+            read: op,
+            write: op,
+            concurrency: concurrency.max(1),
+            load_slope: 0,
+            read_ceiling_bps: ceiling_bps,
+            write_ceiling_bps: ceiling_bps,
+            source: "a fixed service time, given",
+        }
+    }
+
     /// A RAM disk target (Linux LIO `rd_mcp`, the Demartek guide's iSER and NFS targets).
     ///
     /// **Assumed, not calibrated** (the guide gives no target service times): 2 µs per IO of

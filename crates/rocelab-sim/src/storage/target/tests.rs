@@ -33,17 +33,7 @@ fn uniform_and_fixed() {
 }
 
 fn fixed_profile(lat: Time, concurrency: u32, ceiling: Option<u64>) -> TargetProfile {
-    let op = OpProfile { latency: ServiceTime::Fixed(lat), per_io_rate_bps: None, random_extra: None };
-    TargetProfile {
-        name: "test",
-        read: op,
-        write: op,
-        concurrency,
-        load_slope: 0,
-        read_ceiling_bps: ceiling,
-        write_ceiling_bps: ceiling,
-        source: "test",
-    }
+    TargetProfile::fixed(lat, concurrency, ceiling)
 }
 
 fn io(id: u64, op: IoOp, bytes: u32) -> TargetIo {

@@ -1,0 +1,119 @@
+//! Storage sessions over TCP: the TCP protocols (iSCSI, NVMe/TCP, SMB 3, NFS over TCP) write
+//! their PDUs on the session's connection, and the RDMA protocols over iWARP post their SENDs,
+//! RDMA WRITEs and READs on it ([`Sim::iwarp_post`]).
+//!
+//! **Connections.** A session over TCP or iWARP is one TCP connection, opened by the initiator
+//! (side 0) to the protocol's service port at the target (side 1), bound to the session's
+//! paths at both ends (the ports a session over RoCE would take, [`super::storage_build`]).
+//! The host stacks' storage initiators and targets set `TCP_NODELAY` on their sockets (Linux
+//! `iscsi_sw_tcp_conn_bind`, `nvme_tcp_alloc_queue`, `nvmet_tcp_set_queue_sock`, SunRPC's
+//! `xs_tcp_finish_connecting`): a PDU goes out at once, not behind Nagle's algorithm. Their
+//! ACKs are the host stack's (delayed). iWARP connections are the adapter's: no Nagle, every
+//! segment acknowledged at once, as for flows over iWARP (`iwarp.rs`).
+//!
+//! **Messages.** Each PDU of a transfer is one write tagged with its IO and step
+//! ([`super::storage::encode`]); the last PDU of the step carries [`ID_LAST`], and the step is
+//! done when that PDU is in order at the peer's application ([`Sim::tcp_app_delivered`]). Over
+//! iWARP, a SEND or WRITE is done when its last message has arrived whole
+//! ([`Sim::iwarp_received`]), an RDMA READ at its completion at the poster
+//! ([`Sim::iwarp_completed`]); an SMB Direct SEND returns its credit when it arrives.
+
+use super::storage::{decode, ID_CREDIT, ID_LAST, ID_READ};
+use super::tcp::{TcpApp, TcpOpen};
+use super::Sim;
+use crate::event::Event;
+use crate::observer::Observer;
+use crate::rng::mix64;
+use crate::storage::plan::{StorageTraffic, StorageTransport, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
+use crate::storage::protocol::ProtocolKind;
+use crate::time::Time;
+use crate::SimError;
+
+/// The TCP port a target listens on for `kind` over `transport`:
+/// * iSCSI and iSER: 3260, IANA's `iscsi-target` (RFC 7143 §13.2: "the well-known TCP port
+///   number for iSCSI connections assigned by IANA is 3260"; iSER portals keep it, as the
+///   Demartek guide's `10.0.8.252:3260[iser]` shows);
+/// * NVMe/TCP and NVMe/RDMA over iWARP: 4420, IANA's NVMe-oF port for I/O controllers (NVMe/TCP
+///   Transport Specification 1.0, "port 4420");
+/// * SMB 3 over TCP: 445, the Direct TCP transport ([MS-SMB2] §2.1);
+/// * SMB Direct over iWARP: 5445 ([MS-SMBD] §1.9);
+/// * NFS over TCP: 2049 (RFC 1813 and RFC 7530 §3.1); NFS/RDMA: 20049 (RFC 8267, and the
+///   Demartek guide's `echo rdma 20049 > /proc/fs/nfsd/portlist`).
+pub(crate) fn service_port(kind: ProtocolKind) -> u16 {
+    match kind {
+        ProtocolKind::Iscsi | ProtocolKind::Iser => 3260,
+        ProtocolKind::NvmeTcp | ProtocolKind::NvmeRdma => 4420,
+        ProtocolKind::Smb => 445,
+        ProtocolKind::SmbDirect => 5445,
+        ProtocolKind::NfsTcp => 2049,
+        ProtocolKind::NfsRdma => 20049,
+    }
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Open the TCP connection of every session over TCP or iWARP.
+    pub(super) fn open_storage_conns(&mut self, st: &StorageTraffic) -> Result<(), SimError> {
+        for (k, s) in st.sessions.iter().enumerate() {
+            if s.initiator == s.target {
+                // A local job's session: no network.
+                continue;
+            }
+            let iwarp = match s.transport {
+                StorageTransport::Roce => continue,
+                StorageTransport::Tcp => false,
+                StorageTransport::Iwarp => true,
+            };
+            // An ephemeral port per session in the private range (each session a connection of
+            // its own, hashed apart by ECMP).
+            let ephemeral = 0xC000 | (mix64(k as u64 ^ 0x5354_4f52_5443_5000) & 0x3FFF) as u16;
+            let open = TcpOpen {
+                class: s.class,
+                ports: [ephemeral, service_port(s.protocol)],
+                cc: None,
+                nodelay: true,
+                window: None,
+                quick_ack: iwarp,
+            };
+            let c = self
+                .open_tcp(s.initiator, s.target, &open)
+                .map_err(|m| SimError::traffic(format!("storage.sessions[{k}]"), m))?;
+            // The session's paths, as its queue pairs would take over RoCE.
+            for (side, (from, to, path)) in
+                [(s.initiator, s.target, s.initiator_path), (s.target, s.initiator, s.target_path)]
+                    .into_iter()
+                    .enumerate()
+            {
+                let hops = self.routes.next_hops(from as u32, to as u32);
+                if !hops.is_empty() {
+                    self.tcp[c as usize].port[side] = hops[path as usize % hops.len()];
+                }
+            }
+            self.tcp[c as usize].app = TcpApp::Storage { session: k as u32 };
+            self.storage.sessions[k].conn = c;
+        }
+        Ok(())
+    }
+
+    /// A storage message (a PDU, or an iWARP SEND or WRITE) named `id` of session `session`
+    /// arrived whole at side `side` at `at`.
+    pub(super) fn storage_message_in(&mut self, session: u32, side: u32, id: u64, at: Time) {
+        if id & ID_CREDIT != 0 {
+            // The receiver consumed an SMB Direct SEND of the other side: its credit returns.
+            let role = if side == 1 { ROLE_TO_TARGET } else { ROLE_TO_INITIATOR };
+            self.grant_credit(session as usize, role);
+        }
+        if id & ID_LAST != 0 {
+            let (io, step) = decode(id);
+            self.queue.push(at.max(self.now), Event::StepDone { io, step });
+        }
+    }
+
+    /// An iWARP operation named `id` of a storage session completed at its poster at `at`:
+    /// an RDMA READ ends its step (SENDs and WRITEs end at their arrival).
+    pub(super) fn storage_iwarp_completed(&mut self, id: u64, at: Time) {
+        if id & ID_READ != 0 {
+            let (io, step) = decode(id);
+            self.queue.push(at.max(self.now), Event::StepDone { io, step });
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! The seeds' storage experiments, run from the examples in `examples/`, against the findings
+//! of the papers (each assertion states its tolerance):
+//!
+//! * Arista/Pure/Mellanox, "Deploying NVMe-oF for Enterprise Leaf-Spine Architecture" (2020;
+//!   seed `nvme-of-leaf-spine-arista-pure.txt`): direct-connect, single-hop and BGP EVPN
+//!   leaf-spine topologies at 25G and 100G, PFC, ECN and ECN with edge PFC; 4K QD1 latency
+//!   ("Set 1") and 512K multi-job throughput ("Set 2").
+
+use rocelab_sim::storage::results::StorageJobResults;
+use rocelab_sim::*;
+
+pub fn example(name: &str) -> rocelab_model::Loaded {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/{name}.yaml"));
+    rocelab_model::load_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Run `variant` (or the base) of example `name`; returns the results and the job names.
+pub fn run_example(name: &str, variant: Option<&str>) -> (Results, Vec<String>) {
+    let l = example(name);
+    let (scenario, fabric) = l.run_point(variant, None).unwrap_or_else(|e| panic!("{name} {variant:?}: {e}"));
+    let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+    let r = run(&b.spec, &b.traffic, &b.config).unwrap_or_else(|e| panic!("{name} {variant:?}: {e}"));
+    r.check_conservation().expect("conservation");
+    (r, b.names.jobs)
+}
+
+/// The jobs whose name (before any `@host`) is `name`.
+pub fn jobs<'a>(r: &'a Results, names: &[String], name: &str) -> Vec<&'a StorageJobResults> {
+    r.jobs.iter().filter(|j| names[j.job].split('@').next() == Some(name)).collect()
+}
+
+/// Mean completion latency (µs) of the one job `name`, reads or writes.
+pub fn mean_us(r: &Results, names: &[String], name: &str) -> f64 {
+    let j = jobs(r, names, name);
+    assert_eq!(j.len(), 1, "{name}");
+    let d = if j[0].write.total_ios > 0 { &j[0].write } else { &j[0].read };
+    assert!(d.total_ios > 50, "{name}: {} IOs measured", d.total_ios);
+    d.clat_ns.mean_ns / 1e3
+}
+
+/// Total bandwidth (GB/s, 10⁹ bytes) of the jobs `name` on every initiator.
+pub fn total_gbs(r: &Results, names: &[String], name: &str) -> f64 {
+    jobs(r, names, name).iter().map(|j| j.bw_bytes()).sum::<f64>() / 1e9
+}
+
+/// One cell of the Arista/Pure test matrix.
+struct Cell {
+    topology: &'static str,
+    speed: &'static str,
+    variant: Option<&'static str>,
+    write_4k_us: f64,
+    write_512k: f64,
+    read_512k: f64,
+    pfc: u64,
+    ecn: u64,
+    drops: u64,
+}
+
+fn arista_pure(topology: &'static str, speed: &'static str, variant: Option<&'static str>) -> Cell {
+    let (r, names) = run_example(&format!("arista-pure-{topology}-{speed}"), variant);
+    let sum = |f: fn(&PriorityCounters) -> u64| r.ports.iter().map(|p| p.total(f)).sum::<u64>();
+    Cell {
+        topology,
+        speed,
+        variant,
+        write_4k_us: mean_us(&r, &names, "write-4k"),
+        write_512k: total_gbs(&r, &names, "write-512k"),
+        read_512k: total_gbs(&r, &names, "read-512k"),
+        pfc: sum(|c| c.pfc_sent),
+        ecn: sum(|c| c.ecn_marked),
+        drops: sum(|c| c.drops),
+    }
+}
+
+/// Every topology at one speed, and the leaf-spine's congestion-control variants.
+fn arista_pure_speed(speed: &'static str) -> Vec<Cell> {
+    let mut cells = vec![
+        arista_pure("direct", speed, None),
+        arista_pure("single-hop", speed, None),
+        arista_pure("leaf-spine", speed, Some("pfc")),
+    ];
+    for v in ["ecn", "ecn-edge-pfc"] {
+        cells.push(arista_pure("leaf-spine", speed, Some(v)));
+    }
+    for c in &cells {
+        eprintln!(
+            "{}-{} {:?}: write 4K {:.1} us, 512K write {:.2} GB/s read {:.2} GB/s, pfc {} ecn {} drops {}",
+            c.topology, c.speed, c.variant, c.write_4k_us, c.write_512k, c.read_512k, c.pfc, c.ecn, c.drops
+        );
+    }
+    cells
+}
+
+/// "Set 1": the topology adds "on the order of tens of microseconds" to 4K write latency
+/// ("a 10µs latency increase" from direct to leaf-spine at 25G); each hop adds some.
+/// "Set 2": 512K throughput is the array's, "12GB/s to 13GB/s read throughput and a write
+/// throughput close to 4GB/s to 4.5GB/s", whatever the topology, speed and congestion control.
+fn check_arista_pure(cells: &[Cell]) {
+    let lat = |t: &str| cells.iter().find(|c| c.topology == t).map(|c| c.write_4k_us).unwrap();
+    let (direct, single, leaf) = (lat("direct"), lat("single-hop"), lat("leaf-spine"));
+    // Ordering: each switch hop adds latency (the paper's figures show direct lowest). No
+    // tolerance: same draws from the array in every topology, so only the network differs.
+    assert!(direct < single && single < leaf, "direct {direct} < single-hop {single} < leaf-spine {leaf}");
+    // Size: tens of µs at most. Tolerance: 20 µs, twice the paper's 10 µs figure (rocelab's
+    // switches add store-and-forward only, no pipeline latency, so it finds less).
+    let spread = cells.iter().map(|c| c.write_4k_us).fold(f64::MIN, f64::max)
+        - cells.iter().map(|c| c.write_4k_us).fold(f64::MAX, f64::min);
+    assert!(spread <= 20.0, "4K write latency spread {spread:.1} µs across topologies");
+    // The congestion-control variant does not change a QD1 job's latency (no congestion).
+    let leaf_all: Vec<f64> = cells.iter().filter(|c| c.topology == "leaf-spine").map(|c| c.write_4k_us).collect();
+    assert!(leaf_all.iter().all(|l| (l - leaf).abs() < 1.0), "{leaf_all:?}");
+    for c in cells {
+        let what = format!("{}-{} {:?}", c.topology, c.speed, c.variant);
+        // The paper's ranges, as printed.
+        assert!((12.0..=13.0).contains(&c.read_512k), "{what}: 512K read {:.2} GB/s", c.read_512k);
+        assert!((4.0..=4.5).contains(&c.write_512k), "{what}: 512K write {:.2} GB/s", c.write_512k);
+        // Lossless in every mode: PFC, ECN with DCQCN, or both, and nothing dropped.
+        assert_eq!(c.drops, 0, "{what}");
+        if c.variant.is_some_and(|v| v.starts_with("ecn")) {
+            assert!(c.ecn > 0, "{what}: the ECN variants mark");
+        }
+    }
+    // "Nearly equal": within 3 % of each other (rocelab: the 25G links cap reads at 12.2 GB/s
+    // of payload, a little under the array's 12.5).
+    for f in [|c: &Cell| c.read_512k, |c: &Cell| c.write_512k] {
+        let (lo, hi) = cells.iter().map(f).fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+        assert!(hi / lo <= 1.03, "{lo:.2}..{hi:.2} GB/s");
+    }
+}
+
+#[test]
+fn arista_pure_25g_topologies_add_little_latency_and_keep_array_throughput() {
+    let cells = arista_pure_speed("25g");
+    check_arista_pure(&cells);
+    // Endpoint congestion at 25G makes the leaf-spine pause with PFC alone ("congestion is
+    // created on the endpoints, triggering transmission of PAUSE/ECN frames").
+    assert!(cells.iter().any(|c| c.variant == Some("pfc") && c.pfc > 0));
+}
+
+#[test]
+fn arista_pure_100g_topologies_add_little_latency_and_keep_array_throughput() {
+    let cells = arista_pure_speed("100g");
+    check_arista_pure(&cells);
+}
+
+#[test]
+fn arista_pure_nic_speed_does_not_change_latency() {
+    // "As seen before, the NIC speed has no impact on latency": 25G against 100G, each
+    // topology, within 5 µs (one 4 KiB frame's serialization at 25G is 1.3 µs per hop).
+    for t in ["direct", "single-hop"] {
+        let a = arista_pure(t, "25g", None).write_4k_us;
+        let b = arista_pure(t, "100g", None).write_4k_us;
+        assert!((a - b).abs() <= 5.0 && a >= b, "{t}: 25G {a:.1} µs, 100G {b:.1} µs");
+    }
+}
+
+/// Run sweep point `point` of `variant` of example `name`.
+pub fn run_point(name: &str, variant: Option<&str>, point: usize) -> (Results, Vec<String>) {
+    let l = example(name);
+    let (scenario, fabric) =
+        l.run_point(variant, Some(point)).unwrap_or_else(|e| panic!("{name} {variant:?} {point}: {e}"));
+    let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+    let r = run(&b.spec, &b.traffic, &b.config).unwrap_or_else(|e| panic!("{name} {variant:?} {point}: {e}"));
+    r.check_conservation().expect("conservation");
+    (r, b.names.jobs)
+}
+
+/// Totals of the jobs whose name starts with `prefix`: GB/s, IOPS, and the IO-weighted mean
+/// read latency (ms).
+pub fn totals(r: &Results, prefix: &str) -> (f64, f64, f64) {
+    let js: Vec<&StorageJobResults> = r.jobs.iter().filter(|j| j.name.starts_with(prefix)).collect();
+    let gbs = js.iter().map(|j| j.bw_bytes()).sum::<f64>() / 1e9;
+    let iops = js.iter().map(|j| j.iops()).sum::<f64>();
+    let n: u64 = js.iter().map(|j| j.read.clat_ns.count).sum();
+    let lat = js.iter().map(|j| j.read.clat_ns.mean_ns * j.read.clat_ns.count as f64).sum::<f64>() / n.max(1) as f64;
+    (gbs, iops, lat / 1e6)
+}
+
+/// Microsoft's "Storage Spaces Direct with Cavium FastLinQ 41000" tables, RoCE columns: per
+/// queue depth 1, 2, 4, 8, the 512K read aggregate GB/s and read latency (ms), and the 4K 90/10
+/// IOPS and read latency (ms).
+const S2D_ROCE_512K: [(f64, f64); 4] = [(32.2, 1.2), (39.4, 1.9), (40.6, 3.7), (41.1, 7.4)];
+const S2D_ROCE_4K: [(f64, f64); 4] = [(268_107.0, 0.258), (481_493.0, 0.287), (729_442.0, 0.375), (1_161_534.0, 0.474)];
+
+#[test]
+fn s2d_roce_matches_the_posts_tables() {
+    let mut gb = Vec::new();
+    for (point, (&(post_gbs, post_lat), &(post_iops, post_4k_lat))) in
+        S2D_ROCE_512K.iter().zip(&S2D_ROCE_4K).enumerate()
+    {
+        let (r, _) = run_point("microsoft-s2d-fastlinq-iwarp-roce", Some("roce"), point);
+        let (gbs, _, lat) = totals(&r, "r512");
+        let (_, iops, lat4k) = totals(&r, "mix4k");
+        eprintln!("QD {}: 512K {gbs:.1} GB/s {lat:.2} ms; 4K {iops:.0} IOPS {lat4k:.3} ms", 1 << point);
+        // 512K: within 10 % (throughput) and 15 % (latency) of the post — the device's ceiling
+        // and per-IO rate were fitted to this table.
+        assert!((gbs / post_gbs - 1.0).abs() <= 0.10, "QD {}: {gbs:.1} GB/s vs {post_gbs}", 1 << point);
+        assert!((lat / post_lat - 1.0).abs() <= 0.15, "QD {}: {lat:.2} ms vs {post_lat}", 1 << point);
+        // 4K: within 20 % (IOPS) and 15 % (latency): the device's linear load fit is good to 6 %
+        // on latency, and the model's remote reads add their network time on top.
+        assert!((iops / post_iops - 1.0).abs() <= 0.20, "QD {}: {iops:.0} IOPS vs {post_iops}", 1 << point);
+        assert!((lat4k / post_4k_lat - 1.0).abs() <= 0.15, "QD {}: {lat4k:.3} ms vs {post_4k_lat}", 1 << point);
+        gb.push(gbs);
+    }
+    // The post's shape: 512K throughput saturates from QD 2 ("very close to what's possible
+    // with the cache devices"), +20 % from QD 1 to 2 and flat (within 5 %) after.
+    assert!(gb[1] / gb[0] > 1.15 && gb[3] / gb[1] < 1.05, "{gb:?}");
+}
+
+/// Demartek RoCE Deployment Guide, "Windows Storage Spaces with Iometer" (configuration 3):
+/// SMB Direct reads from ramdisk shares across the 40GbE link between the switches.
+#[test]
+fn demartek_iometer_reaches_line_rate_and_cpu_effectiveness_rises_with_block_size() {
+    let l = example("demartek-config3-iometer-two-switch");
+    let (_, values) = l.sweep_values().expect("a block-size sweep");
+    let mut rows = Vec::new();
+    for (point, bs) in values.iter().enumerate() {
+        let (r, _) = run_point("demartek-config3-iometer-two-switch", None, point);
+        let j = &r.jobs[0];
+        let row = (j.bs, j.read.bw_bytes / 1e6, j.read.clat_ns.mean_ns / 1e3, j.initiator_cpu.effectiveness);
+        eprintln!("{bs}: {:.0} MB/s, {:.1} us, {:.1} MB/s per % CPU", row.1, row.2, row.3);
+        rows.push(row);
+    }
+    let at = |bs: u32| rows.iter().find(|r| r.0 == bs).copied().expect("swept");
+    // The 40GbE link's payload rate at the fabric's 1500-byte MTU (1024-byte RoCE MTU): about
+    // 4.6 GB/s. "Traffic gets close to 40Gbps line rate at a block size of 32KiB": within 5 %
+    // of the largest block's throughput (the knee is where the assumed queue depth puts it).
+    let line = at(512 * 1024).1;
+    assert!(at(32 * 1024).1 >= 0.95 * line, "{rows:?}");
+    assert!(at(4096).1 < 0.5 * line, "small blocks are far from line rate: {rows:?}");
+    // "Larger block sizes show an increase in latency": from 32 KiB up, each doubling raises it.
+    for w in rows.windows(2).filter(|w| w[0].0 >= 32 * 1024) {
+        assert!(w[1].2 > w[0].2 * 1.5, "{rows:?}");
+    }
+    // "low processor effectiveness for 4KiB block sizes due to high IOPS"; "producing a
+    // processor efficiency above 400 MBPS/%processor" with larger blocks. Effectiveness rises
+    // with every block size.
+    assert!(at(4096).3 < 50.0, "{rows:?}");
+    assert!(at(64 * 1024).3 > 400.0 && at(128 * 1024).3 > 400.0, "{rows:?}");
+    assert!(rows.windows(2).all(|w| w[1].3 > w[0].3), "{rows:?}");
+}
+
+/// Median completion latency (µs) of the one job `name`, reads or writes: the QD1 4K runs are a
+/// few hundred IOs of a long-tailed device, whose median is steadier than the mean.
+fn p50_us(r: &Results, names: &[String], name: &str) -> f64 {
+    let j = jobs(r, names, name);
+    assert_eq!(j.len(), 1, "{name}");
+    let d = if j[0].write.total_ios > 0 { &j[0].write } else { &j[0].read };
+    assert!(d.total_ios > 50, "{name}: {} IOs measured", d.total_ios);
+    d.clat_ns.p50_ns as f64 / 1e3
+}
+
+/// Arista/Pure, "iSCSI comparison": the 4K latency and 512K throughput sets over iSCSI (TCP,
+/// the engine's PDU exchange) against NVMe/RoCE, leaf-spine at 25G and 100G. The paper: "a
+/// ~40% decrease in the 4k write latency for NVMe/RoCE and ~25-30% decrease in read latency";
+/// "NVMe/RoCE write throughput has an improvement of about 5% over iSCSI"; "the performance
+/// difference of the 512k read IO is closer to 20%". The iSCSI CPU costs were calibrated on
+/// these ratios (`storage::cpu`), so this checks that the calibration holds once the PDUs
+/// cross the simulated TCP connections.
+#[test]
+fn arista_pure_nvme_roce_beats_iscsi_as_the_paper_measured() {
+    for speed in ["25g", "100g"] {
+        let name = format!("arista-pure-leaf-spine-{speed}");
+        let (nvme, n) = run_example(&name, Some("pfc"));
+        let (iscsi, m) = run_example(&name, Some("iscsi"));
+        assert!(iscsi.jobs.iter().all(|j| j.protocol == rocelab_sim::storage::ProtocolKind::Iscsi));
+        let gain = |a: f64, b: f64| 1.0 - a / b;
+        let w = gain(p50_us(&nvme, &n, "write-4k"), p50_us(&iscsi, &m, "write-4k"));
+        let r = gain(p50_us(&nvme, &n, "read-4k"), p50_us(&iscsi, &m, "read-4k"));
+        let rd = total_gbs(&nvme, &n, "read-512k") / total_gbs(&iscsi, &m, "read-512k") - 1.0;
+        let wr = total_gbs(&nvme, &n, "write-512k") / total_gbs(&iscsi, &m, "write-512k") - 1.0;
+        eprintln!(
+            "{speed}: 4K write -{:.0}%, 4K read -{:.0}%, 512K read +{:.0}%, 512K write +{:.0}%",
+            w * 100.0,
+            r * 100.0,
+            rd * 100.0,
+            wr * 100.0
+        );
+        // ~40 % lower write latency: 25-50 %; 25-30 % lower read latency: 15-35 %.
+        assert!((0.25..=0.50).contains(&w), "{speed}: 4K write latency {w:.2}");
+        assert!((0.15..=0.35).contains(&r), "{speed}: 4K read latency {r:.2}");
+        // ~20 % more 512K reads: 10-35 %. ~5 % more writes, "muted by the fact that the limit
+        // of the workload profile is ~4.4GB/s": both protocols reach the array's write limit in
+        // the model, so equal within 2 % is allowed, up to 10 % more.
+        assert!((0.10..=0.35).contains(&rd), "{speed}: 512K read {rd:.2}");
+        assert!((-0.02..=0.10).contains(&wr), "{speed}: 512K write {wr:.2}");
+    }
+}
+
+/// Retransmitted segments of every TCP connection of a run.
+fn retransmissions(r: &Results) -> u64 {
+    r.tcp_connections.iter().map(|c| c.ends[0].stats.retransmissions + c.ends[1].stats.retransmissions).sum()
+}
+
+/// Dell, "RHEL 6.3 NIC Optimization and Best Practices with EqualLogic SANs": the base SAN
+/// (1:1, two host ports) and the congested SAN (4:1, four members into one host port), vdbench's
+/// 8 KB random 67 % read, 256 KB sequential read and write over iSCSI. The paper's charts did not
+/// survive; its text gives directions: 802.3x flow control "helps to prevent network congestion
+/// and packet loss" and stays on in every test case; jumbo frames are recommended for the
+/// "compelling difference" they make. Asserted:
+/// * congested SAN with flow control: the host port at line rate on 256 KB reads (1.1-1.25 GB/s
+///   of the 10GbE port), the switch pausing the members, (almost) no loss;
+/// * without flow control: the four members' bursts overflow the switch, TCP retransmits (at
+///   least 100 times more segments) and 256 KB read throughput falls by more than 10 %;
+/// * base SAN: twice the host ports, at least 1.8 times the congested SAN's 256 KB throughput,
+///   nothing retransmitted;
+/// * jumbo frames move more 256 KB data than standard frames (the model has no per-packet CPU
+///   cost, so only the header overhead shows: a few %).
+#[test]
+fn dell_equallogic_flow_control_keeps_the_congested_san_from_losing_throughput() {
+    let (fc, _) = run_example("dell-equallogic-congested-san", Some("jumbo"));
+    let (nofc, _) = run_example("dell-equallogic-congested-san", Some("no-flow-control"));
+    let (base, _) = run_example("dell-equallogic-base-san", Some("jumbo"));
+    let (std_frames, _) = run_example("dell-equallogic-base-san", Some("standard-frames"));
+    let read = |r: &Results| totals(r, "seqread256k").0;
+    let (fc_gbs, nofc_gbs, base_gbs) = (read(&fc), read(&nofc), read(&base));
+    let (fc_retx, nofc_retx) = (retransmissions(&fc), retransmissions(&nofc));
+    eprintln!(
+        "256K read: congested {fc_gbs:.2} GB/s ({fc_retx} retx), without flow control {nofc_gbs:.2} GB/s ({nofc_retx} retx), base {base_gbs:.2} GB/s, base standard frames {:.2} GB/s",
+        read(&std_frames)
+    );
+    assert!((1.10..=1.25).contains(&fc_gbs), "{fc_gbs}");
+    let paused: u64 = fc.ports.iter().filter_map(|p| p.link_pause.as_ref()).map(|l| l.sent).sum();
+    assert!(paused > 0, "the switch paused the members");
+    assert!(nofc_retx >= 100 * (fc_retx + 1), "{nofc_retx} vs {fc_retx}");
+    assert!(nofc_gbs < 0.9 * fc_gbs, "{nofc_gbs} vs {fc_gbs}");
+    assert!(base_gbs >= 1.8 * fc_gbs, "{base_gbs} vs {fc_gbs}");
+    assert_eq!(retransmissions(&base), 0);
+    assert!(base_gbs > read(&std_frames), "jumbo {base_gbs} vs standard {}", read(&std_frames));
+    // Every workload ran on every member.
+    for r in [&fc, &base] {
+        assert!(r.jobs.iter().all(|j| j.read.total_ios + j.write.total_ios > 10), "{:?}", r.jobs);
+    }
+}

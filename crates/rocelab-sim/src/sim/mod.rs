@@ -312,7 +312,7 @@ impl<O: Observer> Sim<'_, O> {
             if let Some(&ev) = self.queue.ahead(PREFETCH_AHEAD) {
                 self.prefetch_event(ev);
             }
-            // The handlers of rare events (timers, flow starts, 802.3x, sampling) are
+            // The handlers of rare events (timers, flow starts, 802.3x, sampling, storage) are
             // `#[inline(never)]`: inlined here they made the loop around the hot arms (`TxDone`,
             // `WireArrive`) larger and slower (4 % more instructions on the line-rate fat tree).
             match ev {

@@ -147,7 +147,7 @@ fn main() -> ExitCode {
     match report {
         Ok(r) => {
             println!(
-                "{}: {} events in {:.3} s = {:.2} M events/s; simulated {} us; peak {} packets in flight, {} pending events; {:.1} GB delivered",
+                "{}: {} events in {:.3} s = {:.2} M events/s; simulated {} us; peak {} packets in flight, {} pending events; {:.1} GB delivered; results {:016x}",
                 r.name,
                 r.events,
                 r.wall_seconds,
@@ -155,7 +155,8 @@ fn main() -> ExitCode {
                 r.simulated_ps / US,
                 r.peak_packets_in_flight,
                 r.peak_pending_events,
-                r.delivered_bytes as f64 / 1e9
+                r.delivered_bytes as f64 / 1e9,
+                r.digest
             );
             if r.sized_flows > 0 {
                 let sd = r.slowdown.map(|p| format!("{:.2} / {:.2} / {:.2}", p.p50, p.p95, p.p99));

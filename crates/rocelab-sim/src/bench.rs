@@ -23,6 +23,7 @@ use crate::error::SimError;
 use crate::fct::Percentiles;
 use crate::sim::{run, SimConfig};
 use crate::spec::{BufferSpec, NetworkSpec};
+use crate::stats::Results;
 use crate::time::{Time, MS, NS, US};
 use crate::topology::{hpcc_fat_tree, single_switch, Fabric, FabricDefaults};
 use crate::traffic::{FlowClass, FlowSpec, PoissonArrivals, SizeDistribution, Traffic};
@@ -54,6 +55,43 @@ pub struct BenchReport {
     pub completed_flows: u64,
     /// Slowdown percentiles of the completed sized flows.
     pub slowdown: Option<Percentiles<f64>>,
+    /// [`results_digest`] of the run: equal digests, equal simulated results.
+    pub digest: u64,
+}
+
+/// A digest of what a run simulated: FNV-1a 64 of the results' JSON with `events`,
+/// `peak_pending_events` and `schema_version` cleared. Those describe how the engine got there
+/// (an engine that skips superseded timers processes fewer events for the same results) and
+/// the layout's version, not a simulated figure. Two engines that simulate the same thing give
+/// the same digest; the golden tests and `engine_bench` compare engines with it.
+pub fn results_digest(r: &Results) -> u64 {
+    digest_of(r.clone())
+}
+
+/// [`results_digest`] of results the caller gives up: no copy, and the JSON is hashed as it is
+/// written rather than held whole (on the web-search benchmark the string alone was a few
+/// megabytes, counted in the peak RSS `engine_bench` is measured by).
+fn digest_of(mut physics: Results) -> u64 {
+    physics.events = 0;
+    physics.peak_pending_events = 0;
+    physics.schema_version = 0;
+    let mut h = Fnv1a(0xcbf2_9ce4_8422_2325);
+    serde_json::to_writer(&mut h, &physics).expect("results serialize");
+    h.0
+}
+
+/// FNV-1a 64 over the bytes written.
+struct Fnv1a(u64);
+
+impl std::io::Write for Fnv1a {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 = buf.iter().fold(self.0, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Lossless priority used by the scenarios.
@@ -130,7 +168,7 @@ pub fn measure(name: &str, spec: &NetworkSpec, traffic: &Traffic, config: &SimCo
     let t0 = Instant::now();
     let r = run(spec, traffic, config)?;
     let wall = t0.elapsed().as_secs_f64();
-    Ok(BenchReport {
+    let report = BenchReport {
         name: name.to_string(),
         events: r.events,
         simulated_ps: r.end_time_ps,
@@ -142,7 +180,9 @@ pub fn measure(name: &str, spec: &NetworkSpec, traffic: &Traffic, config: &SimCo
         sized_flows: r.fct.as_ref().map(|f| f.overall.flows).unwrap_or(0),
         completed_flows: r.fct.as_ref().map(|f| f.overall.completed).unwrap_or(0),
         slowdown: r.fct.as_ref().and_then(|f| f.overall.slowdown),
-    })
+        digest: 0,
+    };
+    Ok(BenchReport { digest: digest_of(r), ..report })
 }
 
 /// The HPCC simulator's formats directory (`fat.txt`, the flow-size CDFs): `$ROCELAB_HPCC_DATA`

@@ -1,8 +1,9 @@
 //! The event queue: pending `(time, sequence, event)` entries, popped in `(time, sequence)` order.
 //!
-//! Ties in time break by insertion order (the sequence number), so a run is a pure function of
-//! scenario and seed. Events are small `Copy` values naming arena indices (ports, packets,
-//! flows); no event owns memory.
+//! Ties in time break by sequence number — the order of the pushes, or for an event pushed
+//! late, the number it reserved when it became possible ([`EventQueue::reserve_seq`]) — so a run
+//! is a pure function of scenario and seed. Events are small `Copy` values naming arena indices
+//! (ports, packets, flows); no event owns memory.
 //!
 //! **Structure.** Keys are unique, so every correct priority queue pops the same sequence; this
 //! one is chosen for the engine's pattern, where nearly every event is scheduled a few
@@ -20,11 +21,12 @@
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!
-//! The exact `(time, sequence)` order is kept at every level: the current slot is sorted on the
-//! full key, and an entry is never popped while an earlier key is elsewhere (every wheel entry
-//! belongs to a later slot than every current entry, every far entry to a later slot than every
-//! wheel entry). The binary heap it replaces spent a third of the engine's time in `pop`,
-//! walking a chain of dependent compares down ~11 levels.
+//! A wheel entry's key is one `u64`: the time's offset in its slot above the sequence number,
+//! so sorting a slot is sorting integers. The exact `(time, sequence)` order is kept at every
+//! level: an entry is never popped while an earlier key is elsewhere (every wheel entry belongs
+//! to a later slot than every current entry, every far entry to a later slot than every wheel
+//! entry). The binary heap it replaces spent a third of the engine's time in `pop`, walking a
+//! chain of dependent compares down ~11 levels.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -93,20 +95,36 @@ const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
 /// End of a list.
 const NIL: u32 = u32::MAX;
+/// Bits of a sequence number in a wheel key (the rest hold the time's offset in its slot).
+const SEQ_BITS: u32 = 64 - SLOT_SHIFT;
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 
-/// A wheel entry in the slab: no sequence number is stored, because a bucket's list keeps
-/// insertion order (newest first), and so does the current slot's array among equal times.
+/// The place of an event among the events of its instant: events of equal time pop in `Seq`
+/// order. Every push takes the next one; [`EventQueue::reserve_seq`] takes one for an event
+/// that may be pushed later, in the place it would have had if pushed now.
+pub type Seq = u64;
+
+/// The key of a wheel entry: its time's offset within its slot (high bits) and its sequence
+/// number (low [`SEQ_BITS`] bits), so that one `u64` comparison orders the entries of a slot by
+/// `(time, sequence)`. 2⁵⁴ sequence numbers last for years of pushes at a billion per second.
+#[inline]
+fn wheel_key(time: Time, seq: Seq) -> u64 {
+    debug_assert!(seq <= SEQ_MASK, "sequence numbers exhausted");
+    ((time & (SLOT_PS - 1)) << SEQ_BITS) | seq
+}
+
+/// A wheel entry in the slab.
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    time: Time,
+    key: u64,
     event: Event,
-    /// Next (older) entry of the same bucket, or next free slot.
+    /// Next entry of the same bucket, or next free slot.
     next: u32,
 }
 
-/// A far entry: its key packs time (high 64 bits) and a sequence number (low 64 bits), so one
-/// 128-bit comparison orders far entries, ties by insertion. Reversed, so that `BinaryHeap` (a
-/// max-heap) pops the earliest.
+/// A far entry: its key packs time (high 64 bits) and sequence number (low 64 bits), so one
+/// 128-bit comparison orders far entries. Reversed, so that `BinaryHeap` (a max-heap) pops the
+/// earliest.
 #[derive(Clone, Copy, Debug)]
 struct Far {
     key: u128,
@@ -116,6 +134,9 @@ struct Far {
 impl Far {
     fn time(&self) -> Time {
         (self.key >> 64) as Time
+    }
+    fn seq(&self) -> Seq {
+        self.key as Seq
     }
 }
 
@@ -141,20 +162,22 @@ fn slot_of(time: Time) -> u64 {
     time >> SLOT_SHIFT
 }
 
-/// Priority queue of events ordered by time, then by insertion (see the module documentation).
-///
-/// Order invariant, which makes time-only comparisons enough below the far heap: among entries
-/// of equal time, one inserted later sits later in its bucket's list order and pops later from
-/// `now`. Pushes have the newest sequence; far entries are handed down in `(time, sequence)`
-/// order, before any push can reach the slots they land in.
+/// Priority queue of events ordered by time, then by sequence number (see the module
+/// documentation).
 #[derive(Debug)]
 pub struct EventQueue {
-    /// Entries of slot `now_slot`, by descending time and, among equal times, descending
-    /// insertion: the earliest is last.
-    now: Vec<(Time, Event)>,
+    /// Entries of slot `now_slot` as `(wheel key, event)`, by descending key: the earliest is
+    /// last.
+    now: Vec<(u64, Event)>,
     now_slot: u64,
-    /// Head (newest entry) of the list of bucket `s & MASK`, which holds the entries of slot `s`
-    /// for `now_slot < s < now_slot + SLOTS`.
+    /// Entries of slots before `now_slot` as `(time, sequence, event)`, by descending key. `pop`
+    /// makes the next non-empty slot current as soon as the current one is exhausted (so that
+    /// `peek` sees the next event), and an event may then be pushed into an empty slot before
+    /// it; such entries wait here and pop before `now`'s. Rare and short.
+    early: Vec<(Time, Seq, Event)>,
+    /// Head of the list of bucket `s & MASK`, which holds the entries of slot `s` for
+    /// `now_slot < s < now_slot + SLOTS`, newest first (so in time order, latest first, when
+    /// they were pushed in time order).
     heads: Box<[u32; SLOTS]>,
     /// The wheel's entries, all buckets in one slab with a free list, so that a push writes to
     /// a recently freed (cached) node rather than to the tail of one of thousands of vectors.
@@ -166,7 +189,10 @@ pub struct EventQueue {
     summary: u64,
     /// Entries of slots from `now_slot + SLOTS` on.
     far: BinaryHeap<Far>,
-    far_seq: u64,
+    /// The next sequence number (from 1, so that every key comes after the initial `last`).
+    seq: Seq,
+    /// Time and sequence number of the last popped event (`(0, 0)` before the first).
+    last: (Time, Seq),
     len: usize,
     peak: usize,
 }
@@ -176,13 +202,15 @@ impl Default for EventQueue {
         EventQueue {
             now: Vec::new(),
             now_slot: 0,
+            early: Vec::new(),
             heads: Box::new([NIL; SLOTS]),
             slab: Vec::new(),
             free: NIL,
             bits: [0; WORDS],
             summary: 0,
             far: BinaryHeap::new(),
-            far_seq: 0,
+            seq: 1,
+            last: (0, 0),
             len: 0,
             peak: 0,
         }
@@ -195,33 +223,49 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedule `event` at `time`. `time` must not be before the last popped event's time
-    /// (the engine never schedules into the past).
-    #[inline]
+    /// Schedule `event` at `time`, after every event already scheduled at `time`. `time` must
+    /// not be before the last popped event's time (the engine never schedules into the past).
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: Event) {
+        let seq = self.reserve_seq();
+        self.push_reserved(time, seq, event);
+    }
+
+    /// Take the next sequence number without pushing: an event pushed later with it through
+    /// [`EventQueue::push_reserved`] pops exactly where it would have popped had it been pushed
+    /// now. The engine uses this to leave out events that turn out to have nothing to do.
+    #[inline(always)]
+    pub fn reserve_seq(&mut self) -> Seq {
+        let s = self.seq;
+        self.seq += 1;
+        s
+    }
+
+    /// Schedule `event` at `time` with a sequence number from [`EventQueue::reserve_seq`]. The
+    /// pair `(time, seq)` must come after the last popped event's.
+    #[inline(always)]
+    pub fn push_reserved(&mut self, time: Time, seq: Seq, event: Event) {
+        debug_assert!((time, seq) > self.last, "event scheduled into the past");
         self.len += 1;
         if self.len > self.peak {
             self.peak = self.len;
         }
         let ahead = slot_of(time).wrapping_sub(self.now_slot);
         if ahead.wrapping_sub(1) < MASK {
-            self.link(time, event);
-        } else if ahead as i64 <= 0 {
-            // The current slot, or an empty one between the last event popped and the current
-            // slot (`pop` makes the next non-empty slot current at once).
-            self.insert_now(time, event);
+            self.link(time, seq, event);
         } else {
-            self.push_far(time, event);
+            self.push_rare(time, seq, event, ahead);
         }
     }
 
     /// Into the bucket of `time`'s slot, which is on the wheel.
-    fn link(&mut self, time: Time, event: Event) {
+    #[inline(always)]
+    fn link(&mut self, time: Time, seq: Seq, event: Event) {
         let b = (slot_of(time) & MASK) as usize;
         let i = if self.free != NIL { self.free } else { self.grow() };
         let n = &mut self.slab[i as usize];
         self.free = n.next;
-        *n = Node { time, event, next: self.heads[b] };
+        *n = Node { key: wheel_key(time, seq), event, next: self.heads[b] };
         self.heads[b] = i;
         self.bits[b / 64] |= 1 << (b % 64);
         self.summary |= 1 << (b / 64);
@@ -230,28 +274,41 @@ impl EventQueue {
     /// A new free node (the slab grows to the most entries ever on the wheel at once).
     #[cold]
     fn grow(&mut self) -> u32 {
-        self.slab.push(Node { time: 0, event: Event::Sample, next: NIL });
+        self.slab.push(Node { key: 0, event: Event::Sample, next: NIL });
         (self.slab.len() - 1) as u32
     }
 
-    /// Into the current slot, after every entry of equal or earlier time (it is the newest).
-    /// Rare (a push less than a slot ahead), so kept out of `push`.
-    #[cold]
-    fn insert_now(&mut self, time: Time, event: Event) {
-        let at = self.now.partition_point(|x| x.0 > time);
-        self.now.insert(at, (time, event));
+    /// A push that is not onto the wheel: into the current slot, before it, or beyond the
+    /// horizon.
+    #[inline(never)]
+    fn push_rare(&mut self, time: Time, seq: Seq, event: Event, ahead: u64) {
+        if ahead == 0 {
+            self.insert_now(wheel_key(time, seq), event);
+        } else if (ahead as i64) < 0 {
+            let at = self.early.partition_point(|x| (x.0, x.1) > (time, seq));
+            self.early.insert(at, (time, seq, event));
+        } else {
+            let key = ((time as u128) << 64) | seq as u128;
+            self.far.push(Far { key, event });
+        }
     }
 
-    #[cold]
-    fn push_far(&mut self, time: Time, event: Event) {
-        let key = ((time as u128) << 64) | self.far_seq as u128;
-        self.far_seq += 1;
-        self.far.push(Far { key, event });
+    /// Into the current slot, in key order.
+    fn insert_now(&mut self, key: u64, event: Event) {
+        let at = self.now.partition_point(|x| x.0 > key);
+        self.now.insert(at, (key, event));
     }
 
     /// Most events ever pending at once.
     pub fn peak_len(&self) -> usize {
         self.peak
+    }
+
+    /// Sequence number of the last popped event: with its time, where "now" is among the
+    /// events of the current instant.
+    #[inline]
+    pub fn last_seq(&self) -> Seq {
+        self.last.1
     }
 
     /// Remove and return the earliest event.
@@ -260,36 +317,65 @@ impl EventQueue {
         self.pop_until(Time::MAX)
     }
 
+    /// Time of a key of the current slot.
+    #[inline]
+    fn now_time(&self, key: u64) -> Time {
+        (self.now_slot << SLOT_SHIFT) | (key >> SEQ_BITS)
+    }
+
     /// Remove and return the earliest event if it is at or before `limit`; otherwise leave the
     /// queue as it is (so that a run can stop at any time and go on later, event for event as
     /// if it had not stopped).
+    #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
+        if !self.early.is_empty() {
+            return self.pop_early(limit);
+        }
         if self.now.is_empty() {
             self.refill();
         }
-        if self.now.last()?.0 > limit {
+        let &(key, event) = self.now.last()?;
+        let time = self.now_time(key);
+        if time > limit {
             return None;
         }
-        let e = self.now.pop()?;
+        self.now.pop();
         self.len -= 1;
+        self.last = (time, key & SEQ_MASK);
         if self.now.is_empty() {
             // Make the next event current now, so that `peek` sees it while this one is handled.
             self.refill();
         }
-        Some(e)
+        Some((time, event))
+    }
+
+    #[cold]
+    fn pop_early(&mut self, limit: Time) -> Option<(Time, Event)> {
+        let &(time, seq, event) = self.early.last()?;
+        if time > limit {
+            return None;
+        }
+        self.early.pop();
+        self.len -= 1;
+        self.last = (time, seq);
+        Some((time, event))
     }
 
     /// The earliest event, without removing it.
     #[inline]
     pub fn peek(&self) -> Option<&Event> {
+        if let Some((_, _, e)) = self.early.last() {
+            return Some(e);
+        }
         if let Some((_, e)) = self.now.last() {
             return Some(e);
         }
         self.peek_slow().map(|(_, e)| e)
     }
 
-    /// The event `n` places after the earliest, when it is in the current slot (a hint for
+    /// An event a few places after the earliest, when it is in the current slot (a hint for
     /// prefetching: `None` does not mean there is no such event).
+    #[inline]
     pub fn ahead(&self, n: usize) -> Option<&Event> {
         let len = self.now.len();
         if n < len {
@@ -301,8 +387,11 @@ impl EventQueue {
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(&(t, _)) = self.now.last() {
+        if let Some(&(t, _, _)) = self.early.last() {
             return Some(t);
+        }
+        if let Some(&(key, _)) = self.now.last() {
+            return Some(self.now_time(key));
         }
         self.peek_slow().map(|(t, _)| t)
     }
@@ -310,18 +399,19 @@ impl EventQueue {
     /// Only after pushes into an empty queue: look where `refill` would.
     fn peek_slow(&self) -> Option<(Time, &Event)> {
         if self.summary != 0 {
-            // The earliest time of the next bucket; among equal times the oldest, i.e. the last
-            // in list order.
-            let mut i = self.heads[self.next_bucket()];
+            // The smallest key of the next bucket.
+            let b = self.next_bucket();
+            let mut i = self.heads[b];
             let mut min: Option<&Node> = None;
             while i != NIL {
                 let n = &self.slab[i as usize];
-                if min.is_none_or(|m| n.time <= m.time) {
+                if min.is_none_or(|m| n.key < m.key) {
                     min = Some(n);
                 }
                 i = n.next;
             }
-            return min.map(|n| (n.time, &n.event));
+            let slot = self.now_slot + 1 + ((b as u64).wrapping_sub(self.now_slot + 1) & MASK);
+            return min.map(|n| ((slot << SLOT_SHIFT) | (n.key >> SEQ_BITS), &n.event));
         }
         self.far.peek().map(|f| (f.time(), &f.event))
     }
@@ -337,6 +427,7 @@ impl EventQueue {
     }
 
     /// The first non-empty bucket after the current slot, in wheel order (`summary != 0`).
+    #[inline]
     fn next_bucket(&self) -> usize {
         let from = ((self.now_slot + 1) & MASK) as usize;
         let w = from / 64;
@@ -357,11 +448,16 @@ impl EventQueue {
             let b = self.next_bucket();
             let ahead = (b as u64).wrapping_sub(self.now_slot + 1) & MASK;
             self.now_slot += 1 + ahead;
-            // Newest first: the list order is the `now` order among equal times.
+            // The list is newest first, which is the `now` order when the slot's events were
+            // pushed in time order (the common case): check while copying, sort only if not.
             let mut i = std::mem::replace(&mut self.heads[b], NIL);
+            let mut prev = u64::MAX;
+            let mut sorted = true;
             while i != NIL {
                 let n = &mut self.slab[i as usize];
-                self.now.push((n.time, n.event));
+                sorted &= n.key < prev;
+                prev = n.key;
+                self.now.push((n.key, n.event));
                 let next = n.next;
                 n.next = self.free;
                 self.free = i;
@@ -371,28 +467,104 @@ impl EventQueue {
             if self.bits[b / 64] == 0 {
                 self.summary &= !(1 << (b / 64));
             }
-            if self.now.len() > 1 {
-                // Stable: equal times keep their (insertion) order.
-                self.now.sort_by_key(|e| std::cmp::Reverse(e.0));
+            if !sorted {
+                sort_descending(&mut self.now);
             }
         } else if let Some(f) = self.far.peek() {
             self.now_slot = slot_of(f.time());
         } else {
             return;
         }
-        // The horizon moved: hand down what it now covers from the far heap, earliest first.
+        // The horizon moved: hand down what it now covers from the far heap.
         while let Some(f) = self.far.peek() {
             let ahead = slot_of(f.time()) - self.now_slot;
             if ahead >= SLOTS as u64 {
                 break;
             }
-            let Some(Far { key, event }) = self.far.pop() else { break };
-            let time = (key >> 64) as Time;
+            let Some(f) = self.far.pop() else { break };
             if ahead == 0 {
-                self.insert_now(time, event);
+                self.insert_now(wheel_key(f.time(), f.seq()), f.event);
             } else {
-                self.link(time, event);
+                self.link(f.time(), f.seq(), f.event);
             }
+        }
+    }
+}
+
+/// One queued event for a timer whose deadline is set again and again, usually later (a PFC
+/// pause extended by each refresh, the XOFF side's refresh re-armed by each assertion), and
+/// whose superseded events used to stay queued and fire for nothing. While an event of the
+/// timer is pending at `at`, a later deadline is only recorded, with the sequence number it
+/// reserved; when the pending event fires, the engine pushes the recorded deadline in that
+/// reserved place ([`EventQueue::push_reserved`]), so the live event pops exactly where it
+/// would have. An earlier deadline is pushed at once. The payload `u32` is the generation the
+/// event carries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimerSlot {
+    /// Time of the timer's event in the queue (`Time::MAX`: none).
+    at: Time,
+    /// The deadline to push when that event fires: time, reserved sequence number, generation.
+    then: Option<(Time, Seq, u32)>,
+}
+
+impl Default for TimerSlot {
+    fn default() -> Self {
+        TimerSlot { at: Time::MAX, then: None }
+    }
+}
+
+impl TimerSlot {
+    /// Set the deadline to `time`, with `seq` reserved now and generation `gen`. True when the
+    /// caller must push the event now (no event of this timer is pending at or before `time`).
+    pub fn arm(&mut self, time: Time, seq: Seq, gen: u32) -> bool {
+        if self.at <= time {
+            self.then = Some((time, seq, gen));
+            false
+        } else {
+            self.at = time;
+            self.then = None;
+            true
+        }
+    }
+
+    /// The timer no longer wants an event (the pending one, if any, will find nothing to do).
+    pub fn cancel(&mut self) {
+        self.then = None;
+    }
+
+    /// An event of this timer fired at `now`: the deadline to push now, if one was recorded
+    /// while it was pending.
+    pub fn fired(&mut self, now: Time) -> Option<(Time, Seq, u32)> {
+        if now != self.at {
+            return None;
+        }
+        self.at = Time::MAX;
+        let next = self.then.take();
+        if let Some((t, _, _)) = next {
+            self.at = t;
+        }
+        next
+    }
+}
+
+/// Sort a slot's entries by descending key. Keys are unique, so any sort gives the one order.
+/// A slot is nearly in order (its list is newest first, and most events are pushed in time
+/// order), so an insertion sort, linear in the entries plus the moves, does it in cache; past a
+/// budget of moves (a slot filled out of order) the library's sort finishes.
+fn sort_descending(v: &mut [(u64, Event)]) {
+    let mut budget = 4 * v.len() + 16;
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].0 < x.0 {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+        budget = budget.saturating_sub(i - j);
+        if budget == 0 {
+            v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            return;
         }
     }
 }
@@ -432,14 +604,31 @@ mod tests {
         let mut reference = std::collections::BTreeSet::new();
         let mut rng = crate::rng::Rng::new(seed);
         let mut now = 0;
-        let mut seq = 0u64;
+        let mut last = (0, 0);
+        // Sequence numbers reserved and not pushed yet, with the time they were taken at.
+        let mut reserved: Vec<(Time, Seq)> = Vec::new();
         for round in 0..rounds {
             for _ in 0..rng.below(3) {
                 let scale = scales[rng.below(scales.len() as u64) as usize];
                 let t = now + rng.below(4) * rng.below(scale.max(1));
-                q.push(t, Event::TxDone { port: round });
-                reference.insert((t, seq, round));
-                seq += 1;
+                let ev = Event::TxDone { port: round };
+                match rng.below(8) {
+                    // Reserve a place now, push later (or never).
+                    0 => reserved.push((t, q.reserve_seq())),
+                    // Push a reserved one, if it is still in the future.
+                    1 if !reserved.is_empty() => {
+                        let (t, s) = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
+                        if (t, s) > last {
+                            q.push_reserved(t, s, ev);
+                            reference.insert((t, s, round));
+                        }
+                    }
+                    _ => {
+                        let s = q.seq;
+                        q.push(t, ev);
+                        reference.insert((t, s, round));
+                    }
+                }
             }
             if rng.below(2) == 0 {
                 let Some(first) = reference.pop_first() else {
@@ -449,7 +638,9 @@ mod tests {
                 assert_eq!(q.peek(), Some(&Event::TxDone { port: first.2 }), "peek");
                 assert_eq!(q.peek_time(), Some(first.0));
                 assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
+                assert_eq!(q.last_seq(), first.1);
                 now = first.0;
+                last = (first.0, first.1);
             }
             assert_eq!(q.len(), reference.len());
         }
@@ -493,6 +684,70 @@ mod tests {
             ]
         );
         assert_eq!(q.peak_len(), 4);
+    }
+
+    #[test]
+    fn a_reserved_sequence_number_keeps_the_place_of_its_reservation() {
+        let mut q = EventQueue::new();
+        q.push(100, Event::TxDone { port: 0 });
+        let r = q.reserve_seq();
+        q.push(100, Event::TxDone { port: 2 });
+        q.push(50, Event::TxDone { port: 3 });
+        assert_eq!(q.pop(), Some((50, Event::TxDone { port: 3 })));
+        q.push_reserved(100, r, Event::TxDone { port: 1 });
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, [0, 1, 2].map(|port| Event::TxDone { port }));
+    }
+
+    #[test]
+    fn a_push_before_the_next_slot_made_current_pops_first() {
+        let mut q = EventQueue::new();
+        q.push(0, Event::TxDone { port: 0 });
+        q.push(100 * SLOT_PS, Event::TxDone { port: 2 });
+        // Popping the only entry of slot 0 makes slot 100 current at once.
+        assert_eq!(q.pop(), Some((0, Event::TxDone { port: 0 })));
+        q.push(3 * SLOT_PS + 7, Event::TxDone { port: 1 });
+        q.push(3 * SLOT_PS + 7, Event::Sample);
+        assert_eq!(q.peek_time(), Some(3 * SLOT_PS + 7));
+        assert_eq!(q.pop(), Some((3 * SLOT_PS + 7, Event::TxDone { port: 1 })));
+        assert_eq!(q.pop(), Some((3 * SLOT_PS + 7, Event::Sample)));
+        assert_eq!(q.pop(), Some((100 * SLOT_PS, Event::TxDone { port: 2 })));
+        assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn a_timer_slot_keeps_one_event_and_rearms_in_the_reserved_place() {
+        let mut q = EventQueue::new();
+        let mut t = TimerSlot::default();
+        let ev = |gen| Event::PauseExpire { port: 0, prio: 3, gen };
+        // Armed for 100: pushed.
+        let s1 = q.reserve_seq();
+        assert!(t.arm(100, s1, 1));
+        q.push_reserved(100, s1, ev(1));
+        // Extended to 150 and to 200 while pending: recorded, not pushed.
+        let s2 = q.reserve_seq();
+        assert!(!t.arm(150, s2, 2));
+        q.push(200, Event::Sample);
+        let s3 = q.reserve_seq();
+        assert!(!t.arm(200, s3, 3));
+        assert_eq!(q.len(), 2);
+        // The pending event fires: the last deadline is pushed in its reserved place, after the
+        // Sample pushed before it was set.
+        assert_eq!(q.pop(), Some((100, ev(1))));
+        let (time, seq, gen) = t.fired(100).expect("re-arm");
+        assert_eq!((time, seq, gen), (200, s3, 3));
+        q.push_reserved(time, seq, ev(gen));
+        assert_eq!(q.pop(), Some((200, Event::Sample)));
+        assert_eq!(q.pop(), Some((200, ev(3))));
+        assert_eq!(t.fired(200), None);
+        // An earlier deadline is pushed at once; a cancelled one is not re-armed.
+        let s4 = q.reserve_seq();
+        assert!(t.arm(500, s4, 4));
+        let s5 = q.reserve_seq();
+        assert!(t.arm(400, s5, 5), "earlier than the pending event");
+        t.cancel();
+        assert_eq!(t.fired(400), None);
+        assert_eq!(t.fired(500), None, "an older event of the timer");
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl Routes {
     }
 
     /// Equal-cost next-hop ports of `node` towards host `dst` (empty: unreachable or itself).
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
         let k = self.host_index[dst as usize];
         if k == NONE {

@@ -8,6 +8,7 @@ mod rdma;
 #[path = "fidelity/storage.rs"]
 mod storage;
 
+use rocelab_sim::bench;
 use rocelab_sim::packet::wire;
 use rocelab_sim::pfc::PfcFrame;
 use rocelab_sim::topology::{single_switch, FabricDefaults, NetworkBuilder};
@@ -555,26 +556,17 @@ fn yaml_scenario_spreads_congestion_and_the_variant_isolates_it() {
     assert!(shared < 0.5 * isolated, "victim sharing the incast's priority: {shared} vs {isolated}");
 }
 
-/// FNV-1a 64 of `bytes`: a stable digest for the golden results below.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// One line per scenario: the event count, the queue and pool high-water marks, and a digest of
-/// the results' JSON with `events`, `peak_pending_events` and `schema_version` cleared (what was simulated; the
-/// two counters describe how the engine got there and are listed on their own).
+/// One line per scenario: the event count, the queue and pool high-water marks, and the digest
+/// of what was simulated ([`bench::results_digest`]: the results without `events`,
+/// `peak_pending_events` and `schema_version`; the two counters describe how the engine got
+/// there and are listed on their own).
 fn golden_line(name: &str, r: &Results) -> String {
-    let mut physics = r.clone();
-    physics.events = 0;
-    physics.peak_pending_events = 0;
-    physics.schema_version = 0; // the layout's version, not a simulated figure
-    let json = serde_json::to_string(&physics).unwrap();
     format!(
         "{name}: events {} peak_pending {} peak_packets {} results {:016x}",
         r.events,
         r.peak_pending_events,
         r.peak_packets_in_flight,
-        fnv1a(json.as_bytes())
+        bench::results_digest(r)
     )
 }
 
@@ -583,7 +575,6 @@ fn golden_line(name: &str, r: &Results) -> String {
 /// optimisation that changes any simulated figure, or the order of events, shows here.
 #[test]
 fn engine_results_match_the_golden_digests() {
-    use rocelab_sim::bench;
     let mut lines = Vec::new();
     let (spec, traffic) = bench::incast_16();
     lines.push(golden_line("incast-16:1-100G 300us", &run_checked(&spec, &traffic, &SimConfig::new(1, 300 * US))));
@@ -617,6 +608,23 @@ fn engine_results_match_the_golden_digests() {
     lines.push(golden_line("host-rx-pfc", &run_checked(&spec, &t, &SimConfig::new(1, MS))));
     let (spec, t) = on_off_scenario();
     lines.push(golden_line("on-off-cbr", &run_checked(&spec, &t, &SimConfig::new(1, MS))));
+    // The RDMA variants of the benchmarks: RC queue pairs, ACKs, CNPs, DCQCN's timers, pacing.
+    let (mut spec, mut traffic) = bench::incast_16();
+    bench::with_rdma(&mut spec, &mut traffic, 4096);
+    lines.push(golden_line(
+        "incast-16:1-100G-rdma-dcqcn 10ms",
+        &run_checked(&spec, &traffic, &SimConfig::new(1, 10 * MS)),
+    ));
+    let mut f = bench::fat_tree();
+    let mut t = bench::fat_tree_permutation(&f, 1);
+    bench::with_rdma(&mut f.spec, &mut t, 4096);
+    lines.push(golden_line(
+        "fat-tree-320-permutation-rdma-dcqcn 40us",
+        &run_checked(&f.spec, &t, &SimConfig::new(1, 40 * US)),
+    ));
+    for (name, r) in tcp::golden_runs() {
+        lines.push(golden_line(name, &r));
+    }
     insta::assert_snapshot!(lines.join("\n"));
 }
 

@@ -450,6 +450,7 @@ fn build<'o, O: Observer>(
             NodeKind::Switch(_) => tcp_hosts.stack.push(Default::default()),
         }
     }
+    let pfc_timers = vec![Default::default(); ports.len()];
     let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
@@ -457,6 +458,7 @@ fn build<'o, O: Observer>(
         queue,
         pool: PacketPool::new(),
         ports,
+        pfc_timers,
         switches,
         nics,
         flows,
@@ -504,6 +506,9 @@ fn new_port(
         prop,
         arrival_delay: prop + peer_latency,
         busy: false,
+        tx_end: 0,
+        tx_seq: 0,
+        tx_event: false,
         paused: 0,
         ecn_enabled: 0,
         wire: VecDeque::new(),

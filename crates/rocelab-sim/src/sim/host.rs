@@ -17,6 +17,7 @@ const BTH_RC_SEND_ONLY: u8 = 0x04;
 impl<O: Observer> Sim<'_, O> {
     /// A flow starts: an open-loop source joins its NIC's ready list; a queue pair's
     /// application posts its first messages.
+    #[inline(never)]
     pub(super) fn flow_start(&mut self, flow: u32) {
         let c = self.flows[flow as usize].conn;
         if c != super::tcp::NO_CONN {
@@ -204,6 +205,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The receive buffer behind `port` may have drained to its XON level.
+    #[inline(never)]
     pub(super) fn host_rx_check(&mut self, port: u32, gen: u32) {
         let now = self.now;
         let nic_idx = self.ports[port as usize].aux as usize;

@@ -75,6 +75,7 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
+    #[inline(never)]
     pub(super) fn link_pause_refresh(&mut self, port: u32, gen: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
@@ -91,7 +92,7 @@ impl<O: Observer> Sim<'_, O> {
         p.lp.pending = true;
         p.lp.pending_quanta = quanta;
         p.pfc_pending = true;
-        if !p.busy {
+        if self.wire_free(port) {
             self.start_pfc_tx(port);
         }
     }
@@ -102,18 +103,18 @@ impl<O: Observer> Sim<'_, O> {
         let p = &mut self.ports[port as usize];
         let ser = p.rate.bytes_time(super::pfc_wire_bytes());
         let quanta = p.lp.pending_quanta;
-        p.busy = true;
         p.lp.pending = false;
         p.lp.sent += 1;
         // A PFC frame may wait behind it.
         p.pfc_pending = p.pfc_pending_enable != 0;
         let (peer, arrive) = (p.peer, now + ser + p.prop);
         self.obs.on_link_pause(now, port as usize, quanta, Direction::Tx);
-        self.queue.push(now + ser, Event::TxDone { port });
+        self.start_tx(port, now + ser);
         self.queue.push(arrive, Event::LinkPauseArrive { port: peer, quanta });
     }
 
     /// A PAUSE frame arrives at `port`.
+    #[inline(never)]
     pub(super) fn link_pause_arrive(&mut self, port: u32, quanta: u16) {
         let now = self.now;
         self.obs.on_link_pause(now, port as usize, quanta, Direction::Rx);
@@ -138,6 +139,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The received pause of `port` runs out (if `gen` is current).
+    #[inline(never)]
     pub(super) fn link_pause_expire(&mut self, port: u32, gen: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];

@@ -295,6 +295,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// A clone's start: it issues its first IOs.
+    #[inline(never)]
     pub(super) fn clone_start(&mut self, clone: u32) {
         self.clone_issue(clone);
     }
@@ -343,6 +344,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The CPU work before a step (or the issue) is done.
+    #[inline(never)]
     pub(super) fn step_ready(&mut self, io: u32, step: u16) {
         let (job, _, op) = self.io_context(io);
         if step == ISSUE {
@@ -529,6 +531,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Step `step` of IO `io` is complete: what waited on it starts.
+    #[inline(never)]
     pub(super) fn step_done(&mut self, io: u32, step: u16) {
         let (job, session, op) = self.io_context(io);
         let slot = &mut self.storage.ios[io as usize];
@@ -553,6 +556,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// The target's service of a step ends: the next waiting IO enters service; the target's
     /// completion work runs.
+    #[inline(never)]
     pub(super) fn target_done(&mut self, io: u32, step: u16) {
         let now = self.now;
         let (job, session, op) = self.io_context(io);
@@ -568,6 +572,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// IO `io` is complete at its initiator: the clone records it and issues the next.
+    #[inline(never)]
     pub(super) fn io_done(&mut self, io: u32) {
         let now = self.now;
         let st = &mut self.storage;

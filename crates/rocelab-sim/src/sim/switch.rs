@@ -96,6 +96,14 @@ impl<O: Observer> Sim<'_, O> {
                 e.counters[prio as usize].ecn_marked += 1;
             }
         }
+        // An idle port with nothing queued sends the frame at once: the frame would go through
+        // its empty queue and out, the scheduler choosing the only eligible class.
+        if e.backlog == 0 && !e.pfc_pending && e.paused & (1 << prio) == 0 && self.wire_free(egress) {
+            self.send_through(egress, tc, id, pg_slot as u32, frame, charge as u16, prio);
+            return;
+        }
+        let e = &mut self.ports[egress as usize];
+        let q = &mut e.tcq[tc as usize];
         q.queue.push_back(Queued {
             id,
             pg_slot: pg_slot as u32,
@@ -109,8 +117,42 @@ impl<O: Observer> Sim<'_, O> {
         }
         e.total_queue_bytes += frame as u64;
         e.backlog |= 1 << tc;
-        if !e.busy {
+        // A busy port with its `TxDone` left out gets it now (see `Sim::wire_free`).
+        if !e.busy || !e.tx_event {
             self.try_transmit(egress);
+        }
+    }
+
+    /// Send frame `id` on the free port `egress`, whose queues are empty, as if it went through
+    /// queue `tc`: its depth peaks at the frame, the scheduler picks `tc` (the DWRR deficits
+    /// move as in a dequeue), and the buffer is released as the frame leaves.
+    #[allow(clippy::too_many_arguments)]
+    fn send_through(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, charge: u16, prio: u8) {
+        let p = &mut self.ports[egress as usize];
+        let q = &mut p.tcq[tc as usize];
+        debug_assert!(q.queue.is_empty() && q.bytes == 0);
+        q.peak = q.peak.max(frame as u64);
+        let chosen = p.sched.select_eligible(1 << tc, |_| frame);
+        debug_assert_eq!(chosen, Some(tc));
+        let sw_idx = p.aux as usize;
+        self.start_data_tx(egress, id, frame, prio);
+        self.release(sw_idx, pg_slot, charge);
+    }
+
+    /// Return a frame's `charge` to ingress PG `pg_slot` of switch `sw_idx`, which may resume
+    /// the upstream (XON).
+    #[inline]
+    fn release(&mut self, sw_idx: usize, pg_slot: u32, charge: u16) {
+        let sw = &mut self.switches[sw_idx];
+        if sw.mmu.release_at(pg_slot as usize, charge as u64) {
+            let pg = (pg_slot % 8) as usize;
+            let ingress = sw.first_port + pg_slot / 8;
+            let prios = sw.pg_priorities[pg];
+            for pr in 0..8u8 {
+                if prios & (1 << pr) != 0 {
+                    self.pfc_deassert(ingress, pr);
+                }
+            }
         }
     }
 
@@ -171,17 +213,7 @@ impl<O: Observer> Sim<'_, O> {
         let sw_idx = p.aux as usize;
         self.start_data_tx(port, q.id, q.frame as u32, q.priority);
         // The buffer is freed as the frame leaves; this may resume the upstream (XON).
-        let sw = &mut self.switches[sw_idx];
-        if sw.mmu.release_at(q.pg_slot as usize, q.charge as u64) {
-            let pg = (q.pg_slot % 8) as usize;
-            let ingress = sw.first_port + q.pg_slot / 8;
-            let prios = sw.pg_priorities[pg];
-            for pr in 0..8u8 {
-                if prios & (1 << pr) != 0 {
-                    self.pfc_deassert(ingress, pr);
-                }
-            }
-        }
+        self.release(sw_idx, q.pg_slot, q.charge);
     }
 }
 

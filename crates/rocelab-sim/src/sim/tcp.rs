@@ -373,6 +373,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// An endpoint's timer event.
+    #[inline(never)]
     pub(super) fn tcp_timer(&mut self, ep: u32, gen: u32) {
         let now = self.now;
         let (c, side) = (ep >> 1, ep & 1);

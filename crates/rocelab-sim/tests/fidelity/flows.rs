@@ -195,3 +195,19 @@ fn fct_txt_is_in_the_hpcc_format() {
         assert!(n[4] as f64 >= 0.99 * n[5] as f64, "fct below standalone: {line}");
     }
 }
+
+/// Guard for engine optimisations on the flow benchmark of issue 4: the web-search + incasts
+/// fat tree with RC queue pairs and DCQCN (`engine_bench websearch-rdma`, the first 300 µs)
+/// gives exactly the recorded results (see `engine_results_match_the_golden_digests`). Reads
+/// `fat.txt` and the web-search CDF in place; skipped without them.
+#[test]
+fn websearch_rdma_matches_its_golden_digest() {
+    let Some(dir) = hpcc_data() else { return };
+    let topo = std::fs::read_to_string(dir.join("fat.txt")).unwrap();
+    let cdf = FlowSizeCdf::parse(&std::fs::read_to_string(dir.join("WebSearch_distribution.txt")).unwrap()).unwrap();
+    let mut f = rocelab_sim::topology::parse_hpcc_topology(&topo, &rocelab_sim::bench::fat_tree_defaults()).unwrap();
+    let mut t = rocelab_sim::bench::fat_tree_websearch(&f, &cdf, 1);
+    rocelab_sim::bench::with_rdma(&mut f.spec, &mut t, 1024);
+    let r = run_checked(&f.spec, &t, &SimConfig::new(1, 300 * US));
+    insta::assert_snapshot!(super::golden_line("websearch-30pct-incasts-rdma-dcqcn 300us", &r));
+}

@@ -92,3 +92,19 @@ fn oracle_two_to_one_matches_the_measured_table() {
     assert!(diff_no < same_ecn, "(3,4) no ECN {diff_no:.2} below (4,4) ECN {same_ecn:.2}");
     assert!(same_ecn < same_no, "(4,4): ECN {same_ecn:.2} below no ECN {same_no:.2}");
 }
+
+/// Guard for engine optimisations on the perftest path (ping-pong latency tests beside a
+/// bandwidth test, with and without ECN and DCQCN): every variant of the example gives exactly
+/// the recorded results (see `engine_results_match_the_golden_digests`).
+#[test]
+fn oracle_variants_match_their_golden_digests() {
+    let l = example();
+    let mut lines = Vec::new();
+    for variant in
+        ["baseline", "same-priority-no-ecn", "same-priority-ecn", "different-priority-no-ecn", "different-priority-ecn"]
+    {
+        let (r, _) = run_variant(&l, variant);
+        lines.push(super::golden_line(variant, &r));
+    }
+    insta::assert_snapshot!(lines.join("\n"));
+}

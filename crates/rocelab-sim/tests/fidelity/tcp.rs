@@ -95,7 +95,7 @@ fn without_window_scaling_the_window_caps_throughput_at_64_kib_per_rtt() {
 /// dynamic threshold α = 1): the switch port towards the receiver is the bottleneck. Hosts run
 /// `stack`; `ecn` marks the class at a step threshold. Returns the spec, the traffic (one
 /// greedy flow per sender, congestion controls `ccs`) and the bottleneck port's global index.
-fn bottleneck(ccs: [CcKind; 2], ecn: Option<u64>) -> (NetworkSpec, Traffic, usize) {
+pub(super) fn bottleneck(ccs: [CcKind; 2], ecn: Option<u64>) -> (NetworkSpec, Traffic, usize) {
     let mut d = FabricDefaults::lossy();
     d.switch.buffer.size_bytes = 512 << 10;
     d.host.tcp.min_rto_ps = 10 * MS;
@@ -250,7 +250,7 @@ fn tcp_on_a_pfc_lossless_priority_is_never_dropped() {
 
 /// 4:1 into a host whose receive path drains at 5 Gb/s (the EqualLogic congested SAN's shape,
 /// with a slow host): lossy class, PFC off; 802.3x link pause on every port or on none.
-fn paused_san(link_pause: bool) -> (NetworkSpec, Traffic) {
+pub(super) fn paused_san(link_pause: bool) -> (NetworkSpec, Traffic) {
     let mut d = FabricDefaults::lossy();
     d.switch.buffer.size_bytes = 512 << 10;
     d.host.rx = HostRxSpec {
@@ -414,4 +414,24 @@ fn an_iwarp_flows_rate_paces_its_messages() {
     t.push(FlowSpec { rate_bps: Some(5_000_000_000), ..FlowSpec::greedy(a, b, best_effort()).iwarp(RdmaOp::Write) });
     let got = steady_goodput(&spec, &t, 0, MS, 5 * MS);
     assert!((got / 5e9 - 1.0).abs() < 0.02, "paced iWARP goodput {got:.4e}");
+}
+
+/// The TCP runs of the golden digests (`engine_results_match_the_golden_digests`): TCP frames,
+/// ACKs and 802.3x PAUSE frames go through the ports' transmit path that engine optimisations
+/// change, so their results are guarded like the RDMA benchmarks'.
+pub(super) fn golden_runs() -> Vec<(&'static str, Results)> {
+    let mut runs = Vec::new();
+    let (spec, t) = bench::tcp_two_switch(4);
+    runs.push(("tcp-iperf-16-streams-40G 2ms", run_checked(&spec, &t, &SimConfig::new(1, 2 * MS))));
+    let (spec, t, _) = bottleneck([CcKind::Dctcp; 2], Some(100_000));
+    runs.push(("tcp-dctcp-bottleneck 5ms", run_checked(&spec, &t, &SimConfig::new(1, 5 * MS))));
+    for (name, link_pause) in [("tcp-incast-802.3x 5ms", true), ("tcp-incast-lossy 5ms", false)] {
+        let (spec, t) = paused_san(link_pause);
+        runs.push((name, run_checked(&spec, &t, &SimConfig::new(1, 5 * MS))));
+    }
+    let (spec, a, b) = pair_with(G25, 1000 * NS, Default::default());
+    let mut t = Traffic::new();
+    t.push(FlowSpec::greedy(a, b, best_effort()).iwarp(RdmaOp::Write));
+    runs.push(("iwarp-write-25G 2ms", run_checked(&spec, &t, &SimConfig::new(1, 2 * MS))));
+    runs
 }

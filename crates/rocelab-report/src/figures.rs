@@ -4,7 +4,7 @@
 use crate::chart::line::size_label;
 use crate::chart::{
     bar_chart, cdf_chart, cpu_effectiveness_chart, line_chart, topology_chart, Axis, BarChart, CpuPoint, LineChart,
-    Scale, Series, Topology, Unit,
+    Scale, Series, Topology, Unit, PALETTE,
 };
 use crate::metrics::{paused_s, pfc_sent, quantile, sweep_numbers, RunMetrics};
 use crate::run::RunFile;
@@ -34,6 +34,7 @@ fn labels(runs: &[RunFile]) -> Vec<String> {
 
 /// Every chart the runs support, in reading order.
 pub fn all(runs: &[RunFile]) -> Vec<Figure> {
+    let all_runs = runs;
     let mut out = Vec::new();
     if let Some(first) = runs.first() {
         out.push(Figure {
@@ -49,6 +50,11 @@ pub fn all(runs: &[RunFile]) -> Vec<Figure> {
         });
     }
     out.extend(sweep_charts(runs));
+    // Charts with a bar or line per run: at one sweep point when a sweep would give them more
+    // runs than there are colours (the sweep charts above show every point).
+    let (shown, note) = per_run_selection(runs);
+    let first_per_run = out.len();
+    let runs = shown.as_slice();
     out.extend(perftest_charts(runs));
     out.extend(flow_throughput(runs));
     out.extend(fct_cdf(runs));
@@ -65,6 +71,13 @@ pub fn all(runs: &[RunFile]) -> Vec<Figure> {
         out.extend(per_port(runs, id, title, what, unit, f));
     }
     out.extend(queue_depth(runs));
+    if let Some(note) = note {
+        for f in &mut out[first_per_run..] {
+            f.caption.push(' ');
+            f.caption.push_str(&note);
+        }
+    }
+    let runs = all_runs;
     let cpu = cpu_points(runs);
     if let Some(svg) = cpu_effectiveness_chart(&cpu) {
         out.push(Figure {
@@ -75,6 +88,31 @@ pub fn all(runs: &[RunFile]) -> Vec<Figure> {
         });
     }
     out
+}
+
+/// The runs that the charts with a bar or line per run show, and what their captions add.
+/// With a sweep whose runs outnumber the palette's colours (four variants at eight block sizes
+/// are 32 runs, and bars of the same colour could not be told apart), only the runs at the
+/// sweep's last point (often its heaviest load), one per variant, and the runs outside the
+/// sweep; every point stays in the charts against the swept field and in the CSV files.
+fn per_run_selection(runs: &[RunFile]) -> (Vec<RunFile>, Option<String>) {
+    let last = runs.iter().rev().find_map(|r| r.sweep.clone());
+    match last {
+        Some(point) if runs.len() > PALETTE.len() => {
+            let shown: Vec<RunFile> =
+                runs.iter().filter(|r| r.sweep.as_ref().is_none_or(|s| s.value == point.value)).cloned().collect();
+            let note = format!(
+                "Shown at {} = {}, the sweep's last point ({} of {} runs): the other points are in the charts against {} and in the CSV files.",
+                point.field,
+                point.value,
+                shown.len(),
+                runs.len(),
+                point.field
+            );
+            (shown, Some(note))
+        }
+        _ => (runs.to_vec(), None),
+    }
 }
 
 /// CPU figures of storage jobs: one point per run and job (its initiators' mean throughput and
@@ -401,7 +439,7 @@ fn sweep_charts(runs: &[RunFile]) -> Vec<Figure> {
         }
     }
     type Metric = (&'static str, &'static str, &'static str, Unit, fn(&RunMetrics) -> Option<f64>);
-    let metrics: [Metric; 11] = [
+    let metrics: [Metric; 12] = [
         ("iops", "Storage IOPS", "IOPS", Unit::Count, |m| m.jobs.map(|j| j.iops)),
         ("storage-bw", "Storage throughput", "throughput", Unit::BytesPerSecond, |m| m.jobs.map(|j| j.bw_bytes)),
         ("clat", "Mean completion latency", "clat mean", Unit::Seconds, |m| m.jobs.map(|j| j.clat_mean_s)),
@@ -412,6 +450,7 @@ fn sweep_charts(runs: &[RunFile]) -> Vec<Figure> {
         ("pfc", "PFC frames sent", "PFC frames", Unit::Count, |m| Some(m.pfc_sent as f64)),
         ("paused", "Time paused", "time paused", Unit::Seconds, |m| Some(m.paused_s)),
         ("ecn", "ECN marks", "packets marked CE", Unit::Count, |m| Some(m.ecn_marked as f64)),
+        ("drops", "Drops", "frames dropped", Unit::Count, |m| Some(m.drops as f64)),
         ("queue", "Peak egress queue", "peak queue", Unit::Bytes, |m| Some(m.peak_queue_bytes as f64)),
     ];
     let mut out = Vec::new();
@@ -503,6 +542,33 @@ mod tests {
         assert!(goodput.svg.contains(">4KiB<") && goodput.svg.contains(">128KiB<"));
         assert_eq!(goodput.svg.matches("<path").count(), 2, "one line per variant");
         assert!(goodput.svg.contains("goodput (Gb/s)"));
+    }
+
+    #[test]
+    fn a_sweep_with_more_runs_than_colours_charts_per_run_figures_at_its_last_point() {
+        let point = |v: &str| Some(SweepPoint { field: "workloads.flows[0].size".into(), value: v.into() });
+        let sizes = ["4KiB", "16KiB", "64KiB", "128KiB"];
+        let variants = [None, Some("ecn"), Some("dcqcn")];
+        let runs: Vec<RunFile> =
+            sizes.iter().flat_map(|v| variants.map(|var| crate::testdata::run_file(var, point(v)))).collect();
+        assert!(runs.len() > PALETTE.len());
+        let f = all(&runs);
+        let pfc = f.iter().find(|f| f.id == "chart-pfc-sent").expect("PFC frames per port");
+        for label in ["base @ 128KiB", "ecn @ 128KiB", "dcqcn @ 128KiB"] {
+            let name = label.replace(" @ ", " @ workloads.flows[0].size=");
+            assert!(pfc.svg.contains(&format!(">{label}<")) || pfc.svg.contains(&format!(">{name}<")), "{label}");
+        }
+        assert!(!pfc.svg.contains("4KiB"), "other sweep points are left to the sweep charts");
+        assert!(
+            pfc.caption.contains("Shown at workloads.flows[0].size = 128KiB") && pfc.caption.contains("3 of 12 runs")
+        );
+        let sweep = f.iter().find(|f| f.id == "chart-sweep-pfc").expect("PFC frames against the sweep");
+        assert_eq!(sweep.svg.matches("stroke-linejoin=\"round\"").count(), 3, "every point, one line per variant");
+        assert!(!sweep.caption.contains("Shown at"));
+        // With as many runs as colours, every run keeps its own bar.
+        let few: Vec<RunFile> = runs.iter().take(PALETTE.len()).cloned().collect();
+        let pfc = all(&few).into_iter().find(|f| f.id == "chart-pfc-sent").unwrap();
+        assert!(!pfc.caption.contains("Shown at") && pfc.svg.contains("4KiB"));
     }
 
     #[test]

@@ -269,14 +269,33 @@ fn perftest_charts(runs: &[RunFile]) -> Vec<Figure> {
     out
 }
 
-/// Throughput of each flow, one bar per run; flows matched across runs by name.
+/// Flows charted one bar each at most; beyond, flows are grouped by workload.
+pub const MAX_FLOWS: usize = 48;
+
+/// Throughput of each flow, one bar per run; flows matched across runs by name. With more
+/// than [`MAX_FLOWS`] flows (a flow-size workload starts thousands) a bar per flow cannot be
+/// read: the chart shows each workload's mean flow throughput instead (a flow's workload is
+/// its name up to `#`, the instance number the workloads give their flows).
 fn flow_throughput(runs: &[RunFile]) -> Option<Figure> {
+    let label = |run: &RunFile, f: &rocelab_sim::FlowResults| {
+        format!("{} {}→{}", run.names.flow(f.flow), run.names.node(f.src), run.names.node(f.dst))
+    };
+    let flows = runs.iter().map(|r| r.results.flows.len()).max().unwrap_or(0);
+    let grouped = flows > MAX_FLOWS;
+    let key = |run: &RunFile, f: &rocelab_sim::FlowResults| {
+        if grouped {
+            let name = run.names.flow(f.flow);
+            name.split('#').next().unwrap_or(&name).to_string()
+        } else {
+            label(run, f)
+        }
+    };
     let mut cats: Vec<String> = Vec::new();
     for run in runs {
         for f in &run.results.flows {
-            let label = format!("{} {}→{}", run.names.flow(f.flow), run.names.node(f.src), run.names.node(f.dst));
-            if !cats.contains(&label) {
-                cats.push(label);
+            let k = key(run, f);
+            if !cats.contains(&k) {
+                cats.push(k);
             }
         }
     }
@@ -286,31 +305,36 @@ fn flow_throughput(runs: &[RunFile]) -> Option<Figure> {
     let values = runs
         .iter()
         .map(|run| {
-            let mut row = vec![0.0; cats.len()];
+            let mut sum = vec![(0.0, 0u32); cats.len()];
             for f in &run.results.flows {
-                let label = format!("{} {}→{}", run.names.flow(f.flow), run.names.node(f.src), run.names.node(f.dst));
-                if let Some(i) = cats.iter().position(|c| *c == label) {
-                    row[i] = f.throughput_bps;
+                if let Some(i) = cats.iter().position(|c| *c == key(run, f)) {
+                    sum[i].0 += f.throughput_bps;
+                    sum[i].1 += 1;
                 }
             }
-            row
+            sum.into_iter().map(|(t, n)| if n == 0 { 0.0 } else { t / n as f64 }).collect()
         })
         .collect();
     let n = cats.len();
-    let c = BarChart::new(
-        "Throughput per flow",
-        "flow",
-        cats,
-        labels(runs),
-        values,
-        Axis::new("throughput", Unit::BitsPerSecond),
-    );
-    Some(Figure {
-        id: "chart-flows".into(),
-        title: "Throughput per flow".into(),
-        caption: format!("{n} flows; delivered payload per second of each flow's active time; one bar per run."),
-        svg: bar_chart(&c),
-    })
+    let (title, what, axis, caption) = if grouped {
+        (
+            "Mean flow throughput per workload",
+            "workload",
+            "mean flow throughput",
+            format!(
+                "{n} workloads of up to {flows} flows; the mean of each flow's delivered payload per second of its active time; one bar per run. Every flow in flows.csv."
+            ),
+        )
+    } else {
+        (
+            "Throughput per flow",
+            "flow",
+            "throughput",
+            format!("{n} flows; delivered payload per second of each flow's active time; one bar per run."),
+        )
+    };
+    let c = BarChart::new(title, what, cats, labels(runs), values, Axis::new(axis, Unit::BitsPerSecond));
+    Some(Figure { id: "chart-flows".into(), title: title.into(), caption, svg: bar_chart(&c) })
 }
 
 /// The CDF of flow completion slowdowns, one step line per run.
@@ -596,6 +620,34 @@ mod tests {
         let t = crate::tables::all(&runs);
         assert_eq!(t[1].file, "jobs.csv");
         assert_eq!(t[1].rows.len(), 4, "one read row per run");
+    }
+
+    #[test]
+    fn many_flows_are_charted_per_workload() {
+        let mut run = crate::testdata::run_file(None, None);
+        let two = run.results.flows.clone();
+        assert_eq!(two.len(), 2);
+        // 60 flows: 30 of workload `a` at the first flow's throughput, 30 of `b` at 3x it.
+        run.results.flows.clear();
+        run.names.flows.clear();
+        for i in 0..60 {
+            let mut f = two[0].clone();
+            f.flow = i;
+            f.throughput_bps = if i < 30 { 1e9 } else { 3e9 };
+            run.results.flows.push(f);
+            run.names.flows.push(format!("{}#{i}", if i < 30 { "a" } else { "b" }));
+        }
+        let fig = flow_throughput(&[run.clone()]).unwrap();
+        assert_eq!(fig.title, "Mean flow throughput per workload");
+        assert!(fig.caption.starts_with("2 workloads of up to 60 flows"), "{}", fig.caption);
+        assert!(fig.svg.contains(">a<") && fig.svg.contains(">b<") && !fig.svg.contains("a#0"));
+        assert!(fig.svg.contains("mean flow throughput (Gb/s)"));
+        assert!(fig.svg.contains("base · a: 1.000 Gb/s") && fig.svg.contains("base · b: 3.000 Gb/s"), "{}", fig.svg);
+        // At the limit, a bar per flow.
+        run.results.flows.truncate(MAX_FLOWS);
+        let fig = flow_throughput(&[run]).unwrap();
+        assert_eq!(fig.title, "Throughput per flow");
+        assert!(fig.svg.contains("a#0 "));
     }
 
     #[test]

@@ -176,35 +176,123 @@ pub fn totals(r: &Results, prefix: &str) -> (f64, f64, f64) {
     (gbs, iops, lat / 1e6)
 }
 
-/// Microsoft's "Storage Spaces Direct with Cavium FastLinQ 41000" tables, RoCE columns: per
-/// queue depth 1, 2, 4, 8, the 512K read aggregate GB/s and read latency (ms), and the 4K 90/10
-/// IOPS and read latency (ms).
-const S2D_ROCE_512K: [(f64, f64); 4] = [(32.2, 1.2), (39.4, 1.9), (40.6, 3.7), (41.1, 7.4)];
-const S2D_ROCE_4K: [(f64, f64); 4] = [(268_107.0, 0.258), (481_493.0, 0.287), (729_442.0, 0.375), (1_161_534.0, 0.474)];
+/// Microsoft's "Storage Spaces Direct with Cavium FastLinQ 41000" tables, per transport
+/// (the example's variant) and queue depth 1, 2, 4, 8: the 512K read aggregate GB/s and read
+/// latency (ms), and the 4K 90/10 IOPS and read latency (ms), as printed.
+struct S2dColumn {
+    variant: &'static str,
+    r512k: [(f64, f64); 4],
+    mix4k: [(f64, f64); 4],
+}
 
-#[test]
-fn s2d_roce_matches_the_posts_tables() {
-    let mut gb = Vec::new();
-    for (point, (&(post_gbs, post_lat), &(post_iops, post_4k_lat))) in
-        S2D_ROCE_512K.iter().zip(&S2D_ROCE_4K).enumerate()
-    {
-        let (r, _) = run_point("microsoft-s2d-fastlinq-iwarp-roce", Some("roce"), point);
-        let (gbs, _, lat) = totals(&r, "r512");
-        let (_, iops, lat4k) = totals(&r, "mix4k");
-        eprintln!("QD {}: 512K {gbs:.1} GB/s {lat:.2} ms; 4K {iops:.0} IOPS {lat4k:.3} ms", 1 << point);
-        // 512K: within 10 % (throughput) and 15 % (latency) of the post — the device's ceiling
-        // and per-IO rate were fitted to this table.
-        assert!((gbs / post_gbs - 1.0).abs() <= 0.10, "QD {}: {gbs:.1} GB/s vs {post_gbs}", 1 << point);
-        assert!((lat / post_lat - 1.0).abs() <= 0.15, "QD {}: {lat:.2} ms vs {post_lat}", 1 << point);
-        // 4K: within 20 % (IOPS) and 15 % (latency): the device's linear load fit is good to 6 %
-        // on latency, and the model's remote reads add their network time on top.
-        assert!((iops / post_iops - 1.0).abs() <= 0.20, "QD {}: {iops:.0} IOPS vs {post_iops}", 1 << point);
-        assert!((lat4k / post_4k_lat - 1.0).abs() <= 0.15, "QD {}: {lat4k:.3} ms vs {post_4k_lat}", 1 << point);
-        gb.push(gbs);
+const S2D_POST: [S2dColumn; 3] = [
+    S2dColumn {
+        variant: "iwarp",
+        r512k: [(33.0, 1.1), (39.7, 1.9), (41.0, 3.7), (41.4, 7.4)],
+        mix4k: [(272_588.0, 0.253), (484_532.0, 0.284), (748_090.0, 0.367), (1_177_243.0, 0.465)],
+    },
+    S2dColumn {
+        variant: "roce",
+        r512k: [(32.2, 1.2), (39.4, 1.9), (40.6, 3.7), (41.1, 7.4)],
+        mix4k: [(268_107.0, 0.258), (481_493.0, 0.287), (729_442.0, 0.375), (1_161_534.0, 0.474)],
+    },
+    S2dColumn {
+        variant: "iwarp-and-roce",
+        r512k: [(33.2, 1.1), (40.1, 1.9), (41.0, 3.7), (41.6, 7.4)],
+        mix4k: [(271_004.0, 0.256), (482_564.0, 0.284), (740_107.0, 0.372), (1_164_115.0, 0.472)],
+    },
+];
+
+/// One run's figures in the post's units: 512K GB/s and ms, 4K IOPS and read ms.
+#[derive(Debug)]
+struct S2dRun {
+    r512k: (f64, f64),
+    mix4k: (f64, f64),
+}
+
+fn s2d_run(variant: &str, point: usize) -> (S2dRun, Results) {
+    let (r, _) = run_point("microsoft-s2d-fastlinq-iwarp-roce", Some(variant), point);
+    let (gbs, _, lat) = totals(&r, "r512");
+    let (_, iops, lat4k) = totals(&r, "mix4k");
+    let run = S2dRun { r512k: (gbs, lat), mix4k: (iops, lat4k) };
+    eprintln!("{variant} QD {}: {run:?}", 1 << point);
+    (run, r)
+}
+
+/// Each column against the model, at every queue depth. The device (`s2d-node`) was fitted to
+/// these tables (`TargetProfile::s2d_node`); the tolerances are what that fit holds to:
+/// * 512K: throughput within 10 % and latency within 15 % (the post rounds latency to 0.1 ms:
+///   1.1 against 1.2 ms at QD 1 is 9 % by rounding alone);
+/// * 4K: IOPS and read latency within 12 %: one line through the post's four latencies
+///   misses QD 4 by 7-9 % (the post's latency climbs 29 % from QD 2 to 4, then 27 % from 4 to
+///   8 for twice the IOs), and IOPS follow latency by Little's law.
+fn check_s2d_column(c: &S2dColumn, runs: &[S2dRun]) {
+    let within = |got: f64, want: f64, tol: f64, what: &str, point: usize| {
+        assert!(
+            (got / want - 1.0).abs() <= tol,
+            "{} QD {}: {what} {got:.3} vs the post's {want} (±{:.0} %)",
+            c.variant,
+            1 << point,
+            tol * 100.0
+        );
+    };
+    for (point, run) in runs.iter().enumerate() {
+        within(run.r512k.0, c.r512k[point].0, 0.10, "512K GB/s", point);
+        within(run.r512k.1, c.r512k[point].1, 0.15, "512K read ms", point);
+        within(run.mix4k.0, c.mix4k[point].0, 0.12, "4K IOPS", point);
+        within(run.mix4k.1, c.mix4k[point].1, 0.12, "4K read ms", point);
     }
     // The post's shape: 512K throughput saturates from QD 2 ("very close to what's possible
     // with the cache devices"), +20 % from QD 1 to 2 and flat (within 5 %) after.
-    assert!(gb[1] / gb[0] > 1.15 && gb[3] / gb[1] < 1.05, "{gb:?}");
+    let gb: Vec<f64> = runs.iter().map(|r| r.r512k.0).collect();
+    assert!(gb[1] / gb[0] > 1.15 && gb[3] / gb[1] < 1.05, "{}: {gb:?}", c.variant);
+}
+
+/// The post's finding: "the aggregate throughput and latency is very consistent whether it is
+/// with iWARP, RoCE or using both at the same time"; "very similar and consistent IOPS rates
+/// and latency numbers". In its tables the three columns differ by at most 3.1 % (512K at
+/// QD 1, 32.2 against 33.2 GB/s) on throughput and IOPS, and 2.2 % on 4K latency; 512K latency
+/// is printed to 0.1 ms. Asserted: at every queue depth, the three variants' 512K GB/s and
+/// latency and 4K IOPS and latency within 3 % of each other (max/min − 1), and each variant
+/// against its own column as [`check_s2d_column`] states. And the variants really differ in
+/// how the remote reads travel: RoCE alone opens no TCP connection and drops nothing (PFC);
+/// iWARP runs its SMB Direct connections over TCP without PFC (at QD 8 the switch drops some
+/// segments of the 512K reads' incast and TCP recovers them: the throughput holds, as the
+/// post found without DCB); both at once do both.
+#[test]
+fn s2d_iwarp_roce_and_both_are_within_a_few_percent() {
+    let mut all: Vec<Vec<S2dRun>> = Vec::new();
+    for c in &S2D_POST {
+        let mut runs = Vec::new();
+        for point in 0..4 {
+            let (run, r) = s2d_run(c.variant, point);
+            let tcp = r.tcp_connections.len();
+            let pfc: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
+            let drops: u64 = r.ports.iter().map(|p| p.total(|c| c.drops)).sum();
+            match c.variant {
+                "roce" => assert!(tcp == 0 && drops == 0, "RoCE: {tcp} TCP connections, {drops} drops"),
+                "iwarp" => assert!(tcp > 0 && pfc == 0, "iWARP: {tcp} TCP connections, {pfc} PFC frames"),
+                _ => assert!(tcp > 0 && r.flows.iter().any(|f| f.tcp.is_none()), "both transports carry reads"),
+            }
+            eprintln!("  {tcp} TCP connections, {pfc} PFC frames, {drops} drops");
+            runs.push(run);
+        }
+        check_s2d_column(c, &runs);
+        all.push(runs);
+    }
+    let metrics: [(&str, fn(&S2dRun) -> f64); 4] = [
+        ("512K GB/s", |r| r.r512k.0),
+        ("512K read ms", |r| r.r512k.1),
+        ("4K IOPS", |r| r.mix4k.0),
+        ("4K read ms", |r| r.mix4k.1),
+    ];
+    for point in 0..4 {
+        for (what, f) in metrics {
+            let v: Vec<f64> = all.iter().map(|runs| f(&runs[point])).collect();
+            let (lo, hi) = v.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            assert!(hi / lo - 1.0 <= 0.03, "QD {}: {what} iWARP, RoCE, both: {v:?}", 1 << point);
+        }
+    }
 }
 
 /// Demartek RoCE Deployment Guide, "Windows Storage Spaces with Iometer" (configuration 3):

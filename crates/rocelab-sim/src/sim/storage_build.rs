@@ -111,6 +111,7 @@ pub(super) fn build_storage(
             spread: s.transport != crate::storage::plan::StorageTransport::Tcp,
             credits: [credits, credits],
             waiting: [VecDeque::new(), VecDeque::new()],
+            iscsi_sn: [1, 1],
         });
     }
     for (ji, j) in st.jobs.iter().enumerate() {

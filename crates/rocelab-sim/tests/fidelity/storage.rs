@@ -280,7 +280,8 @@ fn s2d_iwarp_roce_and_both_are_within_a_few_percent() {
         check_s2d_column(c, &runs);
         all.push(runs);
     }
-    let metrics: [(&str, fn(&S2dRun) -> f64); 4] = [
+    type Metric = (&'static str, fn(&S2dRun) -> f64);
+    let metrics: [Metric; 4] = [
         ("512K GB/s", |r| r.r512k.0),
         ("512K read ms", |r| r.r512k.1),
         ("4K IOPS", |r| r.mix4k.0),
@@ -444,6 +445,7 @@ const VDBENCH: [&str; 3] = ["8K random IOPS", "256K read GB/s", "256K write GB/s
 ///   the model finds them within 2.5 %: on a 10GbE LAN with a round trip of tens of µs a
 ///   64 KiB window covers the bandwidth-delay product, and with flow control on nothing is
 ///   lost for the congestion control to react to).
+///
 /// And the variants took effect: the host's iSCSI sessions run without window scaling
 /// (negotiated off, RFC 7323 needs both ends) or with the host sending under NewReno.
 #[test]

@@ -520,9 +520,9 @@ fn demartek_linux_reads_reach_line_rate_and_rdma_is_more_cpu_effective() {
     let pairs = [("iser", "iscsi"), ("nfs-rdma", "nfs-tcp")];
     let mut line = Vec::new();
     for (rdma, tcp) in pairs {
-        for point in 0..values.len() {
+        for (point, bs) in values.iter().enumerate() {
             let (a, b) = (read(rdma, point), read(tcp, point));
-            assert!(a.2 >= 1.05 * b.2, "{rdma} vs {tcp} @ {}: effectiveness {:.0} vs {:.0}", values[point], a.2, b.2);
+            assert!(a.2 >= 1.05 * b.2, "{rdma} vs {tcp} @ {bs}: effectiveness {:.0} vs {:.0}", a.2, b.2);
             if point == largest {
                 assert!(b.1 > a.1, "{tcp} uses more CPU than {rdma} at line rate: {:.2} vs {:.2} %", b.1, a.1);
                 line.extend([a.0, b.0]);

@@ -968,6 +968,14 @@ fn dell_equallogic_iscsi_without_dcb() {
         assert!(rocelab_model::display::summary(f).contains("802.3x link pause on"));
         let intel = l.variant("intel-x520").unwrap();
         assert_eq!(intel.device("host").unwrap().nics[0].vendor, rocelab_model::fabric::NicVendor::Intel);
+        // Test cases 4 and 5: one host TCP stack option each, the members untouched.
+        let tcp = |v: &str, d: &str| l.variant(v).unwrap().device(d).unwrap().tcp.clone().unwrap_or_default();
+        assert_eq!(tcp("no-window-scaling", "host").window_scaling, Some(false));
+        assert_eq!(tcp("reno", "host").congestion_control, Some(rocelab_model::storage::CongestionControl::NewReno));
+        assert_eq!(tcp("reno", "member1").congestion_control, None);
+        for m in f.hosts().filter(|d| d.role == Role::Storage) {
+            assert_eq!(m.storage.as_ref().unwrap().profile, Some(rocelab_model::storage::StorageProfile::DellPs6110xv));
+        }
     }
     // Base: two switches, each with one host port and one single-port member (1:1).
     let f = &base.fabric;

@@ -431,3 +431,289 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
     assert!(ts > 1000 && ece >= 2, "timestamps on {ts} segments, ECE on {ece}");
     assert_eq!(sacks, 1 + 2 + 3, "the synthetic segments' SACK blocks");
 }
+
+/// Passes everything to the capture and logs the upper-layer headers the engine hands it.
+struct StreamLog<'a> {
+    pcap: &'a mut PcapObserver<Vec<u8>>,
+    /// (connection, sending side, sequence number, header bytes).
+    headers: Vec<(u32, u32, u32, Vec<u8>)>,
+}
+
+impl Observer for StreamLog<'_> {
+    fn on_packet(&mut self, t: Time, port: usize, p: &Packet, d: Direction) {
+        self.pcap.on_packet(t, port, p, d)
+    }
+    fn on_tcp(&mut self, t: Time, port: usize, p: &Packet, h: &rocelab_sim::tcp::TcpHeader, d: Direction) {
+        self.pcap.on_tcp(t, port, p, h, d)
+    }
+    fn on_pfc(&mut self, t: Time, port: usize, f: &PfcFrame, d: Direction) {
+        self.pcap.on_pfc(t, port, f, d)
+    }
+    fn on_link_pause(&mut self, t: Time, port: usize, quanta: u16, d: Direction) {
+        self.pcap.on_link_pause(t, port, quanta, d)
+    }
+    fn wants_stream_headers(&self) -> bool {
+        self.pcap.wants_stream_headers()
+    }
+    fn on_stream_header(&mut self, conn: u32, side: u32, seq: u32, header: &[u8]) {
+        self.headers.push((conn, side, seq, header.to_vec()));
+        self.pcap.on_stream_header(conn, side, seq, header)
+    }
+}
+
+/// One iSCSI PDU's header fields, as tshark decodes them or as read back from the bytes the
+/// engine logged; `None` where the opcode has no such field (or tshark shows none).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct IscsiFields {
+    opcode: u64,
+    itt: u64,
+    dsl: u64,
+    flags: Option<u64>,
+    edtl: Option<u64>,
+    cmd_sn: Option<u64>,
+    exp_stat_sn: Option<u64>,
+    stat_sn: Option<u64>,
+    ttt: Option<u64>,
+    data_sn: Option<u64>,
+    offset: Option<u64>,
+    r2t_sn: Option<u64>,
+    desired: Option<u64>,
+    exp_data_sn: Option<u64>,
+    /// SCSI Command: the CDB's operation (Read/Write(10)), LBA and blocks.
+    cdb: Option<(String, u64, u64)>,
+}
+
+/// The tshark fields of each opcode beside opcode, ITT and DataSegmentLength (what its iSCSI
+/// dissector shows: StatSN of every Data-In, flags of all but the R2T).
+const ISCSI_FIELDS: [(&str, &[u64]); 11] = [
+    ("iscsi.flags", &[0x01, 0x05, 0x25, 0x21]),
+    ("iscsi.scsicommand.expecteddatatransferlength", &[0x01]),
+    ("iscsi.cmdsn", &[0x01]),
+    ("iscsi.expstatsn", &[0x01, 0x05]),
+    ("iscsi.statsn", &[0x25, 0x31, 0x21]),
+    ("iscsi.targettransfertag", &[0x05, 0x31]),
+    ("iscsi.datasn", &[0x05, 0x25]),
+    ("iscsi.bufferOffset", &[0x05, 0x25, 0x31]),
+    ("iscsi.r2tsn", &[0x31]),
+    ("iscsi.desireddatalength", &[0x31]),
+    ("iscsi.expdatasn", &[0x21]),
+];
+
+impl IscsiFields {
+    /// The same fields read from a 48-byte BHS (RFC 7143 §11).
+    fn of_bhs(b: &[u8]) -> IscsiFields {
+        let u = |at: usize| u32::from_be_bytes(b[at..at + 4].try_into().unwrap()) as u64;
+        let opcode = (b[0] & 0x3F) as u64;
+        let mut f = IscsiFields {
+            opcode,
+            itt: u(16),
+            dsl: u32::from_be_bytes([0, b[5], b[6], b[7]]) as u64,
+            ..Default::default()
+        };
+        for (i, (_, ops)) in ISCSI_FIELDS.iter().enumerate() {
+            if !ops.contains(&opcode) {
+                continue;
+            }
+            let v = Some(match i {
+                0 => b[1] as u64,
+                1 => u(20),
+                2 => u(24),
+                3 => u(28),
+                4 => u(24),
+                5 => u(20),
+                6 => u(36),
+                7 => u(40),
+                8 => u(36),
+                9 => u(44),
+                _ => u(36),
+            });
+            *f.field(i) = v;
+        }
+        if opcode == 0x01 {
+            let name = match b[32] {
+                0x28 => "Read(10)",
+                0x2A => "Write(10)",
+                op => panic!("CDB opcode {op:#x}"),
+            };
+            let blocks = u16::from_be_bytes([b[39], b[40]]) as u64;
+            f.cdb = Some((name.to_string(), u(34), blocks));
+        }
+        f
+    }
+
+    fn field(&mut self, i: usize) -> &mut Option<u64> {
+        match i {
+            0 => &mut self.flags,
+            1 => &mut self.edtl,
+            2 => &mut self.cmd_sn,
+            3 => &mut self.exp_stat_sn,
+            4 => &mut self.stat_sn,
+            5 => &mut self.ttt,
+            6 => &mut self.data_sn,
+            7 => &mut self.offset,
+            8 => &mut self.r2t_sn,
+            9 => &mut self.desired,
+            _ => &mut self.exp_data_sn,
+        }
+    }
+}
+
+/// The commands' CDBs in a frame's Info column: `SCSI: Read(10) LUN: 0x00 (LBA: 0x…, Len: n)`.
+fn cdbs_in_info(info: &str) -> Vec<(String, u64, u64)> {
+    info.split("SCSI: ")
+        .filter_map(|part| {
+            let (name, rest) = part.split_once(" LUN: 0x00 (LBA: 0x")?;
+            let (lba, rest) = rest.split_once(", Len: ")?;
+            let len = rest.split(')').next()?;
+            Some((name.to_string(), u64::from_str_radix(lba, 16).ok()?, len.parse().ok()?))
+        })
+        .collect()
+}
+
+/// iSCSI over the simulated TCP connection, captured and decoded by tshark (port 3260 is iSCSI
+/// by default): every SCSI Command, R2T, Data-Out, Data-In and SCSI Response PDU the engine
+/// wrote decodes, reassembled across segments, with the opcode, Initiator Task Tag, lengths,
+/// offsets and sequence numbers it logged; and the PDUs make whole tasks.
+#[test]
+fn tshark_decodes_iscsi_pdus_as_the_engine_wrote_them() {
+    let Some(tshark) = tools::require("tshark", &["tshark"], "apt-get install tshark") else { return };
+    // The EqualLogic base SAN with standard frames (1448-byte segments carry 8240-byte Data-Out
+    // PDUs, and some headers straddle two segments): 512 KiB writes (immediate data, two R2Ts and their
+    // Data-Out bursts, SCSI Response), 512 KiB reads (two Data-In PDUs of 256 KiB) and 4 KiB
+    // reads (one Data-In with status) on one session to member1. The jobs stop issuing at
+    // 2 ms and the run lasts until every IO is done, so every PDU is captured whole.
+    let base = std::fs::read_to_string(workspace().join("examples/dell-equallogic-base-san.yaml")).unwrap();
+    let base = base.split("\nsimulation:").next().unwrap().replace("mtu: 9000", "mtu: 1500") + "\n";
+    let job = |name: &str, rw: &str, bs: &str, qd: u32| {
+        format!("    - {{name: {name}, rw: {rw}, bs: {bs}, iodepth: {qd}, runtime: 2ms, protocol: iscsi, initiator: host, target: member1}}\n")
+    };
+    let text = format!(
+        "{base}simulation: {{duration: 12ms}}\nworkloads:\n  jobs:\n{}{}{}",
+        job("w", "write", "512KiB", 2),
+        job("r", "read", "512KiB", 2),
+        job("r4", "read", "4KiB", 1)
+    );
+    let loaded = rocelab_model::load_str(&text, "san.yaml", &workspace().join("examples")).unwrap();
+    let built = rocelab_sim::from_model::build(&loaded.scenario, &loaded.fabric, None);
+    let filter =
+        resolve_filter(&built.spec, &built.names, &["san-sw1:TenGigabitEthernet0/1".into()], &[], None).unwrap();
+    let mut obs = PcapObserver::new(Vec::new(), &built.spec, None, &filter).unwrap().with_log();
+    let mut log = StreamLog { pcap: &mut obs, headers: Vec::new() };
+    let results = rocelab_sim::run_with_observer(&built.spec, &built.traffic, &built.config, &mut log).unwrap();
+    results.check_conservation().unwrap();
+    let headers = log.headers;
+    assert_eq!(results.tcp_connections.len(), 1);
+    assert!(results.tcp_connections.iter().all(|c| c.ends.iter().all(|e| e.stats.retransmissions == 0)));
+    let captured = obs.log().to_vec();
+    let (stats, bytes) = obs.finish().unwrap();
+    assert_eq!(stats.length_differs, 0);
+    // Headers that straddle two captured segments (tshark must reassemble them).
+    let segments: Vec<(u32, u32)> = captured
+        .iter()
+        .filter_map(|c| match c.frame.stack {
+            HeaderStack::Tcp { tcp, payload, .. } if payload > 0 => Some((tcp.seq, payload)),
+            _ => None,
+        })
+        .collect();
+    let straddling = headers
+        .iter()
+        .filter(|(_, _, seq, h)| {
+            !segments.iter().any(|&(s, len)| seq.wrapping_sub(s) < len && seq.wrapping_sub(s) + h.len() as u32 <= len)
+        })
+        .count();
+    assert!(straddling > 0, "some BHS straddles two segments");
+    let dir = temp_dir("tshark-iscsi");
+    let file = dir.join("iscsi.pcap");
+    std::fs::write(&file, &bytes).unwrap();
+    let mut names = vec!["frame.number", "_ws.col.Info", "_ws.expert.message", "_ws.malformed", "tcp.checksum.status"];
+    names.extend(["iscsi.opcode", "iscsi.initiatortasktag", "iscsi.datasegmentlength"]);
+    names.extend(ISCSI_FIELDS.iter().map(|f| f.0));
+    let lines = tshark_fields(&tshark, &file, &names, &["tcp.check_checksum:TRUE"]);
+    assert_eq!(lines.len(), captured.len(), "tshark read every frame");
+    let mut decoded = Vec::new();
+    for line in &lines {
+        let v: Vec<&str> = line.split('|').collect();
+        assert_eq!(v.len(), names.len(), "{line}");
+        let list = |i: usize| v[i].split(',').filter(|x| !x.is_empty()).map(num).collect::<Vec<u64>>();
+        let at = format!("frame {}", v[0]);
+        assert_eq!((v[2], v[3]), ("", ""), "{at}: expert info or malformed: {line}");
+        assert_eq!(v[4], "1", "{at}: TCP checksum good over the headers");
+        let (ops, itts, dsls) = (list(5), list(6), list(7));
+        assert!(ops.len() == itts.len() && ops.len() == dsls.len(), "{at}: {line}");
+        let mut rest: Vec<std::collections::VecDeque<u64>> =
+            (0..ISCSI_FIELDS.len()).map(|i| list(8 + i).into()).collect();
+        let mut cdbs: std::collections::VecDeque<_> = cdbs_in_info(v[1]).into();
+        for k in 0..ops.len() {
+            let mut f = IscsiFields { opcode: ops[k], itt: itts[k], dsl: dsls[k], ..Default::default() };
+            for (i, (name, o)) in ISCSI_FIELDS.iter().enumerate() {
+                if o.contains(&ops[k]) {
+                    *f.field(i) = Some(rest[i].pop_front().unwrap_or_else(|| panic!("{at}: no {name}: {line}")));
+                }
+            }
+            if ops[k] == 0x01 {
+                f.cdb = Some(cdbs.pop_front().unwrap_or_else(|| panic!("{at}: no CDB: {line}")));
+            }
+            decoded.push(f);
+        }
+        assert!(rest.iter().all(|r| r.is_empty()) && cdbs.is_empty(), "{at}: fields left over: {line}");
+    }
+    let mut logged: Vec<IscsiFields> = headers.iter().map(|h| IscsiFields::of_bhs(&h.3)).collect();
+    let count = |op: u64| logged.iter().filter(|f| f.opcode == op).count();
+    // Every kind of PDU is there: the 512 KiB writes' commands, 2 R2Ts each, Data-Out, Data-In
+    // and a response per write.
+    let writes = logged.iter().filter(|f| f.opcode == 0x01 && f.cdb.as_ref().unwrap().0 == "Write(10)").count();
+    assert!(writes >= 2 && count(0x31) == 2 * writes && count(0x21) == writes, "{logged:?}");
+    assert!(count(0x05) > 60 && count(0x25) > 4, "{logged:?}");
+    // The PDUs make whole tasks (RFC 7143 §10.7): per task (an ITT from its command to the
+    // next command reusing it, in the order the engine wrote them), the data segments
+    // (immediate, Data-Out or Data-In) cover the command's ExpectedDataTransferLength at their
+    // offsets, and each R2T asks for the bytes its Data-Out burst brings.
+    let mut tasks: Vec<(IscsiFields, Vec<IscsiFields>)> = Vec::new();
+    let mut current = std::collections::HashMap::new();
+    for f in &logged {
+        if f.opcode == 0x01 {
+            current.insert(f.itt, tasks.len());
+            tasks.push((f.clone(), Vec::new()));
+        } else {
+            let t = current[&f.itt];
+            tasks[t].1.push(f.clone());
+        }
+    }
+    for (c, pdus) in &tasks {
+        let edtl = c.edtl.unwrap();
+        let (name, _, blocks) = c.cdb.as_ref().unwrap();
+        assert_eq!(blocks * 512, edtl);
+        let mut data: Vec<(u64, u64)> =
+            pdus.iter().filter(|f| matches!(f.opcode, 0x05 | 0x25)).map(|f| (f.offset.unwrap(), f.dsl)).collect();
+        if c.dsl > 0 {
+            data.push((0, c.dsl));
+        }
+        data.sort();
+        let mut next = 0;
+        for (off, len) in &data {
+            assert_eq!(*off, next, "ITT {:#x} ({name}): {data:?}", c.itt);
+            next += len;
+        }
+        assert_eq!(next, edtl, "ITT {:#x}", c.itt);
+        for r in pdus.iter().filter(|f| f.opcode == 0x31) {
+            let (from, len) = (r.offset.unwrap(), r.desired.unwrap());
+            let burst: u64 = pdus
+                .iter()
+                .filter(|f| f.opcode == 0x05 && f.ttt == r.ttt && (from..from + len).contains(&f.offset.unwrap()))
+                .map(|f| f.dsl)
+                .sum();
+            assert_eq!(burst, len, "ITT {:#x} R2T {:?}", c.itt, r.r2t_sn);
+        }
+    }
+    let commands: Vec<&IscsiFields> = tasks.iter().map(|t| &t.0).collect();
+    decoded.sort();
+    logged.sort();
+    assert_eq!(decoded.len(), logged.len(), "tshark decoded every PDU the engine wrote");
+    for (d, l) in decoded.iter().zip(&logged) {
+        assert_eq!(d, l);
+    }
+    // CmdSN counts the commands from 1.
+    let mut sns: Vec<u64> = commands.iter().map(|c| c.cmd_sn.unwrap()).collect();
+    sns.sort();
+    assert_eq!(sns, (1..=commands.len() as u64).collect::<Vec<_>>());
+}

@@ -286,6 +286,7 @@ pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
         "arista-pure-leaf-spine-25g",
         "arista-pure-leaf-spine-100g",
         "demartek-config4-two-switch",
+        "demartek-config5-linux-iser-nfs",
         "dell-equallogic-base-san",
         "dell-equallogic-congested-san",
         "microsoft-s2d-fastlinq-iwarp-roce",

@@ -38,6 +38,16 @@ pub trait Observer {
     fn on_tcp(&mut self, time: Time, port: usize, packet: &Packet, _header: &TcpHeader, dir: Direction) {
         self.on_packet(time, port, packet, dir)
     }
+    /// Whether the observer wants [`Observer::on_stream_header`]: the engine builds upper-layer
+    /// headers only for an observer that asks (a capture), so runs without one pay nothing.
+    fn wants_stream_headers(&self) -> bool {
+        false
+    }
+    /// An upper-layer PDU (an iSCSI PDU) is written on the stream of side `side` of TCP
+    /// connection `conn` (`side` sends it; a segment's receiving endpoint is its packet's
+    /// `dest_qp`, `conn << 1 | side ^ 1`): its header `header` starts at sequence number `seq`
+    /// of that stream. Called only when [`Observer::wants_stream_headers`].
+    fn on_stream_header(&mut self, _conn: u32, _side: u32, _seq: u32, _header: &[u8]) {}
     /// A PFC frame is sent or received at `port`.
     fn on_pfc(&mut self, _time: Time, _port: usize, _frame: &PfcFrame, _dir: Direction) {}
     /// An IEEE 802.3x PAUSE frame of `quanta` (0: resume) is sent or received at `port`.

@@ -124,7 +124,14 @@ pub fn udp(out: &mut Vec<u8>, src_port: u16, dst_port: u16, len: u16) {
 
 /// Writes a TCP segment — header, the timestamps option if any, and `payload` zero bytes — for
 /// an IPv4 packet from `src` to `dst`, with its checksum.
-pub fn tcp(out: &mut Vec<u8>, src: u32, dst: u32, h: &rocelab_sim::tcp::TcpHeader, payload: u32) {
+pub fn tcp(
+    out: &mut Vec<u8>,
+    src: u32,
+    dst: u32,
+    h: &rocelab_sim::tcp::TcpHeader,
+    payload: u32,
+    fill: &mut dyn FnMut(&mut [u8]),
+) {
     let start = out.len();
     let header_len = h.header_len() as u8;
     out.extend_from_slice(&h.src_port.to_be_bytes());
@@ -148,7 +155,9 @@ pub fn tcp(out: &mut Vec<u8>, src: u32, dst: u32, h: &rocelab_sim::tcp::TcpHeade
             out.extend_from_slice(&right.to_be_bytes());
         }
     }
-    out.resize(out.len() + payload as usize, 0);
+    let at = out.len();
+    out.resize(at + payload as usize, 0);
+    fill(&mut out[at..]);
     let len = out.len() - start;
     let mut pseudo = Vec::with_capacity(12 + len);
     pseudo.extend_from_slice(&src.to_be_bytes());
@@ -397,12 +406,12 @@ mod tests {
             sack_blocks: 0,
         };
         let mut out = Vec::new();
-        tcp(&mut out, src, dst, &h, 0);
+        tcp(&mut out, src, dst, &h, 0, &mut |_| {});
         assert_eq!(out, &b[8..]);
         // With two SACK blocks: data offset 11, NOP NOP kind 5 length 18, the edges.
         let sacked = rocelab_sim::tcp::TcpHeader { sack: [(10, 20), (30, 40), (0, 0), (0, 0)], sack_blocks: 2, ..h };
         let mut s2 = Vec::new();
-        tcp(&mut s2, src, dst, &sacked, 0);
+        tcp(&mut s2, src, dst, &sacked, 0, &mut |_| {});
         assert_eq!((s2.len(), s2[12]), (52, 13 << 4));
         assert_eq!(&s2[32..36], &[1, 1, 5, 18]);
         assert_eq!(&s2[36..52], &[0, 0, 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40]);
@@ -415,7 +424,7 @@ mod tests {
         // segment is zero.
         let h2 = rocelab_sim::tcp::TcpHeader { flags: 0xD8, timestamps: None, ..h };
         let mut seg = Vec::new();
-        tcp(&mut seg, src, dst, &h2, 101);
+        tcp(&mut seg, src, dst, &h2, 101, &mut |_| {});
         assert_eq!((seg.len(), seg[12], seg[13]), (121, 0x50, 0xD8));
         assert!(seg[20..].iter().all(|&x| x == 0));
         let mut v = b[0..8].to_vec();

@@ -15,8 +15,10 @@
 //! frame carries the MAC of the node sending it.
 //!
 //! **Fields not in the simulator's packet** are set as a NIC would send them: IPv4
-//! identification 0 with don't-fragment set, TTL 64; TCP urgent pointer 0, payload zeros; BTH P_Key 0xFFFF, version 0, AckReq on
-//! the last packet of an RC request. The RETH DMA length and the AETH (syndrome and MSN) come
+//! identification 0 with don't-fragment set, TTL 64; TCP urgent pointer 0, payload zeros but
+//! for iSCSI PDUs' Basic Header Segments (48 bytes, RFC 7143 §11), which the engine reports
+//! ([`rocelab_sim::Observer::on_stream_header`]) and the capture writes at their sequence
+//! numbers; BTH P_Key 0xFFFF, version 0, AckReq on the last packet of an RC request. The RETH DMA length and the AETH (syndrome and MSN) come
 //! from the packet ([`Packet::reth_dma_length`], [`Packet::aeth`]); the RETH's virtual address
 //! and R_Key are 0, and an open-loop packet with such an opcode gets a RETH DMA length of its
 //! payload and an AETH of 0x1F (ACK without credit count) with MSN 0, so that the layout is exact.
@@ -50,9 +52,9 @@ pub struct IpFields {
     pub udp_dst_port: u16,
 }
 
-/// What follows the Ethernet header. iSCSI PDUs (and iWARP's MPA/DDP headers) inside TCP
-/// payload are not written yet: the payload is zeros (the storage protocols' captures add a
-/// variant or fill the payload here).
+/// What follows the Ethernet header. A TCP segment's payload is zeros except for the
+/// upper-layer headers the engine reports ([`PcapObserver`] writes each iSCSI PDU's BHS at its
+/// place in the stream); iWARP's MPA/DDP headers are not written (zeros).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeaderStack {
     /// IPv4 / UDP / BTH [/ RETH] [/ AETH] [/ ImmDt] / payload / pad / ICRC.
@@ -172,6 +174,12 @@ pub fn frame_of_pfc(f: &PfcFrame, sender: u32) -> Frame {
 
 /// Appends the frame's bytes (without FCS, padded to 60) to `out`.
 pub fn encode(frame: &Frame, out: &mut Vec<u8>) {
+    encode_with(frame, out, &mut |_| {})
+}
+
+/// [`encode`], with `fill` writing a TCP segment's payload (zeros until it does) before the
+/// checksum is computed over it: the upper-layer headers a capture knows.
+pub fn encode_with(frame: &Frame, out: &mut Vec<u8>, fill: &mut dyn FnMut(&mut [u8])) {
     let start = out.len();
     match &frame.stack {
         HeaderStack::Pfc(f) => out.extend_from_slice(&f.to_bytes(frame.src_mac)),
@@ -195,7 +203,7 @@ pub fn encode(frame: &Frame, out: &mut Vec<u8>) {
                     dst: ip.dst,
                 },
             );
-            tcp(out, ip.src, ip.dst, h, *payload);
+            tcp(out, ip.src, ip.dst, h, *payload, fill);
         }
         HeaderStack::RoceV2 { ip, bth, reth, aeth, immediate, payload } => {
             let ext = reth.map_or(0, |_| 16) + aeth.map_or(0, |_| 4) + immediate.map_or(0, |_| 4);

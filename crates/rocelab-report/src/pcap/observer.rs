@@ -1,13 +1,14 @@
 //! The capture observer: which frames are kept (by port, by flow, up to a limit) and writing
 //! them as pcap records.
 
-use super::{encode, frame_of_link_pause, frame_of_packet, frame_of_pfc, frame_of_tcp, Frame};
+use super::{encode_with, frame_of_link_pause, frame_of_packet, frame_of_pfc, frame_of_tcp, Frame};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use rocelab_sim::from_model::Names;
 use rocelab_sim::pfc::PfcFrame;
 use rocelab_sim::tcp::TcpHeader;
 use rocelab_sim::{Direction, NetworkSpec, Observer, Packet, Time};
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::time::Duration;
 
@@ -81,6 +82,34 @@ pub struct PcapObserver<W: Write> {
     stats: CaptureStats,
     buf: Vec<u8>,
     log: Option<Vec<Captured>>,
+    /// Upper-layer headers written on each TCP stream (key `connection << 1 | sending side`),
+    /// in stream order, until the sender learns that the peer has them (no retransmission
+    /// can carry them after that).
+    streams: HashMap<u32, VecDeque<StreamHeader>>,
+}
+
+/// A header at a place in a TCP stream.
+struct StreamHeader {
+    seq: u32,
+    bytes: Box<[u8]>,
+}
+
+/// Copy the parts of `headers` (in stream order) that fall in the segment of `payload` starting
+/// at sequence number `seq`; a header may straddle segments.
+fn overlay(headers: &VecDeque<StreamHeader>, seq: u32, payload: &mut [u8]) {
+    // Sequence numbers compare modulo 2^32 (RFC 9293 §3.4): a header's place relative to `seq`.
+    let rel = |s: u32| s.wrapping_sub(seq) as i32 as i64;
+    let first = headers.partition_point(|h| rel(h.seq) + h.bytes.len() as i64 <= 0);
+    for h in headers.range(first..) {
+        let at = rel(h.seq);
+        if at >= payload.len() as i64 {
+            break;
+        }
+        let skip = (-at).max(0) as usize;
+        let to = at.max(0) as usize;
+        let n = (h.bytes.len() - skip).min(payload.len() - to);
+        payload[to..to + n].copy_from_slice(&h.bytes[skip..skip + n]);
+    }
 }
 
 /// Global port index of every (node, port), and the peer of every global port.
@@ -144,6 +173,7 @@ impl<W: Write> PcapObserver<W> {
             stats: CaptureStats::default(),
             buf: Vec::with_capacity(9300),
             log: None,
+            streams: HashMap::new(),
         })
     }
 
@@ -186,8 +216,25 @@ impl<W: Write> PcapObserver<W> {
     }
 
     fn write(&mut self, time: Time, port: usize, frame: Frame, kind: CapturedKind) -> usize {
+        self.write_filled(time, port, frame, kind, None)
+    }
+
+    /// [`Self::write`]; a TCP segment's payload gets the headers of stream `(key, seq)`.
+    fn write_filled(
+        &mut self,
+        time: Time,
+        port: usize,
+        frame: Frame,
+        kind: CapturedKind,
+        stream: Option<(u32, u32)>,
+    ) -> usize {
         self.buf.clear();
-        encode(&frame, &mut self.buf);
+        let headers = stream.and_then(|(key, seq)| Some((self.streams.get(&key)?, seq)));
+        encode_with(&frame, &mut self.buf, &mut |payload| {
+            if let Some((h, seq)) = headers {
+                overlay(h, seq, payload)
+            }
+        });
         let len = self.buf.len();
         let ts = Duration::from_nanos(time / 1000);
         if let Some(w) = self.writer.as_mut() {
@@ -222,14 +269,37 @@ impl<W: Write> Observer for PcapObserver<W> {
     }
 
     fn on_tcp(&mut self, time: Time, port: usize, packet: &Packet, header: &TcpHeader, dir: Direction) {
+        // `dest_qp` is the receiving endpoint, `connection << 1 | side`; every segment of an
+        // established connection carries an ACK.
+        if dir == Direction::Rx && self.node_of.get(port) == Some(&packet.dst) {
+            // The receiver learns that the peer has its stream up to `ack`: forget those headers.
+            if let Some(h) = self.streams.get_mut(&packet.dest_qp) {
+                while h
+                    .front()
+                    .is_some_and(|f| (f.seq.wrapping_add(f.bytes.len() as u32)).wrapping_sub(header.ack) as i32 <= 0)
+                {
+                    h.pop_front();
+                }
+            }
+        }
         if dir != Direction::Tx || !self.keeps_flow(packet.flow) || !self.wanted(port) {
             return;
         }
         let frame = frame_of_tcp(packet, header, self.vlan);
-        let len = self.write(time, port, frame, CapturedKind::Data { flow: packet.flow as usize });
+        let stream = (packet.payload_bytes > 0).then_some((packet.dest_qp ^ 1, header.seq));
+        let len = self.write_filled(time, port, frame, CapturedKind::Data { flow: packet.flow as usize }, stream);
         if len as u64 + rocelab_sim::packet::wire::FCS as u64 != packet.frame_bytes.max(64) as u64 {
             self.stats.length_differs += 1;
         }
+    }
+
+    fn wants_stream_headers(&self) -> bool {
+        self.error.is_none() && self.stats.frames < self.limit
+    }
+
+    fn on_stream_header(&mut self, conn: u32, side: u32, seq: u32, header: &[u8]) {
+        let h = StreamHeader { seq, bytes: header.into() };
+        self.streams.entry(conn << 1 | side).or_default().push_back(h);
     }
 
     fn on_link_pause(&mut self, time: Time, port: usize, quanta: u16, dir: Direction) {
@@ -385,6 +455,42 @@ mod tests {
         assert_eq!(&recs[1].2[0..6], &[0x01, 0x80, 0xC2, 0, 0, 1]);
         assert_eq!(&recs[1].2[6..12], &crate::pcap::node_mac(3), "sent by the switch");
         assert_eq!(stats.bytes, recs.iter().map(|r| r.2.len() as u64).sum::<u64>());
+    }
+
+    #[test]
+    fn stream_headers_land_at_their_sequence_numbers_across_segments() {
+        // Two 4-byte headers on a stream whose sequence numbers wrap: the first straddles the
+        // segments [MAX-1, +4) and [+4, +8), the second starts inside the second segment.
+        let mut h = VecDeque::new();
+        h.push_back(StreamHeader { seq: u32::MAX, bytes: vec![1, 2, 3, 4].into() });
+        h.push_back(StreamHeader { seq: 5, bytes: vec![5, 6, 7, 8].into() });
+        let mut a = [0u8; 4];
+        overlay(&h, u32::MAX - 1, &mut a);
+        assert_eq!(a, [0, 1, 2, 3]);
+        let mut b = [0u8; 6];
+        overlay(&h, 2, &mut b);
+        assert_eq!(b, [4, 0, 0, 5, 6, 7]);
+        // A retransmission of the middle gets the same bytes; a segment past them, none.
+        let mut c = [0u8; 3];
+        overlay(&h, 1, &mut c);
+        assert_eq!(c, [3, 4, 0]);
+        let mut d = [9u8; 2];
+        overlay(&h, 9, &mut d);
+        assert_eq!(d, [9, 9]);
+        // The capture keeps them until the sender hears the peer has them: an ACK arriving at
+        // the sender's host (node 0) for its stream of connection 3, side 0.
+        let spec = spec();
+        let mut obs = PcapObserver::new(Vec::new(), &spec, None, &CaptureFilter::default()).unwrap();
+        assert!(obs.wants_stream_headers());
+        obs.on_stream_header(3, 0, 100, &[1; 48]);
+        obs.on_stream_header(3, 0, 148, &[2; 48]);
+        let mut p = packet(0x04, 0, false);
+        (p.kind, p.src, p.dst, p.dest_qp) = (rocelab_sim::packet::PacketKind::Tcp, 1, 0, 3 << 1);
+        let ack = TcpHeader { ack: 148, flags: 0x10, ..TcpHeader::default() };
+        obs.on_tcp(0, 1, &p, &ack, Direction::Rx); // at host 1's port: not the sender
+        assert_eq!(obs.streams[&6].len(), 2);
+        obs.on_tcp(0, 0, &p, &ack, Direction::Rx);
+        assert_eq!(obs.streams[&6].iter().map(|h| h.seq).collect::<Vec<_>>(), [148]);
     }
 
     #[test]

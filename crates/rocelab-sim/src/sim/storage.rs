@@ -38,6 +38,7 @@ use crate::rdma::{Completion, RdmaOp};
 use crate::storage::cpu::HostCpu;
 use crate::storage::job::{IoOp, IoRequest, JobEngine};
 use crate::storage::plan::{role_of, StorageJob, StorageTransport, ROLES, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
+use crate::storage::protocol::iscsi_pdu::{pdu_layouts, IscsiPdu};
 use crate::storage::protocol::smb::SmbdCredits;
 use crate::storage::protocol::{After, Medium, Step, StepKind};
 use crate::storage::target::{Target, TargetIo};
@@ -70,6 +71,9 @@ pub(crate) struct IoPlan {
     pub cmd_bytes: Vec<u32>,
     /// The initiator's CPU work before the issue and after the last step.
     pub init_cpu: (Time, Time),
+    /// iSCSI over TCP: per step, its PDUs (their exact lengths on the stream, and what a
+    /// capture's headers need); empty for other protocols.
+    pub iscsi: Vec<Vec<IscsiPdu>>,
 }
 
 impl IoPlan {
@@ -86,6 +90,7 @@ impl IoPlan {
                 target_cpu: vec![(0, 0)],
                 cmd_bytes: vec![bytes],
                 init_cpu: (0, 0),
+                iscsi: Vec::new(),
             };
         }
         let mut x = crate::storage::protocol::Exchange::new();
@@ -126,7 +131,11 @@ impl IoPlan {
             }
         }
         let init_cpu = job.costs.initiator.split(crate::storage::protocol::Side::Initiator, op, bytes);
-        IoPlan { steps, succ, roots, early, target_cpu, cmd_bytes, init_cpu }
+        let iscsi = match &job.protocol {
+            crate::storage::Protocol::Iscsi(p) => pdu_layouts(p, op, bytes, &steps),
+            _ => Vec::new(),
+        };
+        IoPlan { steps, succ, roots, early, target_cpu, cmd_bytes, init_cpu, iscsi }
     }
 }
 
@@ -184,6 +193,8 @@ pub(crate) struct SessionRt {
     /// SMB Direct send credits of each SEND role, and the SENDs waiting for one.
     pub credits: [Option<SmbdCredits>; 2],
     pub waiting: [VecDeque<Waiting>; 2],
+    /// iSCSI: the next CmdSN and StatSN (kept for captures' headers only).
+    pub iscsi_sn: [u32; 2],
 }
 
 impl SessionRt {
@@ -397,10 +408,21 @@ impl<O: Observer> Sim<'_, O> {
                         // when the last is in order at the peer.
                         let side = side_of(tr.from);
                         let (n, each, total) = pieces(&tr);
+                        let exact = !plan.iscsi.is_empty();
                         let mut left = total;
                         for k in 0..n {
-                            let len = if k + 1 == n { left } else { each.min(left) };
+                            let len = if exact {
+                                // iSCSI: each PDU its own length (data cut at the segment length).
+                                self.storage.jobs[job].plans[io_op as usize].iscsi[step as usize][k as usize].len as u64
+                            } else if k + 1 == n {
+                                left
+                            } else {
+                                each.min(left)
+                            };
                             left -= len;
+                            if exact && self.obs.wants_stream_headers() {
+                                self.observe_iscsi_pdu(io, step, k as usize, conn, side);
+                            }
                             let tag = if k + 1 == n { id | ID_LAST } else { id };
                             self.tcp_send(conn, side, len, tag);
                         }

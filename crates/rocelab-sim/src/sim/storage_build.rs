@@ -111,6 +111,7 @@ pub(super) fn build_storage(
             spread: s.transport != crate::storage::plan::StorageTransport::Tcp,
             credits: [credits, credits],
             waiting: [VecDeque::new(), VecDeque::new()],
+            iscsi_sn: [1, 1],
         });
     }
     for (ji, j) in st.jobs.iter().enumerate() {
@@ -404,6 +405,37 @@ mod tests {
         assert_eq!(j.read.total_ios, 132);
         assert_eq!(j.read.clat_ns.max_ns, 30_000);
         assert!(r.ports.iter().all(|p| p.total(|c| c.tx_packets) == 0));
+    }
+
+    #[test]
+    fn a_local_session_over_tcp_or_iwarp_opens_no_connection() {
+        // A hyperconverged node reading its own copy (the S2D example's local VMs) while
+        // another reads it over the network: over iWARP and over TCP, the local job's session
+        // opens no TCP connection (there is no path from a host to itself: the run used to
+        // fail with "no path from node1 to node1"), the remote one opens its one.
+        use StorageTransport::{Iwarp, Tcp};
+        for (kind, transport) in [(ProtocolKind::SmbDirect, Iwarp), (ProtocolKind::Iscsi, Tcp)] {
+            let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+            let (node, other) = (fabric.hosts[0], fabric.hosts[1]);
+            let mut t = Traffic::new();
+            t.storage.set_target(node, device(30 * US, 4, None));
+            for (name, initiator) in [("local", node), ("remote", other)] {
+                let spec = JobSpec::new(name, RwMode::RandRead, 4096, 1, MS);
+                let p = crate::storage::scenario::negotiated(kind);
+                let job = StorageJob { transport, ..StorageJob::new(spec, initiator, node, p) };
+                let req = JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: 1 };
+                t.storage.add_job(&mut t.flows, req);
+            }
+            let r = run(&fabric.spec, &t, &SimConfig::new(1, 2 * MS)).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            r.check_conservation().unwrap();
+            assert_eq!(r.tcp_connections.len(), 1, "{kind:?}: only the remote session connects");
+            let c = &r.tcp_connections[0];
+            assert_eq!(c.ends[1].port, crate::sim::storage_tcp::service_port(kind), "{kind:?}");
+            assert!(r.jobs.iter().all(|j| j.read.total_ios > 10), "{kind:?}: {:?}", r.jobs);
+            // The local job's IOs take the device's 30 µs and nothing else.
+            let local = r.jobs.iter().find(|j| j.name == "local").unwrap();
+            assert!(local.read.clat_ns.max_ns < 31_000, "{kind:?}: {:?}", local.read.clat_ns);
+        }
     }
 
     #[test]

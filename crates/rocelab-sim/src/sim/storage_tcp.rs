@@ -94,6 +94,46 @@ impl<O: Observer> Sim<'_, O> {
         Ok(())
     }
 
+    /// Hand the observer the BHS of PDU `k` of iSCSI step `step` of IO `io`, about to be
+    /// written by `side` on connection `conn` (only when it asks: captures). The run's part of
+    /// the header: Initiator Task Tag `(io slot + 1) << 8 | command` (unique among the
+    /// session's tasks in flight), the R2Ts' Target Transfer Tag its complement (one R2T
+    /// outstanding per task), CmdSN and StatSN counted per session from 1, ExpCmdSN the next
+    /// CmdSN and MaxCmdSN 63 beyond it (a command window of 64, LIO's `default_cmdsn_depth`),
+    /// ExpStatSN the next StatSN. ExpCmdSN and ExpStatSN are the senders' counters when the PDU
+    /// is written, not what has arrived: the model does not track acknowledgement of numbers.
+    pub(super) fn observe_iscsi_pdu(&mut self, io: u32, step: u16, k: usize, conn: u32, side: u32) {
+        use crate::storage::protocol::iscsi_pdu::{BhsContext, PduKind};
+        let st = &mut self.storage;
+        let slot = &st.ios[io as usize];
+        let clone = &st.clones[slot.clone as usize];
+        let (op, offset) = (slot.req.op, slot.req.offset);
+        let pdu = st.jobs[clone.job as usize].plans[op as usize].iscsi[step as usize][k];
+        let sn = &mut st.sessions[clone.session as usize].iscsi_sn;
+        let itt = (io.wrapping_add(1) << 8) | (pdu.command as u32 & 0xFF);
+        let c = BhsContext {
+            op: Some(op),
+            io_offset: offset,
+            itt,
+            ttt: !itt,
+            cmd_sn: sn[0],
+            exp_stat_sn: sn[1],
+            stat_sn: sn[1],
+            exp_cmd_sn: sn[0],
+            max_cmd_sn: sn[0].wrapping_add(63),
+        };
+        match pdu.kind {
+            PduKind::Command => sn[0] = sn[0].wrapping_add(1),
+            PduKind::Response => sn[1] = sn[1].wrapping_add(1),
+            PduKind::DataIn if pdu.status => sn[1] = sn[1].wrapping_add(1),
+            _ => {}
+        }
+        let bhs = pdu.bhs(&c);
+        let t = &self.tcp[conn as usize];
+        let seq = t.isn[side as usize].wrapping_add(t.ep[side as usize].written() as u32);
+        self.obs.on_stream_header(conn, side, seq, &bhs);
+    }
+
     /// A storage message (a PDU, or an iWARP SEND or WRITE) named `id` of session `session`
     /// arrived whole at side `side` at `at`.
     pub(super) fn storage_message_in(&mut self, session: u32, side: u32, id: u64, at: Time) {

@@ -16,6 +16,7 @@
 //! nothing.
 
 pub mod iscsi;
+pub mod iscsi_pdu;
 pub mod iwarp;
 pub mod nfs;
 pub mod nvme;

@@ -101,8 +101,9 @@ impl<O: Observer> Sim<'_, O> {
     /// outstanding per task), CmdSN and StatSN counted per session from 1, ExpCmdSN the next
     /// CmdSN and MaxCmdSN 63 beyond it (a command window of 64: the Linux iSCSI target's
     /// `default_cmdsn_depth`, `TA_DEFAULT_CMDSN_DEPTH` in `iscsi_target_core.h`, 64 in current
-    /// kernels, 16 in older ones), ExpStatSN the next StatSN. ExpCmdSN and ExpStatSN are the senders' counters when the PDU
-    /// is written, not what has arrived: the model does not track acknowledgement of numbers.
+    /// kernels, 16 in older ones), ExpStatSN the next StatSN. ExpCmdSN and ExpStatSN are the
+    /// senders' counters when the PDU is written, not what has arrived: the model does not
+    /// track acknowledgement of numbers.
     pub(super) fn observe_iscsi_pdu(&mut self, io: u32, step: u16, k: usize, conn: u32, side: u32) {
         use crate::storage::protocol::iscsi_pdu::{BhsContext, PduKind};
         let st = &mut self.storage;

@@ -13,6 +13,17 @@ use crate::spec::Trust;
 const QUEUE_PREFETCH_AHEAD: usize = 8;
 
 impl SwitchRt {
+    /// Bytes a frame of `frame` bytes takes in the buffer: the frame rounded up to whole cells.
+    #[inline(always)]
+    pub(crate) fn charge(&self, frame: u32) -> u64 {
+        let cell = self.cell as u64;
+        if cell == 1 {
+            frame as u64
+        } else {
+            (frame as u64).div_ceil(cell) * cell
+        }
+    }
+
     /// Priority of a packet arriving at this switch, per its trust mode.
     #[inline]
     pub(crate) fn classify(&self, pkt: &Packet) -> u8 {
@@ -62,8 +73,7 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         let egress = hops[ecmp_select(pkt.flow_hash, sw.ecmp_seed, hops.len())];
-        let cell = sw.cell as u64;
-        let charge = if cell == 1 { frame as u64 } else { (frame as u64).div_ceil(cell) * cell };
+        let charge = sw.charge(frame);
 
         let sw = &mut self.switches[sw_idx];
         let pg_slot = Mmu::index(local, pg);
@@ -99,18 +109,12 @@ impl<O: Observer> Sim<'_, O> {
         // An idle port with nothing queued sends the frame at once: the frame would go through
         // its empty queue and out, the scheduler choosing the only eligible class.
         if e.backlog == 0 && !e.pfc_pending && e.paused & (1 << prio) == 0 && self.wire_free(egress) {
-            self.send_through(egress, tc, id, pg_slot as u32, frame, charge as u16, prio);
+            self.send_through(egress, tc, id, pg_slot as u32, frame, prio);
             return;
         }
         let e = &mut self.ports[egress as usize];
         let q = &mut e.tcq[tc as usize];
-        q.queue.push_back(Queued {
-            id,
-            pg_slot: pg_slot as u32,
-            frame: frame as u16,
-            charge: charge as u16,
-            priority: prio,
-        });
+        q.queue.push_back(Queued { id, pg_slot: pg_slot as u32, frame: frame as u16, priority: prio });
         q.bytes += frame as u64;
         if q.bytes > q.peak {
             q.peak = q.bytes;
@@ -126,8 +130,7 @@ impl<O: Observer> Sim<'_, O> {
     /// Send frame `id` on the free port `egress`, whose queues are empty, as if it went through
     /// queue `tc`: its depth peaks at the frame, the scheduler picks `tc` (the DWRR deficits
     /// move as in a dequeue), and the buffer is released as the frame leaves.
-    #[allow(clippy::too_many_arguments)]
-    fn send_through(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, charge: u16, prio: u8) {
+    fn send_through(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, prio: u8) {
         let p = &mut self.ports[egress as usize];
         let q = &mut p.tcq[tc as usize];
         debug_assert!(q.queue.is_empty() && q.bytes == 0);
@@ -136,15 +139,16 @@ impl<O: Observer> Sim<'_, O> {
         debug_assert_eq!(chosen, Some(tc));
         let sw_idx = p.aux as usize;
         self.start_data_tx(egress, id, frame, prio);
-        self.release(sw_idx, pg_slot, charge);
+        self.release(sw_idx, pg_slot, frame);
     }
 
-    /// Return a frame's `charge` to ingress PG `pg_slot` of switch `sw_idx`, which may resume
-    /// the upstream (XON).
+    /// Return the charge of a frame of `frame` bytes to ingress PG `pg_slot` of switch
+    /// `sw_idx`, which may resume the upstream (XON).
     #[inline]
-    fn release(&mut self, sw_idx: usize, pg_slot: u32, charge: u16) {
+    fn release(&mut self, sw_idx: usize, pg_slot: u32, frame: u32) {
         let sw = &mut self.switches[sw_idx];
-        if sw.mmu.release_at(pg_slot as usize, charge as u64) {
+        let charge = sw.charge(frame);
+        if sw.mmu.release_at(pg_slot as usize, charge) {
             let pg = (pg_slot % 8) as usize;
             let ingress = sw.first_port + pg_slot / 8;
             let prios = sw.pg_priorities[pg];
@@ -213,7 +217,7 @@ impl<O: Observer> Sim<'_, O> {
         let sw_idx = p.aux as usize;
         self.start_data_tx(port, q.id, q.frame as u32, q.priority);
         // The buffer is freed as the frame leaves; this may resume the upstream (XON).
-        self.release(sw_idx, q.pg_slot, q.charge);
+        self.release(sw_idx, q.pg_slot, q.frame as u32);
     }
 }
 
@@ -239,6 +243,17 @@ mod tests {
             drops_headroom: 0,
             drops_no_route: 0,
         }
+    }
+
+    #[test]
+    fn queue_entries_are_12_bytes_and_the_charge_is_rounded_to_cells() {
+        assert_eq!(std::mem::size_of::<Queued>(), 12);
+        let mut sw = switch(Trust::Pcp);
+        assert_eq!(sw.charge(1090), 1090, "byte-accurate accounting");
+        sw.cell = 256;
+        assert_eq!(sw.charge(1090), 1280);
+        assert_eq!(sw.charge(1024), 1024);
+        assert_eq!(sw.charge(64), 256);
     }
 
     #[test]

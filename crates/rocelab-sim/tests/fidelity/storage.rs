@@ -329,6 +329,46 @@ fn demartek_iometer_reaches_line_rate_and_cpu_effectiveness_rises_with_block_siz
     assert!(rows.windows(2).all(|w| w[1].3 > w[0].3), "{rows:?}");
 }
 
+/// Demartek RoCE Deployment Guide, "Congestion Testing" (configuration 4): mirrored SMB Direct
+/// writes between two S2D nodes on different switches joined by 40GbE, with four iperf servers
+/// sending TCP across the same link. The guide's findings: "Total throughput ... decreases
+/// when congestion is introduced. Some throughput loss is recovered when DCQCN and ETS are
+/// introduced"; "for most block sizes, the write workload saw a large jump in latency when
+/// congestion was introduced. We also see a large reduction in latency when DCQCN and ETS are
+/// introduced". Its charts carry no figures the model could be held to, so the test asserts
+/// the ordering, with margins, at the block sizes where the writes load the 40GbE link (32 KiB
+/// and up: below, 1-16 KiB, the mirrored writes are IOPS-bound and the link has room for both,
+/// so the three runs stay within a few percent of each other in the model).
+#[test]
+fn demartek_congestion_cuts_write_throughput_and_dcqcn_with_ets_recovers_part_of_it() {
+    let name = "demartek-config4-two-switch";
+    let l = example(name);
+    let (_, values) = l.sweep_values().expect("a block-size sweep");
+    // Total write GB/s and IO-weighted mean write latency (µs) of every job of a run.
+    let figures = |variant: &str, point: usize| {
+        let (r, _) = run_point(name, Some(variant), point);
+        let gbs = r.jobs.iter().map(|j| j.bw_bytes()).sum::<f64>() / 1e9;
+        let n: u64 = r.jobs.iter().map(|j| j.write.clat_ns.count).sum();
+        assert!(n > 100, "{variant} @ {}: {n} writes measured", values[point]);
+        let lat = r.jobs.iter().map(|j| j.write.clat_ns.mean_ns * j.write.clat_ns.count as f64).sum::<f64>();
+        (gbs, lat / n as f64 / 1e3)
+    };
+    for bs in ["32KiB", "64KiB", "128KiB"] {
+        let point = values.iter().position(|v| v == bs).unwrap_or_else(|| panic!("{bs} in {values:?}"));
+        let base = figures("baseline", point);
+        let cong = figures("congestion", point);
+        let both = figures("congestion-dcqcn-ets", point);
+        eprintln!("{bs}: baseline {base:.2?}, congestion {cong:.2?}, with DCQCN and ETS {both:.2?} (GB/s, us)");
+        // Throughput: congestion costs at least 10 %; DCQCN and ETS win back at least 10 % of
+        // the congested figure without going past the baseline (partial recovery).
+        assert!(cong.0 < 0.9 * base.0, "{bs}: congestion must cut throughput");
+        assert!(both.0 > 1.1 * cong.0 && both.0 <= 1.02 * base.0, "{bs}: DCQCN and ETS recover part of it");
+        // Latency: a jump of at least 20 % with congestion, then a fall of at least 10 %.
+        assert!(cong.1 > 1.2 * base.1, "{bs}: congestion must raise write latency");
+        assert!(both.1 < 0.9 * cong.1 && both.1 >= 0.98 * base.1, "{bs}: DCQCN and ETS bring it down");
+    }
+}
+
 /// Median completion latency (µs) of the one job `name`, reads or writes: the QD1 4K runs are a
 /// few hundred IOs of a long-tailed device, whose median is steadier than the mean.
 fn p50_us(r: &Results, names: &[String], name: &str) -> f64 {

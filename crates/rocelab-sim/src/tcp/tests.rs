@@ -119,6 +119,20 @@ impl Pipe {
     }
 }
 
+/// A segment without flags, ECN, SACK blocks or retransmission mark.
+fn plain(seq: u64, ack: u64, len: u32, window: u32) -> Segment {
+    Segment {
+        seq,
+        ack,
+        len,
+        window,
+        flags: Flags::empty(),
+        ecn: Ecn::NotEct,
+        retransmission: false,
+        sack: SackBlocks::EMPTY,
+    }
+}
+
 fn cfg(mtu: u32) -> TcpConfig {
     TcpConfig { rto_policy: RtoPolicy::Rfc6298, ..TcpConfig::linux(mtu) }
 }
@@ -191,16 +205,7 @@ fn entering_recovery_sets_ssthresh_and_inflates() {
         segs.push(s);
     }
     assert_eq!(segs.len(), 10, "initial window of 10 segments");
-    let ack = |n: u64| Segment {
-        seq: 0,
-        ack: n,
-        len: 0,
-        window: 1 << 20,
-        flags: Flags::empty(),
-        ecn: Ecn::NotEct,
-        retransmission: false,
-        sack: SackBlocks::EMPTY,
-    };
+    let ack = |n: u64| plain(0, n, 0, 1 << 20);
     a.on_segment(10, &ack(0));
     for i in 0..3 {
         a.on_segment(20 + i, &ack(0));
@@ -314,16 +319,7 @@ fn receivers_report_the_latest_block_first() {
     let c = TcpConfig { delayed_ack: None, ..cfg(1500) };
     let m = c.mss as u64;
     let (_a, mut b) = TcpEndpoint::pair(&c, &c);
-    let seg = |seq: u64| Segment {
-        seq,
-        ack: 0,
-        len: m as u32,
-        window: 1 << 20,
-        flags: Flags::empty(),
-        ecn: Ecn::NotEct,
-        retransmission: false,
-        sack: SackBlocks::EMPTY,
-    };
+    let seg = |seq: u64| plain(seq, 0, m as u32, 1 << 20);
     for k in [2, 6, 3, 9, 12] {
         b.on_segment(0, &seg(k * m));
     }
@@ -618,16 +614,7 @@ fn congestion_control_dispatch_matches_direct_calls() {
 fn out_of_order_data_is_held_and_delivered_when_the_hole_fills() {
     let c = TcpConfig { delayed_ack: None, ..cfg(1500) };
     let (_, mut b) = TcpEndpoint::pair(&c, &c);
-    let seg = |seq: u64, len: u32| Segment {
-        seq,
-        ack: 0,
-        len,
-        window: 65_535,
-        flags: Flags::empty(),
-        ecn: Ecn::NotEct,
-        retransmission: false,
-        sack: SackBlocks::EMPTY,
-    };
+    let seg = |seq: u64, len: u32| plain(seq, 0, len, 65_535);
     assert_eq!(b.on_segment(0, &seg(1000, 1000)).delivered, 0);
     let w = b.poll_transmit(0, 0).unwrap();
     assert_eq!(w.ack, 0, "duplicate ACK for the hole");
@@ -647,16 +634,7 @@ fn out_of_order_data_is_held_and_delivered_when_the_hole_fills() {
 fn out_of_order_intervals_merge_in_place() {
     let c = TcpConfig { delayed_ack: None, ..cfg(1500) };
     let (_, mut b) = TcpEndpoint::pair(&c, &c);
-    let seg = |seq: u64, len: u32| Segment {
-        seq,
-        ack: 0,
-        len,
-        window: 65_535,
-        flags: Flags::empty(),
-        ecn: Ecn::NotEct,
-        retransmission: false,
-        sack: SackBlocks::EMPTY,
-    };
+    let seg = |seq: u64, len: u32| plain(seq, 0, len, 65_535);
     // Holes at [0,100), [200,300), [400,500); then fill the middle ones out of order.
     for (s, l) in [(100, 100), (300, 100), (500, 100), (250, 60), (200, 50), (450, 60)] {
         assert_eq!(b.on_segment(0, &seg(s, l)).delivered, 0);

@@ -213,14 +213,8 @@ pub(super) fn iser_command(p: &IscsiParams, op: IoOp, bytes: u32, x: &mut Exchan
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Exchange, Protocol};
+    use super::super::{steps, Exchange, Protocol};
     use super::*;
-
-    fn steps(p: Protocol, op: IoOp, bytes: u32) -> Vec<String> {
-        let mut x = Exchange::new();
-        p.exchange(op, bytes, &mut x);
-        x.describe()
-    }
 
     #[test]
     fn iscsi_rfc_defaults_4k_and_512k() {

@@ -355,6 +355,15 @@ pub(crate) fn pad4(n: u32) -> u32 {
     n.div_ceil(4) * 4
 }
 
+/// The steps of `p`'s exchange for one `op` of `bytes`, as [`Exchange::describe`] writes them:
+/// what the protocols' tests compare.
+#[cfg(test)]
+pub(crate) fn steps(p: Protocol, op: crate::storage::job::IoOp, bytes: u32) -> Vec<String> {
+    let mut x = Exchange::new();
+    p.exchange(op, bytes, &mut x);
+    x.describe()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

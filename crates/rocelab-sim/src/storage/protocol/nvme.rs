@@ -160,14 +160,8 @@ impl NvmeTcp {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Exchange, Protocol};
+    use super::super::{steps, Protocol};
     use super::*;
-
-    fn steps(p: Protocol, op: IoOp, bytes: u32) -> Vec<String> {
-        let mut x = Exchange::new();
-        p.exchange(op, bytes, &mut x);
-        x.describe()
-    }
 
     #[test]
     fn nvme_rdma_4k_and_512k() {

@@ -188,14 +188,8 @@ impl SmbdCredits {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Exchange, Protocol};
+    use super::super::{steps, Protocol};
     use super::*;
-
-    fn steps(p: Protocol, op: IoOp, bytes: u32) -> Vec<String> {
-        let mut x = Exchange::new();
-        p.exchange(op, bytes, &mut x);
-        x.describe()
-    }
 
     #[test]
     fn smb_direct_4k_and_512k_use_rdma() {

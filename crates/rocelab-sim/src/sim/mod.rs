@@ -424,7 +424,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Put data frame `id` (of `frame` bytes, counted under `priority`) on the wire of `port`.
-    #[inline]
+    #[inline(always)]
     pub fn start_data_tx(&mut self, port: u32, id: u32, frame: u32, priority: u8) {
         let now = self.now;
         let p = &mut self.ports[port as usize];

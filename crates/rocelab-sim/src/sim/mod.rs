@@ -124,6 +124,8 @@ pub(crate) struct PortRt {
     pub sched: Scheduler,
     /// Egress queues per traffic class (switch ports).
     pub tcq: [TcQueue; 8],
+    /// The counters, except that `rx_packets` and `rx_bytes` hold corrections only (wrapping):
+    /// see [`Sim::port_counters`].
     pub counters: [PriorityCounters; 8],
     /// Propagation delay of the link.
     pub prop: Time,
@@ -384,6 +386,27 @@ impl<O: Observer> Sim<'_, O> {
             }
             prefetch(&self.ports[p.peer as usize].peer);
         }
+    }
+
+    /// The counters of port `port` now. Frames received are not counted as they arrive (a cache
+    /// line more per hop, of the receiving port): every data frame a port receives was sent by
+    /// its peer, counted there under the priority it carries, and has left the peer's wire. So
+    /// a port has received what its peer sent less what is still on the peer's wire, moved
+    /// between priorities where the port classified a frame differently (`switch_arrive`
+    /// records that in the `rx` fields, with wrapping arithmetic).
+    pub(crate) fn port_counters(&self, port: usize) -> [PriorityCounters; 8] {
+        let p = &self.ports[port];
+        let peer = &self.ports[p.peer as usize];
+        let mut c = p.counters;
+        for (prio, c) in c.iter_mut().enumerate() {
+            let sent = &peer.counters[prio];
+            c.count_rx(sent.tx_packets, sent.tx_bytes);
+        }
+        for &(_, id) in &peer.wire {
+            let pkt = self.pool.get(id);
+            c[pkt.priority as usize].count_rx(u64::MAX, (pkt.frame_bytes as u64).wrapping_neg());
+        }
+        c
     }
 
     /// Whether the transmitter of `port` is free now. A port whose `TxDone` was left out is free

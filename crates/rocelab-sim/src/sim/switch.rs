@@ -51,18 +51,18 @@ impl<O: Observer> Sim<'_, O> {
         let sw = &self.switches[sw_idx];
         let pkt = self.pool.get_mut(id);
         let prio = sw.classify(pkt);
+        let frame = pkt.frame_bytes;
         if pkt.priority != prio {
-            // Written only on a change, so that a packet's cache line stays clean.
+            // Written only on a change, so that a packet's cache line stays clean. The frame
+            // was sent under the old priority and is received under the new one: the receive
+            // counters, which follow from the peer's send counters, are corrected.
+            let c = &mut self.ports[port as usize].counters;
+            c[pkt.priority as usize].count_rx(u64::MAX, (frame as u64).wrapping_neg());
+            c[prio as usize].count_rx(1, frame as u64);
             pkt.priority = prio;
         }
         let pg = sw.qos.priority_to_pg[prio as usize];
         let tc = sw.qos.priority_to_tc[prio as usize];
-        let frame = pkt.frame_bytes;
-        {
-            let c = &mut self.ports[port as usize].counters[prio as usize];
-            c.rx_packets += 1;
-            c.rx_bytes += frame as u64;
-        }
         super::observe(self.obs, &self.pool, &self.tcp_seg, now, port, id, Direction::Rx);
 
         let pkt = self.pool.get(id);

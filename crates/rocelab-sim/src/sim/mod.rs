@@ -124,8 +124,8 @@ pub(crate) struct PortRt {
     pub sched: Scheduler,
     /// Egress queues per traffic class (switch ports).
     pub tcq: [TcQueue; 8],
-    /// The counters, except that `rx_packets` and `rx_bytes` hold corrections only (wrapping):
-    /// see [`Sim::port_counters`].
+    /// The counters, except that `tx_packets` and `tx_bytes` are kept in `tcq` and
+    /// `rx_packets` and `rx_bytes` hold corrections only (wrapping): see [`Sim::port_counters`].
     pub counters: [PriorityCounters; 8],
     /// Propagation delay of the link.
     pub prop: Time,
@@ -142,13 +142,20 @@ pub(crate) struct PortRt {
     pub lp: link_pause::LinkPauseRt,
 }
 
-/// One egress queue of a switch port, with its depth and peak, in one cache line.
+/// One egress queue of a switch port, with its depth and peak, in one cache line; and the
+/// port's send counters of the priority of the same number. Where priority `p` maps to class
+/// `p` (the default `QosSpec` map), a frame's dequeue and its count touch one line, where the
+/// counters in `PortRt::counters` were one more per hop; other maps cost what that did.
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct TcQueue {
     pub queue: VecDeque<Queued>,
     pub bytes: u64,
     pub peak: u64,
+    /// Data frames sent under the priority of this queue's number (not from this queue).
+    pub tx_packets: u64,
+    /// Their frame bytes.
+    pub tx_bytes: u64,
 }
 
 /// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
@@ -388,18 +395,20 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// The counters of port `port` now. Frames received are not counted as they arrive (a cache
-    /// line more per hop, of the receiving port): every data frame a port receives was sent by
-    /// its peer, counted there under the priority it carries, and has left the peer's wire. So
-    /// a port has received what its peer sent less what is still on the peer's wire, moved
-    /// between priorities where the port classified a frame differently (`switch_arrive`
-    /// records that in the `rx` fields, with wrapping arithmetic).
+    /// The counters of port `port` now. Frames sent are counted beside the egress queues
+    /// ([`TcQueue`]). Frames received are not counted as they arrive (a cache line more per hop,
+    /// of the receiving port): every data frame a port receives was sent by its peer, counted
+    /// there under the priority it carries, and has left the peer's wire. So a port has
+    /// received what its peer sent less what is still on the peer's wire, moved between
+    /// priorities where the port classified a frame differently (`switch_arrive` records that
+    /// in the `rx` fields, with wrapping arithmetic).
     pub(crate) fn port_counters(&self, port: usize) -> [PriorityCounters; 8] {
         let p = &self.ports[port];
         let peer = &self.ports[p.peer as usize];
         let mut c = p.counters;
         for (prio, c) in c.iter_mut().enumerate() {
-            let sent = &peer.counters[prio];
+            (c.tx_packets, c.tx_bytes) = (p.tcq[prio].tx_packets, p.tcq[prio].tx_bytes);
+            let sent = &peer.tcq[prio];
             c.count_rx(sent.tx_packets, sent.tx_bytes);
         }
         for &(_, id) in &peer.wire {
@@ -452,7 +461,7 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.bytes_time((frame + wire::WIRE_OVERHEAD) as u64);
-        let c = &mut p.counters[priority as usize];
+        let c = &mut p.tcq[priority as usize];
         c.tx_packets += 1;
         c.tx_bytes += frame as u64;
         let arrive = now + ser + p.arrival_delay;

@@ -79,7 +79,8 @@ impl Default for Sampling {
 
 /// Runtime state of one port (both directions of a full-duplex link end), laid out by use:
 /// the fields the packet path touches on every frame come first, in three cache lines (the
-/// link and rate; transmitter, identity, flags and the scheduler); then one cache line per
+/// link and rate; transmitter, identity, flags and the queue depth, which an enqueue touches
+/// with the egress class's line only; the scheduler); then one cache line per
 /// egress traffic class; then the counters; pause state, ECN parameters and 802.3x last (the
 /// PFC timer slots are apart, in `Sim::pfc_timers`). A frame's handling touches those few
 /// lines only, so the ports of a large fabric fit in cache.
@@ -90,7 +91,8 @@ pub(crate) struct PortRt {
     pub rate: LinkRate,
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
-    pub total_queue_bytes: u64,
+    /// Propagation delay of the link (here where it costs no line: PFC frames only use it).
+    pub prop: Time,
     /// When the frame being sent (`busy`) has been serialized, and the sequence number of its
     /// `TxDone` event, taken when the frame started whether the event is pushed then or later
     /// (`tx_event`).
@@ -121,14 +123,13 @@ pub(crate) struct PortRt {
     pub pfc_pending_enable: u8,
     pub pfc_pending_xoff: u8,
     pub pfc_enabled: PriorityMask,
+    pub total_queue_bytes: u64,
     pub sched: Scheduler,
     /// Egress queues per traffic class (switch ports).
     pub tcq: [TcQueue; 8],
     /// The counters, except that `tx_packets` and `tx_bytes` are kept in `tcq` and
     /// `rx_packets` and `rx_bytes` hold corrections only (wrapping): see [`Sim::port_counters`].
     pub counters: [PriorityCounters; 8],
-    /// Propagation delay of the link.
-    pub prop: Time,
     pub node: u32,
     pub pfc_quanta: u16,
     /// Duration of `pfc_quanta` at this port's rate.

@@ -195,6 +195,7 @@ impl Mmu {
     }
 
     /// [`Mmu::admit`] by index.
+    #[inline]
     pub fn admit_at(&mut self, i: usize, bytes: u64) -> Admission {
         let st = self.slots[i];
         let old_shared = st.shared();
@@ -235,6 +236,7 @@ impl Mmu {
     }
 
     /// [`Mmu::release`] by index.
+    #[inline]
     pub fn release_at(&mut self, i: usize, bytes: u64) -> bool {
         let mut st = self.slots[i];
         debug_assert!(st.used >= bytes, "release more than charged");

@@ -26,11 +26,10 @@ pub enum Tsa {
 /// lives inside the port's hot cache lines.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
-    /// Strict classes, highest first (`n_strict` of them).
-    strict: [u8; 8],
+    /// Bit `tc`: class `tc` is a strict class (served highest class first).
+    strict_mask: u8,
     /// ETS classes in round-robin order (`n_ets` of them).
     ets: [u8; 8],
-    n_strict: u8,
     n_ets: u8,
     /// Bit `tc`: class `tc` is an ETS class.
     ets_mask: u8,
@@ -49,9 +48,8 @@ impl Scheduler {
     /// selection to one pass over the classes.
     pub fn new(tsa: &[Tsa; 8], max_frame: u32) -> Self {
         let mut s = Scheduler {
-            strict: [0; 8],
+            strict_mask: 0,
             ets: [0; 8],
-            n_strict: 0,
             n_ets: 0,
             ets_mask: 0,
             cur: 0,
@@ -60,14 +58,10 @@ impl Scheduler {
             deficit: [0; 8],
         };
         let mut min_w = u32::MAX;
-        // Strict classes highest first: walk the classes downwards.
-        for tc in (0..8u8).rev() {
-            if tsa[tc as usize] == Tsa::Strict {
-                s.strict[s.n_strict as usize] = tc;
-                s.n_strict += 1;
-            }
-        }
         for (tc, t) in tsa.iter().enumerate() {
+            if *t == Tsa::Strict {
+                s.strict_mask |= 1 << tc;
+            }
             if let Tsa::Ets(w) = *t {
                 s.ets[s.n_ets as usize] = tc as u8;
                 s.n_ets += 1;
@@ -104,10 +98,10 @@ impl Scheduler {
     /// engine calls: it keeps a mask of backlogged classes, so a selection reads the queue of
     /// the chosen class only (and of the ETS classes it passes over for lack of deficit).
     pub fn select_eligible(&mut self, eligible: u8, head_bytes: impl Fn(TrafficClass) -> u32) -> Option<u8> {
-        for &tc in &self.strict[..self.n_strict as usize] {
-            if eligible & (1 << tc) != 0 {
-                return Some(tc);
-            }
+        // Strict classes highest first: the highest eligible bit.
+        let strict = eligible & self.strict_mask;
+        if strict != 0 {
+            return Some(7 - strict.leading_zeros() as u8);
         }
         let n = self.n_ets as usize;
         if n == 0 {

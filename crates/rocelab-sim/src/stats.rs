@@ -44,6 +44,16 @@ pub struct PriorityCounters {
     pub drops: u64,
 }
 
+impl PriorityCounters {
+    /// Add `packets` frames of `bytes` to the receive counters, wrapping (the engine adds
+    /// corrections that may be negative, as two's complement; see `Sim::port_counters`).
+    #[inline]
+    pub(crate) fn count_rx(&mut self, packets: u64, bytes: u64) {
+        self.rx_packets = self.rx_packets.wrapping_add(packets);
+        self.rx_bytes = self.rx_bytes.wrapping_add(bytes);
+    }
+}
+
 /// One port's results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PortResults {

@@ -468,6 +468,15 @@ fn dscp_trust_classifies_untagged_roce_into_the_lossless_class() {
     // Mismarked (DSCP 0 -> priority 0, lossy): the same incast now drops.
     let bad = run_checked(&f.spec, &traffic(0), &SimConfig::new(1, 2 * MS));
     assert!(bad.switches[0].drops_lossy > 0);
+    // The hosts sent under priority 3, the switch received under priority 0: the receive
+    // counters follow its classification, and every frame sent has been received.
+    for h in &bad.ports[1..f.hosts.len()] {
+        let s = bad.ports.iter().find(|p| (p.node, p.port) == (h.peer_node, h.peer_port)).expect("peer port");
+        assert_eq!((h.priorities[0].tx_packets, s.priorities[ROCE as usize].rx_packets), (0, 0));
+        let sent = h.priorities[ROCE as usize];
+        assert!(sent.tx_packets > 0);
+        assert_eq!((s.priorities[0].rx_packets, s.priorities[0].rx_bytes), (sent.tx_packets, sent.tx_bytes));
+    }
 }
 
 #[test]

@@ -545,7 +545,7 @@ impl<O: Observer> Sim<'_, O> {
             .iter()
             .enumerate()
             .map(|(g, p)| {
-                let mut priorities = p.counters;
+                let mut priorities = self.port_counters(g);
                 for (prio, c) in priorities.iter_mut().enumerate() {
                     c.paused_ps = p.pause[prio].paused_time(end);
                 }

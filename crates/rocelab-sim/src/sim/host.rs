@@ -171,11 +171,7 @@ impl<O: Observer> Sim<'_, O> {
             }
             return;
         }
-        let p = &mut self.ports[port as usize];
-        let c = &mut p.counters[pkt.priority as usize];
-        c.rx_packets += 1;
-        c.rx_bytes += pkt.frame_bytes as u64;
-        let nic_idx = p.aux as usize;
+        let nic_idx = self.ports[port as usize].aux as usize;
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let nic = &mut self.nics[nic_idx];
         match nic.rx.on_arrival(now, pkt.frame_bytes as u64) {

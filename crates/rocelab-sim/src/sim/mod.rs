@@ -79,7 +79,8 @@ impl Default for Sampling {
 
 /// Runtime state of one port (both directions of a full-duplex link end), laid out by use:
 /// the fields the packet path touches on every frame come first, in three cache lines (the
-/// link and rate; transmitter, identity, flags and the scheduler); then one cache line per
+/// link and rate; transmitter, identity, flags and the queue depth, which an enqueue touches
+/// with the egress class's line only; the scheduler); then one cache line per
 /// egress traffic class; then the counters; pause state, ECN parameters and 802.3x last (the
 /// PFC timer slots are apart, in `Sim::pfc_timers`). A frame's handling touches those few
 /// lines only, so the ports of a large fabric fit in cache.
@@ -90,7 +91,8 @@ pub(crate) struct PortRt {
     pub rate: LinkRate,
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
-    pub total_queue_bytes: u64,
+    /// Propagation delay of the link (here where it costs no line: PFC frames only use it).
+    pub prop: Time,
     /// When the frame being sent (`busy`) has been serialized, and the sequence number of its
     /// `TxDone` event, taken when the frame started whether the event is pushed then or later
     /// (`tx_event`).
@@ -121,12 +123,13 @@ pub(crate) struct PortRt {
     pub pfc_pending_enable: u8,
     pub pfc_pending_xoff: u8,
     pub pfc_enabled: PriorityMask,
+    pub total_queue_bytes: u64,
     pub sched: Scheduler,
     /// Egress queues per traffic class (switch ports).
     pub tcq: [TcQueue; 8],
+    /// The counters, except that `tx_packets` and `tx_bytes` are kept in `tcq` and
+    /// `rx_packets` and `rx_bytes` hold corrections only (wrapping): see [`Sim::port_counters`].
     pub counters: [PriorityCounters; 8],
-    /// Propagation delay of the link.
-    pub prop: Time,
     pub node: u32,
     pub pfc_quanta: u16,
     /// Duration of `pfc_quanta` at this port's rate.
@@ -140,13 +143,20 @@ pub(crate) struct PortRt {
     pub lp: link_pause::LinkPauseRt,
 }
 
-/// One egress queue of a switch port, with its depth and peak, in one cache line.
+/// One egress queue of a switch port, with its depth and peak, in one cache line; and the
+/// port's send counters of the priority of the same number. Where priority `p` maps to class
+/// `p` (the default `QosSpec` map), a frame's dequeue and its count touch one line, where the
+/// counters in `PortRt::counters` were one more per hop; other maps cost what that did.
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct TcQueue {
     pub queue: VecDeque<Queued>,
     pub bytes: u64,
     pub peak: u64,
+    /// Data frames sent under the priority of this queue's number (not from this queue).
+    pub tx_packets: u64,
+    /// Their frame bytes.
+    pub tx_bytes: u64,
 }
 
 /// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
@@ -386,6 +396,29 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
+    /// The counters of port `port` now. Frames sent are counted beside the egress queues
+    /// ([`TcQueue`]). Frames received are not counted as they arrive (a cache line more per hop,
+    /// of the receiving port): every data frame a port receives was sent by its peer, counted
+    /// there under the priority it carries, and has left the peer's wire. So a port has
+    /// received what its peer sent less what is still on the peer's wire, moved between
+    /// priorities where the port classified a frame differently (`switch_arrive` records that
+    /// in the `rx` fields, with wrapping arithmetic).
+    pub(crate) fn port_counters(&self, port: usize) -> [PriorityCounters; 8] {
+        let p = &self.ports[port];
+        let peer = &self.ports[p.peer as usize];
+        let mut c = p.counters;
+        for (prio, c) in c.iter_mut().enumerate() {
+            (c.tx_packets, c.tx_bytes) = (p.tcq[prio].tx_packets, p.tcq[prio].tx_bytes);
+            let sent = &peer.tcq[prio];
+            c.count_rx(sent.tx_packets, sent.tx_bytes);
+        }
+        for &(_, id) in &peer.wire {
+            let pkt = self.pool.get(id);
+            c[pkt.priority as usize].count_rx(u64::MAX, (pkt.frame_bytes as u64).wrapping_neg());
+        }
+        c
+    }
+
     /// Whether the transmitter of `port` is free now. A port whose `TxDone` was left out is free
     /// once the current event comes after that event's place `(tx_end, tx_seq)`; before, the
     /// caller has something to send, so the `TxDone` is pushed now, in its reserved place.
@@ -424,12 +457,12 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Put data frame `id` (of `frame` bytes, counted under `priority`) on the wire of `port`.
-    #[inline]
+    #[inline(always)]
     pub fn start_data_tx(&mut self, port: u32, id: u32, frame: u32, priority: u8) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.bytes_time((frame + wire::WIRE_OVERHEAD) as u64);
-        let c = &mut p.counters[priority as usize];
+        let c = &mut p.tcq[priority as usize];
         c.tx_packets += 1;
         c.tx_bytes += frame as u64;
         let arrive = now + ser + p.arrival_delay;

@@ -18,11 +18,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn rc_arrive(&mut self, port: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
-        let p = &mut self.ports[port as usize];
-        let c = &mut p.counters[pkt.priority as usize];
-        c.rx_packets += 1;
-        c.rx_bytes += pkt.frame_bytes as u64;
-        let nic_idx = p.aux as usize;
+        let nic_idx = self.ports[port as usize].aux as usize;
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let q = self.flows[pkt.flow as usize].qp;
         if pkt.is_control() {

@@ -51,18 +51,18 @@ impl<O: Observer> Sim<'_, O> {
         let sw = &self.switches[sw_idx];
         let pkt = self.pool.get_mut(id);
         let prio = sw.classify(pkt);
+        let frame = pkt.frame_bytes;
         if pkt.priority != prio {
-            // Written only on a change, so that a packet's cache line stays clean.
+            // Written only on a change, so that a packet's cache line stays clean. The frame
+            // was sent under the old priority and is received under the new one: the receive
+            // counters, which follow from the peer's send counters, are corrected.
+            let c = &mut self.ports[port as usize].counters;
+            c[pkt.priority as usize].count_rx(u64::MAX, (frame as u64).wrapping_neg());
+            c[prio as usize].count_rx(1, frame as u64);
             pkt.priority = prio;
         }
         let pg = sw.qos.priority_to_pg[prio as usize];
         let tc = sw.qos.priority_to_tc[prio as usize];
-        let frame = pkt.frame_bytes;
-        {
-            let c = &mut self.ports[port as usize].counters[prio as usize];
-            c.rx_packets += 1;
-            c.rx_bytes += frame as u64;
-        }
         super::observe(self.obs, &self.pool, &self.tcp_seg, now, port, id, Direction::Rx);
 
         let pkt = self.pool.get(id);
@@ -143,19 +143,28 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Return the charge of a frame of `frame` bytes to ingress PG `pg_slot` of switch
-    /// `sw_idx`, which may resume the upstream (XON).
-    #[inline]
+    /// `sw_idx`, which may resume the upstream (XON). Inlined in its two callers, the XON apart:
+    /// as a call, saving and restoring registers cost more than the release itself.
+    #[inline(always)]
     fn release(&mut self, sw_idx: usize, pg_slot: u32, frame: u32) {
         let sw = &mut self.switches[sw_idx];
         let charge = sw.charge(frame);
         if sw.mmu.release_at(pg_slot as usize, charge) {
-            let pg = (pg_slot % 8) as usize;
-            let ingress = sw.first_port + pg_slot / 8;
-            let prios = sw.pg_priorities[pg];
-            for pr in 0..8u8 {
-                if prios & (1 << pr) != 0 {
-                    self.pfc_deassert(ingress, pr);
-                }
+            self.release_xon(sw_idx, pg_slot);
+        }
+    }
+
+    /// The release of PG `pg_slot` of switch `sw_idx` cleared its XOFF: resume the upstream.
+    #[cold]
+    #[inline(never)]
+    fn release_xon(&mut self, sw_idx: usize, pg_slot: u32) {
+        let sw = &self.switches[sw_idx];
+        let pg = (pg_slot % 8) as usize;
+        let ingress = sw.first_port + pg_slot / 8;
+        let prios = sw.pg_priorities[pg];
+        for pr in 0..8u8 {
+            if prios & (1 << pr) != 0 {
+                self.pfc_deassert(ingress, pr);
             }
         }
     }

@@ -18,11 +18,7 @@ impl<O: Observer> Sim<'_, O> {
         let mut info = self.tcp_seg[id as usize];
         // The IP ECN field as it arrived: a switch may have marked CE.
         info.seg.ecn = pkt.ecn;
-        let p = &mut self.ports[port as usize];
-        let c = &mut p.counters[pkt.priority as usize];
-        c.rx_packets += 1;
-        c.rx_bytes += pkt.frame_bytes as u64;
-        let nic_idx = p.aux as usize;
+        let nic_idx = self.ports[port as usize].aux as usize;
         self.obs.on_tcp(now, port as usize, &pkt, &info.hdr, Direction::Rx);
         let nic = &mut self.nics[nic_idx];
         let (delivered_at, xoff, check_at) = match nic.rx.on_arrival(now, pkt.frame_bytes as u64) {

@@ -265,10 +265,14 @@ impl EventQueue {
         let i = if self.free != NIL { self.free } else { self.grow() };
         let n = &mut self.slab[i as usize];
         self.free = n.next;
-        *n = Node { key: wheel_key(time, seq), event, next: self.heads[b] };
+        let head = self.heads[b];
+        *n = Node { key: wheel_key(time, seq), event, next: head };
         self.heads[b] = i;
-        self.bits[b / 64] |= 1 << (b % 64);
-        self.summary |= 1 << (b / 64);
+        // A bucket's bit is set exactly while its list is not empty: only its first entry sets it.
+        if head == NIL {
+            self.bits[b / 64] |= 1 << (b % 64);
+            self.summary |= 1 << (b / 64);
+        }
     }
 
     /// A new free node (the slab grows to the most entries ever on the wheel at once).
@@ -450,19 +454,22 @@ impl EventQueue {
             self.now_slot += 1 + ahead;
             // The list is newest first, which is the `now` order when the slot's events were
             // pushed in time order (the common case): check while copying, sort only if not.
-            let mut i = std::mem::replace(&mut self.heads[b], NIL);
+            let head = std::mem::replace(&mut self.heads[b], NIL);
+            let mut i = head;
+            let mut tail = i;
             let mut prev = u64::MAX;
             let mut sorted = true;
             while i != NIL {
-                let n = &mut self.slab[i as usize];
+                let n = &self.slab[i as usize];
                 sorted &= n.key < prev;
                 prev = n.key;
                 self.now.push((n.key, n.event));
-                let next = n.next;
-                n.next = self.free;
-                self.free = i;
-                i = next;
+                tail = i;
+                i = n.next;
             }
+            // The whole list goes onto the free list at once.
+            self.slab[tail as usize].next = self.free;
+            self.free = head;
             self.bits[b / 64] &= !(1 << (b % 64));
             if self.bits[b / 64] == 0 {
                 self.summary &= !(1 << (b / 64));

@@ -176,9 +176,18 @@ pub struct EventQueue {
     /// it; such entries wait here and pop before `now`'s. Rare and short.
     early: Vec<(Time, Seq, Event)>,
     /// Head of the list of bucket `s & MASK`, which holds the entries of slot `s` for
-    /// `now_slot < s < now_slot + SLOTS`, newest first (so in time order, latest first, when
-    /// they were pushed in time order).
+    /// `now_slot < s < now_slot + SLOTS` pushed with a fresh sequence number, newest first (so
+    /// in key order, largest first, when they were pushed in time order: nearly always).
     heads: Box<[u32; SLOTS]>,
+    /// Head of the list of the other entries of bucket `s & MASK`: pushed late with a sequence
+    /// number reserved earlier ([`EventQueue::push_reserved`]), or handed down from `far`.
+    /// Their keys are out of order with the first list's (they are smaller than those of the
+    /// entries pushed since the reservation), so each slot's few are sorted apart and merged in
+    /// as the slot becomes current, rather than sorted into the whole slot.
+    late: Box<[u32; SLOTS]>,
+    /// The late entries of the slot being made current, by descending key (kept for its
+    /// capacity).
+    scratch: Vec<(u64, Event)>,
     /// The wheel's entries, all buckets in one slab with a free list, so that a push writes to
     /// a recently freed (cached) node rather than to the tail of one of thousands of vectors.
     slab: Vec<Node>,
@@ -204,6 +213,8 @@ impl Default for EventQueue {
             now_slot: 0,
             early: Vec::new(),
             heads: Box::new([NIL; SLOTS]),
+            late: Box::new([NIL; SLOTS]),
+            scratch: Vec::new(),
             slab: Vec::new(),
             free: NIL,
             bits: [0; WORDS],
@@ -252,7 +263,11 @@ impl EventQueue {
         }
         let ahead = slot_of(time).wrapping_sub(self.now_slot);
         if ahead.wrapping_sub(1) < MASK {
-            self.link(time, seq, event);
+            if seq + 1 == self.seq {
+                self.link(time, seq, event);
+            } else {
+                self.link_late(time, seq, event);
+            }
         } else {
             self.push_rare(time, seq, event, ahead);
         }
@@ -273,6 +288,19 @@ impl EventQueue {
             self.bits[b / 64] |= 1 << (b % 64);
             self.summary |= 1 << (b / 64);
         }
+    }
+
+    /// Into the late list of the bucket of `time`'s slot, which is on the wheel.
+    #[inline(never)]
+    fn link_late(&mut self, time: Time, seq: Seq, event: Event) {
+        let b = (slot_of(time) & MASK) as usize;
+        let i = if self.free != NIL { self.free } else { self.grow() };
+        let n = &mut self.slab[i as usize];
+        self.free = n.next;
+        *n = Node { key: wheel_key(time, seq), event, next: self.late[b] };
+        self.late[b] = i;
+        self.bits[b / 64] |= 1 << (b % 64);
+        self.summary |= 1 << (b / 64);
     }
 
     /// A new free node (the slab grows to the most entries ever on the wheel at once).
@@ -405,14 +433,15 @@ impl EventQueue {
         if self.summary != 0 {
             // The smallest key of the next bucket.
             let b = self.next_bucket();
-            let mut i = self.heads[b];
             let mut min: Option<&Node> = None;
-            while i != NIL {
-                let n = &self.slab[i as usize];
-                if min.is_none_or(|m| n.key < m.key) {
-                    min = Some(n);
+            for mut i in [self.heads[b], self.late[b]] {
+                while i != NIL {
+                    let n = &self.slab[i as usize];
+                    if min.is_none_or(|m| n.key < m.key) {
+                        min = Some(n);
+                    }
+                    i = n.next;
                 }
-                i = n.next;
             }
             let slot = self.now_slot + 1 + ((b as u64).wrapping_sub(self.now_slot + 1) & MASK);
             return min.map(|n| ((slot << SLOT_SHIFT) | (n.key >> SEQ_BITS), &n.event));
@@ -454,22 +483,12 @@ impl EventQueue {
             self.now_slot += 1 + ahead;
             // The list is newest first, which is the `now` order when the slot's events were
             // pushed in time order (the common case): check while copying, sort only if not.
-            let head = std::mem::replace(&mut self.heads[b], NIL);
-            let mut i = head;
-            let mut tail = i;
-            let mut prev = u64::MAX;
-            let mut sorted = true;
-            while i != NIL {
-                let n = &self.slab[i as usize];
-                sorted &= n.key < prev;
-                prev = n.key;
-                self.now.push((n.key, n.event));
-                tail = i;
-                i = n.next;
+            let late = std::mem::replace(&mut self.late[b], NIL);
+            if late != NIL {
+                self.take_late(late);
             }
-            // The whole list goes onto the free list at once.
-            self.slab[tail as usize].next = self.free;
-            self.free = head;
+            let head = std::mem::replace(&mut self.heads[b], NIL);
+            let sorted = if self.scratch.is_empty() { self.take(head) } else { self.take_merging(head) };
             self.bits[b / 64] &= !(1 << (b % 64));
             if self.bits[b / 64] == 0 {
                 self.summary &= !(1 << (b / 64));
@@ -492,8 +511,81 @@ impl EventQueue {
             if ahead == 0 {
                 self.insert_now(wheel_key(f.time(), f.seq()), f.event);
             } else {
-                self.link(f.time(), f.seq(), f.event);
+                self.link_late(f.time(), f.seq(), f.event);
             }
+        }
+    }
+
+    /// Copy the list from `head` into `now` and free its nodes; whether it was in `now`'s order.
+    #[inline]
+    fn take(&mut self, head: u32) -> bool {
+        let mut i = head;
+        let mut tail = NIL;
+        let mut prev = u64::MAX;
+        let mut sorted = true;
+        while i != NIL {
+            let n = &self.slab[i as usize];
+            sorted &= n.key < prev;
+            prev = n.key;
+            self.now.push((n.key, n.event));
+            tail = i;
+            i = n.next;
+        }
+        self.free_list(head, tail);
+        sorted
+    }
+
+    /// [`EventQueue::take`], merging in the entries of `scratch` (which it empties).
+    #[inline(never)]
+    fn take_merging(&mut self, head: u32) -> bool {
+        let mut i = head;
+        let mut tail = NIL;
+        let mut prev = u64::MAX;
+        let mut sorted = true;
+        let mut j = 0;
+        // The key of the next late entry (0, below every key, when there is none: keys hold a
+        // sequence number from 1).
+        let mut late_key = self.scratch[0].0;
+        while i != NIL {
+            let n = &self.slab[i as usize];
+            while late_key > n.key {
+                self.now.push(self.scratch[j]);
+                j += 1;
+                late_key = self.scratch.get(j).map_or(0, |e| e.0);
+            }
+            sorted &= n.key < prev;
+            prev = n.key;
+            self.now.push((n.key, n.event));
+            tail = i;
+            i = n.next;
+        }
+        self.now.extend_from_slice(&self.scratch[j..]);
+        self.scratch.clear();
+        self.free_list(head, tail);
+        sorted
+    }
+
+    /// The late list from `head` into `scratch`, sorted, and its nodes freed.
+    #[inline(never)]
+    fn take_late(&mut self, head: u32) {
+        let mut i = head;
+        let mut tail = NIL;
+        while i != NIL {
+            let n = &self.slab[i as usize];
+            self.scratch.push((n.key, n.event));
+            tail = i;
+            i = n.next;
+        }
+        self.free_list(head, tail);
+        sort_descending(&mut self.scratch);
+    }
+
+    /// Put the list from `head` to `tail` onto the free list, all at once.
+    #[inline]
+    fn free_list(&mut self, head: u32, tail: u32) {
+        if tail != NIL {
+            self.slab[tail as usize].next = self.free;
+            self.free = head;
         }
     }
 }

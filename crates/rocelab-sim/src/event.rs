@@ -200,7 +200,12 @@ pub struct EventQueue {
     far: BinaryHeap<Far>,
     /// The next sequence number (from 1, so that every key comes after the initial `last`).
     seq: Seq,
-    /// Time and sequence number of the last popped event (`(0, 0)` before the first).
+    /// The sequence number of the last popped event in its low [`SEQ_BITS`] bits (its wheel
+    /// key, stored as is: masked only when asked for); 0 before the first.
+    last_key: u64,
+    /// Time and sequence number of the last popped event (`(0, 0)` before the first), for the
+    /// check that nothing is scheduled into the past.
+    #[cfg(debug_assertions)]
     last: (Time, Seq),
     len: usize,
     peak: usize,
@@ -221,6 +226,8 @@ impl Default for EventQueue {
             summary: 0,
             far: BinaryHeap::new(),
             seq: 1,
+            last_key: 0,
+            #[cfg(debug_assertions)]
             last: (0, 0),
             len: 0,
             peak: 0,
@@ -256,7 +263,8 @@ impl EventQueue {
     /// pair `(time, seq)` must come after the last popped event's.
     #[inline(always)]
     pub fn push_reserved(&mut self, time: Time, seq: Seq, event: Event) {
-        debug_assert!((time, seq) > self.last, "event scheduled into the past");
+        #[cfg(debug_assertions)]
+        assert!((time, seq) > self.last, "event scheduled into the past");
         self.len += 1;
         if self.len > self.peak {
             self.peak = self.len;
@@ -340,7 +348,7 @@ impl EventQueue {
     /// events of the current instant.
     #[inline]
     pub fn last_seq(&self) -> Seq {
-        self.last.1
+        self.last_key & SEQ_MASK
     }
 
     /// Remove and return the earliest event.
@@ -373,7 +381,11 @@ impl EventQueue {
         }
         self.now.pop();
         self.len -= 1;
-        self.last = (time, key & SEQ_MASK);
+        self.last_key = key;
+        #[cfg(debug_assertions)]
+        {
+            self.last = (time, key & SEQ_MASK);
+        }
         if self.now.is_empty() {
             // Make the next event current now, so that `peek` sees it while this one is handled.
             self.refill();
@@ -389,7 +401,11 @@ impl EventQueue {
         }
         self.early.pop();
         self.len -= 1;
-        self.last = (time, seq);
+        self.last_key = seq;
+        #[cfg(debug_assertions)]
+        {
+            self.last = (time, seq);
+        }
         Some((time, event))
     }
 

@@ -185,6 +185,9 @@ pub struct EventQueue {
     /// entries pushed since the reservation), so each slot's few are sorted apart and merged in
     /// as the slot becomes current, rather than sorted into the whole slot.
     late: Box<[u32; SLOTS]>,
+    /// Bit `b` of word `b / 64`: bucket `b`'s late list is not empty (so that making a slot
+    /// current reads `late` only when there is something there).
+    late_bits: [u64; WORDS],
     /// The late entries of the slot being made current, by descending key (kept for its
     /// capacity).
     scratch: Vec<(u64, Event)>,
@@ -219,6 +222,7 @@ impl Default for EventQueue {
             early: Vec::new(),
             heads: Box::new([NIL; SLOTS]),
             late: Box::new([NIL; SLOTS]),
+            late_bits: [0; WORDS],
             scratch: Vec::new(),
             slab: Vec::new(),
             free: NIL,
@@ -307,6 +311,7 @@ impl EventQueue {
         self.free = n.next;
         *n = Node { key: wheel_key(time, seq), event, next: self.late[b] };
         self.late[b] = i;
+        self.late_bits[b / 64] |= 1 << (b % 64);
         self.bits[b / 64] |= 1 << (b % 64);
         self.summary |= 1 << (b / 64);
     }
@@ -499,8 +504,9 @@ impl EventQueue {
             self.now_slot += 1 + ahead;
             // The list is newest first, which is the `now` order when the slot's events were
             // pushed in time order (the common case): check while copying, sort only if not.
-            let late = std::mem::replace(&mut self.late[b], NIL);
-            if late != NIL {
+            if self.late_bits[b / 64] & (1 << (b % 64)) != 0 {
+                self.late_bits[b / 64] &= !(1 << (b % 64));
+                let late = std::mem::replace(&mut self.late[b], NIL);
                 self.take_late(late);
             }
             let head = std::mem::replace(&mut self.heads[b], NIL);

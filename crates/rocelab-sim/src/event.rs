@@ -304,9 +304,9 @@ impl EventQueue {
     #[inline(always)]
     fn link(&mut self, time: Time, seq: Seq, event: Event) {
         let b = (slot_of(time) & MASK) as usize;
+        let i = self.alloc();
         let head = self.heads[b];
-        let (i, n) = self.alloc();
-        *n = Node { key: wheel_key(time, seq), event, next: head };
+        self.slab[i as usize] = Node { key: wheel_key(time, seq), event, next: head };
         self.heads[b] = i;
         // A bucket's bit is set exactly while its list is not empty: only its first entry sets it.
         if head == NIL {
@@ -319,9 +319,8 @@ impl EventQueue {
     #[inline(never)]
     fn link_late(&mut self, time: Time, seq: Seq, event: Event) {
         let b = (slot_of(time) & MASK) as usize;
-        let late = self.late[b];
-        let (i, n) = self.alloc();
-        *n = Node { key: wheel_key(time, seq), event, next: late };
+        let i = self.alloc();
+        self.slab[i as usize] = Node { key: wheel_key(time, seq), event, next: self.late[b] };
         self.late[b] = i;
         self.late_bits[b / 64] |= 1 << (b % 64);
         self.bits[b / 64] |= 1 << (b % 64);
@@ -330,11 +329,10 @@ impl EventQueue {
 
     /// A free node, taken off the free list (to be written whole by the caller).
     #[inline(always)]
-    fn alloc(&mut self) -> (u32, &mut Node) {
+    fn alloc(&mut self) -> u32 {
         let i = if self.free != NIL { self.free } else { self.grow() };
-        let n = &mut self.slab[i as usize];
-        self.free = n.next;
-        (i, n)
+        self.free = self.slab[i as usize].next;
+        i
     }
 
     /// A new free node (the slab grows to the most entries ever on the wheel at once).

@@ -14,10 +14,14 @@
 //! * **now**: the entries of the current *slot* (a [`SLOT_PS`]-wide span of time), sorted, popped
 //!   from the end — popping is O(1).
 //! * **wheel**: [`SLOTS`] buckets for the slots after it (a horizon of about 4 µs); a push
-//!   links the entry into its slot's bucket unsorted, and a bitmap finds the next non-empty
-//!   one. A bucket is sorted once, when its slot becomes current; it holds a few to a few dozen
-//!   entries, so that sort is short and in cache. All buckets share one slab with a free list,
-//!   so the memory touched is that of the pending entries, recently freed slots first.
+//!   links the entry into its slot's bucket, and a bitmap finds the next non-empty one. A
+//!   bucket has two lists: entries pushed with a fresh sequence number, newest first — already
+//!   in `now`'s order when pushed in time order, as nearly all are (on the line-rate fat tree,
+//!   about a hundred entries at one instant per busy slot) — and the few pushed late with an
+//!   earlier reserved number, or handed down from `far`, which sort apart and merge in as the
+//!   slot becomes current (mixed into one list they made two slots in three unsorted). All
+//!   buckets share one slab with a free list, so the memory touched is that of the pending
+//!   entries, recently freed slots first.
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!

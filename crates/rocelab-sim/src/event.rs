@@ -14,10 +14,14 @@
 //! * **now**: the entries of the current *slot* (a [`SLOT_PS`]-wide span of time), sorted, popped
 //!   from the end — popping is O(1).
 //! * **wheel**: [`SLOTS`] buckets for the slots after it (a horizon of about 4 µs); a push
-//!   links the entry into its slot's bucket unsorted, and a bitmap finds the next non-empty
-//!   one. A bucket is sorted once, when its slot becomes current; it holds a few to a few dozen
-//!   entries, so that sort is short and in cache. All buckets share one slab with a free list,
-//!   so the memory touched is that of the pending entries, recently freed slots first.
+//!   links the entry into its slot's bucket, and a bitmap finds the next non-empty one. A
+//!   bucket has two lists: entries pushed with a fresh sequence number, newest first — already
+//!   in `now`'s order when pushed in time order, as nearly all are (on the line-rate fat tree,
+//!   about a hundred entries at one instant per busy slot) — and the few pushed late with an
+//!   earlier reserved number, or handed down from `far`, which sort apart and merge in as the
+//!   slot becomes current (mixed into one list they made two slots in three unsorted). All
+//!   buckets share one slab with a free list, so the memory touched is that of the pending
+//!   entries, recently freed slots first.
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!
@@ -162,6 +166,21 @@ fn slot_of(time: Time) -> u64 {
     time >> SLOT_SHIFT
 }
 
+/// How many events [`EventQueue::window`] shows.
+pub const WINDOW: usize = 7;
+
+/// The next [`WINDOW`] events of the current slot (see [`EventQueue::window`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Window<'a>(&'a [(u64, Event); WINDOW]);
+
+impl Window<'_> {
+    /// The event `n` places after the earliest (`n < WINDOW`; with `n` a constant, a load).
+    #[inline]
+    pub fn get(&self, n: usize) -> Event {
+        self.0[WINDOW - 1 - n].1
+    }
+}
+
 /// Priority queue of events ordered by time, then by sequence number (see the module
 /// documentation).
 #[derive(Debug)]
@@ -176,9 +195,21 @@ pub struct EventQueue {
     /// it; such entries wait here and pop before `now`'s. Rare and short.
     early: Vec<(Time, Seq, Event)>,
     /// Head of the list of bucket `s & MASK`, which holds the entries of slot `s` for
-    /// `now_slot < s < now_slot + SLOTS`, newest first (so in time order, latest first, when
-    /// they were pushed in time order).
+    /// `now_slot < s < now_slot + SLOTS` pushed with a fresh sequence number, newest first (so
+    /// in key order, largest first, when they were pushed in time order: nearly always).
     heads: Box<[u32; SLOTS]>,
+    /// Head of the list of the other entries of bucket `s & MASK`: pushed late with a sequence
+    /// number reserved earlier ([`EventQueue::push_reserved`]), or handed down from `far`.
+    /// Their keys are out of order with the first list's (they are smaller than those of the
+    /// entries pushed since the reservation), so each slot's few are sorted apart and merged in
+    /// as the slot becomes current, rather than sorted into the whole slot.
+    late: Box<[u32; SLOTS]>,
+    /// Bit `b` of word `b / 64`: bucket `b`'s late list is not empty (so that making a slot
+    /// current reads `late` only when there is something there).
+    late_bits: [u64; WORDS],
+    /// The late entries of the slot being made current, by descending key (kept for its
+    /// capacity).
+    scratch: Vec<(u64, Event)>,
     /// The wheel's entries, all buckets in one slab with a free list, so that a push writes to
     /// a recently freed (cached) node rather than to the tail of one of thousands of vectors.
     slab: Vec<Node>,
@@ -191,7 +222,12 @@ pub struct EventQueue {
     far: BinaryHeap<Far>,
     /// The next sequence number (from 1, so that every key comes after the initial `last`).
     seq: Seq,
-    /// Time and sequence number of the last popped event (`(0, 0)` before the first).
+    /// The sequence number of the last popped event in its low [`SEQ_BITS`] bits (its wheel
+    /// key, stored as is: masked only when asked for); 0 before the first.
+    last_key: u64,
+    /// Time and sequence number of the last popped event (`(0, 0)` before the first), for the
+    /// check that nothing is scheduled into the past.
+    #[cfg(debug_assertions)]
     last: (Time, Seq),
     len: usize,
     peak: usize,
@@ -204,12 +240,17 @@ impl Default for EventQueue {
             now_slot: 0,
             early: Vec::new(),
             heads: Box::new([NIL; SLOTS]),
+            late: Box::new([NIL; SLOTS]),
+            late_bits: [0; WORDS],
+            scratch: Vec::new(),
             slab: Vec::new(),
             free: NIL,
             bits: [0; WORDS],
             summary: 0,
             far: BinaryHeap::new(),
             seq: 1,
+            last_key: 0,
+            #[cfg(debug_assertions)]
             last: (0, 0),
             len: 0,
             peak: 0,
@@ -245,14 +286,19 @@ impl EventQueue {
     /// pair `(time, seq)` must come after the last popped event's.
     #[inline(always)]
     pub fn push_reserved(&mut self, time: Time, seq: Seq, event: Event) {
-        debug_assert!((time, seq) > self.last, "event scheduled into the past");
+        #[cfg(debug_assertions)]
+        assert!((time, seq) > self.last, "event scheduled into the past");
         self.len += 1;
         if self.len > self.peak {
             self.peak = self.len;
         }
         let ahead = slot_of(time).wrapping_sub(self.now_slot);
         if ahead.wrapping_sub(1) < MASK {
-            self.link(time, seq, event);
+            if seq + 1 == self.seq {
+                self.link(time, seq, event);
+            } else {
+                self.link_late(time, seq, event);
+            }
         } else {
             self.push_rare(time, seq, event, ahead);
         }
@@ -262,13 +308,35 @@ impl EventQueue {
     #[inline(always)]
     fn link(&mut self, time: Time, seq: Seq, event: Event) {
         let b = (slot_of(time) & MASK) as usize;
-        let i = if self.free != NIL { self.free } else { self.grow() };
-        let n = &mut self.slab[i as usize];
-        self.free = n.next;
-        *n = Node { key: wheel_key(time, seq), event, next: self.heads[b] };
+        let i = self.alloc();
+        let head = self.heads[b];
+        self.slab[i as usize] = Node { key: wheel_key(time, seq), event, next: head };
         self.heads[b] = i;
+        // A bucket's bit is set exactly while its list is not empty: only its first entry sets it.
+        if head == NIL {
+            self.bits[b / 64] |= 1 << (b % 64);
+            self.summary |= 1 << (b / 64);
+        }
+    }
+
+    /// Into the late list of the bucket of `time`'s slot, which is on the wheel.
+    #[inline(never)]
+    fn link_late(&mut self, time: Time, seq: Seq, event: Event) {
+        let b = (slot_of(time) & MASK) as usize;
+        let i = self.alloc();
+        self.slab[i as usize] = Node { key: wheel_key(time, seq), event, next: self.late[b] };
+        self.late[b] = i;
+        self.late_bits[b / 64] |= 1 << (b % 64);
         self.bits[b / 64] |= 1 << (b % 64);
         self.summary |= 1 << (b / 64);
+    }
+
+    /// A free node, taken off the free list (to be written whole by the caller).
+    #[inline(always)]
+    fn alloc(&mut self) -> u32 {
+        let i = if self.free != NIL { self.free } else { self.grow() };
+        self.free = self.slab[i as usize].next;
+        i
     }
 
     /// A new free node (the slab grows to the most entries ever on the wheel at once).
@@ -308,7 +376,7 @@ impl EventQueue {
     /// events of the current instant.
     #[inline]
     pub fn last_seq(&self) -> Seq {
-        self.last.1
+        self.last_key & SEQ_MASK
     }
 
     /// Remove and return the earliest event.
@@ -341,7 +409,11 @@ impl EventQueue {
         }
         self.now.pop();
         self.len -= 1;
-        self.last = (time, key & SEQ_MASK);
+        self.last_key = key;
+        #[cfg(debug_assertions)]
+        {
+            self.last = (time, key & SEQ_MASK);
+        }
         if self.now.is_empty() {
             // Make the next event current now, so that `peek` sees it while this one is handled.
             self.refill();
@@ -357,7 +429,11 @@ impl EventQueue {
         }
         self.early.pop();
         self.len -= 1;
-        self.last = (time, seq);
+        self.last_key = seq;
+        #[cfg(debug_assertions)]
+        {
+            self.last = (time, seq);
+        }
         Some((time, event))
     }
 
@@ -373,16 +449,13 @@ impl EventQueue {
         self.peek_slow().map(|(_, e)| e)
     }
 
-    /// An event a few places after the earliest, when it is in the current slot (a hint for
-    /// prefetching: `None` does not mean there is no such event).
+    /// The next [`WINDOW`] events of the current slot, when it holds that many: a hint for
+    /// prefetching what coming events will touch, several places ahead with one test. Not
+    /// exact: an entry of `early` (rare) pops before them, and `None` does not mean there are
+    /// fewer events.
     #[inline]
-    pub fn ahead(&self, n: usize) -> Option<&Event> {
-        let len = self.now.len();
-        if n < len {
-            Some(&self.now[len - 1 - n].1)
-        } else {
-            None
-        }
+    pub fn window(&self) -> Option<Window<'_>> {
+        self.now.last_chunk::<WINDOW>().map(Window)
     }
 
     /// Time of the earliest event.
@@ -401,14 +474,15 @@ impl EventQueue {
         if self.summary != 0 {
             // The smallest key of the next bucket.
             let b = self.next_bucket();
-            let mut i = self.heads[b];
             let mut min: Option<&Node> = None;
-            while i != NIL {
-                let n = &self.slab[i as usize];
-                if min.is_none_or(|m| n.key < m.key) {
-                    min = Some(n);
+            for mut i in [self.heads[b], self.late[b]] {
+                while i != NIL {
+                    let n = &self.slab[i as usize];
+                    if min.is_none_or(|m| n.key < m.key) {
+                        min = Some(n);
+                    }
+                    i = n.next;
                 }
-                i = n.next;
             }
             let slot = self.now_slot + 1 + ((b as u64).wrapping_sub(self.now_slot + 1) & MASK);
             return min.map(|n| ((slot << SLOT_SHIFT) | (n.key >> SEQ_BITS), &n.event));
@@ -450,19 +524,13 @@ impl EventQueue {
             self.now_slot += 1 + ahead;
             // The list is newest first, which is the `now` order when the slot's events were
             // pushed in time order (the common case): check while copying, sort only if not.
-            let mut i = std::mem::replace(&mut self.heads[b], NIL);
-            let mut prev = u64::MAX;
-            let mut sorted = true;
-            while i != NIL {
-                let n = &mut self.slab[i as usize];
-                sorted &= n.key < prev;
-                prev = n.key;
-                self.now.push((n.key, n.event));
-                let next = n.next;
-                n.next = self.free;
-                self.free = i;
-                i = next;
+            if self.late_bits[b / 64] & (1 << (b % 64)) != 0 {
+                self.late_bits[b / 64] &= !(1 << (b % 64));
+                let late = std::mem::replace(&mut self.late[b], NIL);
+                self.take_late(late);
             }
+            let head = std::mem::replace(&mut self.heads[b], NIL);
+            let sorted = if self.scratch.is_empty() { self.take(head) } else { self.take_merging(head) };
             self.bits[b / 64] &= !(1 << (b % 64));
             if self.bits[b / 64] == 0 {
                 self.summary &= !(1 << (b / 64));
@@ -485,8 +553,81 @@ impl EventQueue {
             if ahead == 0 {
                 self.insert_now(wheel_key(f.time(), f.seq()), f.event);
             } else {
-                self.link(f.time(), f.seq(), f.event);
+                self.link_late(f.time(), f.seq(), f.event);
             }
+        }
+    }
+
+    /// Copy the list from `head` into `now` and free its nodes; whether it was in `now`'s order.
+    #[inline]
+    fn take(&mut self, head: u32) -> bool {
+        let mut i = head;
+        let mut tail = NIL;
+        let mut prev = u64::MAX;
+        let mut sorted = true;
+        while i != NIL {
+            let n = &self.slab[i as usize];
+            sorted &= n.key < prev;
+            prev = n.key;
+            self.now.push((n.key, n.event));
+            tail = i;
+            i = n.next;
+        }
+        self.free_list(head, tail);
+        sorted
+    }
+
+    /// [`EventQueue::take`], merging in the entries of `scratch` (which it empties).
+    #[inline(never)]
+    fn take_merging(&mut self, head: u32) -> bool {
+        let mut i = head;
+        let mut tail = NIL;
+        let mut prev = u64::MAX;
+        let mut sorted = true;
+        let mut j = 0;
+        // The key of the next late entry (0, below every key, when there is none: keys hold a
+        // sequence number from 1).
+        let mut late_key = self.scratch[0].0;
+        while i != NIL {
+            let n = &self.slab[i as usize];
+            while late_key > n.key {
+                self.now.push(self.scratch[j]);
+                j += 1;
+                late_key = self.scratch.get(j).map_or(0, |e| e.0);
+            }
+            sorted &= n.key < prev;
+            prev = n.key;
+            self.now.push((n.key, n.event));
+            tail = i;
+            i = n.next;
+        }
+        self.now.extend_from_slice(&self.scratch[j..]);
+        self.scratch.clear();
+        self.free_list(head, tail);
+        sorted
+    }
+
+    /// The late list from `head` into `scratch`, sorted, and its nodes freed.
+    #[inline(never)]
+    fn take_late(&mut self, head: u32) {
+        let mut i = head;
+        let mut tail = NIL;
+        while i != NIL {
+            let n = &self.slab[i as usize];
+            self.scratch.push((n.key, n.event));
+            tail = i;
+            i = n.next;
+        }
+        self.free_list(head, tail);
+        sort_descending(&mut self.scratch);
+    }
+
+    /// Put the list from `head` to `tail` onto the free list, all at once.
+    #[inline]
+    fn free_list(&mut self, head: u32, tail: u32) {
+        if tail != NIL {
+            self.slab[tail as usize].next = self.free;
+            self.free = head;
         }
     }
 }
@@ -570,209 +711,4 @@ fn sort_descending(v: &mut [(u64, Event)]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pops_in_time_order_then_insertion_order() {
-        let mut q = EventQueue::new();
-        q.push(30, Event::TxDone { port: 3 });
-        q.push(10, Event::TxDone { port: 1 });
-        q.push(20, Event::WireArrive { port: 20, pkt: 0 });
-        q.push(10, Event::TxDone { port: 2 });
-        q.push(10, Event::Sample);
-        assert_eq!(q.len(), 5);
-        assert_eq!(q.peek_time(), Some(10));
-        let order: Vec<(Time, Event)> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            order,
-            vec![
-                (10, Event::TxDone { port: 1 }),
-                (10, Event::TxDone { port: 2 }),
-                (10, Event::Sample),
-                (20, Event::WireArrive { port: 20, pkt: 0 }),
-                (30, Event::TxDone { port: 3 }),
-            ]
-        );
-        assert!(q.is_empty());
-    }
-
-    /// Push and pop at random against a sorted reference; delays are drawn from `scales`
-    /// (picoseconds), pushes are never in the past, as in the engine.
-    fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
-        let mut q = EventQueue::new();
-        let mut reference = std::collections::BTreeSet::new();
-        let mut rng = crate::rng::Rng::new(seed);
-        let mut now = 0;
-        let mut last = (0, 0);
-        // Sequence numbers reserved and not pushed yet, with the time they were taken at.
-        let mut reserved: Vec<(Time, Seq)> = Vec::new();
-        for round in 0..rounds {
-            for _ in 0..rng.below(3) {
-                let scale = scales[rng.below(scales.len() as u64) as usize];
-                let t = now + rng.below(4) * rng.below(scale.max(1));
-                let ev = Event::TxDone { port: round };
-                match rng.below(8) {
-                    // Reserve a place now, push later (or never).
-                    0 => reserved.push((t, q.reserve_seq())),
-                    // Push a reserved one, if it is still in the future.
-                    1 if !reserved.is_empty() => {
-                        let (t, s) = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
-                        if (t, s) > last {
-                            q.push_reserved(t, s, ev);
-                            reference.insert((t, s, round));
-                        }
-                    }
-                    _ => {
-                        let s = q.seq;
-                        q.push(t, ev);
-                        reference.insert((t, s, round));
-                    }
-                }
-            }
-            if rng.below(2) == 0 {
-                let Some(first) = reference.pop_first() else {
-                    assert!(q.pop().is_none());
-                    continue;
-                };
-                assert_eq!(q.peek(), Some(&Event::TxDone { port: first.2 }), "peek");
-                assert_eq!(q.peek_time(), Some(first.0));
-                assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
-                assert_eq!(q.last_seq(), first.1);
-                now = first.0;
-                last = (first.0, first.1);
-            }
-            assert_eq!(q.len(), reference.len());
-        }
-        while let Some(first) = reference.pop_first() {
-            assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })));
-        }
-        assert!(q.is_empty() && q.pop().is_none());
-    }
-
-    #[test]
-    fn matches_a_sorted_reference_under_interleaved_pushes_and_pops() {
-        // Within one slot, across the wheel, beyond its horizon, and all mixed.
-        check_against_reference(9, &[1000], 20_000);
-        check_against_reference(10, &[SLOT_PS / 4], 20_000);
-        check_against_reference(11, &[100_000], 20_000);
-        check_against_reference(12, &[SLOT_PS * SLOTS as Time * 3], 20_000);
-        check_against_reference(13, &[1, 1_000, 100_000, 3_000_000, 400_000_000, 10_000_000_000], 50_000);
-    }
-
-    #[test]
-    fn far_events_come_back_in_order_and_ties_keep_insertion_order() {
-        let mut q = EventQueue::new();
-        let far = 10 * SLOT_PS * SLOTS as Time + 7;
-        q.push(far, Event::Sample);
-        q.push(5, Event::TxDone { port: 1 });
-        q.push(far, Event::TxDone { port: 2 });
-        q.push(far - 1, Event::TxDone { port: 3 });
-        assert_eq!(q.pop(), Some((5, Event::TxDone { port: 1 })));
-        // Pushed while the far ones are current: a tie goes after them.
-        assert_eq!(q.pop(), Some((far - 1, Event::TxDone { port: 3 })));
-        q.push(far, Event::TxDone { port: 4 });
-        q.push(far + SLOT_PS, Event::TxDone { port: 5 });
-        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            rest,
-            vec![
-                (far, Event::Sample),
-                (far, Event::TxDone { port: 2 }),
-                (far, Event::TxDone { port: 4 }),
-                (far + SLOT_PS, Event::TxDone { port: 5 }),
-            ]
-        );
-        assert_eq!(q.peak_len(), 4);
-    }
-
-    #[test]
-    fn a_reserved_sequence_number_keeps_the_place_of_its_reservation() {
-        let mut q = EventQueue::new();
-        q.push(100, Event::TxDone { port: 0 });
-        let r = q.reserve_seq();
-        q.push(100, Event::TxDone { port: 2 });
-        q.push(50, Event::TxDone { port: 3 });
-        assert_eq!(q.pop(), Some((50, Event::TxDone { port: 3 })));
-        q.push_reserved(100, r, Event::TxDone { port: 1 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
-        assert_eq!(order, [0, 1, 2].map(|port| Event::TxDone { port }));
-    }
-
-    #[test]
-    fn a_push_before_the_next_slot_made_current_pops_first() {
-        let mut q = EventQueue::new();
-        q.push(0, Event::TxDone { port: 0 });
-        q.push(100 * SLOT_PS, Event::TxDone { port: 2 });
-        // Popping the only entry of slot 0 makes slot 100 current at once.
-        assert_eq!(q.pop(), Some((0, Event::TxDone { port: 0 })));
-        q.push(3 * SLOT_PS + 7, Event::TxDone { port: 1 });
-        q.push(3 * SLOT_PS + 7, Event::Sample);
-        assert_eq!(q.peek_time(), Some(3 * SLOT_PS + 7));
-        assert_eq!(q.pop(), Some((3 * SLOT_PS + 7, Event::TxDone { port: 1 })));
-        assert_eq!(q.pop(), Some((3 * SLOT_PS + 7, Event::Sample)));
-        assert_eq!(q.pop(), Some((100 * SLOT_PS, Event::TxDone { port: 2 })));
-        assert!(q.pop().is_none());
-    }
-
-    #[test]
-    fn a_timer_slot_keeps_one_event_and_rearms_in_the_reserved_place() {
-        let mut q = EventQueue::new();
-        let mut t = TimerSlot::default();
-        let ev = |gen| Event::PauseExpire { port: 0, prio: 3, gen };
-        // Armed for 100: pushed.
-        let s1 = q.reserve_seq();
-        assert!(t.arm(100, s1, 1));
-        q.push_reserved(100, s1, ev(1));
-        // Extended to 150 and to 200 while pending: recorded, not pushed.
-        let s2 = q.reserve_seq();
-        assert!(!t.arm(150, s2, 2));
-        q.push(200, Event::Sample);
-        let s3 = q.reserve_seq();
-        assert!(!t.arm(200, s3, 3));
-        assert_eq!(q.len(), 2);
-        // The pending event fires: the last deadline is pushed in its reserved place, after the
-        // Sample pushed before it was set.
-        assert_eq!(q.pop(), Some((100, ev(1))));
-        let (time, seq, gen) = t.fired(100).expect("re-arm");
-        assert_eq!((time, seq, gen), (200, s3, 3));
-        q.push_reserved(time, seq, ev(gen));
-        assert_eq!(q.pop(), Some((200, Event::Sample)));
-        assert_eq!(q.pop(), Some((200, ev(3))));
-        assert_eq!(t.fired(200), None);
-        // An earlier deadline is pushed at once; a cancelled one is not re-armed.
-        let s4 = q.reserve_seq();
-        assert!(t.arm(500, s4, 4));
-        let s5 = q.reserve_seq();
-        assert!(t.arm(400, s5, 5), "earlier than the pending event");
-        t.cancel();
-        assert_eq!(t.fired(400), None);
-        assert_eq!(t.fired(500), None, "an older event of the timer");
-    }
-
-    #[test]
-    fn events_are_small() {
-        assert!(std::mem::size_of::<Event>() <= 16);
-    }
-
-    #[test]
-    fn pop_until_stops_before_later_events_and_resumes_in_order() {
-        let mut q = EventQueue::new();
-        for (i, t) in [5, 5_000, 5_000, 9_000_000, 40].into_iter().enumerate() {
-            q.push(t, Event::TxDone { port: i as u32 });
-        }
-        assert_eq!(q.pop_until(4), None);
-        assert_eq!(q.len(), 5);
-        assert_eq!(q.pop_until(40), Some((5, Event::TxDone { port: 0 })));
-        assert_eq!(q.pop_until(40), Some((40, Event::TxDone { port: 4 })));
-        assert_eq!(q.pop_until(4_999), None);
-        q.push(5_000, Event::Sample);
-        let rest: Vec<_> = std::iter::from_fn(|| q.pop_until(5_000)).collect();
-        assert_eq!(
-            rest,
-            vec![(5_000, Event::TxDone { port: 1 }), (5_000, Event::TxDone { port: 2 }), (5_000, Event::Sample)]
-        );
-        assert_eq!(q.pop_until(Time::MAX), Some((9_000_000, Event::TxDone { port: 3 })));
-        assert!(q.is_empty());
-    }
-}
+mod tests;

@@ -279,6 +279,7 @@ const PREFETCH_AHEAD: usize = 6;
 /// How many events ahead the engine fetches, for an arrival, the receiving port (whose index it
 /// reads from the sending port fetched at `PREFETCH_AHEAD`).
 const PEER_PREFETCH_AHEAD: usize = 3;
+const _: () = assert!(PREFETCH_AHEAD < crate::event::WINDOW && PEER_PREFETCH_AHEAD < crate::event::WINDOW);
 
 /// [`Sim::observe`] on the fields it needs (for callers holding other borrows of the `Sim`).
 #[inline]
@@ -312,14 +313,17 @@ impl<O: Observer> Sim<'_, O> {
             self.events += 1;
             // Fetch what coming events will touch while this one is handled, so that a fetch
             // has several events' time to complete (software pipelining; no effect on results).
-            if let Some(&Event::WireArrive { pkt, .. }) = self.queue.peek() {
+            // With the next events in the current slot (nearly always), one test for all three;
+            // near the end of a slot, only the next packet (looking further there cost the
+            // incast, where slots are short, more than it saved).
+            if let Some(w) = self.queue.window() {
+                if let Event::WireArrive { pkt, .. } = w.get(0) {
+                    self.pool.prefetch(pkt);
+                }
+                self.prefetch_peer(w.get(PEER_PREFETCH_AHEAD));
+                self.prefetch_event(w.get(PREFETCH_AHEAD));
+            } else if let Some(&Event::WireArrive { pkt, .. }) = self.queue.peek() {
                 self.pool.prefetch(pkt);
-            }
-            if let Some(&ev) = self.queue.ahead(PEER_PREFETCH_AHEAD) {
-                self.prefetch_peer(ev);
-            }
-            if let Some(&ev) = self.queue.ahead(PREFETCH_AHEAD) {
-                self.prefetch_event(ev);
             }
             // The handlers of rare events (timers, flow starts, 802.3x, sampling, storage) are
             // `#[inline(never)]`: inlined here they made the loop around the hot arms (`TxDone`,

@@ -5,7 +5,8 @@
 //! Hosts are end points only: a search never continues through a host, so traffic is never
 //! routed through a server. This is L3 ECMP routing as a routing protocol with equal link costs
 //! computes it, and on a tree it is exactly L2 forwarding (one path). Sets of next hops are
-//! interned, so a table costs 4 bytes per (node, destination host).
+//! interned, so a table costs 4 bytes per (node, destination host): the set's place in one
+//! array of ports and its length, so that a lookup is one load from the table, then the ports.
 //!
 //! ECMP picks among the next hops by the packet's 5-tuple hash (which includes the RoCEv2 UDP
 //! source port, chosen per QP) mixed with the switch's own seed.
@@ -18,13 +19,24 @@ pub struct Routes {
     n_hosts: usize,
     /// Node → host index (u32::MAX when the node is a switch).
     host_index: Vec<u32>,
-    /// `(node * n_hosts + host_index)` → id of a next-hop set (u32::MAX: unreachable or self).
+    /// When the hosts are the nodes `first_host..first_host + n_hosts` (as in the built-in
+    /// topologies), a host's index is its node less `first_host`, worked out without reading
+    /// `host_index` (a cache line that an arrival would otherwise often miss); else `u32::MAX`.
+    first_host: u32,
+    /// `(node * n_hosts + host_index)` → the next-hop set as `offset << 8 | length` into
+    /// `ports` (0, an empty set: unreachable or self). A set at an offset past 2^24 - 1 or of
+    /// [`WIDE`] ports or more is `index << 8 | WIDE` into `wide` instead.
     table: Vec<u32>,
-    /// Interned next-hop sets: offsets into `ports`.
-    set_offsets: Vec<u32>,
-    /// Global port ids.
+    /// The sets that do not fit an entry: (offset, length) into `ports`.
+    wide: Vec<(u32, u32)>,
+    /// The interned next-hop sets' global port ids, one after the other.
     ports: Vec<u32>,
 }
+
+/// The length field of a table entry that names a set in `Routes::wide`.
+const WIDE: u32 = 0xFF;
+/// Offsets (and `wide` indices) a table entry holds: 24 bits.
+const ENTRY_OFFSETS: usize = 1 << 24;
 
 /// Adjacency as seen by the router: for each node, its (global port id, peer node) pairs.
 pub struct Topology<'a> {
@@ -46,8 +58,8 @@ impl Routes {
             host_index[h] = k as u32;
         }
         let nh = hosts.len();
-        let mut table = vec![NONE; n * nh];
-        let mut set_offsets = vec![0u32];
+        let mut table = vec![0u32; n * nh];
+        let mut wide = Vec::new();
         let mut ports = Vec::new();
         let mut interned: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut dist = vec![u32::MAX; n];
@@ -86,36 +98,57 @@ impl Routes {
                 if hops.is_empty() {
                     continue;
                 }
-                let id = match interned.get(&hops) {
-                    Some(&id) => id,
+                let entry = match interned.get(&hops) {
+                    Some(&entry) => entry,
                     None => {
-                        let id = (set_offsets.len() - 1) as u32;
+                        let (offset, len) = (ports.len(), hops.len());
                         ports.extend_from_slice(&hops);
-                        set_offsets.push(ports.len() as u32);
-                        interned.insert(hops.clone(), id);
-                        id
+                        let entry = if offset < ENTRY_OFFSETS && len < WIDE as usize {
+                            (offset as u32) << 8 | len as u32
+                        } else {
+                            assert!(wide.len() < ENTRY_OFFSETS, "more than 2^24 distinct sets of next hops");
+                            wide.push((offset as u32, len as u32));
+                            ((wide.len() - 1) as u32) << 8 | WIDE
+                        };
+                        interned.insert(hops.clone(), entry);
+                        entry
                     }
                 };
-                table[u * nh + k] = id;
+                table[u * nh + k] = entry;
             }
         }
-        Routes { n_hosts: nh, host_index, table, set_offsets, ports }
+        let first_host = match hosts.first() {
+            Some(&h) if hosts.last() == Some(&(h + nh - 1)) && h + nh <= NONE as usize => h as u32,
+            _ => NONE,
+        };
+        Routes { n_hosts: nh, host_index, first_host, table, wide, ports }
     }
 
     /// Equal-cost next-hop ports of `node` towards host `dst` (empty: unreachable or itself).
     #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let k = self.host_index[dst as usize];
-        if k == NONE {
+        let k = if self.first_host != NONE {
+            dst.wrapping_sub(self.first_host)
+        } else {
+            self.host_index.get(dst as usize).copied().unwrap_or(NONE)
+        };
+        if k as usize >= self.n_hosts {
             return &[];
         }
-        let id = self.table[node as usize * self.n_hosts + k as usize];
-        if id == NONE {
-            return &[];
+        let entry = self.table[node as usize * self.n_hosts + k as usize];
+        let (offset, len) = (entry >> 8, entry & WIDE);
+        if len == WIDE {
+            return self.wide_hops(offset);
         }
-        let a = self.set_offsets[id as usize] as usize;
-        let b = self.set_offsets[id as usize + 1] as usize;
-        &self.ports[a..b]
+        &self.ports[offset as usize..(offset + len) as usize]
+    }
+
+    /// The next-hop set `wide[index]` (a set too long, or too far into `ports`, for an entry).
+    #[cold]
+    #[inline(never)]
+    fn wide_hops(&self, index: u32) -> &[u32] {
+        let (offset, len) = self.wide[index as usize];
+        &self.ports[offset as usize..(offset + len) as usize]
     }
 
     /// Hop count of the path from `src` to host `dst`, following the first next hop
@@ -184,6 +217,7 @@ mod tests {
     fn equal_cost_next_hops() {
         let (adj, is_host) = diamond();
         let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
+        assert_eq!(r.first_host, 0, "hosts 0 and 1: index worked out");
         assert_eq!(r.next_hops(2, 1), &[2, 3]);
         assert_eq!(r.next_hops(3, 1), &[5]);
         assert_eq!(r.next_hops(5, 0), &[8, 9]);
@@ -203,9 +237,43 @@ mod tests {
         let adj = vec![vec![(0, 1), (5, 4)], vec![(1, 0), (2, 2)], vec![(3, 1), (4, 3)], vec![(6, 2)], vec![(7, 0)]];
         let is_host = vec![false, true, false, true, true];
         let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
+        assert_eq!(r.first_host, NONE, "hosts 1, 3, 4 are not contiguous: looked up in host_index");
         assert!(r.next_hops(4, 3).is_empty());
         assert!(r.next_hops(0, 3).is_empty());
+        assert!(r.next_hops(4, 0).is_empty(), "switches are not destinations");
         assert_eq!(r.next_hops(2, 3), &[4]);
+    }
+
+    #[test]
+    fn a_set_too_long_for_an_entry_is_kept_apart() {
+        // h0 - s2 = 300 parallel links = s3 - h1: s2 has 300 equal next hops towards h1.
+        let n_links = 300u32;
+        let mut s2 = vec![(1, 0)];
+        let mut s3 = vec![];
+        for i in 0..n_links {
+            s2.push((2 + i, 3));
+            s3.push((2 + n_links + i, 2));
+        }
+        s3.push((2 + 2 * n_links, 1));
+        let adj = vec![vec![(0, 2)], vec![(3 + 2 * n_links, 3)], s2, s3];
+        let is_host = vec![true, true, false, false];
+        let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
+        let expected: Vec<u32> = (2..2 + n_links).collect();
+        assert_eq!(r.next_hops(2, 1), &expected[..]);
+        assert_eq!(r.wide.len(), 2, "the 300 links, each way");
+        assert_eq!(r.next_hops(3, 1), &[2 + 2 * n_links]);
+        assert_eq!(r.next_hops(3, 0), &(2 + n_links..2 + 2 * n_links).collect::<Vec<_>>()[..]);
+        assert_eq!(r.next_hops(2, 0), &[1]);
+        assert_eq!(
+            r.hop_count(0, 1, |p| if p == 0 {
+                2
+            } else if p < 2 + n_links {
+                3
+            } else {
+                1
+            }),
+            Some(3)
+        );
     }
 
     #[test]

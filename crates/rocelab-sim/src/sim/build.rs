@@ -298,22 +298,14 @@ fn build<'o, O: Observer>(
                         });
                     }
                 }
-                let mut pg_priorities = [0u8; 8];
-                for (prio, &pg) in s.qos.priority_to_pg.iter().enumerate() {
-                    pg_priorities[pg as usize] |= 1 << prio;
-                }
-                switches.push(SwitchRt {
-                    node: node as u32,
-                    first_port: gid(node, 0),
-                    mmu: Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
-                    qos: s.qos,
-                    pg_priorities,
-                    ecmp_seed: mix64(s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
-                    cell: s.buffer.cell_bytes,
-                    drops_lossy: 0,
-                    drops_headroom: 0,
-                    drops_no_route: 0,
-                });
+                switches.push(SwitchRt::new(
+                    node as u32,
+                    gid(node, 0),
+                    Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
+                    s.qos,
+                    mix64(s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
+                    s.buffer.cell_bytes,
+                ));
             }
         }
     }

@@ -183,20 +183,35 @@ pub(crate) struct PfcTimers {
     pub refresh: [TimerSlot; 8],
 }
 
+/// Laid out by use: what an arrival and a release read (the MMU's totals and slots, the ECMP
+/// seed, the node, the cell size) in the first cache line, the priority maps and the trust
+/// mode in the second.
+#[repr(C, align(64))]
 pub(crate) struct SwitchRt {
-    pub node: u32,
-    /// Global index of the switch's port 0 (its ports are numbered contiguously).
-    pub first_port: u32,
     pub mmu: Mmu,
-    pub qos: QosSpec,
+    pub ecmp_seed: u64,
+    pub node: u32,
+    pub cell: u32,
+    /// `qos.priority_to_pg`, here beside the trust mode (in `qos` they are past its DSCP map).
+    pub priority_to_pg: [u8; 8],
+    /// `qos.priority_to_tc`, likewise.
+    pub priority_to_tc: [u8; 8],
     /// Per PG, the priorities mapped to it.
     pub pg_priorities: [u8; 8],
-    pub ecmp_seed: u64,
-    pub cell: u32,
+    /// Global index of the switch's port 0 (its ports are numbered contiguously).
+    pub first_port: u32,
+    pub qos: QosSpec,
     pub drops_lossy: u64,
     pub drops_headroom: u64,
     pub drops_no_route: u64,
 }
+
+const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
+const _: () = assert!(
+    std::mem::offset_of!(SwitchRt, priority_to_pg) >= 64
+        && std::mem::offset_of!(SwitchRt, qos.trust) < 128
+        && std::mem::offset_of!(SwitchRt, qos.default_priority) < 128
+);
 
 pub(crate) struct NicRt {
     /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.

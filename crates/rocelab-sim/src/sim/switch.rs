@@ -7,12 +7,35 @@ use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{prefetch, Ecn, Packet};
 use crate::routing::ecmp_select;
-use crate::spec::Trust;
+use crate::spec::{QosSpec, Trust};
 
 /// How many entries ahead of its head a dequeue fetches an egress queue (two cache lines).
 const QUEUE_PREFETCH_AHEAD: usize = 8;
 
 impl SwitchRt {
+    /// A switch with its counters at zero; the priority maps are copied out of `qos` (see the
+    /// layout of [`SwitchRt`]) and inverted into the priorities of each PG.
+    pub(crate) fn new(node: u32, first_port: u32, mmu: Mmu, qos: QosSpec, ecmp_seed: u64, cell: u32) -> SwitchRt {
+        let mut pg_priorities = [0u8; 8];
+        for (prio, &pg) in qos.priority_to_pg.iter().enumerate() {
+            pg_priorities[pg as usize] |= 1 << prio;
+        }
+        SwitchRt {
+            mmu,
+            ecmp_seed,
+            node,
+            cell,
+            priority_to_pg: qos.priority_to_pg,
+            priority_to_tc: qos.priority_to_tc,
+            pg_priorities,
+            first_port,
+            qos,
+            drops_lossy: 0,
+            drops_headroom: 0,
+            drops_no_route: 0,
+        }
+    }
+
     /// Bytes a frame of `frame` bytes takes in the buffer: the frame rounded up to whole cells.
     #[inline(always)]
     pub(crate) fn charge(&self, frame: u32) -> u64 {
@@ -61,8 +84,8 @@ impl<O: Observer> Sim<'_, O> {
             c[prio as usize].count_rx(1, frame as u64);
             pkt.priority = prio;
         }
-        let pg = sw.qos.priority_to_pg[prio as usize];
-        let tc = sw.qos.priority_to_tc[prio as usize];
+        let pg = sw.priority_to_pg[prio as usize];
+        let tc = sw.priority_to_tc[prio as usize];
         super::observe(self.obs, &self.pool, &self.tcp_seg, now, port, id, Direction::Rx);
 
         let pkt = self.pool.get(id);
@@ -235,23 +258,13 @@ mod tests {
     use super::*;
     use crate::mmu::Mmu;
     use crate::packet::test_packet;
-    use crate::spec::{DscpMap, QosSpec};
+    use crate::spec::DscpMap;
 
     fn switch(trust: Trust) -> SwitchRt {
         let mut dscp = DscpMap::default();
         dscp.0[26] = 3;
-        SwitchRt {
-            node: 0,
-            first_port: 0,
-            mmu: Mmu::new(vec![], 0, 1.0),
-            qos: QosSpec { trust, default_priority: 1, dscp_to_priority: dscp, ..QosSpec::default() },
-            pg_priorities: [0; 8],
-            ecmp_seed: 0,
-            cell: 1,
-            drops_lossy: 0,
-            drops_headroom: 0,
-            drops_no_route: 0,
-        }
+        let qos = QosSpec { trust, default_priority: 1, dscp_to_priority: dscp, ..QosSpec::default() };
+        SwitchRt::new(0, 0, Mmu::new(vec![], 0, 1.0), qos, 0, 1)
     }
 
     #[test]

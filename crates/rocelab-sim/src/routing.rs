@@ -29,6 +29,9 @@ pub struct Routes {
     table: Vec<u32>,
     /// The sets that do not fit an entry: (offset, length) into `ports`.
     wide: Vec<(u32, u32)>,
+    /// Past the `wide` indices an entry holds (2^24 - 1 of them, a fabric of tens of millions of
+    /// links), the cells whose entry is [`WIDE_OVERFLOW`], each with its index into `wide`.
+    overflow: HashMap<usize, u32>,
     /// The interned next-hop sets' global port ids, one after the other.
     ports: Vec<u32>,
 }
@@ -37,6 +40,8 @@ pub struct Routes {
 const WIDE: u32 = 0xFF;
 /// Offsets (and `wide` indices) a table entry holds: 24 bits.
 const ENTRY_OFFSETS: usize = 1 << 24;
+/// The `wide` index of an entry whose set is found through `Routes::overflow`.
+const WIDE_OVERFLOW: u32 = (ENTRY_OFFSETS - 1) as u32;
 
 /// Adjacency as seen by the router: for each node, its (global port id, peer node) pairs.
 pub struct Topology<'a> {
@@ -51,6 +56,11 @@ const NONE: u32 = u32::MAX;
 impl Routes {
     /// Compute the tables.
     pub fn compute(topo: &Topology<'_>) -> Routes {
+        Self::compute_with(topo, WIDE_OVERFLOW)
+    }
+
+    /// [`Routes::compute`], with the `wide` indices an entry may hold (tests make it small).
+    fn compute_with(topo: &Topology<'_>, wide_in_entry: u32) -> Routes {
         let n = topo.adjacency.len();
         let hosts: Vec<usize> = (0..n).filter(|&i| topo.is_host[i]).collect();
         let mut host_index = vec![NONE; n];
@@ -61,7 +71,9 @@ impl Routes {
         let mut table = vec![0u32; n * nh];
         let mut wide = Vec::new();
         let mut ports = Vec::new();
-        let mut interned: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut overflow = HashMap::new();
+        // A set's entry and, for a set in `wide`, its index there.
+        let mut interned: HashMap<Vec<u32>, (u32, u32)> = HashMap::new();
         let mut dist = vec![u32::MAX; n];
         let mut queue = std::collections::VecDeque::new();
         let mut hops = Vec::new();
@@ -98,30 +110,34 @@ impl Routes {
                 if hops.is_empty() {
                     continue;
                 }
-                let entry = match interned.get(&hops) {
-                    Some(&entry) => entry,
+                let (entry, index) = match interned.get(&hops) {
+                    Some(&e) => e,
                     None => {
                         let (offset, len) = (ports.len(), hops.len());
                         ports.extend_from_slice(&hops);
-                        let entry = if offset < ENTRY_OFFSETS && len < WIDE as usize {
-                            (offset as u32) << 8 | len as u32
+                        let e = if offset < ENTRY_OFFSETS && len < WIDE as usize {
+                            ((offset as u32) << 8 | len as u32, 0)
                         } else {
-                            assert!(wide.len() < ENTRY_OFFSETS, "more than 2^24 distinct sets of next hops");
+                            let index = wide.len() as u32;
                             wide.push((offset as u32, len as u32));
-                            ((wide.len() - 1) as u32) << 8 | WIDE
+                            (index.min(wide_in_entry) << 8 | WIDE, index)
                         };
-                        interned.insert(hops.clone(), entry);
-                        entry
+                        interned.insert(hops.clone(), e);
+                        e
                     }
                 };
-                table[u * nh + k] = entry;
+                let cell = u * nh + k;
+                if entry == wide_in_entry << 8 | WIDE {
+                    overflow.insert(cell, index);
+                }
+                table[cell] = entry;
             }
         }
         let first_host = match hosts.first() {
             Some(&h) if hosts.last() == Some(&(h + nh - 1)) && h + nh <= NONE as usize => h as u32,
             _ => NONE,
         };
-        Routes { n_hosts: nh, host_index, first_host, table, wide, ports }
+        Routes { n_hosts: nh, host_index, first_host, table, wide, overflow, ports }
     }
 
     /// Equal-cost next-hop ports of `node` towards host `dst` (empty: unreachable or itself).
@@ -135,18 +151,23 @@ impl Routes {
         if k as usize >= self.n_hosts {
             return &[];
         }
-        let entry = self.table[node as usize * self.n_hosts + k as usize];
+        let cell = node as usize * self.n_hosts + k as usize;
+        let entry = self.table[cell];
         let (offset, len) = (entry >> 8, entry & WIDE);
         if len == WIDE {
-            return self.wide_hops(offset);
+            return self.wide_hops(offset, cell);
         }
         &self.ports[offset as usize..(offset + len) as usize]
     }
 
-    /// The next-hop set `wide[index]` (a set too long, or too far into `ports`, for an entry).
+    /// The next-hop set `wide[index]` (a set too long, or too far into `ports`, for an entry)
+    /// of table cell `cell`.
     #[cold]
     #[inline(never)]
-    fn wide_hops(&self, index: u32) -> &[u32] {
+    fn wide_hops(&self, index: u32, cell: usize) -> &[u32] {
+        // Only cells whose entry is the overflow index are in `overflow` (none below 2^24 - 1
+        // wide sets, so this is a look into an empty map).
+        let index = self.overflow.get(&cell).copied().unwrap_or(index);
         let (offset, len) = self.wide[index as usize];
         &self.ports[offset as usize..(offset + len) as usize]
     }
@@ -264,6 +285,21 @@ mod tests {
         assert_eq!(r.next_hops(3, 1), &[2 + 2 * n_links]);
         assert_eq!(r.next_hops(3, 0), &(2 + n_links..2 + 2 * n_links).collect::<Vec<_>>()[..]);
         assert_eq!(r.next_hops(2, 0), &[1]);
+        // With room for one `wide` index in an entry, the second wide set overflows to the
+        // cells' map, and every lookup finds the same ports.
+        for limit in [0, 1] {
+            let small = Routes::compute_with(&Topology { adjacency: &adj, is_host: &is_host }, limit);
+            assert_eq!(small.overflow.len(), if limit == 0 { 2 } else { 1 });
+            for node in 0..4 {
+                for dst in [0, 1] {
+                    assert_eq!(
+                        small.next_hops(node, dst),
+                        r.next_hops(node, dst),
+                        "node {node} to {dst}, limit {limit}"
+                    );
+                }
+            }
+        }
         assert_eq!(
             r.hop_count(0, 1, |p| if p == 0 {
                 2

@@ -118,29 +118,31 @@ impl Scheduler {
         }
         // Each full pass without a send clears the deficits of ineligible classes and adds a
         // quantum to the eligible ones; two passes always suffice because quantum >= max frame.
+        // The position and the fresh-visit flag are kept in registers and stored once, at the
+        // send (a class mid-visit sends at the first step; a visit's end walks the others).
+        let mut cur = self.cur as usize;
+        let mut fresh = self.fresh_visit;
         loop {
-            let tc = self.ets[self.cur as usize];
-            if eligible & (1 << tc) == 0 {
-                self.deficit[tc as usize] = 0;
-                self.advance(n);
-                continue;
+            let tc = self.ets[cur & 7];
+            let t = (tc & 7) as usize;
+            if eligible & (1 << t) != 0 {
+                if fresh {
+                    self.deficit[t] += self.quantum[t];
+                    fresh = false;
+                }
+                let bytes = head_bytes(tc);
+                if self.deficit[t] >= bytes {
+                    self.deficit[t] -= bytes;
+                    self.cur = cur as u8;
+                    self.fresh_visit = fresh;
+                    return Some(tc);
+                }
+            } else {
+                self.deficit[t] = 0;
             }
-            if self.fresh_visit {
-                self.deficit[tc as usize] += self.quantum[tc as usize];
-                self.fresh_visit = false;
-            }
-            let bytes = head_bytes(tc);
-            if self.deficit[tc as usize] >= bytes {
-                self.deficit[tc as usize] -= bytes;
-                return Some(tc);
-            }
-            self.advance(n);
+            cur = if cur + 1 == n { 0 } else { cur + 1 };
+            fresh = true;
         }
-    }
-
-    fn advance(&mut self, n: usize) {
-        self.cur = if self.cur as usize + 1 == n { 0 } else { self.cur + 1 };
-        self.fresh_visit = true;
     }
 
     /// The deficits (for the engine to prefetch the cache line they are in).

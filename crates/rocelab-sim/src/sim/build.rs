@@ -401,6 +401,7 @@ fn build<'o, O: Observer>(
             dropped_packets: 0,
             ce_packets: 0,
             last_delivery: 0,
+            complete_bytes: f.size_bytes.unwrap_or(u64::MAX),
             completed_at: None,
             finished_sending: false,
             qp,

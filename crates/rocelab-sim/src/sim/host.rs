@@ -189,7 +189,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.ce_packets += 1;
                 }
                 flow.last_delivery = flow.last_delivery.max(delivered_at);
-                if flow.completed_at.is_none() && flow.spec.size_bytes == Some(flow.delivered_bytes) {
+                if flow.completed_at.is_none() && flow.complete_bytes == flow.delivered_bytes {
                     flow.completed_at = Some(delivered_at);
                 }
                 self.pool.free(id);

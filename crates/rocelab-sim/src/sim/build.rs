@@ -12,6 +12,7 @@ use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{NoObserver, Observer};
 use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
 use crate::pfc::{pause_duration, PauseState, XoffState};
+use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
@@ -504,7 +505,7 @@ fn new_port(
         tx_event: false,
         paused: 0,
         ecn_enabled: 0,
-        wire: VecDeque::new(),
+        wire: Ring::new(),
         pfc_enabled: pfc.enabled,
         pfc_quanta: pfc.quanta,
         pause_time: pause_duration(pfc.quanta, rate_bps),

@@ -30,6 +30,7 @@ use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
 use crate::packet::{prefetch, wire, PacketPool};
 use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
+use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::routing::Routes;
 use crate::sched::Scheduler;
@@ -87,12 +88,15 @@ impl Default for Sampling {
 #[repr(C, align(64))]
 pub(crate) struct PortRt {
     /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
-    pub wire: VecDeque<(Time, u32)>,
+    pub wire: Ring<(Time, u32)>,
     pub rate: LinkRate,
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
     /// Propagation delay of the link (here where it costs no line: PFC frames only use it).
     pub prop: Time,
+    /// Duration of `pfc_quanta` at this port's rate (PFC only; here, where it fills the first
+    /// line, so that the transmitter's fields start the second).
+    pub pause_time: Time,
     /// When the frame being sent (`busy`) has been serialized, and the sequence number of its
     /// `TxDone` event, taken when the frame started whether the event is pushed then or later
     /// (`tx_event`).
@@ -132,8 +136,6 @@ pub(crate) struct PortRt {
     pub counters: [PriorityCounters; 8],
     pub node: u32,
     pub pfc_quanta: u16,
-    /// Duration of `pfc_quanta` at this port's rate.
-    pub pause_time: Time,
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
@@ -150,7 +152,7 @@ pub(crate) struct PortRt {
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct TcQueue {
-    pub queue: VecDeque<Queued>,
+    pub queue: Ring<Queued>,
     pub bytes: u64,
     pub peak: u64,
     /// Data frames sent under the priority of this queue's number (not from this queue).
@@ -163,7 +165,7 @@ pub(crate) struct TcQueue {
 /// release need, so that dequeuing touches no packet memory (and no ingress port). 12 bytes:
 /// the bytes charged to the ingress PG are not stored but worked out again from the frame
 /// ([`SwitchRt::charge`]), so that a cache line holds five entries of a long queue, not four.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Queued {
     pub id: u32,
     /// The ingress (port, PG) charged, as the switch MMU's index `local port × 8 + PG`.
@@ -205,6 +207,8 @@ pub(crate) struct SwitchRt {
     pub drops_headroom: u64,
     pub drops_no_route: u64,
 }
+
+const _: () = assert!(std::mem::offset_of!(PortRt, tx_end) == 64 && std::mem::offset_of!(PortRt, total_queue_bytes) < 128);
 
 const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
 const _: () = assert!(
@@ -446,7 +450,7 @@ impl<O: Observer> Sim<'_, O> {
             let sent = &peer.tcq[prio];
             c.count_rx(sent.tx_packets, sent.tx_bytes);
         }
-        for &(_, id) in &peer.wire {
+        for &(_, id) in peer.wire.iter() {
             let pkt = self.pool.get(id);
             c[pkt.priority as usize].count_rx(u64::MAX, (pkt.frame_bytes as u64).wrapping_neg());
         }

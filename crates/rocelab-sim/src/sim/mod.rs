@@ -367,7 +367,13 @@ impl<O: Observer> Sim<'_, O> {
                     let p = &mut self.ports[port as usize];
                     p.busy = false;
                     p.tx_event = false;
-                    self.try_transmit(port);
+                    // The port is free now (`wire_free` would say so): a switch port with no PFC
+                    // frame to send dequeues here, without the call into `try_transmit`.
+                    if p.is_host || p.pfc_pending {
+                        self.try_transmit(port);
+                    } else {
+                        self.switch_transmit(port);
+                    }
                 }
                 Event::WireArrive { port, .. } => self.wire_arrive(port),
                 Event::PfcArrive { port, enable, xoff, quanta } => self.pfc_arrive(port, enable, xoff, quanta),

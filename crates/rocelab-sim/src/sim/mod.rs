@@ -333,6 +333,22 @@ pub(crate) fn observe<O: Observer>(
     }
 }
 
+/// The transmitter of port `port` (`p`) starts a frame that ends at `end`: take its `TxDone`'s
+/// place in the queue, and push the event unless it would find nothing to do (a switch port
+/// with nothing else to send; see `PortRt::tx_event`). Host ports always push it: their NIC
+/// looks at its sources and pacing timers when the wire frees.
+#[inline(always)]
+fn start_tx_on(p: &mut PortRt, queue: &mut EventQueue, port: u32, end: Time) {
+    let seq = queue.reserve_seq();
+    p.busy = true;
+    p.tx_end = end;
+    p.tx_seq = seq;
+    p.tx_event = p.is_host || p.backlog != 0 || p.pfc_pending;
+    if p.tx_event {
+        queue.push_reserved(end, seq, Event::TxDone { port });
+    }
+}
+
 /// Serialization time of a PFC frame on the wire.
 fn pfc_wire_bytes() -> u64 {
     (wire::PFC_FRAME + wire::WIRE_OVERHEAD) as u64
@@ -501,8 +517,11 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Put data frame `id` (of `frame` bytes, counted under `priority`) on the wire of `port`.
+    /// The port is borrowed once for the counters, the wire and the transmitter (as separate
+    /// calls, each `self.ports[port]` reloaded the vector and checked the index again).
     #[inline(always)]
     pub fn start_data_tx(&mut self, port: u32, id: u32, frame: u32, priority: u8) {
+        self.observe(port, id, Direction::Tx);
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.bytes_time((frame + wire::WIRE_OVERHEAD) as u64);
@@ -512,8 +531,7 @@ impl<O: Observer> Sim<'_, O> {
         let arrive = now + ser + p.arrival_delay;
         let was_idle = p.wire.is_empty();
         p.wire.push_back((arrive, id));
-        self.observe(port, id, Direction::Tx);
-        self.start_tx(port, now + ser);
+        start_tx_on(p, &mut self.queue, port, now + ser);
         if was_idle {
             self.queue.push(arrive, Event::WireArrive { port, pkt: id });
         }
@@ -566,21 +584,10 @@ impl<O: Observer> Sim<'_, O> {
         self.queue.push(arrive, Event::PfcArrive { port: peer, enable, xoff, quanta });
     }
 
-    /// The transmitter of `port` starts a frame that ends at `end`: take its `TxDone`'s place
-    /// in the queue, and push the event unless it would find nothing to do (a switch port with
-    /// nothing else to send; see `PortRt::tx_event`). Host ports always push it: their NIC
-    /// looks at its sources and pacing timers when the wire frees.
+    /// The transmitter of `port` starts a frame that ends at `end` (see [`start_tx_on`]).
     #[inline(always)]
     fn start_tx(&mut self, port: u32, end: Time) {
-        let seq = self.queue.reserve_seq();
-        let p = &mut self.ports[port as usize];
-        p.busy = true;
-        p.tx_end = end;
-        p.tx_seq = seq;
-        p.tx_event = p.is_host || p.backlog != 0 || p.pfc_pending;
-        if p.tx_event {
-            self.queue.push_reserved(end, seq, Event::TxDone { port });
-        }
+        start_tx_on(&mut self.ports[port as usize], &mut self.queue, port, end);
     }
 
     /// Queue a PFC timer for `prio` on `port` (merged with one already pending) and send it as

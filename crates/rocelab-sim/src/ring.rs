@@ -51,7 +51,7 @@ impl<T: Copy + Default> Ring<T> {
     }
 
     /// The entry `i` places behind the oldest.
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
         if i >= self.len as usize {
             return None;
@@ -71,7 +71,7 @@ impl<T: Copy + Default> Ring<T> {
     }
 
     /// Take the oldest entry.
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
@@ -81,6 +81,24 @@ impl<T: Copy + Default> Ring<T> {
         self.head = ((h + 1) & self.mask()) as u32;
         self.len -= 1;
         Some(x)
+    }
+
+    /// Take the oldest entry, and look at the entry `k` places behind the new oldest (so
+    /// `k = 0` is the next one out): one load of the buffer and one index check fewer than
+    /// `pop_front` then `get`.
+    #[inline(always)]
+    pub(crate) fn pop_front_get(&mut self, k: usize) -> Option<(T, Option<&T>)> {
+        if self.len == 0 {
+            return None;
+        }
+        let h = self.head as usize;
+        let m = self.mask();
+        let x = self.buf[h];
+        let next = (h + 1) & m;
+        self.head = next as u32;
+        self.len -= 1;
+        let coming = if k < self.len as usize { Some(&self.buf[(next + k) & m]) } else { None };
+        Some((x, coming))
     }
 
     /// The entries, oldest first.
@@ -161,8 +179,12 @@ mod tests {
             if x % 10 < push_odds {
                 r.push_back((x, step));
                 d.push_back((x, step));
-            } else {
+            } else if x % 20 < 17 {
                 assert_eq!(r.pop_front(), d.pop_front());
+            } else {
+                let popped = d.pop_front();
+                let k = (x % 7) as usize;
+                assert_eq!(r.pop_front_get(k), popped.map(|v| (v, d.get(k))));
             }
             assert_eq!(r.len(), d.len());
             max_len = max_len.max(r.len());

@@ -548,8 +548,8 @@ impl<O: Observer> Sim<'_, O> {
     #[inline]
     fn wire_arrive(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let (_, id) = p.wire.pop_front().expect("wire event without a frame");
-        if let Some(&(next, next_id)) = p.wire.front() {
+        let ((_, id), coming) = p.wire.pop_front_get(0).expect("wire event without a frame");
+        if let Some(&(next, next_id)) = coming {
             self.queue.push(next, Event::WireArrive { port, pkt: next_id });
         }
         let peer = p.peer;

@@ -236,9 +236,9 @@ impl<O: Observer> Sim<'_, O> {
             return;
         };
         let tq = &mut p.tcq[tc as usize];
-        let q = tq.queue.pop_front().expect("scheduler chose a non-empty class");
         // A long queue's head entries were written long ago: fetch the coming ones.
-        if let Some(coming) = tq.queue.get(QUEUE_PREFETCH_AHEAD) {
+        let (q, coming) = tq.queue.pop_front_get(QUEUE_PREFETCH_AHEAD).expect("scheduler chose a non-empty class");
+        if let Some(coming) = coming {
             prefetch(coming);
         }
         tq.bytes -= q.frame as u64;

@@ -1,5 +1,5 @@
-//! A FIFO of `Copy` entries in a power-of-two ring: the switch egress queues and the ports'
-//! wires, on every hop's path.
+//! A FIFO of `Copy` entries in a power-of-two ring: the switch egress queues, the ports'
+//! wires and the NICs' ready lists, on every hop's path.
 //!
 //! `std::collections::VecDeque` does the same job but costs more per operation there: its
 //! capacity need not be a power of two, so each index wraps with a compare and a subtraction,
@@ -31,7 +31,7 @@ impl<T: Copy + Default> Ring<T> {
     }
 
     /// Number of entries.
-    #[cfg(test)]
+    #[inline(always)]
     pub(crate) fn len(&self) -> usize {
         self.len as usize
     }
@@ -71,7 +71,7 @@ impl<T: Copy + Default> Ring<T> {
     }
 
     /// Take the oldest entry.
-    #[cfg(test)]
+    #[inline(always)]
     pub(crate) fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;

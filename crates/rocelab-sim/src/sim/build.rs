@@ -23,7 +23,7 @@ use crate::stats::{
 };
 use crate::time::{LinkRate, Time, SECOND};
 use crate::traffic::{FlowSpec, Traffic};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// Longest simulated time accepted (2⁶² ps ≈ 53 days), far from `u64` overflow.
 pub const MAX_END_TIME: Time = 1 << 62;
@@ -253,9 +253,9 @@ fn build<'o, O: Observer>(
                     ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
-                        ready: VecDeque::new(),
+                        ready: Ring::new(),
                         pacing: BinaryHeap::new(),
-                        ctrl: VecDeque::new(),
+                        ctrl: Ring::new(),
                         wake_at: Time::MAX,
                         rx: RxBuffer::new(rx.drain_bps, rx.capacity_bytes, rx.xoff_bytes, rx.xon_bytes),
                         rx_gen: 0,

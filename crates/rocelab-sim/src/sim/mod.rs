@@ -40,7 +40,7 @@ use crate::time::{LinkRate, Time};
 use crate::traffic::FlowSpec;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 
@@ -219,11 +219,11 @@ const _: () = assert!(
 
 pub(crate) struct NicRt {
     /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
-    pub ready: VecDeque<u32>,
+    pub ready: Ring<u32>,
     /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
     pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
     /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
-    pub ctrl: VecDeque<u32>,
+    pub ctrl: Ring<u32>,
     /// Time of the pending `NicWake`, `Time::MAX` if none.
     pub wake_at: Time,
     pub rx: RxBuffer,

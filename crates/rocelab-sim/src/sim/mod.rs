@@ -28,7 +28,7 @@ use crate::event::{Event, EventQueue, Seq, TimerSlot};
 use crate::mmu::Mmu;
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
-use crate::packet::{prefetch, wire, PacketPool};
+use crate::packet::{prefetch, prefetch_at, wire, PacketPool};
 use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
 use crate::ring::Ring;
 use crate::rng::Rng;
@@ -426,19 +426,21 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// Fetch the packet and the port lines that `ev` will touch.
+    /// Fetch the packet and the port lines that `ev` will touch (by address, without index
+    /// checks: see [`prefetch_at`]).
     fn prefetch_event(&self, ev: Event) {
+        use std::mem::offset_of;
         match ev {
             Event::TxDone { port } => {
-                let p = &self.ports[port as usize];
-                prefetch(&p.wire);
-                prefetch(&p.peer);
-                prefetch(p.sched.deficits());
+                let port = port as usize;
+                prefetch_at(&self.ports, port, offset_of!(PortRt, wire));
+                prefetch_at(&self.ports, port, offset_of!(PortRt, peer));
+                prefetch_at(&self.ports, port, offset_of!(PortRt, sched) + Scheduler::DEFICITS_OFFSET);
             }
             Event::WireArrive { port, pkt } => {
-                let p = &self.ports[port as usize];
-                prefetch(&p.wire);
-                prefetch(&p.peer);
+                let port = port as usize;
+                prefetch_at(&self.ports, port, offset_of!(PortRt, wire));
+                prefetch_at(&self.ports, port, offset_of!(PortRt, peer));
                 self.pool.prefetch(pkt);
             }
             _ => {}
@@ -452,7 +454,7 @@ impl<O: Observer> Sim<'_, O> {
             if let Some(head) = p.wire.front() {
                 prefetch(head);
             }
-            prefetch(&self.ports[p.peer as usize].peer);
+            prefetch_at(&self.ports, p.peer as usize, std::mem::offset_of!(PortRt, peer));
         }
     }
 

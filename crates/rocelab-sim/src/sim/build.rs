@@ -311,6 +311,14 @@ fn build<'o, O: Observer>(
         }
     }
 
+    // Each port's copy of its peer's identity (see `PortRt::peer_aux`).
+    for g in 0..ports.len() {
+        let q = &ports[ports[g].peer as usize];
+        let (aux, local, is_host) = (q.aux, q.local, q.is_host);
+        let p = &mut ports[g];
+        (p.peer_aux, p.peer_local, p.peer_is_host) = (aux, local, is_host);
+    }
+
     let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
         .map(|node| {
             (first_port[node]..first_port[node + 1]).map(|g| (g, port_node[ports[g as usize].peer as usize])).collect()
@@ -496,6 +504,9 @@ fn new_port(
         aux,
         is_host,
         peer,
+        peer_aux: 0,
+        peer_local: 0,
+        peer_is_host: false,
         rate: LinkRate::new(rate_bps),
         prop,
         arrival_delay: prop + peer_latency,

@@ -92,17 +92,19 @@ pub(crate) struct PortRt {
     pub rate: LinkRate,
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
-    /// Propagation delay of the link (here where it costs no line: PFC frames only use it).
-    pub prop: Time,
-    /// Duration of `pfc_quanta` at this port's rate (PFC only; here, where it fills the first
-    /// line, so that the transmitter's fields start the second).
-    pub pause_time: Time,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    /// The peer's `aux`, `local` and `is_host`, copied here at build time: an arrival (handled
+    /// at the peer) reads them beside the wire it pops, so the peer's own identity line is not
+    /// on a switch arrival's path at all.
+    pub peer_aux: u32,
+    pub peer_local: u32,
+    pub peer_is_host: bool,
     /// When the frame being sent (`busy`) has been serialized, and the sequence number of its
     /// `TxDone` event, taken when the frame started whether the event is pushed then or later
     /// (`tx_event`).
     pub tx_end: Time,
     pub tx_seq: Seq,
-    pub peer: u32,
     /// Index of the port within its node.
     pub local: u32,
     /// Switch index (switch port) or NIC index (host port).
@@ -136,6 +138,10 @@ pub(crate) struct PortRt {
     pub counters: [PriorityCounters; 8],
     pub node: u32,
     pub pfc_quanta: u16,
+    /// Duration of `pfc_quanta` at this port's rate.
+    pub pause_time: Time,
+    /// Propagation delay of the link (PFC frames only).
+    pub prop: Time,
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
@@ -208,7 +214,11 @@ pub(crate) struct SwitchRt {
     pub drops_no_route: u64,
 }
 
-const _: () = assert!(std::mem::offset_of!(PortRt, tx_end) == 64 && std::mem::offset_of!(PortRt, total_queue_bytes) < 128);
+const _: () = assert!(
+    std::mem::offset_of!(PortRt, peer_is_host) < 64
+        && std::mem::offset_of!(PortRt, tx_end) == 64
+        && std::mem::offset_of!(PortRt, total_queue_bytes) < 128
+);
 
 const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
 const _: () = assert!(
@@ -434,27 +444,24 @@ impl<O: Observer> Sim<'_, O> {
             Event::TxDone { port } => {
                 let port = port as usize;
                 prefetch_at(&self.ports, port, offset_of!(PortRt, wire));
-                prefetch_at(&self.ports, port, offset_of!(PortRt, peer));
+                prefetch_at(&self.ports, port, offset_of!(PortRt, tx_end));
                 prefetch_at(&self.ports, port, offset_of!(PortRt, sched) + Scheduler::DEFICITS_OFFSET);
             }
             Event::WireArrive { port, pkt } => {
-                let port = port as usize;
-                prefetch_at(&self.ports, port, offset_of!(PortRt, wire));
-                prefetch_at(&self.ports, port, offset_of!(PortRt, peer));
+                // The wire, the peer and its identity: all in the first line.
+                prefetch_at(&self.ports, port as usize, offset_of!(PortRt, wire));
                 self.pool.prefetch(pkt);
             }
             _ => {}
         }
     }
 
-    /// For an arrival, fetch the receiving port's identity line and the head of the wire.
+    /// For an arrival, fetch the head of the wire.
     fn prefetch_peer(&self, ev: Event) {
         if let Event::WireArrive { port, .. } = ev {
-            let p = &self.ports[port as usize];
-            if let Some(head) = p.wire.front() {
+            if let Some(head) = self.ports[port as usize].wire.front() {
                 prefetch(head);
             }
-            prefetch_at(&self.ports, p.peer as usize, std::mem::offset_of!(PortRt, peer));
         }
     }
 
@@ -554,11 +561,11 @@ impl<O: Observer> Sim<'_, O> {
         if let Some(&(next, next_id)) = coming {
             self.queue.push(next, Event::WireArrive { port, pkt: next_id });
         }
-        let peer = p.peer;
-        if self.ports[peer as usize].is_host {
-            self.host_arrive(peer, id);
+        let (peer, aux, local) = (p.peer, p.peer_aux, p.peer_local);
+        if p.peer_is_host {
+            self.host_arrive(peer, aux, id);
         } else {
-            self.switch_arrive(peer, id);
+            self.switch_arrive(peer, aux, local, id);
         }
     }
 

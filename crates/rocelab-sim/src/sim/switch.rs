@@ -64,13 +64,11 @@ impl SwitchRt {
 }
 
 impl<O: Observer> Sim<'_, O> {
-    /// A data frame has arrived at switch port `port`.
-    pub(super) fn switch_arrive(&mut self, port: u32, id: u32) {
+    /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx` (the
+    /// port's `local` and `aux`, passed by the caller from the sending port's copy).
+    pub(super) fn switch_arrive(&mut self, port: u32, sw_idx: u32, local: u32, id: u32) {
         let now = self.now;
-        let (sw_idx, local) = {
-            let p = &self.ports[port as usize];
-            (p.aux as usize, p.local as usize)
-        };
+        let (sw_idx, local) = (sw_idx as usize, local as usize);
         let sw = &self.switches[sw_idx];
         let pkt = self.pool.get_mut(id);
         let prio = sw.classify(pkt);

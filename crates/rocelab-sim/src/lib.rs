@@ -50,6 +50,7 @@ pub mod packet;
 pub mod perftest;
 pub mod pfc;
 pub mod rdma;
+mod ring;
 pub mod rng;
 pub mod routing;
 pub mod sched;

@@ -145,10 +145,9 @@ impl Scheduler {
         }
     }
 
-    /// The deficits (for the engine to prefetch the cache line they are in).
-    pub(crate) fn deficits(&self) -> &[u32; 8] {
-        &self.deficit
-    }
+    /// Byte offset of the deficits in a `Scheduler` (for the engine to prefetch the cache line
+    /// they are in).
+    pub(crate) const DEFICITS_OFFSET: usize = std::mem::offset_of!(Scheduler, deficit);
 
     /// Deficit of a class (for tests and diagnostics).
     pub fn deficit(&self, tc: TrafficClass) -> u64 {

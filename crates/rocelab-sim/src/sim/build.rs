@@ -12,6 +12,7 @@ use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{NoObserver, Observer};
 use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
 use crate::pfc::{pause_duration, PauseState, XoffState};
+use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
@@ -22,7 +23,7 @@ use crate::stats::{
 };
 use crate::time::{LinkRate, Time, SECOND};
 use crate::traffic::{FlowSpec, Traffic};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// Longest simulated time accepted (2⁶² ps ≈ 53 days), far from `u64` overflow.
 pub const MAX_END_TIME: Time = 1 << 62;
@@ -252,9 +253,9 @@ fn build<'o, O: Observer>(
                     ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
-                        ready: VecDeque::new(),
+                        ready: Ring::new(),
                         pacing: BinaryHeap::new(),
-                        ctrl: VecDeque::new(),
+                        ctrl: Ring::new(),
                         wake_at: Time::MAX,
                         rx: RxBuffer::new(rx.drain_bps, rx.capacity_bytes, rx.xoff_bytes, rx.xon_bytes),
                         rx_gen: 0,
@@ -308,6 +309,14 @@ fn build<'o, O: Observer>(
                 ));
             }
         }
+    }
+
+    // Each port's copy of its peer's identity (see `PortRt::peer_aux`).
+    for g in 0..ports.len() {
+        let q = &ports[ports[g].peer as usize];
+        let (aux, local, is_host) = (q.aux, q.local, q.is_host);
+        let p = &mut ports[g];
+        (p.peer_aux, p.peer_local, p.peer_is_host) = (aux, local, is_host);
     }
 
     let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
@@ -495,6 +504,9 @@ fn new_port(
         aux,
         is_host,
         peer,
+        peer_aux: 0,
+        peer_local: 0,
+        peer_is_host: false,
         rate: LinkRate::new(rate_bps),
         prop,
         arrival_delay: prop + peer_latency,
@@ -504,7 +516,7 @@ fn new_port(
         tx_event: false,
         paused: 0,
         ecn_enabled: 0,
-        wire: VecDeque::new(),
+        wire: Ring::new(),
         pfc_enabled: pfc.enabled,
         pfc_quanta: pfc.quanta,
         pause_time: pause_duration(pfc.quanta, rate_bps),

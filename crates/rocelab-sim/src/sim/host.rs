@@ -159,19 +159,20 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// A data frame has arrived at host port `port`.
-    pub(super) fn host_arrive(&mut self, port: u32, id: u32) {
+    /// A data frame has arrived at host port `port`, whose NIC is `nic_idx` (the port's `aux`,
+    /// passed by the caller from the sending port's copy).
+    pub(super) fn host_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
         if pkt.kind != PacketKind::Data {
             if pkt.kind == PacketKind::Tcp {
-                self.tcp_arrive(port, id);
+                self.tcp_arrive(port, nic_idx, id);
             } else {
-                self.rc_arrive(port, id);
+                self.rc_arrive(port, nic_idx, id);
             }
             return;
         }
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = nic_idx as usize;
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let nic = &mut self.nics[nic_idx];
         match nic.rx.on_arrival(now, pkt.frame_bytes as u64) {

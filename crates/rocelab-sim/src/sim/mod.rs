@@ -28,8 +28,9 @@ use crate::event::{Event, EventQueue, Seq, TimerSlot};
 use crate::mmu::Mmu;
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
-use crate::packet::{prefetch, wire, PacketPool};
+use crate::packet::{prefetch, prefetch_at, wire, PacketPool};
 use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
+use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::routing::Routes;
 use crate::sched::Scheduler;
@@ -39,7 +40,7 @@ use crate::time::{LinkRate, Time};
 use crate::traffic::FlowSpec;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 
@@ -87,18 +88,23 @@ impl Default for Sampling {
 #[repr(C, align(64))]
 pub(crate) struct PortRt {
     /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
-    pub wire: VecDeque<(Time, u32)>,
+    pub wire: Ring<(Time, u32)>,
     pub rate: LinkRate,
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
-    /// Propagation delay of the link (here where it costs no line: PFC frames only use it).
-    pub prop: Time,
+    /// The port at the other end of the link.
+    pub peer: u32,
+    /// The peer's `aux`, `local` and `is_host`, copied here at build time: an arrival (handled
+    /// at the peer) reads them beside the wire it pops, so the peer's own identity line is not
+    /// on a switch arrival's path at all.
+    pub peer_aux: u32,
+    pub peer_local: u32,
+    pub peer_is_host: bool,
     /// When the frame being sent (`busy`) has been serialized, and the sequence number of its
     /// `TxDone` event, taken when the frame started whether the event is pushed then or later
     /// (`tx_event`).
     pub tx_end: Time,
     pub tx_seq: Seq,
-    pub peer: u32,
     /// Index of the port within its node.
     pub local: u32,
     /// Switch index (switch port) or NIC index (host port).
@@ -134,6 +140,8 @@ pub(crate) struct PortRt {
     pub pfc_quanta: u16,
     /// Duration of `pfc_quanta` at this port's rate.
     pub pause_time: Time,
+    /// Propagation delay of the link (PFC frames only).
+    pub prop: Time,
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
@@ -150,7 +158,7 @@ pub(crate) struct PortRt {
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct TcQueue {
-    pub queue: VecDeque<Queued>,
+    pub queue: Ring<Queued>,
     pub bytes: u64,
     pub peak: u64,
     /// Data frames sent under the priority of this queue's number (not from this queue).
@@ -163,7 +171,7 @@ pub(crate) struct TcQueue {
 /// release need, so that dequeuing touches no packet memory (and no ingress port). 12 bytes:
 /// the bytes charged to the ingress PG are not stored but worked out again from the frame
 /// ([`SwitchRt::charge`]), so that a cache line holds five entries of a long queue, not four.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Queued {
     pub id: u32,
     /// The ingress (port, PG) charged, as the switch MMU's index `local port × 8 + PG`.
@@ -206,6 +214,12 @@ pub(crate) struct SwitchRt {
     pub drops_no_route: u64,
 }
 
+const _: () = assert!(
+    std::mem::offset_of!(PortRt, peer_is_host) < 64
+        && std::mem::offset_of!(PortRt, tx_end) == 64
+        && std::mem::offset_of!(PortRt, total_queue_bytes) < 128
+);
+
 const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
 const _: () = assert!(
     std::mem::offset_of!(SwitchRt, priority_to_pg) >= 64
@@ -215,11 +229,11 @@ const _: () = assert!(
 
 pub(crate) struct NicRt {
     /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
-    pub ready: VecDeque<u32>,
+    pub ready: Ring<u32>,
     /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
     pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
     /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
-    pub ctrl: VecDeque<u32>,
+    pub ctrl: Ring<u32>,
     /// Time of the pending `NicWake`, `Time::MAX` if none.
     pub wake_at: Time,
     pub rx: RxBuffer,
@@ -329,6 +343,22 @@ pub(crate) fn observe<O: Observer>(
     }
 }
 
+/// The transmitter of port `port` (`p`) starts a frame that ends at `end`: take its `TxDone`'s
+/// place in the queue, and push the event unless it would find nothing to do (a switch port
+/// with nothing else to send; see `PortRt::tx_event`). Host ports always push it: their NIC
+/// looks at its sources and pacing timers when the wire frees.
+#[inline(always)]
+fn start_tx_on(p: &mut PortRt, queue: &mut EventQueue, port: u32, end: Time) {
+    let seq = queue.reserve_seq();
+    p.busy = true;
+    p.tx_end = end;
+    p.tx_seq = seq;
+    p.tx_event = p.is_host || p.backlog != 0 || p.pfc_pending;
+    if p.tx_event {
+        queue.push_reserved(end, seq, Event::TxDone { port });
+    }
+}
+
 /// Serialization time of a PFC frame on the wire.
 fn pfc_wire_bytes() -> u64 {
     (wire::PFC_FRAME + wire::WIRE_OVERHEAD) as u64
@@ -363,7 +393,13 @@ impl<O: Observer> Sim<'_, O> {
                     let p = &mut self.ports[port as usize];
                     p.busy = false;
                     p.tx_event = false;
-                    self.try_transmit(port);
+                    // The port is free now (`wire_free` would say so): a switch port with no PFC
+                    // frame to send dequeues here, without the call into `try_transmit`.
+                    if p.is_host || p.pfc_pending {
+                        self.try_transmit(port);
+                    } else {
+                        self.switch_transmit(port);
+                    }
                 }
                 Event::WireArrive { port, .. } => self.wire_arrive(port),
                 Event::PfcArrive { port, enable, xoff, quanta } => self.pfc_arrive(port, enable, xoff, quanta),
@@ -400,33 +436,32 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// Fetch the packet and the port lines that `ev` will touch.
+    /// Fetch the packet and the port lines that `ev` will touch (by address, without index
+    /// checks: see [`prefetch_at`]).
     fn prefetch_event(&self, ev: Event) {
+        use std::mem::offset_of;
         match ev {
             Event::TxDone { port } => {
-                let p = &self.ports[port as usize];
-                prefetch(&p.wire);
-                prefetch(&p.peer);
-                prefetch(p.sched.deficits());
+                let port = port as usize;
+                prefetch_at(&self.ports, port, offset_of!(PortRt, wire));
+                prefetch_at(&self.ports, port, offset_of!(PortRt, tx_end));
+                prefetch_at(&self.ports, port, offset_of!(PortRt, sched) + Scheduler::DEFICITS_OFFSET);
             }
             Event::WireArrive { port, pkt } => {
-                let p = &self.ports[port as usize];
-                prefetch(&p.wire);
-                prefetch(&p.peer);
+                // The wire, the peer and its identity: all in the first line.
+                prefetch_at(&self.ports, port as usize, offset_of!(PortRt, wire));
                 self.pool.prefetch(pkt);
             }
             _ => {}
         }
     }
 
-    /// For an arrival, fetch the receiving port's identity line and the head of the wire.
+    /// For an arrival, fetch the head of the wire.
     fn prefetch_peer(&self, ev: Event) {
         if let Event::WireArrive { port, .. } = ev {
-            let p = &self.ports[port as usize];
-            if let Some(head) = p.wire.front() {
+            if let Some(head) = self.ports[port as usize].wire.front() {
                 prefetch(head);
             }
-            prefetch(&self.ports[p.peer as usize].peer);
         }
     }
 
@@ -446,7 +481,7 @@ impl<O: Observer> Sim<'_, O> {
             let sent = &peer.tcq[prio];
             c.count_rx(sent.tx_packets, sent.tx_bytes);
         }
-        for &(_, id) in &peer.wire {
+        for &(_, id) in peer.wire.iter() {
             let pkt = self.pool.get(id);
             c[pkt.priority as usize].count_rx(u64::MAX, (pkt.frame_bytes as u64).wrapping_neg());
         }
@@ -491,8 +526,11 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Put data frame `id` (of `frame` bytes, counted under `priority`) on the wire of `port`.
+    /// The port is borrowed once for the counters, the wire and the transmitter (as separate
+    /// calls, each `self.ports[port]` reloaded the vector and checked the index again).
     #[inline(always)]
     pub fn start_data_tx(&mut self, port: u32, id: u32, frame: u32, priority: u8) {
+        self.observe(port, id, Direction::Tx);
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.bytes_time((frame + wire::WIRE_OVERHEAD) as u64);
@@ -502,8 +540,7 @@ impl<O: Observer> Sim<'_, O> {
         let arrive = now + ser + p.arrival_delay;
         let was_idle = p.wire.is_empty();
         p.wire.push_back((arrive, id));
-        self.observe(port, id, Direction::Tx);
-        self.start_tx(port, now + ser);
+        start_tx_on(p, &mut self.queue, port, now + ser);
         if was_idle {
             self.queue.push(arrive, Event::WireArrive { port, pkt: id });
         }
@@ -520,15 +557,15 @@ impl<O: Observer> Sim<'_, O> {
     #[inline]
     fn wire_arrive(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
-        let (_, id) = p.wire.pop_front().expect("wire event without a frame");
-        if let Some(&(next, next_id)) = p.wire.front() {
+        let ((_, id), coming) = p.wire.pop_front_get(0).expect("wire event without a frame");
+        if let Some(&(next, next_id)) = coming {
             self.queue.push(next, Event::WireArrive { port, pkt: next_id });
         }
-        let peer = p.peer;
-        if self.ports[peer as usize].is_host {
-            self.host_arrive(peer, id);
+        let (peer, aux, local) = (p.peer, p.peer_aux, p.peer_local);
+        if p.peer_is_host {
+            self.host_arrive(peer, aux, id);
         } else {
-            self.switch_arrive(peer, id);
+            self.switch_arrive(peer, aux, local, id);
         }
     }
 
@@ -556,21 +593,10 @@ impl<O: Observer> Sim<'_, O> {
         self.queue.push(arrive, Event::PfcArrive { port: peer, enable, xoff, quanta });
     }
 
-    /// The transmitter of `port` starts a frame that ends at `end`: take its `TxDone`'s place
-    /// in the queue, and push the event unless it would find nothing to do (a switch port with
-    /// nothing else to send; see `PortRt::tx_event`). Host ports always push it: their NIC
-    /// looks at its sources and pacing timers when the wire frees.
+    /// The transmitter of `port` starts a frame that ends at `end` (see [`start_tx_on`]).
     #[inline(always)]
     fn start_tx(&mut self, port: u32, end: Time) {
-        let seq = self.queue.reserve_seq();
-        let p = &mut self.ports[port as usize];
-        p.busy = true;
-        p.tx_end = end;
-        p.tx_seq = seq;
-        p.tx_event = p.is_host || p.backlog != 0 || p.pfc_pending;
-        if p.tx_event {
-            self.queue.push_reserved(end, seq, Event::TxDone { port });
-        }
+        start_tx_on(&mut self.ports[port as usize], &mut self.queue, port, end);
     }
 
     /// Queue a PFC timer for `prio` on `port` (merged with one already pending) and send it as

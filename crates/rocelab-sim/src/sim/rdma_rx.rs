@@ -14,11 +14,12 @@ use crate::rdma::{wire, RequesterEvent, RxVerdict};
 use crate::time::Time;
 
 impl<O: Observer> Sim<'_, O> {
-    /// An RDMA frame `id` has arrived at host port `port` (and the NIC has handled it).
-    pub(super) fn rc_arrive(&mut self, port: u32, id: u32) {
+    /// An RDMA frame `id` has arrived at host port `port` of NIC `nic_idx` (and the NIC has
+    /// handled it).
+    pub(super) fn rc_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = nic_idx as usize;
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let q = self.flows[pkt.flow as usize].qp;
         if pkt.is_control() {

@@ -64,13 +64,11 @@ impl SwitchRt {
 }
 
 impl<O: Observer> Sim<'_, O> {
-    /// A data frame has arrived at switch port `port`.
-    pub(super) fn switch_arrive(&mut self, port: u32, id: u32) {
+    /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx` (the
+    /// port's `local` and `aux`, passed by the caller from the sending port's copy).
+    pub(super) fn switch_arrive(&mut self, port: u32, sw_idx: u32, local: u32, id: u32) {
         let now = self.now;
-        let (sw_idx, local) = {
-            let p = &self.ports[port as usize];
-            (p.aux as usize, p.local as usize)
-        };
+        let (sw_idx, local) = (sw_idx as usize, local as usize);
         let sw = &self.switches[sw_idx];
         let pkt = self.pool.get_mut(id);
         let prio = sw.classify(pkt);
@@ -236,9 +234,9 @@ impl<O: Observer> Sim<'_, O> {
             return;
         };
         let tq = &mut p.tcq[tc as usize];
-        let q = tq.queue.pop_front().expect("scheduler chose a non-empty class");
         // A long queue's head entries were written long ago: fetch the coming ones.
-        if let Some(coming) = tq.queue.get(QUEUE_PREFETCH_AHEAD) {
+        let (q, coming) = tq.queue.pop_front_get(QUEUE_PREFETCH_AHEAD).expect("scheduler chose a non-empty class");
+        if let Some(coming) = coming {
             prefetch(coming);
         }
         tq.bytes -= q.frame as u64;

@@ -11,14 +11,14 @@ use crate::packet::Ecn;
 use crate::time::Time;
 
 impl<O: Observer> Sim<'_, O> {
-    /// A TCP segment `id` has arrived at host port `port`.
-    pub(super) fn tcp_arrive(&mut self, port: u32, id: u32) {
+    /// A TCP segment `id` has arrived at host port `port` of NIC `nic_idx`.
+    pub(super) fn tcp_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
         let mut info = self.tcp_seg[id as usize];
         // The IP ECN field as it arrived: a switch may have marked CE.
         info.seg.ecn = pkt.ecn;
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = nic_idx as usize;
         self.obs.on_tcp(now, port as usize, &pkt, &info.hdr, Direction::Rx);
         let nic = &mut self.nics[nic_idx];
         let (delivered_at, xoff, check_at) = match nic.rx.on_arrival(now, pkt.frame_bytes as u64) {

@@ -21,7 +21,8 @@
 //!   earlier reserved number, or handed down from `far`, which sort apart and merge in as the
 //!   slot becomes current (mixed into one list they made two slots in three unsorted). All
 //!   buckets share one slab with a free list, so the memory touched is that of the pending
-//!   entries, recently freed slots first.
+//!   entries, recently freed slots first; the links of the lists are an array of their own,
+//!   small enough to stay in the L1, so that walking a list waits on no node.
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!
@@ -117,13 +118,11 @@ fn wheel_key(time: Time, seq: Seq) -> u64 {
     ((time & (SLOT_PS - 1)) << SEQ_BITS) | seq
 }
 
-/// A wheel entry in the slab.
+/// A wheel entry in the slab (its link is in `EventQueue::links`).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     key: u64,
     event: Event,
-    /// Next entry of the same bucket, or next free slot.
-    next: u32,
 }
 
 /// A far entry: its key packs time (high 64 bits) and sequence number (low 64 bits), so one
@@ -213,6 +212,11 @@ pub struct EventQueue {
     /// The wheel's entries, all buckets in one slab with a free list, so that a push writes to
     /// a recently freed (cached) node rather than to the tail of one of thousands of vectors.
     slab: Vec<Node>,
+    /// The link of each slab node: the next entry of the same bucket, or the next free node.
+    /// Apart from the nodes (4 bytes a node, a few KB in all, so it stays in the L1), so that
+    /// walking a list — a slot's copy into `now`, the free list at each push — is a chain of
+    /// cache hits, and the nodes' own loads, independent of each other, overlap.
+    links: Vec<u32>,
     free: u32,
     /// Bit `b` of word `b / 64`: bucket `b` is not empty.
     bits: [u64; WORDS],
@@ -244,6 +248,7 @@ impl Default for EventQueue {
             late_bits: [0; WORDS],
             scratch: Vec::new(),
             slab: Vec::new(),
+            links: Vec::new(),
             free: NIL,
             bits: [0; WORDS],
             summary: 0,
@@ -310,7 +315,8 @@ impl EventQueue {
         let b = (slot_of(time) & MASK) as usize;
         let i = self.alloc();
         let head = self.heads[b];
-        self.slab[i as usize] = Node { key: wheel_key(time, seq), event, next: head };
+        self.slab[i as usize] = Node { key: wheel_key(time, seq), event };
+        self.links[i as usize] = head;
         self.heads[b] = i;
         // A bucket's bit is set exactly while its list is not empty: only its first entry sets it.
         if head == NIL {
@@ -324,7 +330,8 @@ impl EventQueue {
     fn link_late(&mut self, time: Time, seq: Seq, event: Event) {
         let b = (slot_of(time) & MASK) as usize;
         let i = self.alloc();
-        self.slab[i as usize] = Node { key: wheel_key(time, seq), event, next: self.late[b] };
+        self.slab[i as usize] = Node { key: wheel_key(time, seq), event };
+        self.links[i as usize] = self.late[b];
         self.late[b] = i;
         self.late_bits[b / 64] |= 1 << (b % 64);
         self.bits[b / 64] |= 1 << (b % 64);
@@ -335,14 +342,15 @@ impl EventQueue {
     #[inline(always)]
     fn alloc(&mut self) -> u32 {
         let i = if self.free != NIL { self.free } else { self.grow() };
-        self.free = self.slab[i as usize].next;
+        self.free = self.links[i as usize];
         i
     }
 
     /// A new free node (the slab grows to the most entries ever on the wheel at once).
     #[cold]
     fn grow(&mut self) -> u32 {
-        self.slab.push(Node { key: 0, event: Event::Sample, next: NIL });
+        self.slab.push(Node { key: 0, event: Event::Sample });
+        self.links.push(NIL);
         (self.slab.len() - 1) as u32
     }
 
@@ -481,7 +489,7 @@ impl EventQueue {
                     if min.is_none_or(|m| n.key < m.key) {
                         min = Some(n);
                     }
-                    i = n.next;
+                    i = self.links[i as usize];
                 }
             }
             let slot = self.now_slot + 1 + ((b as u64).wrapping_sub(self.now_slot + 1) & MASK);
@@ -571,7 +579,7 @@ impl EventQueue {
             prev = n.key;
             self.now.push((n.key, n.event));
             tail = i;
-            i = n.next;
+            i = self.links[i as usize];
         }
         self.free_list(head, tail);
         sorted
@@ -599,7 +607,7 @@ impl EventQueue {
             prev = n.key;
             self.now.push((n.key, n.event));
             tail = i;
-            i = n.next;
+            i = self.links[i as usize];
         }
         self.now.extend_from_slice(&self.scratch[j..]);
         self.scratch.clear();
@@ -616,7 +624,7 @@ impl EventQueue {
             let n = &self.slab[i as usize];
             self.scratch.push((n.key, n.event));
             tail = i;
-            i = n.next;
+            i = self.links[i as usize];
         }
         self.free_list(head, tail);
         sort_descending(&mut self.scratch);
@@ -626,7 +634,7 @@ impl EventQueue {
     #[inline]
     fn free_list(&mut self, head: u32, tail: u32) {
         if tail != NIL {
-            self.slab[tail as usize].next = self.free;
+            self.links[tail as usize] = self.free;
             self.free = head;
         }
     }

@@ -75,6 +75,30 @@ fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
         assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })));
     }
     assert!(q.is_empty() && q.pop().is_none());
+    // Every node has its link, and every node is free again.
+    assert_eq!(q.links.len(), q.slab.len());
+    let mut free = 0;
+    let mut i = q.free;
+    while i != NIL {
+        free += 1;
+        i = q.links[i as usize];
+    }
+    assert_eq!(free, q.slab.len(), "nodes lost from the free list");
+}
+
+#[test]
+fn freed_nodes_are_taken_again_before_the_slab_grows() {
+    let mut q = EventQueue::new();
+    for round in 0..3 {
+        for port in 0..50 {
+            q.push(round * 10 * SLOT_PS + SLOT_PS + port as Time % 3, Event::TxDone { port });
+        }
+        for port in 0..50 {
+            let (_, ev) = q.pop().expect("pushed");
+            assert!(matches!(ev, Event::TxDone { .. }), "{port}");
+        }
+        assert_eq!(q.slab.len(), 50, "round {round}: the slab grows only to the most entries at once");
+    }
 }
 
 #[test]

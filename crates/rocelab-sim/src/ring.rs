@@ -59,6 +59,13 @@ impl<T: Copy + Default> Ring<T> {
         Some(&self.buf[(self.head as usize + i) & self.mask()])
     }
 
+    /// The slot of the oldest entry, whether the ring is empty or not (`None` only before the
+    /// first push): for a prefetch, without the emptiness test of [`Ring::front`].
+    #[inline(always)]
+    pub(crate) fn head_slot(&self) -> Option<&T> {
+        self.buf.get(self.head as usize)
+    }
+
     /// Append `x` behind the newest entry.
     #[inline(always)]
     pub(crate) fn push_back(&mut self, x: T) {
@@ -137,6 +144,26 @@ mod tests {
         assert_eq!(r.iter().count(), 0);
         assert_eq!(r.buf.len(), 0);
         assert_eq!(std::mem::size_of::<Ring<u64>>(), 24);
+    }
+
+    #[test]
+    fn head_slot_is_the_front_or_the_next_slot_to_fill() {
+        let mut r: Ring<u32> = Ring::new();
+        assert!(r.head_slot().is_none(), "nothing allocated yet");
+        for i in 0..10 {
+            r.push_back(i);
+            assert_eq!(r.head_slot(), r.front());
+            let (x, _) = r.pop_front_get(0).unwrap();
+            assert_eq!(x, i);
+            r.push_back(100 + i);
+            assert_eq!(r.head_slot(), r.front());
+            r.pop_front();
+            // Empty again: the next push fills the head slot.
+            assert!(r.is_empty());
+            r.push_back(200 + i);
+            assert_eq!(r.head_slot(), Some(&(200 + i)));
+            r.pop_front();
+        }
     }
 
     #[test]

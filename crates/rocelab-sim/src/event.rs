@@ -635,14 +635,7 @@ impl EventQueue {
     /// The late list from `head` into `scratch`, sorted, and its nodes freed.
     #[inline(never)]
     fn take_late(&mut self, head: u32) {
-        let mut i = head;
-        let mut tail = NIL;
-        while i != NIL {
-            let n = &self.slab[i as usize];
-            self.scratch.push((n.key, n.event));
-            tail = i;
-            i = self.links[i as usize];
-        }
+        let tail = copy_list(&self.slab, &self.links, head, &mut self.scratch);
         self.free_list(head, tail);
         sort_descending(&mut self.scratch);
     }
@@ -656,14 +649,7 @@ impl EventQueue {
     #[inline(never)]
     fn append_late(&mut self, head: u32, sorted: bool) -> bool {
         let start = self.now.len();
-        let mut i = head;
-        let mut tail = NIL;
-        while i != NIL {
-            let n = &self.slab[i as usize];
-            self.now.push((n.key, n.event));
-            tail = i;
-            i = self.links[i as usize];
-        }
+        let tail = copy_list(&self.slab, &self.links, head, &mut self.now);
         self.free_list(head, tail);
         if !sorted || self.now.len() <= SHORT_SLOT {
             return false;
@@ -693,6 +679,21 @@ impl EventQueue {
             self.free = head;
         }
     }
+}
+
+/// Append the entries of the list from `head` to `out`; its last node (`NIL` if empty), for
+/// [`EventQueue::free_list`].
+#[inline(always)]
+fn copy_list(slab: &[Node], links: &[u32], head: u32, out: &mut Vec<(u64, Event)>) -> u32 {
+    let mut i = head;
+    let mut tail = NIL;
+    while i != NIL {
+        let n = &slab[i as usize];
+        out.push((n.key, n.event));
+        tail = i;
+        i = links[i as usize];
+    }
+    tail
 }
 
 /// One queued event for a timer whose deadline is set again and again, usually later (a PFC

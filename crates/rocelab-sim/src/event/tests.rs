@@ -410,3 +410,61 @@ fn a_late_entry_alone_in_an_empty_queue_is_seen_by_peek() {
     assert_eq!(q.pop(), Some((2 * SLOT_PS, Event::Sample)));
     assert!(q.pop().is_none());
 }
+
+#[test]
+fn slot_sort_matches_the_library_sort_at_every_length() {
+    let mut rng = crate::rng::Rng::new(7);
+    for len in 0..40usize {
+        for round in 0..50 {
+            // Unique keys: a random offset in the slot above a distinct sequence number, some
+            // with the top bit set (offsets from 512 on).
+            let mut v: Vec<(u64, Event)> = (0..len)
+                .map(|i| {
+                    let offset = rng.below(SLOT_PS);
+                    let seq = 1 + i as u64 * 3 + rng.below(3);
+                    (wheel_key(offset, seq), Event::TxDone { port: i as u32 })
+                })
+                .collect();
+            if round % 5 == 0 {
+                v.sort_unstable_by_key(|e| e.0); // ascending: the worst case
+            }
+            let mut expected = v.clone();
+            expected.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            let mut w = v.clone();
+            sort_descending(&mut v);
+            assert_eq!(v, expected, "length {len}");
+            sort_slot(&mut w);
+            assert_eq!(w, expected, "length {len}");
+        }
+    }
+}
+
+/// Slots of many sizes, each with late entries, in an order that makes the queue switch
+/// between its two ways of taking late entries (merged apart after a long slot, sorted with the
+/// whole slot after a short one) and take a long slot in order in the short way (merged in from
+/// the back): every pop as the reference says.
+#[test]
+fn late_entries_take_their_place_in_short_and_long_slots_alike() {
+    let mut c = Checked::new();
+    let mut rng = crate::rng::Rng::new(11);
+    let sizes = [3usize, 20, 60, 5, 100, 10, 30, 2, 70, 70, 16, 17, 1];
+    let mut port = 0;
+    for (k, &n) in sizes.iter().enumerate() {
+        let slot = 2 + k as u64 * 3;
+        let base = slot * SLOT_PS;
+        // One instant (in order, as on the line-rate fat tree) or random offsets.
+        let one_instant = k % 3 != 1;
+        let reserved: Vec<Seq> = (0..1 + rng.below(4)).map(|_| c.q.reserve_seq()).collect();
+        for _ in 0..n {
+            let off = if one_instant { 100 } else { rng.below(SLOT_PS) };
+            c.push(base + off, port);
+            port += 1;
+        }
+        for s in reserved.into_iter().rev() {
+            let off = if one_instant { 100 } else { rng.below(SLOT_PS) };
+            c.push_reserved(base + off, s, port);
+            port += 1;
+        }
+    }
+    c.pop_all();
+}

@@ -39,6 +39,12 @@ use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+mod sort;
+mod timer;
+
+use sort::{sort_descending, sort_slot, SHORT_SLOT};
+pub(crate) use timer::TimerSlot;
+
 /// Something that happens at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -696,127 +702,11 @@ fn copy_list(slab: &[Node], links: &[u32], head: u32, out: &mut Vec<(u64, Event)
     tail
 }
 
-/// One queued event for a timer whose deadline is set again and again, usually later (a PFC
-/// pause extended by each refresh, the XOFF side's refresh re-armed by each assertion), and
-/// whose superseded events used to stay queued and fire for nothing. While an event of the
-/// timer is pending at `at`, a later deadline is only recorded, with the sequence number it
-/// reserved; when the pending event fires, the engine pushes the recorded deadline in that
-/// reserved place ([`EventQueue::push_reserved`]), so the live event pops exactly where it
-/// would have. An earlier deadline is pushed at once. The payload `u32` is the generation the
-/// event carries.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TimerSlot {
-    /// Time of the timer's event in the queue (`Time::MAX`: none).
-    at: Time,
-    /// The deadline to push when that event fires: time, reserved sequence number, generation.
-    then: Option<(Time, Seq, u32)>,
-}
-
-impl Default for TimerSlot {
-    fn default() -> Self {
-        TimerSlot { at: Time::MAX, then: None }
-    }
-}
-
-impl TimerSlot {
-    /// Set the deadline to `time`, with `seq` reserved now and generation `gen`. True when the
-    /// caller must push the event now (no event of this timer is pending at or before `time`).
-    pub fn arm(&mut self, time: Time, seq: Seq, gen: u32) -> bool {
-        if self.at <= time {
-            self.then = Some((time, seq, gen));
-            false
-        } else {
-            self.at = time;
-            self.then = None;
-            true
-        }
-    }
-
-    /// The timer no longer wants an event (the pending one, if any, will find nothing to do).
-    pub fn cancel(&mut self) {
-        self.then = None;
-    }
-
-    /// An event of this timer fired at `now`: the deadline to push now, if one was recorded
-    /// while it was pending.
-    pub fn fired(&mut self, now: Time) -> Option<(Time, Seq, u32)> {
-        if now != self.at {
-            return None;
-        }
-        self.at = Time::MAX;
-        let next = self.then.take();
-        if let Some((t, _, _)) = next {
-            self.at = t;
-        }
-        next
-    }
-}
-
-/// The most entries of a slot sorted by rank ([`sort_by_rank`]); the late entries of a slot
-/// of up to this many are sorted with it in a run of short slots ([`EventQueue::append_late`]).
-const SHORT_SLOT: usize = 16;
-
 /// A slot of more entries makes the next one's late entries merge in apart
 /// (`EventQueue::long_slots`): far above the slots of a sparse run (RDMA: 6.8 on average, one
 /// in seventy above 20), so that it seldom switches there, and below the line-rate fat tree's
 /// hundred.
 const LONG_SLOT: usize = 48;
-
-/// Sort the entries of a slot made current by descending key: up to [`SHORT_SLOT`] entries by
-/// rank ([`sort_by_rank`]), without a data-dependent branch, longer ones as
-/// [`sort_descending`] does.
-fn sort_slot(v: &mut [(u64, Event)]) {
-    match v.len() {
-        0..=8 => sort_by_rank::<8>(v),
-        9..=SHORT_SLOT => sort_by_rank::<SHORT_SLOT>(v),
-        _ => sort_descending(v),
-    }
-}
-
-/// Sort entries by descending key. Keys are unique, so any sort gives the one order. A slot
-/// is nearly in order (its list is newest first, and most events are pushed in time
-/// order), so an insertion sort, linear in the entries plus the moves, does it in cache; past a
-/// budget of moves (a slot filled out of order) the library's sort finishes.
-fn sort_descending(v: &mut [(u64, Event)]) {
-    let mut budget = 4 * v.len() + 16;
-    for i in 1..v.len() {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1].0 < x.0 {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
-        budget = budget.saturating_sub(i - j);
-        if budget == 0 {
-            v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
-            return;
-        }
-    }
-}
-
-/// Sort at most `N` entries by descending key without a data-dependent branch: each entry's
-/// place is the number of keys above its own (keys are unique), counted over a fixed `N` keys
-/// (the missing ones 0, below every key, as every key holds a sequence number from 1). In a
-/// sparse run (RDMA with DCQCN: 6.8 events per 1,024-ps slot on the RDMA fat tree, at
-/// different instants, pushed from different events with different lead times, so in no time
-/// order) four slots in five need sorting and most hold a few entries; the insertion sort's
-/// inner loop mispredicted about once per entry there. This costs more instructions (about 40
-/// an entry for `N` = 8) and fewer mispredictions; alone it measured no faster, with the late
-/// entries of short slots sorted in with the rest ([`EventQueue::append_late`]) it is.
-fn sort_by_rank<const N: usize>(v: &mut [(u64, Event)]) {
-    debug_assert!(v.len() <= N);
-    let mut keys = [0u64; N];
-    let mut copy = [(0u64, Event::Sample); N];
-    for (i, &e) in v.iter().enumerate() {
-        keys[i] = e.0;
-        copy[i] = e;
-    }
-    for &e in &copy[..v.len()] {
-        let place = keys.iter().map(|&k| (k > e.0) as usize).sum::<usize>();
-        v[place] = e;
-    }
-}
 
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,7 @@
 //!
 //! A frame is described by a [`Frame`]: its Ethernet addresses and 802.1Q tag, and a
 //! [`HeaderStack`] saying what follows. [`frame_of_packet`] maps a simulator
-//! [`Packet`](rocelab_sim::Packet) to one, [`frame_of_tcp`] a TCP segment (with the header the
+//! [`Packet`] to one, [`frame_of_tcp`] a TCP segment (with the header the
 //! engine hands the observer), [`frame_of_pfc`] a PFC frame, [`frame_of_link_pause`] an 802.3x
 //! PAUSE frame, and [`encode`] writes the bytes. The [`PcapObserver`] plugs the encoder into a
 //! run.

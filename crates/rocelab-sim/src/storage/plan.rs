@@ -179,8 +179,9 @@ pub struct JobRequest {
 
 impl StorageJob {
     /// A job of `spec` from `initiator` to `target` over `protocol`, starting at 0, over RoCE
-    /// (an RDMA protocol) or TCP, with the protocol's default CPU costs ([`default_costs`]);
-    /// sessions come with [`StorageTraffic::add_job`].
+    /// (an RDMA protocol) or TCP, with the protocol's default CPU costs
+    /// ([`default_costs`](super::cpu::default_costs)); sessions come with
+    /// [`StorageTraffic::add_job`].
     pub fn new(spec: JobSpec, initiator: NodeId, target: NodeId, protocol: Protocol) -> Self {
         let costs = super::cpu::default_costs(protocol.kind());
         let transport = if protocol.kind().is_rdma() { StorageTransport::Roce } else { StorageTransport::Tcp };

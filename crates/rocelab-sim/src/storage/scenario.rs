@@ -1,6 +1,6 @@
 //! From a scenario's `workloads.jobs` and the devices' `storage` and `cpu` to
-//! [`StorageTraffic`]: one engine job per job and initiator host, the target devices' models
-//! with the scenario's overrides, and the hosts' cores.
+//! [`StorageTraffic`](super::plan::StorageTraffic): one engine job per job and initiator host,
+//! the target devices' models with the scenario's overrides, and the hosts' cores.
 
 use super::job::{JobSpec, RwMode};
 use super::plan::{default_sessions, JobRequest, StorageJob, StorageTransport};

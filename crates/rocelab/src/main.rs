@@ -1,8 +1,8 @@
 //! The `rocelab` command: argument parsing, files and output. The work is done by the library
 //! crates; this is glue.
 
-// The doc comments of the arguments are clap's `--help` text, where `<variant>` is a placeholder
-// for the reader, not an HTML tag.
+// The doc comments of the arguments are clap's `--help` text, where `<variant>` stands for a
+// variant's name, not an HTML tag.
 #![allow(rustdoc::invalid_html_tags)]
 
 use clap::{Parser, Subcommand, ValueEnum};

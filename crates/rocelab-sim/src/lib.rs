@@ -55,6 +55,7 @@ pub mod rng;
 pub mod routing;
 pub mod sched;
 mod sim;
+mod slots;
 pub mod spec;
 pub mod stats;
 pub mod storage;

@@ -10,6 +10,7 @@
 //! The transport headers that later issues add (RETH, AETH, TCP) extend the header through
 //! [`Packet::header_bytes`] without changing this accounting.
 
+use crate::slots::Slots;
 use crate::time::Time;
 
 /// Sizes of the headers on the wire, in bytes.
@@ -223,13 +224,14 @@ fn prefetch_ptr(p: *const u8) {
     let _ = p;
 }
 
-/// Pool of packets: a `Vec` with a free list, so the steady state allocates nothing and memory
-/// is proportional to the packets in flight, not to simulated time. Which slots are live is
+/// Pool of packets: [`Slots`] (slots that grow without being copied) with a free list, so the
+/// steady state allocates nothing and memory is proportional to the packets in flight, not to
+/// simulated time. Which slots are live is
 /// not kept beside them (a flag per slot was one more cache line touched by every `alloc` and
 /// `free`); [`PacketPool::iter_live`], called once per run, works it out from the free list.
 #[derive(Debug, Default)]
 pub struct PacketPool {
-    slots: Vec<Packet>,
+    slots: Slots<Packet>,
     free: Vec<u32>,
     in_use: usize,
     /// Debug builds check for double frees.

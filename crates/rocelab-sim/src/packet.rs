@@ -224,11 +224,12 @@ fn prefetch_ptr(p: *const u8) {
     let _ = p;
 }
 
-/// Pool of packets: [`Slots`] (slots that grow without being copied) with a free list, so the
-/// steady state allocates nothing and memory is proportional to the packets in flight, not to
-/// simulated time. Which slots are live is
-/// not kept beside them (a flag per slot was one more cache line touched by every `alloc` and
-/// `free`); [`PacketPool::iter_live`], called once per run, works it out from the free list.
+/// Pool of packets: slots that grow without being copied, on huge pages where the kernel offers
+/// them (the crate's `slots` module), and a free list, so the steady state allocates nothing
+/// and memory is proportional to the packets in flight, not to simulated time. Which slots are
+/// live is not kept beside them (a flag per slot was one more cache line touched by every
+/// `alloc` and `free`); [`PacketPool::iter_live`], called once per run, works it out from the
+/// free list.
 #[derive(Debug, Default)]
 pub struct PacketPool {
     slots: Slots<Packet>,

@@ -15,10 +15,9 @@
 //! new mapping with that advice: where transparent huge pages are enabled, "always" or
 //! "madvise" (the common distribution default), the slots then sit on 2 MiB pages, 25 of them
 //! on the fat tree. Where the advice is refused nothing changes but the page size. A smaller
-//! pool stays on small pages (see `HUGE_FROM_BYTES`).
-//! Measured on the line-rate fat tree (`docs/benchmarks.md`): 5,600 page faults instead of
-//! 34,500, peak RSS 74 MB instead of 82 MB, the run about 8 % faster. Elsewhere the slots are a
-//! `Vec`.
+//! pool stays on small pages (see `HUGE_FROM_BYTES`). Measured on the line-rate fat tree
+//! (`docs/benchmarks.md`): 6,600 page faults instead of 34,500, peak RSS 75 MB instead of 82 MB,
+//! the run about 8 % faster. Elsewhere the slots are a `Vec`.
 //!
 //! Either way the values stored are `Copy`: nothing is dropped, and the memory below `len` is
 //! always initialized.
@@ -40,10 +39,10 @@ mod mapped {
     const FIRST_BYTES: usize = 1 << 16;
     /// The size from which the mapping is advised for huge pages: 8 MiB, 2,048 small pages,
     /// about what a second-level TLB holds (1,536 to 3,072 entries on current x86 cores). A
-    /// smaller pool does as well on small pages, which cost less to
-    /// fault in: the kernel zeroes a huge page whole, and one took about 3.5 ms on the
-    /// benchmark machine (a VM whose memory the host backs as it is first touched), 4 % of the
-    /// 90 ms TCP benchmark whose 9,000 packets fit in 600 KB.
+    /// smaller pool does as well on small pages, which cost less to fault in: the kernel zeroes
+    /// a huge page whole, and one took about 3.5 ms on the benchmark machine (a VM whose memory
+    /// the host backs as it is first touched), 4 % of the 90 ms TCP benchmark whose 9,000
+    /// packets fit in 600 KB.
     const HUGE_FROM_BYTES: usize = 8 << 20;
 
     /// Slots in an anonymous mapping of `cap` values, of which the first `len` are written.

@@ -1,18 +1,22 @@
 //! Runs one standard benchmark scenario once and prints what `rocelab bench` will print:
-//! events, wall time, events per second, packet-pool high-water mark.
+//! events, wall time, events per second, packet-pool high-water mark; then what the process
+//! used, on Linux (`bench::ProcessUsage`): CPU seconds in user mode and in the kernel (mostly
+//! page faults of memory touched for the first time), and the peak resident set in KiB (the
+//! figure `/usr/bin/time -v` calls "Maximum resident set size (kbytes)"), which with one
+//! scenario per process is the scenario's peak memory.
 //!
 //! ```text
 //! cargo build --release -p rocelab-sim --example engine_bench
-//! /usr/bin/time -v target/release/examples/engine_bench incast 10000
-//! /usr/bin/time -v target/release/examples/engine_bench fat-tree 1000
-//! /usr/bin/time -v target/release/examples/engine_bench fat-tree-30 1000
-//! /usr/bin/time -v target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
-//! /usr/bin/time -v target/release/examples/engine_bench websearch 10000 ../shared/data/hpcc-formats
-//! /usr/bin/time -v target/release/examples/engine_bench incast-rdma 10000
-//! /usr/bin/time -v target/release/examples/engine_bench fat-tree-rdma 1000
-//! /usr/bin/time -v target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
-//! /usr/bin/time -v target/release/examples/engine_bench tcp-iperf 20000
-//! /usr/bin/time -v target/release/examples/engine_bench storage
+//! target/release/examples/engine_bench incast 10000
+//! target/release/examples/engine_bench fat-tree 1000
+//! target/release/examples/engine_bench fat-tree-30 1000
+//! target/release/examples/engine_bench fat-txt 1000 ../shared/data/hpcc-formats/fat.txt
+//! target/release/examples/engine_bench websearch 10000 ../shared/data/hpcc-formats
+//! target/release/examples/engine_bench incast-rdma 10000
+//! target/release/examples/engine_bench fat-tree-rdma 1000
+//! target/release/examples/engine_bench websearch-rdma 5000 ../shared/data/hpcc-formats
+//! target/release/examples/engine_bench tcp-iperf 20000
+//! target/release/examples/engine_bench storage
 //! ```
 //! `storage` runs every storage benchmark run of `bench::storage_runs` (the Arista/Pure and
 //! Demartek examples, each variant and sweep point, for its scenario's own duration; the
@@ -29,7 +33,7 @@
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
     fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
-    incast_16, measure, tcp_two_switch, with_rdma,
+    incast_16, measure, tcp_two_switch, with_rdma, ProcessUsage,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -158,6 +162,7 @@ fn main() -> ExitCode {
                 r.delivered_bytes as f64 / 1e9,
                 r.digest
             );
+            print_usage();
             if r.sized_flows > 0 {
                 let sd = r.slowdown.map(|p| format!("{:.2} / {:.2} / {:.2}", p.p50, p.p95, p.p99));
                 println!(
@@ -210,5 +215,18 @@ fn storage() -> ExitCode {
         );
     }
     println!("{} runs in {total:.2} s", runs.len());
+    print_usage();
     ExitCode::SUCCESS
+}
+
+/// What the process used (where `ProcessUsage` is read): CPU time and the peak resident set.
+fn print_usage() {
+    if let Some(u) = ProcessUsage::now() {
+        println!(
+            "  process: {:.2} s user, {:.2} s system; peak RSS {} KiB",
+            u.user_seconds,
+            u.system_seconds,
+            u.peak_rss_bytes / 1024
+        );
+    }
 }

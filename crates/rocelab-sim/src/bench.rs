@@ -342,6 +342,62 @@ pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimErro
 /// Default simulated time of [`events_per_second`] runs.
 pub const DEFAULT_BENCH_TIME: Time = 200 * US;
 
+/// What this process has used so far: CPU time in user and in kernel mode, summed over its
+/// threads (`getrusage(2)`, `RUSAGE_SELF`), and the peak resident set of its memory (`VmHWM` of
+/// `/proc/self/status`, proc(5)). `engine_bench` runs one scenario per process, so there the
+/// peak is the scenario's memory, measured by the benchmark itself rather than by
+/// `/usr/bin/time -v` around it. (`getrusage`'s own `ru_maxrss` is not used: Linux carries it
+/// across `execve`, so a benchmark started from a large parent, a Python script say, reports the
+/// parent's size.) The kernel's share of the CPU time is mostly the page faults of memory touched
+/// for the first time, the packet pool growing; it is kept apart because on a virtual machine it
+/// can be the host's cost more than the engine's (`docs/benchmarks.md`, ninth session).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProcessUsage {
+    /// CPU seconds in user mode.
+    pub user_seconds: f64,
+    /// CPU seconds in the kernel on the process's behalf (system calls, page faults).
+    pub system_seconds: f64,
+    /// Peak resident set size in bytes (`VmHWM`, which the kernel gives in kB of 1,024 bytes).
+    pub peak_rss_bytes: u64,
+}
+
+impl ProcessUsage {
+    /// The usage so far; `None` where this crate does not read it (outside Linux) or it cannot
+    /// be read.
+    #[cfg(target_os = "linux")]
+    pub fn now() -> Option<ProcessUsage> {
+        // SAFETY: `getrusage` writes only the `rusage` it is given, a plain C struct for which
+        // all zeroes is a valid value.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `u` is a valid, writable `rusage` for the call's duration.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+            return None;
+        }
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        Some(ProcessUsage {
+            user_seconds: seconds(u.ru_utime),
+            system_seconds: seconds(u.ru_stime),
+            peak_rss_bytes: vm_hwm_bytes(&status)?,
+        })
+    }
+
+    /// The usage so far; `None` where this crate does not read it (outside Linux) or it cannot
+    /// be read.
+    #[cfg(not(target_os = "linux"))]
+    pub fn now() -> Option<ProcessUsage> {
+        None
+    }
+}
+
+/// The `VmHWM:` line of a `/proc/PID/status` text (`VmHWM:\t   76104 kB`) in bytes.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn vm_hwm_bytes(status: &str) -> Option<u64> {
+    let rest = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kib: u64 = rest.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,5 +437,44 @@ mod tests {
         assert!(names.contains(&"arista-pure-leaf-spine-25g iscsi"), "{names:?}");
         assert!(names.contains(&"dell-equallogic-congested-san no-flow-control"), "{names:?}");
         assert!(runs.iter().all(|r| !r.traffic.storage.jobs.is_empty()));
+    }
+
+    #[test]
+    fn the_peak_resident_set_is_read_from_the_status_text() {
+        let status = "Name:\tengine_bench\nVmPeak:\t  123456 kB\nVmHWM:\t   76104 kB\nVmRSS:\t   70000 kB\n";
+        assert_eq!(vm_hwm_bytes(status), Some(76_104 * 1024));
+        assert_eq!(vm_hwm_bytes("Name:\tx\nVmRSS:\t 1 kB\n"), None);
+        assert_eq!(vm_hwm_bytes("VmHWM:\t 12 MB\n"), None);
+    }
+
+    /// The peak resident set counts memory the process has written (kilobytes scaled to
+    /// bytes), and CPU time grows with work done, in seconds. (The kernel's resident counts are
+    /// approximate by a few pages per CPU, so the test leaves slack and compares no two peaks.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn process_usage_counts_touched_memory_and_cpu_time() {
+        const BYTES: usize = 32 << 20;
+        let mut block = vec![0u8; BYTES];
+        for page in block.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        std::hint::black_box(&block);
+        let before = ProcessUsage::now().expect("getrusage works on Linux");
+        assert!(before.peak_rss_bytes >= BYTES as u64, "peak RSS {} bytes", before.peak_rss_bytes);
+        assert!(before.peak_rss_bytes < 1 << 40, "peak RSS {} bytes: not kilobytes scaled", before.peak_rss_bytes);
+        drop(block);
+        // Spin until 20 ms more CPU time is reported (other tests' threads count too); the wall
+        // clock bounds the wait on a loaded machine.
+        let cpu = |u: ProcessUsage| u.user_seconds + u.system_seconds;
+        let start = std::time::Instant::now();
+        let mut x = 1u64;
+        let mut after = before;
+        while cpu(after) < cpu(before) + 0.020 && start.elapsed().as_secs() < 20 {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+            after = ProcessUsage::now().expect("getrusage works on Linux");
+        }
+        assert!(cpu(after) >= cpu(before) + 0.020, "CPU time {} s then {} s", cpu(before), cpu(after));
     }
 }

@@ -16,7 +16,7 @@
 //!   simulated.
 //!
 //! Before the criterion runs, each scenario is run once and its events per second printed, the
-//! figure `rocelab bench` will show.
+//! figure `rocelab bench` shows (for the simulated times above, shorter than its standard ones).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rocelab_model::cdf::FlowSizeCdf;

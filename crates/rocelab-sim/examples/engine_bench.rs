@@ -1,9 +1,11 @@
-//! Runs one standard benchmark scenario once and prints what `rocelab bench` will print:
-//! events, wall time, events per second, packet-pool high-water mark; then what the process
-//! used, on Linux (`bench::ProcessUsage`): CPU seconds in user mode and in the kernel (mostly
-//! page faults of memory touched for the first time), and the peak resident set in KiB (the
-//! figure `/usr/bin/time -v` calls "Maximum resident set size (kbytes)"), which with one
-//! scenario per process is the scenario's peak memory.
+//! Runs one benchmark scenario once and prints events, wall time, events per second and the
+//! packet-pool high-water mark, as `rocelab bench` does for its scenarios (`bench::Scenario`, by
+//! the same names), and also the scenarios that read the HPCC data (`fat-txt`, `websearch`,
+//! `websearch-rdma`) and the storage runs. Then what the process used, on Linux
+//! (`bench::ProcessUsage`): CPU seconds in user mode and in the kernel (mostly page faults of
+//! memory touched for the first time), and the peak resident set in KiB (the figure
+//! `/usr/bin/time -v` calls "Maximum resident set size (kbytes)"), which with one scenario per
+//! process is the scenario's peak memory.
 //!
 //! ```text
 //! cargo build --release -p rocelab-sim --example engine_bench
@@ -32,8 +34,8 @@
 
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
-    fat_tree, fat_tree_defaults, fat_tree_permutation, fat_tree_permutation_at, fat_tree_websearch, hpcc_data_dir,
-    incast_16, measure, tcp_two_switch, with_rdma, ProcessUsage,
+    fat_tree_defaults, fat_tree_permutation, fat_tree_websearch, hpcc_data_dir, measure, with_rdma, ProcessUsage,
+    Scenario,
 };
 use rocelab_sim::topology::parse_hpcc_topology;
 use rocelab_sim::{SimConfig, US};
@@ -54,36 +56,9 @@ fn main() -> ExitCode {
     if scenario == "storage" {
         return storage();
     }
-    let report = match scenario {
-        "incast" => {
-            let (spec, traffic) = incast_16();
-            measure("incast-16:1-100G", &spec, &traffic, &cfg)
-        }
-        "fat-tree" => {
-            let f = fat_tree();
-            measure("fat-tree-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg)
-        }
-        "incast-rdma" => {
-            let (mut spec, mut traffic) = incast_16();
-            with_rdma(&mut spec, &mut traffic, 4096);
-            measure("incast-16:1-100G-rdma-dcqcn", &spec, &traffic, &cfg)
-        }
-        "fat-tree-rdma" => {
-            let mut f = fat_tree();
-            let mut t = fat_tree_permutation(&f, 1);
-            with_rdma(&mut f.spec, &mut t, 4096);
-            measure("fat-tree-320-permutation-rdma-dcqcn", &f.spec, &t, &cfg)
-        }
-        "tcp-iperf" => {
-            let (spec, traffic) = tcp_two_switch(4);
-            measure("tcp-iperf-16-streams-40G", &spec, &traffic, &cfg)
-        }
-        "fat-tree-30" => {
-            let f = fat_tree();
-            let t = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
-            measure("fat-tree-320-permutation-30pct", &f.spec, &t, &cfg)
-        }
-        "fat-txt" => {
+    let report = match (Scenario::from_name(scenario), scenario) {
+        (Some(named), _) => named.measure(micros * US),
+        (None, "fat-txt") => {
             let Some(path) = args.get(3) else {
                 eprintln!("fat-txt needs the path of fat.txt");
                 return ExitCode::FAILURE;
@@ -100,7 +75,7 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
-        "websearch" | "websearch-rdma" => {
+        (None, "websearch" | "websearch-rdma") => {
             let dir = match args.get(3) {
                 Some(d) => Some(std::path::PathBuf::from(d)),
                 None => std::env::current_dir().ok().and_then(|c| hpcc_data_dir(&c)),
@@ -140,7 +115,7 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
-        other => {
+        (None, other) => {
             eprintln!(
                 "unknown scenario {other:?}: use incast, fat-tree, fat-tree-30, fat-txt, websearch, incast-rdma, \
                  fat-tree-rdma, websearch-rdma, tcp-iperf or storage"

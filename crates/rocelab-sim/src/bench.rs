@@ -1,5 +1,5 @@
-//! The standard benchmark scenarios, public so that the command line can offer
-//! `rocelab bench` and the criterion benches in `benches/engine.rs` measure the same thing.
+//! The standard benchmark scenarios, public so that `rocelab bench` (through [`Scenario`]), the
+//! `engine_bench` example and the criterion benches in `benches/engine.rs` measure the same thing.
 //!
 //! * [`incast_16`]: 16 hosts send line-rate RoCE to one host through one 100 Gb/s switch,
 //!   lossless priority 3 with PFC — the switch pauses the senders continuously.
@@ -322,25 +322,106 @@ pub fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
-/// Run the standard scenarios (incast, fat tree at line rate, fat tree at 30 %) for
-/// `simulated_ps` each and report events per second.
-pub fn events_per_second(simulated_ps: Time) -> Result<Vec<BenchReport>, SimError> {
-    let config = SimConfig::new(1, simulated_ps);
-    let (spec, traffic) = incast_16();
-    let a = measure("incast-16:1-100G", &spec, &traffic, &config)?;
-    let f = fat_tree();
-    let b = measure("fat-tree-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &config)?;
-    let c = measure(
-        "fat-tree-320-permutation-30pct",
-        &f.spec,
-        &fat_tree_permutation_at(&f, 1, Some(30_000_000_000)),
-        &config,
-    )?;
-    Ok(vec![a, b, c])
+/// A standard scenario of the simulator's benchmark, built entirely by rocelab's own
+/// generators (no data file): what `rocelab bench` runs, and `engine_bench` by the same names.
+/// The seed of every scenario is 1, so that a results digest names one run of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    /// [`incast_16`]: 16:1 incast at 100 Gb/s through one switch, PFC pausing the senders.
+    Incast,
+    /// [`fat_tree_permutation`]: the 320-host fat tree with line-rate permutation traffic, the
+    /// scenario of issue 3's events-per-second target.
+    FatTree,
+    /// [`fat_tree_permutation_at`] 30 Gb/s per host: few packets in flight.
+    FatTree30,
+    /// The incast as RC queue pairs doing RDMA WRITEs with DCQCN ([`with_rdma`], 4 KiB MTU).
+    IncastRdma,
+    /// The line-rate fat tree as RC queue pairs with DCQCN ([`with_rdma`], 4 KiB MTU).
+    FatTreeRdma,
+    /// [`tcp_two_switch`] with four iperf pairs: 16 CUBIC streams into a 40 Gb/s link.
+    TcpIperf,
 }
 
-/// Default simulated time of [`events_per_second`] runs.
-pub const DEFAULT_BENCH_TIME: Time = 200 * US;
+impl Scenario {
+    /// Every scenario, in the order `rocelab bench` lists them.
+    pub const ALL: [Scenario; 6] = [
+        Scenario::Incast,
+        Scenario::FatTree,
+        Scenario::FatTree30,
+        Scenario::IncastRdma,
+        Scenario::FatTreeRdma,
+        Scenario::TcpIperf,
+    ];
+    /// Their names on the command line, in the order of [`Scenario::ALL`].
+    pub const NAMES: [&'static str; 6] =
+        ["incast", "fat-tree", "fat-tree-30", "incast-rdma", "fat-tree-rdma", "tcp-iperf"];
+    /// What `rocelab bench` runs when no scenario is named: the open-loop scenarios of issue 3's
+    /// performance section.
+    pub const DEFAULT: [Scenario; 3] = [Scenario::Incast, Scenario::FatTree, Scenario::FatTree30];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The scenario of a command-line name.
+    pub fn from_name(name: &str) -> Option<Scenario> {
+        Self::NAMES.iter().position(|&n| n == name).map(|i| Self::ALL[i])
+    }
+
+    /// The name its report carries (and `docs/benchmarks.md` uses).
+    pub fn report_name(self) -> &'static str {
+        match self {
+            Scenario::Incast => "incast-16:1-100G",
+            Scenario::FatTree => "fat-tree-320-permutation",
+            Scenario::FatTree30 => "fat-tree-320-permutation-30pct",
+            Scenario::IncastRdma => "incast-16:1-100G-rdma-dcqcn",
+            Scenario::FatTreeRdma => "fat-tree-320-permutation-rdma-dcqcn",
+            Scenario::TcpIperf => "tcp-iperf-16-streams-40G",
+        }
+    }
+
+    /// The simulated time of the figures recorded in `docs/benchmarks.md`: long enough for the
+    /// run to take a fraction of a second to a few seconds, where one run's timing means
+    /// something.
+    pub fn standard_time(self) -> Time {
+        match self {
+            Scenario::Incast => 100 * MS,
+            Scenario::FatTree | Scenario::FatTree30 | Scenario::FatTreeRdma => MS,
+            Scenario::IncastRdma => 10 * MS,
+            Scenario::TcpIperf => 20 * MS,
+        }
+    }
+
+    /// The network and the traffic.
+    pub fn build(self) -> (NetworkSpec, Traffic) {
+        match self {
+            Scenario::Incast => incast_16(),
+            Scenario::IncastRdma => {
+                let (mut spec, mut traffic) = incast_16();
+                with_rdma(&mut spec, &mut traffic, 4096);
+                (spec, traffic)
+            }
+            Scenario::FatTree | Scenario::FatTree30 | Scenario::FatTreeRdma => {
+                let mut f = fat_tree();
+                let rate = (self == Scenario::FatTree30).then_some(30_000_000_000);
+                let mut traffic = fat_tree_permutation_at(&f, 1, rate);
+                if self == Scenario::FatTreeRdma {
+                    with_rdma(&mut f.spec, &mut traffic, 4096);
+                }
+                (f.spec, traffic)
+            }
+            Scenario::TcpIperf => tcp_two_switch(4),
+        }
+    }
+
+    /// Build the scenario and run it for `simulated` picoseconds, timed ([`measure`]; the
+    /// building is timed too).
+    pub fn measure(self, simulated: Time) -> Result<BenchReport, SimError> {
+        let (spec, traffic) = self.build();
+        measure(self.report_name(), &spec, &traffic, &SimConfig::new(1, simulated))
+    }
+}
 
 /// What this process has used so far: CPU time in user and in kernel mode, summed over its
 /// threads (`getrusage(2)`, `RUSAGE_SELF`), and the peak resident set of its memory (`VmHWM` of
@@ -408,9 +489,27 @@ mod tests {
         let r = run(&spec, &traffic, &SimConfig::new(1, 20 * US)).unwrap();
         r.check_conservation().unwrap();
         assert!(r.events > 1_000, "events {}", r.events);
-        let rep = events_per_second(5 * US).unwrap();
-        assert_eq!(rep.len(), 3);
-        assert!(rep.iter().all(|b| b.events > 0 && b.events_per_second > 0.0));
+        for s in Scenario::ALL {
+            let (spec, traffic) = s.build();
+            let r = run(&spec, &traffic, &SimConfig::new(1, 5 * US)).unwrap();
+            r.check_conservation().unwrap();
+            assert!(r.events > 100, "{}: events {}", s.name(), r.events);
+        }
+    }
+
+    #[test]
+    fn scenario_names_round_trip_and_measure_names_its_report() {
+        for (i, s) in Scenario::ALL.into_iter().enumerate() {
+            assert_eq!(Scenario::from_name(Scenario::NAMES[i]), Some(s));
+            assert_eq!(s.name(), Scenario::NAMES[i]);
+        }
+        assert_eq!(Scenario::from_name("fat-tree-31"), None);
+        let a = Scenario::FatTree30.measure(3 * US).unwrap();
+        let b = Scenario::FatTree30.measure(3 * US).unwrap();
+        assert_eq!(a.name, "fat-tree-320-permutation-30pct");
+        assert!(a.events > 0 && a.events_per_second > 0.0 && a.wall_seconds > 0.0);
+        // A scenario is built the same way every time: same events, same results.
+        assert_eq!((a.events, a.digest), (b.events, b.digest));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use rocelab_model::{Diagnostics, Loaded};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
 mod builtin;
 mod out;
 mod sim;
@@ -150,6 +151,23 @@ enum Command {
         /// A directory written by `rocelab sim --out DIR` (with or without --all).
         dir: PathBuf,
     },
+    /// Measure the simulator on its standard scenarios, built in (no file needed): events per
+    /// second on one core, wall and CPU time, peak memory, packets in flight, and the digest of
+    /// the results (equal digests, equal simulated results). Default: incast, fat-tree and
+    /// fat-tree-30, each for its standard simulated time (about 4 s in all).
+    Bench {
+        /// Scenarios to run: incast (16:1 at 100G), fat-tree (320 hosts, line-rate permutation),
+        /// fat-tree-30 (the same at 30 Gb/s per host), incast-rdma and fat-tree-rdma (RC queue
+        /// pairs with DCQCN), tcp-iperf (16 CUBIC streams into a 40G link).
+        #[arg(value_name = "SCENARIO", value_parser = clap::builder::PossibleValuesParser::new(rocelab_sim::bench::Scenario::NAMES))]
+        scenarios: Vec<String>,
+        /// Simulated time of each run in microseconds, instead of each scenario's standard time
+        /// (incast 100,000; the fat trees 1,000; incast-rdma 10,000; tcp-iperf 20,000).
+        #[arg(long, value_name = "MICROSECONDS", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        time_us: Option<u64>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
         /// Print this example's YAML.
@@ -194,6 +212,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })
         }
         Command::Report { dir } => sim::report(&dir),
+        Command::Bench { scenarios, time_us, format } => bench::run(&scenarios, time_us, format == Format::Json),
         Command::Config { file, out, device, variant, templates } => {
             config(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
         }

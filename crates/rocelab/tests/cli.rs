@@ -566,9 +566,12 @@ fn sim_pcap_captures_the_chosen_port_up_to_the_limit() {
 fn a_reader_that_closes_the_pipe_early_is_not_a_panic() {
     use std::io::Read;
     use std::process::Stdio;
-    for args in
-        [&["show", "--format", "json"][..], &["sim", "--format", "json"], &["examples", "demartek-config4-two-switch"]]
-    {
+    for args in [
+        &["show", "--format", "json"][..],
+        &["sim", "--format", "json"],
+        &["examples", "demartek-config4-two-switch"],
+        &["bench", "incast", "fat-tree-30", "--time-us", "20"],
+    ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rocelab"))
             .args(args)
             .current_dir(workspace())
@@ -586,4 +589,62 @@ fn a_reader_that_closes_the_pipe_early_is_not_a_panic() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
     }
+}
+
+#[test]
+fn bench_measures_a_scenario_and_names_its_results() {
+    let args = ["bench", "incast", "--time-us", "2000", "--format", "json"];
+    let runs: Vec<serde_json::Value> = (0..2)
+        .map(|_| {
+            let out = rocelab(&args);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(doc["schema_version"], 1);
+            assert!(doc["machine"]["logical_cpus"].as_u64().unwrap() >= 1);
+            let runs = doc["runs"].as_array().unwrap();
+            assert_eq!(runs.len(), 1);
+            runs[0].clone()
+        })
+        .collect();
+    let r = &runs[0];
+    assert_eq!(r["scenario"], "incast");
+    assert_eq!(r["name"], "incast-16:1-100G");
+    assert_eq!(r["simulated_ps"], 2_000_000_000u64);
+    assert!(r["events"].as_u64().unwrap() > 10_000, "{r}");
+    assert!(r["events_per_second"].as_f64().unwrap() > 0.0, "{r}");
+    let digest = r["results_digest"].as_str().unwrap();
+    assert!(digest.len() == 16 && digest.chars().all(|c| c.is_ascii_hexdigit()), "{digest}");
+    if cfg!(target_os = "linux") {
+        assert!(r["peak_rss_bytes"].as_u64().unwrap() > 1 << 20, "{r}");
+        assert!(r["user_seconds"].as_f64().is_some(), "{r}");
+    }
+    // A scenario and its seed are fixed: the same events and the same results every time.
+    assert_eq!((&runs[1]["events"], &runs[1]["results_digest"]), (&r["events"], &r["results_digest"]));
+}
+
+#[test]
+fn bench_runs_several_scenarios_each_in_its_own_process() {
+    let out = rocelab(&["bench", "fat-tree-30", "incast", "--time-us", "20"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("rocelab bench: 2 scenarios, each on one core in a process of its own"), "{stdout}");
+    assert!(lines[1].starts_with("scenario") && lines[1].ends_with("results"), "{stdout}");
+    // In the order asked for, one row each, with its simulated time.
+    assert!(lines[2].starts_with("fat-tree-30 ") && lines[2].contains("20 us"), "{stdout}");
+    assert!(lines[3].starts_with("incast ") && lines[3].contains("20 us"), "{stdout}");
+    assert_eq!(lines.len(), 4, "{stdout}");
+}
+
+#[test]
+fn bench_rejects_an_unknown_scenario_and_a_zero_time() {
+    let out = rocelab(&["bench", "fat-tre"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("invalid value 'fat-tre'") && err.contains("'fat-tree'"), "{err}");
+    assert!(err.contains("incast, fat-tree, fat-tree-30, incast-rdma, fat-tree-rdma, tcp-iperf"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = rocelab(&["bench", "incast", "--time-us", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("0 is not in 1..=10000000"), "{}", text(&out.stderr));
 }

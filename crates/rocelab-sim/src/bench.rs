@@ -386,9 +386,8 @@ impl Scenario {
     /// something.
     pub fn standard_time(self) -> Time {
         match self {
-            Scenario::Incast => 100 * MS,
+            Scenario::Incast | Scenario::IncastRdma => 100 * MS,
             Scenario::FatTree | Scenario::FatTree30 | Scenario::FatTreeRdma => MS,
-            Scenario::IncastRdma => 10 * MS,
             Scenario::TcpIperf => 20 * MS,
         }
     }

@@ -94,10 +94,12 @@ pub fn run(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCod
     let machine = machine();
     if !json {
         outln!(
-            "rocelab bench: {} scenario{}, each on one core{} ({} {}, {} logical CPUs{})",
-            scenarios.len(),
-            if scenarios.len() == 1 { "" } else { "s" },
-            if scenarios.len() == 1 { "" } else { " in a process of its own" },
+            "rocelab bench: {} ({} {}, {} logical CPUs{})",
+            if scenarios.len() == 1 {
+                "1 scenario, on one core".to_string()
+            } else {
+                format!("{} scenarios, each on one core in a process of its own", scenarios.len())
+            },
             machine.os,
             machine.arch,
             machine.logical_cpus,

@@ -162,7 +162,7 @@ enum Command {
         #[arg(value_name = "SCENARIO", value_parser = clap::builder::PossibleValuesParser::new(rocelab_sim::bench::Scenario::NAMES))]
         scenarios: Vec<String>,
         /// Simulated time of each run in microseconds, instead of each scenario's standard time
-        /// (incast 100,000; the fat trees 1,000; incast-rdma 10,000; tcp-iperf 20,000).
+        /// (the incasts 100,000; the fat trees 1,000; tcp-iperf 20,000).
         #[arg(long, value_name = "MICROSECONDS", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         time_us: Option<u64>,
         #[arg(long, value_enum, default_value = "text")]

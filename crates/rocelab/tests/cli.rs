@@ -634,6 +634,12 @@ fn bench_runs_several_scenarios_each_in_its_own_process() {
     assert!(lines[2].starts_with("fat-tree-30 ") && lines[2].contains("20 us"), "{stdout}");
     assert!(lines[3].starts_with("incast ") && lines[3].contains("20 us"), "{stdout}");
     assert_eq!(lines.len(), 4, "{stdout}");
+    // One scenario runs in the command's own process.
+    let out = rocelab(&["bench", "tcp-iperf", "--time-us", "20"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("rocelab bench: 1 scenario, on one core ("), "{stdout}");
+    assert!(stdout.lines().nth(2).is_some_and(|l| l.starts_with("tcp-iperf ")), "{stdout}");
 }
 
 #[test]

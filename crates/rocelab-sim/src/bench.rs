@@ -557,7 +557,7 @@ mod tests {
             page[0] = 1;
         }
         std::hint::black_box(&block);
-        let before = ProcessUsage::now().expect("getrusage works on Linux");
+        let before = ProcessUsage::now().expect("getrusage and /proc/self/status work on Linux");
         assert!(before.peak_rss_bytes >= BYTES as u64, "peak RSS {} bytes", before.peak_rss_bytes);
         assert!(before.peak_rss_bytes < 1 << 40, "peak RSS {} bytes: not kilobytes scaled", before.peak_rss_bytes);
         drop(block);
@@ -571,7 +571,7 @@ mod tests {
             for _ in 0..100_000 {
                 x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
             }
-            after = ProcessUsage::now().expect("getrusage works on Linux");
+            after = ProcessUsage::now().expect("getrusage and /proc/self/status work on Linux");
         }
         assert!(cpu(after) >= cpu(before) + 0.020, "CPU time {} s then {} s", cpu(before), cpu(after));
     }

@@ -8,7 +8,7 @@
 
 use crate::out::outln;
 use rocelab_sim::bench::{BenchReport, ProcessUsage, Scenario};
-use rocelab_sim::{Time, US};
+use rocelab_sim::{Time, MS, US};
 use serde::{Deserialize, Serialize};
 use std::process::{Command, ExitCode};
 
@@ -149,33 +149,47 @@ fn in_child(s: Scenario, time: Time) -> Result<BenchRun, String> {
     doc.runs.into_iter().next().ok_or_else(|| format!("`{}`: its process reported no run", s.name()))
 }
 
-fn header() -> String {
+/// One line of the table: the header and every row go through the same widths.
+fn columns(cells: [&str; 10]) -> String {
+    let [scenario, events, simulated, wall, rate, user, system, rss, in_flight, results] = cells;
     format!(
-        "{:<14} {:>12} {:>10} {:>9} {:>10} {:>8} {:>8} {:>11} {:>10}  {}",
-        "scenario", "events", "simulated", "wall", "events/s", "user", "system", "peak RSS", "in flight", "results"
+        "{scenario:<14} {events:>12} {simulated:>10} {wall:>9} {rate:>10} {user:>8} {system:>8} {rss:>11} {in_flight:>10}  {results}"
     )
+}
+
+fn header() -> String {
+    columns([
+        "scenario",
+        "events",
+        "simulated",
+        "wall",
+        "events/s",
+        "user",
+        "system",
+        "peak RSS",
+        "in flight",
+        "results",
+    ])
 }
 
 fn row(r: &BenchRun) -> String {
     let secs = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.2} s"));
-    format!(
-        "{:<14} {:>12} {:>10} {:>9} {:>10} {:>8} {:>8} {:>11} {:>10}  {}",
-        r.scenario,
-        r.events,
-        simulated(r.simulated_ps),
-        format!("{:.3} s", r.wall_seconds),
-        format!("{:.2} M", r.events_per_second / 1e6),
-        secs(r.user_seconds),
-        secs(r.system_seconds),
-        r.peak_rss_bytes.map_or("-".to_string(), |b| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)),
-        r.peak_packets_in_flight,
-        r.results_digest
-    )
+    columns([
+        &r.scenario,
+        &r.events.to_string(),
+        &simulated(r.simulated_ps),
+        &format!("{:.3} s", r.wall_seconds),
+        &format!("{:.2} M", r.events_per_second / 1e6),
+        &secs(r.user_seconds),
+        &secs(r.system_seconds),
+        &r.peak_rss_bytes.map_or("-".to_string(), |b| format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)),
+        &r.peak_packets_in_flight.to_string(),
+        &r.results_digest,
+    ])
 }
 
 /// Simulated time in the largest whole unit (`100 ms`, `1 ms`, `250 us`).
 fn simulated(ps: Time) -> String {
-    const MS: Time = 1_000 * US;
     if ps % MS == 0 {
         format!("{} ms", ps / MS)
     } else {

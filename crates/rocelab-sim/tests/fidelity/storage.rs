@@ -16,9 +16,14 @@ pub fn example(name: &str) -> rocelab_model::Loaded {
 
 /// Run `variant` (or the base) of example `name`; returns the results and the job names.
 pub fn run_example(name: &str, variant: Option<&str>) -> (Results, Vec<String>) {
+    run_example_seeded(name, variant, None)
+}
+
+/// [`run_example`] with the seed `seed` in place of the scenario's own (`rocelab sim --seed`).
+pub fn run_example_seeded(name: &str, variant: Option<&str>, seed: Option<u64>) -> (Results, Vec<String>) {
     let l = example(name);
     let (scenario, fabric) = l.run_point(variant, None).unwrap_or_else(|e| panic!("{name} {variant:?}: {e}"));
-    let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+    let b = rocelab_sim::from_model::build(&scenario, &fabric, seed);
     let r = run(&b.spec, &b.traffic, &b.config).unwrap_or_else(|e| panic!("{name} {variant:?}: {e}"));
     r.check_conservation().expect("conservation");
     (r, b.names.jobs)
@@ -429,31 +434,47 @@ fn retransmissions(r: &Results) -> u64 {
 /// "compelling difference" they make. Asserted:
 /// * congested SAN with flow control: the host port at line rate on 256 KB reads (1.1-1.25 GB/s
 ///   of the 10GbE port), the switch pausing the members, (almost) no loss;
-/// * without flow control: the four members' bursts overflow the switch, TCP retransmits (at
-///   least 100 times more segments) and 256 KB read throughput falls by more than 5 % (the
-///   paper gives no size; the model loses 7 %: SACK recovery without timeouts);
+/// * without flow control: the four members' bursts overflow the switch and TCP retransmits at
+///   least 100 times more segments, and the 256 KB read throughput falls. The paper gives no
+///   size. In the model the fall is small and varies with the seed, because SACK recovers the
+///   losses without timeouts while the host port stays busy, and a 20 ms run completes only
+///   about 93 reads of 256 KB (one read more or less is 1.1 %). Over seeds 1-8, a seed's run
+///   without flow control completes from 7.5 % less to one read more (at three seeds), 1.5 %
+///   less on the mean. So the fall is asserted on the mean of those seeds, and the
+///   retransmissions at every seed;
 /// * base SAN: twice the host ports, at least 1.8 times the congested SAN's 256 KB throughput,
 ///   nothing retransmitted.
 #[test]
 fn dell_equallogic_flow_control_keeps_the_congested_san_from_losing_throughput() {
-    let (fc, _) = run_example("dell-equallogic-congested-san", Some("jumbo"));
-    let (nofc, _) = run_example("dell-equallogic-congested-san", Some("no-flow-control"));
+    const SEEDS: std::ops::RangeInclusive<u64> = 1..=8;
+    let congested = |variant: &str| -> Vec<Results> {
+        SEEDS.map(|seed| run_example_seeded("dell-equallogic-congested-san", Some(variant), Some(seed)).0).collect()
+    };
+    let (fc, nofc) = (congested("jumbo"), congested("no-flow-control"));
     let (base, _) = run_example("dell-equallogic-base-san", Some("jumbo"));
     let read = |r: &Results| totals(r, "seqread256k").0;
-    let (fc_gbs, nofc_gbs, base_gbs) = (read(&fc), read(&nofc), read(&base));
-    let (fc_retx, nofc_retx) = (retransmissions(&fc), retransmissions(&nofc));
+    let mean = |runs: &[Results]| runs.iter().map(read).sum::<f64>() / runs.len() as f64;
+    let (fc_gbs, nofc_gbs, base_gbs) = (mean(&fc), mean(&nofc), read(&base));
     eprintln!(
-        "256K read: congested {fc_gbs:.2} GB/s ({fc_retx} retx), without flow control {nofc_gbs:.2} GB/s ({nofc_retx} retx), base {base_gbs:.2} GB/s"
+        "256K read, mean of seeds {SEEDS:?}: congested {fc_gbs:.3} GB/s, without flow control {nofc_gbs:.3} GB/s; base {base_gbs:.2} GB/s"
     );
-    assert!((1.10..=1.25).contains(&fc_gbs), "{fc_gbs}");
-    let paused: u64 = fc.ports.iter().filter_map(|p| p.link_pause.as_ref()).map(|l| l.sent).sum();
-    assert!(paused > 0, "the switch paused the members");
-    assert!(nofc_retx >= 100 * (fc_retx + 1), "{nofc_retx} vs {fc_retx}");
-    assert!(nofc_gbs < 0.95 * fc_gbs, "{nofc_gbs} vs {fc_gbs}");
+    for (seed, (fc, nofc)) in SEEDS.zip(fc.iter().zip(&nofc)) {
+        let (fc_retx, nofc_retx) = (retransmissions(fc), retransmissions(nofc));
+        eprintln!(
+            "  seed {seed}: {:.4} GB/s ({fc_retx} retx), without flow control {:.4} GB/s ({nofc_retx} retx)",
+            read(fc),
+            read(nofc)
+        );
+        assert!((1.10..=1.25).contains(&read(fc)), "seed {seed}: {}", read(fc));
+        let paused: u64 = fc.ports.iter().filter_map(|p| p.link_pause.as_ref()).map(|l| l.sent).sum();
+        assert!(paused > 0, "seed {seed}: the switch paused the members");
+        assert!(nofc_retx >= 100 * (fc_retx + 1), "seed {seed}: {nofc_retx} vs {fc_retx}");
+    }
+    assert!(nofc_gbs < fc_gbs, "{nofc_gbs} vs {fc_gbs}");
     assert!(base_gbs >= 1.8 * fc_gbs, "{base_gbs} vs {fc_gbs}");
     assert_eq!(retransmissions(&base), 0);
     // Every workload ran on every member.
-    for r in [&fc, &base] {
+    for r in fc.iter().chain([&base]) {
         assert!(r.jobs.iter().all(|j| j.read.total_ios + j.write.total_ios > 10), "{:?}", r.jobs);
     }
 }

@@ -153,7 +153,7 @@ fn workspace() -> PathBuf {
 
 fn load_and_run(file: &str) -> (rocelab_sim::from_model::Built, Results) {
     let l = rocelab_model::load_file(&workspace().join(file)).unwrap_or_else(|e| panic!("{e}"));
-    let b = rocelab_sim::from_model::build(&l.scenario, &l.fabric, None);
+    let b = rocelab_sim::from_model::build(&l.scenario, &l.fabric, crate::example_seed());
     let r = run_checked(&b.spec, &b.traffic, &b.config);
     (b, r)
 }

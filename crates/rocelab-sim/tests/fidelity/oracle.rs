@@ -39,7 +39,7 @@ fn example() -> rocelab_model::Loaded {
 /// Run one variant; returns the results and the indices of the perftest tests by name.
 fn run_variant(l: &rocelab_model::Loaded, variant: &str) -> (Results, Vec<String>) {
     let (scenario, fabric) = l.variant_scenario(variant).expect("variant");
-    let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+    let b = rocelab_sim::from_model::build(&scenario, &fabric, crate::example_seed());
     let r = run(&b.spec, &b.traffic, &b.config).expect("run");
     r.check_conservation().expect("conservation");
     (r, b.names.perftest)

@@ -196,7 +196,7 @@ fn dcqcn_gives_the_congestion_spreading_victim_its_throughput_back() {
             Some(v) => loaded.variant_scenario(v).unwrap(),
             None => (loaded.scenario.clone(), loaded.fabric.clone()),
         };
-        let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+        let b = rocelab_sim::from_model::build(&scenario, &fabric, crate::example_seed());
         let victim = b.names.flows.iter().position(|n| n == "victim").unwrap();
         let (rates, early, late) = window_rates(&b.spec, &b.traffic, 30 * MS, 40 * MS);
         (rates[victim], pfc_frames(&early), pfc_frames(&late))

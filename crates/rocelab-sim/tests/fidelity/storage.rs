@@ -16,7 +16,7 @@ pub fn example(name: &str) -> rocelab_model::Loaded {
 
 /// Run `variant` (or the base) of example `name`; returns the results and the job names.
 pub fn run_example(name: &str, variant: Option<&str>) -> (Results, Vec<String>) {
-    run_example_seeded(name, variant, None)
+    run_example_seeded(name, variant, crate::example_seed())
 }
 
 /// [`run_example`] with the seed `seed` in place of the scenario's own (`rocelab sim --seed`).
@@ -164,7 +164,7 @@ pub fn run_point(name: &str, variant: Option<&str>, point: usize) -> (Results, V
     let l = example(name);
     let (scenario, fabric) =
         l.run_point(variant, Some(point)).unwrap_or_else(|e| panic!("{name} {variant:?} {point}: {e}"));
-    let b = rocelab_sim::from_model::build(&scenario, &fabric, None);
+    let b = rocelab_sim::from_model::build(&scenario, &fabric, crate::example_seed());
     let r = run(&b.spec, &b.traffic, &b.config).unwrap_or_else(|e| panic!("{name} {variant:?} {point}: {e}"));
     r.check_conservation().expect("conservation");
     (r, b.names.jobs)

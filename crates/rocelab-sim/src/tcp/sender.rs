@@ -263,9 +263,17 @@ impl Sender {
         self.snd_max - self.snd_una
     }
 
-    /// The stream offset the next data segment starts at: `snd_una` when a retransmission is
+    /// The stream offset the next data segment starts at, so that a framing layer can size it
+    /// (iWARP's FPDUs): in SACK recovery, where NextSeg puts it (a hole may lie anywhere below
+    /// the highest SACKed byte; sized from `snd_nxt` instead, a hole's retransmission was cut to
+    /// the few bytes left in the FPDU there); otherwise `snd_una` when a retransmission is
     /// pending, else `snd_nxt`.
     pub fn next_send_offset(&self) -> u64 {
+        if self.sack_recovery() {
+            if let Some(d) = self.next_sack_recovery(self.mss) {
+                return d.seq;
+            }
+        }
         if self.rtx_pending && self.snd_max > self.snd_una {
             self.snd_una
         } else {

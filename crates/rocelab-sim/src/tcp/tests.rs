@@ -315,6 +315,34 @@ fn the_scoreboard_gives_pipe_and_the_lost_holes() {
 }
 
 #[test]
+fn the_next_send_offset_is_where_sack_recovery_sends() {
+    // As in `the_scoreboard_gives_pipe_and_the_lost_holes`: 20 segments out, 2-3 and 6-9
+    // SACKed, recovery begun.
+    let c = TcpConfig { sack: true, ..cfg(1500) };
+    let m = c.mss as u64;
+    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
+    s.app_end = 20 * m;
+    s.snd_nxt = 20 * m;
+    s.snd_max = 20 * m;
+    let mut b = SackBlocks::EMPTY;
+    b.push(6 * m, 10 * m);
+    b.push(2 * m, 4 * m);
+    let mut stats = TcpStats::default();
+    s.on_ack(0, 0, 1 << 30, false, true, &b, &mut stats);
+    // The first retransmission, at `snd_una`.
+    let first = s.next_data(u32::MAX).unwrap();
+    assert_eq!((first.seq, s.next_send_offset()), (0, 0));
+    s.sent(0, &first, &mut stats);
+    // With room in the window, rule 1 sends the rest of the first hole, below `snd_nxt`. A
+    // framing layer (iWARP) sizes the segment from this offset, so it must be that one: sized
+    // from `snd_nxt`, retransmissions were cut to the bytes left in an unrelated FPDU.
+    s.st.cwnd = 20 * m;
+    let next = s.next_data(u32::MAX).unwrap();
+    assert!(next.retransmission && next.seq == m, "{next:?}");
+    assert_eq!(s.next_send_offset(), next.seq);
+}
+
+#[test]
 fn receivers_report_the_latest_block_first() {
     let c = TcpConfig { delayed_ack: None, ..cfg(1500) };
     let m = c.mss as u64;

@@ -288,11 +288,9 @@ fn sack_recovers_several_holes_in_one_round_trip_where_newreno_takes_one_each() 
     assert!(done_reno >= done_sack + 3 * rtt, "SACK finishes {} us earlier", (done_reno - done_sack) / US);
 }
 
-#[test]
-fn the_scoreboard_gives_pipe_and_the_lost_holes() {
-    // 20 segments out; the peer SACKed 2-3 and 6-9 (in segments): with DupThresh 3, the holes
-    // below 6 have more than 2 segments SACKed above them and are lost, 4-5 included; the hole
-    // 10-19 is not.
+/// A SACK sender with 20 segments out whose peer SACKed segments 2-3 and 6-9, after that ACK;
+/// with the MSS, the SACK blocks and the statistics.
+fn sender_with_two_sacked_ranges() -> (sender::Sender, u64, SackBlocks, TcpStats) {
     let c = TcpConfig { sack: true, ..cfg(1500) };
     let m = c.mss as u64;
     let mut s = sender::Sender::new(&c, false, 1 << 30, true);
@@ -304,6 +302,15 @@ fn the_scoreboard_gives_pipe_and_the_lost_holes() {
     b.push(2 * m, 4 * m);
     let mut stats = TcpStats::default();
     s.on_ack(0, 0, 1 << 30, false, true, &b, &mut stats);
+    (s, m, b, stats)
+}
+
+#[test]
+fn the_scoreboard_gives_pipe_and_the_lost_holes() {
+    // 20 segments out; the peer SACKed 2-3 and 6-9 (in segments): with DupThresh 3, the holes
+    // below 6 have more than 2 segments SACKed above them and are lost, 4-5 included; the hole
+    // 10-19 is not.
+    let (mut s, m, b, mut stats) = sender_with_two_sacked_ranges();
     assert_eq!(s.sacked_bytes(), 6 * m);
     // Not lost: 10-19 (10 segments). Lost and not retransmitted: 0-1, 4-5.
     assert_eq!(s.pipe(), 10 * m);
@@ -318,17 +325,7 @@ fn the_scoreboard_gives_pipe_and_the_lost_holes() {
 fn the_next_send_offset_is_where_sack_recovery_sends() {
     // As in `the_scoreboard_gives_pipe_and_the_lost_holes`: 20 segments out, 2-3 and 6-9
     // SACKed, recovery begun.
-    let c = TcpConfig { sack: true, ..cfg(1500) };
-    let m = c.mss as u64;
-    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
-    s.app_end = 20 * m;
-    s.snd_nxt = 20 * m;
-    s.snd_max = 20 * m;
-    let mut b = SackBlocks::EMPTY;
-    b.push(6 * m, 10 * m);
-    b.push(2 * m, 4 * m);
-    let mut stats = TcpStats::default();
-    s.on_ack(0, 0, 1 << 30, false, true, &b, &mut stats);
+    let (mut s, m, _, mut stats) = sender_with_two_sacked_ranges();
     // The first retransmission, at `snd_una`.
     let first = s.next_data(u32::MAX).unwrap();
     assert_eq!((first.seq, s.next_send_offset()), (0, 0));

@@ -34,7 +34,20 @@ fn cable_m(m: u64) -> Time {
 /// README ("Simulating storage") lists the findings known to fail too.
 pub fn example_seed() -> Option<u64> {
     let s = std::env::var("ROCELAB_FIDELITY_SEED").ok()?;
-    Some(s.parse().unwrap_or_else(|_| panic!("ROCELAB_FIDELITY_SEED={s}: expected an unsigned integer")))
+    Some(fidelity_seed(&s).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// The value of `ROCELAB_FIDELITY_SEED`, or what is wrong with it.
+fn fidelity_seed(s: &str) -> Result<u64, String> {
+    s.parse().map_err(|_| format!("ROCELAB_FIDELITY_SEED={s}: expected an unsigned integer"))
+}
+
+#[test]
+fn a_fidelity_seed_is_an_unsigned_integer() {
+    assert_eq!(fidelity_seed("2"), Ok(2));
+    for bad in ["x", "-1", "2.5", ""] {
+        assert_eq!(fidelity_seed(bad), Err(format!("ROCELAB_FIDELITY_SEED={bad}: expected an unsigned integer")));
+    }
 }
 
 /// Run and check conservation (every test goes through here).

@@ -198,6 +198,10 @@ pub struct TcpSettings {
     /// `net.ipv4.tcp_sack` (selective acknowledgements); default on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sack: Option<bool>,
+    /// Tail loss probes (RFC 8985 §7; `net.ipv4.tcp_early_retrans = 3`); default on, as in
+    /// Linux since 3.10. They need SACK.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_loss_probe: Option<bool>,
 }
 
 /// A host's processors, for the CPU cost model.

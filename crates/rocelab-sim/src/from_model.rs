@@ -379,6 +379,7 @@ pub fn tcp_stack(t: Option<&TcpSettings>) -> TcpStackSpec {
     s.initial_window = t.initial_window.unwrap_or(s.initial_window);
     s.timestamps = t.timestamps.unwrap_or(s.timestamps);
     s.sack = t.sack.unwrap_or(s.sack);
+    s.tail_loss_probe = t.tail_loss_probe.unwrap_or(s.tail_loss_probe);
     s
 }
 

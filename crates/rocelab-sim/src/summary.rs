@@ -434,11 +434,15 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         writeln!(s, "retransmitted: {retx} packets, {retx_bytes} B of payload")?;
     }
     let tcp = r.flows.iter().filter_map(|f| f.tcp.as_ref()).chain(&r.tcp_connections);
-    let (segs, fast, rto) = tcp.flat_map(|t| t.ends.iter()).fold((0, 0, 0), |(a, b, c), e| {
-        (a + e.stats.retransmissions, b + e.stats.fast_retransmits, c + e.stats.timeouts)
+    let (segs, fast, rto, tlp) = tcp.flat_map(|t| t.ends.iter()).fold((0, 0, 0, 0), |(a, b, c, d), e| {
+        let st = &e.stats;
+        (a + st.retransmissions, b + st.fast_retransmits, c + st.timeouts, d + st.tail_loss_probes)
     });
-    if segs > 0 {
-        writeln!(s, "TCP retransmitted: {segs} segments ({fast} fast retransmits, {rto} timeouts)")?;
+    if segs > 0 || tlp > 0 {
+        writeln!(
+            s,
+            "TCP retransmitted: {segs} segments ({fast} fast retransmits, {rto} timeouts, {tlp} tail loss probes)"
+        )?;
     }
     Ok(())
 }

@@ -20,7 +20,7 @@
 //! lost: the sender's duplicate ACKs or its RTO recover it.
 //!
 //! **Timers.** Each endpoint has one pending [`Event::TcpTimer`] at the earliest of its
-//! retransmission and delayed-ACK deadlines and its application's next write (a paced sender).
+//! retransmission, loss probe and delayed-ACK deadlines and its application's next write (a paced sender).
 //! A deadline that moves later leaves the event in place (it fires, finds nothing due and
 //! re-arms); one that moves earlier schedules a new event, and the old one, superseded by its
 //! generation, does nothing when it fires.

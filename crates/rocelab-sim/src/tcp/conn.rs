@@ -147,8 +147,12 @@ impl TcpEndpoint {
         Actions { delivered, acked, transmit: self.wants_transmit() }
     }
 
-    /// The endpoint's timer fired at `now`: retransmission timeout and/or delayed ACK.
+    /// The endpoint's timer fired at `now`: loss probe, retransmission timeout and/or delayed
+    /// ACK.
     pub fn on_timer(&mut self, now: Time) -> Actions {
+        // The probe first: when it falls due it restarts the retransmission timer (Linux has one
+        // timer for both, and its first expiry is the probe).
+        self.snd.on_probe_timer(now);
         self.snd.on_rto(now, &mut self.stats);
         self.rcv.on_timer(now);
         Actions { delivered: 0, acked: 0, transmit: self.wants_transmit() }
@@ -157,10 +161,7 @@ impl TcpEndpoint {
     /// The earliest time [`on_timer`](Self::on_timer) has work: the engine keeps one timer
     /// event per endpoint at this time.
     pub fn next_deadline(&self) -> Option<Time> {
-        match (self.snd.rto_at, self.rcv.delack_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.snd.rto_at, self.rcv.delack_at, self.snd.tlp.at].into_iter().flatten().min()
     }
 
     /// Counters.

@@ -19,7 +19,10 @@
 //!   and a retransmission found lost (data sent after it SACKed) as Linux does; without SACK
 //!   NewReno's recovery with partial ACKs (RFC 5681, RFC 6582); retransmission timeout per
 //!   RFC 6298 with Karn's rule, exponential backoff and a configurable minimum (200 ms, Linux's
-//!   `TCP_RTO_MIN`), go-back-N after a timeout; congestion control behind
+//!   `TCP_RTO_MIN`), go-back-N after a timeout; with SACK, tail loss probes (RFC 8985 §7, on by
+//!   default as in Linux since 3.10; see [`tlp`]) so that a loss at the tail of a flight is
+//!   repaired by fast recovery, not by the timer; after a recovery, a new one may begin once
+//!   the cumulative ACK reaches its recovery point (with SACK; beyond it without); congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
 //!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
@@ -32,7 +35,7 @@
 //!   window is the free receive buffer, capped at 65,535 bytes without window scaling and
 //!   rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
 //!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
-//! * **Not modelled**: D-SACK (RFC 2883), tail loss probes and RACK (RFC 8985), receive buffer
+//! * **Not modelled**: D-SACK (RFC 2883), RACK's time-based loss detection (RFC 8985), receive buffer
 //!   autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
 //!   segments with `max_payload`), congestion window validation (RFC 7661: an application-limited
@@ -41,7 +44,7 @@
 //!
 //! # Engine interface
 //! An endpoint has one timer: [`TcpEndpoint::next_deadline`] is the earliest of its
-//! retransmission and delayed-ACK deadlines, so the engine keeps one pending timer event per
+//! retransmission, loss probe and delayed-ACK deadlines, so the engine keeps one pending timer event per
 //! endpoint and calls [`TcpEndpoint::on_timer`] when it fires (a stale event finds nothing due
 //! and does nothing). After any call, while [`TcpEndpoint::poll_transmit`] returns a segment the
 //! engine sends it; [`Actions`] says how many bytes became deliverable to the application and
@@ -55,6 +58,7 @@ mod sender;
 pub mod stack;
 #[cfg(test)]
 mod tests;
+pub mod tlp;
 
 pub use cc::{CcKind, CcState, CongestionControl};
 pub use conn::TcpEndpoint;
@@ -163,6 +167,9 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Duplicate ACKs that trigger fast retransmit; 3 (RFC 5681 §3.2).
     pub dupack_threshold: u32,
+    /// Send tail loss probes (RFC 8985 §7; see [`tlp`]) when SACK is on: Linux's
+    /// `net.ipv4.tcp_early_retrans = 3`, its default since 3.10.
+    pub tail_loss_probe: bool,
 }
 
 impl TcpConfig {
@@ -186,6 +193,7 @@ impl TcpConfig {
             timestamps: true,
             sack: true,
             dupack_threshold: 3,
+            tail_loss_probe: true,
         }
     }
 
@@ -331,6 +339,9 @@ pub struct TcpStats {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Tail loss probes sent (Linux's `TCPLossProbes`).
+    #[serde(default)]
+    pub tail_loss_probes: u64,
     /// Window reductions on ECN-Echo.
     pub ecn_reductions: u64,
     /// Segments received with CE.

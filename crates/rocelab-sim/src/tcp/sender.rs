@@ -3,6 +3,7 @@
 
 use super::cc::{Cc, CcState, CongestionControl};
 use super::rto::RttEstimator;
+use super::tlp::{probe_timeout, TailLossProbe, TlpAck};
 use super::{SackBlocks, TcpConfig, TcpStats};
 use crate::time::Time;
 
@@ -14,6 +15,8 @@ pub(super) struct DataOut {
     pub retransmission: bool,
     pub cwr: bool,
     pub push: bool,
+    /// The tail loss probe.
+    pub probe: bool,
 }
 
 /// Sender state (RFC 9293 §3.3.1 names: SND.UNA, SND.NXT; `snd_max` is the highest offset ever
@@ -65,6 +68,13 @@ pub(super) struct Sender {
     /// `pipe()` as last computed (`u64::MAX`: stale); every change of the scoreboard, the
     /// sequence variables or HighRxt makes it stale.
     pipe_cache: std::cell::Cell<u64>,
+    /// Tail loss probe (RFC 8985 §7).
+    pub tlp: TailLossProbe,
+    /// RFC 8985's WCDelAckT: the PTO of a single segment in flight waits this long for its
+    /// delayed ACK (Linux uses `TCP_RTO_MIN`; here the stack's minimum RTO).
+    worst_case_delack: Time,
+    /// PTO before the first RTT sample (the initial RTO, Linux's `TCP_TIMEOUT_INIT`).
+    initial_pto: Time,
 }
 
 impl Sender {
@@ -97,7 +107,76 @@ impl Sender {
             high_rxt: 0,
             rtx_marks: std::collections::VecDeque::new(),
             pipe_cache: std::cell::Cell::new(u64::MAX),
+            // Linux sends no probe without SACK (`tcp_schedule_loss_probe`).
+            tlp: TailLossProbe::new(cfg.tail_loss_probe && sack),
+            worst_case_delack: cfg.min_rto,
+            initial_pto: cfg.initial_rto,
         }
+    }
+
+    /// Whether the cumulative ACK has left the last recovery behind, so that duplicate ACKs may
+    /// start a new one. Without SACK it must cover more than `recover` (RFC 6582 §3.2 step 1,
+    /// §4.1: duplicate ACKs of the old window would otherwise retransmit again); with SACK,
+    /// reaching it is enough, since the SACK blocks tell a new loss from the old window's
+    /// duplicates (RFC 6675 has no such guard; Linux holds the old state at `snd_una ==
+    /// high_seq` for Reno only, "SACK TCP is safe", `tcp_try_undo_recovery`). Held back at
+    /// equality, a loss of the first segment sent after a recovery began waited for the
+    /// retransmission timer, 200 ms, whatever the duplicate ACKs said.
+    fn past_recovery_point(&self) -> bool {
+        self.recover_mark.is_none_or(|m| if self.sack { self.snd_una >= m } else { self.snd_una > m })
+    }
+
+    /// Neither fast recovery nor the recovery after a timeout is in progress (Linux's `Open` and
+    /// `CWR` states, where a loss probe may be scheduled).
+    fn open(&self) -> bool {
+        self.recovery.is_none() && self.past_recovery_point()
+    }
+
+    /// (Re)start the probe timer at `now` (RFC 8985 §7.2).
+    fn arm_probe(&mut self, now: Time) {
+        let timeout =
+            probe_timeout(self.rtt.srtt(), self.flight() <= self.mss, self.worst_case_delack, self.initial_pto);
+        let (open, in_flight) = (self.open(), self.snd_max > self.snd_una);
+        self.tlp.arm(now, open, in_flight, timeout, self.rto_at);
+    }
+
+    /// The probe timer fired at `now`: the probe is due (sent by the next [`Self::next_data`]),
+    /// and the retransmission timer restarts from now, as Linux rearms it behind a probe.
+    pub fn on_probe_timer(&mut self, now: Time) {
+        if self.tlp.on_timer(now) {
+            if self.open() && self.snd_max > self.snd_una {
+                self.rto_at = Some(now + self.rtt.rto());
+            } else {
+                self.tlp.reset();
+            }
+        }
+    }
+
+    /// The probe segment (`tcp_send_loss_probe`): one segment of new data if the peer's window
+    /// takes it, whatever the congestion window and Nagle say; else the last segment sent, again.
+    fn next_probe(&self, cap: u64) -> Option<DataOut> {
+        let queued = self.app_end.saturating_sub(self.snd_nxt);
+        let room = (self.snd_una + self.rwnd).saturating_sub(self.snd_nxt);
+        let len = cap.min(queued).min(room);
+        if len > 0 {
+            return Some(DataOut {
+                seq: self.snd_nxt,
+                len: len as u32,
+                retransmission: self.snd_nxt < self.snd_max,
+                cwr: self.cwr_pending,
+                push: len == queued,
+                probe: true,
+            });
+        }
+        let len = cap.min(self.snd_max - self.snd_una);
+        (len > 0).then_some(DataOut {
+            seq: self.snd_max - len,
+            len: len as u32,
+            retransmission: true,
+            cwr: false,
+            push: true,
+            probe: true,
+        })
     }
 
     /// Whether `[s, e)` is SACKed.
@@ -227,6 +306,7 @@ impl Sender {
             retransmission: true,
             cwr: false,
             push: false,
+            probe: false,
         };
         if self.rtx_pending {
             return self.next_hole(self.snd_una).map(rtx);
@@ -252,6 +332,7 @@ impl Sender {
                 retransmission: false,
                 cwr: self.cwr_pending,
                 push: len == queued,
+                probe: false,
             });
         }
         hole.map(rtx)
@@ -292,8 +373,24 @@ impl Sender {
         }
         if self.rtx_pending && self.snd_max > self.snd_una {
             let len = cap.min(self.snd_max - self.snd_una) as u32;
-            return Some(DataOut { seq: self.snd_una, len, retransmission: true, cwr: false, push: false });
+            return Some(DataOut {
+                seq: self.snd_una,
+                len,
+                retransmission: true,
+                cwr: false,
+                push: false,
+                probe: false,
+            });
         }
+        match self.next_new_data(cap) {
+            Some(d) => Some(DataOut { probe: self.tlp.due, ..d }),
+            None if self.tlp.due => self.next_probe(cap),
+            None => None,
+        }
+    }
+
+    /// New data within the windows, Nagle and silly-window avoidance.
+    fn next_new_data(&self, cap: u64) -> Option<DataOut> {
         let queued = self.app_end.saturating_sub(self.snd_nxt);
         if queued == 0 {
             return None;
@@ -327,6 +424,7 @@ impl Sender {
             retransmission,
             cwr: self.cwr_pending && !retransmission,
             push: all_queued,
+            probe: false,
         })
     }
 
@@ -362,6 +460,13 @@ impl Sender {
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
+        }
+        if d.probe {
+            stats.tail_loss_probes += 1;
+            self.tlp.sent(self.snd_nxt.max(d.seq + d.len as u64), d.retransmission);
+            self.rto_at = Some(now + self.rtt.rto());
+        } else if !d.retransmission {
+            self.arm_probe(now);
         }
     }
 
@@ -441,15 +546,24 @@ impl Sender {
             if ece {
                 self.on_ece(now, stats);
             }
+            if self.tlp.on_ack(ack, false) == TlpAck::LossRepaired {
+                self.on_probe_repaired_loss(now);
+            }
+            self.arm_probe(now);
             return acked;
         }
         if ece {
             self.on_ece(now, stats);
         }
-        // RFC 5681 §2 duplicate ACK: no data, same ACK, same window, data outstanding; with
-        // SACK (RFC 6675 §2), one that SACKs new data.
+        // RFC 5681 §2 duplicate ACK: no data, same ACK, same window, data outstanding. With
+        // SACK, RFC 6675 §2's: one that SACKs data not SACKed before, whatever else it carries;
+        // a duplicate ACK without new SACK information (a duplicate segment arrived, as after a
+        // spurious retransmission) does not count, so it cannot start a recovery of its own.
         let outstanding = self.snd_max > self.snd_una;
-        let dup = ack == self.snd_una && outstanding && ((pure && !window_changed) || newly_sacked);
+        let dup = ack == self.snd_una && outstanding && if self.sack { newly_sacked } else { pure && !window_changed };
+        if self.tlp.in_episode() && self.tlp.on_ack(ack, pure && !newly_sacked) == TlpAck::LossRepaired {
+            self.on_probe_repaired_loss(now);
+        }
         if dup {
             self.dupacks += 1;
             if self.recovery.is_some() {
@@ -457,7 +571,7 @@ impl Sender {
                     // Window inflation (RFC 6582 §3.2 step 4).
                     self.st.cwnd += self.mss;
                 }
-            } else if self.recover_mark.is_none_or(|m| self.snd_una > m)
+            } else if self.past_recovery_point()
                 && (self.dupacks == self.dupack_threshold || (self.sack && self.lost_limit() > self.snd_una))
             {
                 // RFC 6675 §5: DupThresh duplicate ACKs, or the first hole deemed lost.
@@ -467,8 +581,18 @@ impl Sender {
         0
     }
 
+    /// A retransmitted probe repaired a loss (RFC 8985 §7.4.2): one window reduction, as Linux's
+    /// CWR state makes it, and no other for this window.
+    fn on_probe_repaired_loss(&mut self, now: Time) {
+        let flight = self.flight();
+        self.cc.on_loss(&mut self.st, now, flight);
+        self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
+        self.ecn_recover = Some(self.snd_max);
+    }
+
     fn enter_recovery(&mut self, now: Time, stats: &mut TcpStats) {
         stats.fast_retransmits += 1;
+        self.tlp.reset();
         let flight = self.flight();
         self.cc.on_loss(&mut self.st, now, flight);
         self.recovery = Some(self.snd_max);
@@ -505,6 +629,7 @@ impl Sender {
             _ => return false,
         }
         stats.timeouts += 1;
+        self.tlp.reset();
         let flight = self.flight();
         self.cc.on_loss(&mut self.st, now, flight);
         self.st.cwnd = self.mss;

@@ -41,6 +41,10 @@ pub struct TcpStackSpec {
     pub timestamps: bool,
     /// `net.ipv4.tcp_sack` (RFC 2018): selective acknowledgements and RFC 6675 recovery.
     pub sack: bool,
+    /// Tail loss probes (RFC 8985 §7) with SACK: `net.ipv4.tcp_early_retrans = 3`, Linux's
+    /// default since 3.10; off, as in older kernels, a loss at the tail of a flight waits for the
+    /// retransmission timer.
+    pub tail_loss_probe: bool,
 }
 
 /// Linux's `tcp_wmem` maximum (4 MiB).
@@ -62,6 +66,7 @@ impl Default for TcpStackSpec {
             initial_window: l.initial_window,
             timestamps: l.timestamps,
             sack: l.sack,
+            tail_loss_probe: l.tail_loss_probe,
         }
     }
 }
@@ -80,6 +85,7 @@ impl TcpStackSpec {
         c.initial_window = self.initial_window;
         c.timestamps = self.timestamps;
         c.sack = self.sack;
+        c.tail_loss_probe = self.tail_loss_probe;
         c.mss = mss_for_mtu(mtu, self.timestamps);
         c
     }

@@ -435,17 +435,18 @@ fn retransmissions(r: &Results) -> u64 {
 /// * congested SAN with flow control: the host port at line rate on 256 KB reads (1.1-1.25 GB/s
 ///   of the 10GbE port), the switch pausing the members, (almost) no loss;
 /// * without flow control: the four members' bursts overflow the switch and TCP retransmits at
-///   least 100 times more segments, and the 256 KB read throughput falls. The paper gives no
-///   size. In the model the fall is small and varies with the seed, because SACK recovers the
-///   losses without timeouts while the host port stays busy, and a 20 ms run completes only
-///   about 93 reads of 256 KB (one read more or less is 1.1 %). Over seeds 1-8, a seed's run
-///   without flow control completes from 7.5 % less to one read more (at three seeds), 1.5 %
-///   less on the mean. So the fall is asserted on the mean of those seeds, and the
-///   retransmissions at every seed;
+///   least 100 times more segments, at every seed of 1-8. The paper gives no throughput for it.
+///   In the model the 256 KB read throughput stays within 3 % of the run with flow control, on
+///   the mean of seeds 1-8 (1.211 against 1.209 GB/s): SACK's fast recovery repairs every loss
+///   without a timeout while the one host port, the bottleneck, stays busy. (Until the TCP
+///   sender counted duplicate ACKs as RFC 6675 defines them with SACK, a loss of the first
+///   segment sent after a recovery began waited for the 200 ms timer, and the mean fell 1.5 %;
+///   this test asserted that fall.) A 20 ms run completes only about 93 reads of 256 KB, one
+///   read more or less is 1.1 %, hence the mean over seeds;
 /// * base SAN: twice the host ports, at least 1.8 times the congested SAN's 256 KB throughput,
 ///   nothing retransmitted.
 #[test]
-fn dell_equallogic_flow_control_keeps_the_congested_san_from_losing_throughput() {
+fn dell_equallogic_flow_control_keeps_the_congested_san_from_losing_packets() {
     const SEEDS: std::ops::RangeInclusive<u64> = 1..=8;
     let congested = |variant: &str| -> Vec<Results> {
         SEEDS.map(|seed| run_example_seeded("dell-equallogic-congested-san", Some(variant), Some(seed)).0).collect()
@@ -470,7 +471,7 @@ fn dell_equallogic_flow_control_keeps_the_congested_san_from_losing_throughput()
         assert!(paused > 0, "seed {seed}: the switch paused the members");
         assert!(nofc_retx >= 100 * (fc_retx + 1), "seed {seed}: {nofc_retx} vs {fc_retx}");
     }
-    assert!(nofc_gbs < fc_gbs, "{nofc_gbs} vs {fc_gbs}");
+    assert!((nofc_gbs / fc_gbs - 1.0).abs() < 0.03, "{nofc_gbs} vs {fc_gbs}");
     assert!(base_gbs >= 1.8 * fc_gbs, "{base_gbs} vs {fc_gbs}");
     assert_eq!(retransmissions(&base), 0);
     // Every workload ran on every member.

@@ -182,7 +182,8 @@ fn iperf_tcp_settings_link_pause_and_iwarp_follow_the_model() {
       - name: client
         role: host
         nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}
-        tcp: {congestion_control: reno, window_scaling: false, min_rto: 10ms, receive_buffer: 1MiB, nagle: false, sack: false}
+        tcp: {congestion_control: reno, window_scaling: false, min_rto: 10ms, receive_buffer: 1MiB, nagle: false, sack: false,
+              tail_loss_probe: false}
       - {name: server, role: host, nic: {vendor: intel, model: X520, ports: 1, speed: 10G, rdma: none}}
       - {name: iw1, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
       - {name: iw2, role: host, nic: {vendor: chelsio, model: T62100, ports: 1, speed: 10G}}
@@ -208,12 +209,13 @@ workloads:
     // The client's stack from its `tcp:` settings; the server keeps Linux's defaults.
     let NodeKind::Host(c) = &b.spec.nodes[1].kind else { panic!("client") };
     assert_eq!(c.tcp.congestion_control, CcKind::NewReno);
-    assert!(!c.tcp.window_scaling && !c.tcp.nagle && !c.tcp.sack);
+    assert!(!c.tcp.window_scaling && !c.tcp.nagle && !c.tcp.sack && !c.tcp.tail_loss_probe);
     assert_eq!((c.tcp.min_rto_ps, c.tcp.receive_buffer_bytes), (10 * crate::MS, 1 << 20));
     assert_eq!(c.ports[0].mtu, 9000);
     assert!(c.ports[0].link_pause);
     let NodeKind::Host(s) = &b.spec.nodes[2].kind else { panic!("server") };
     assert_eq!(s.tcp, TcpStackSpec::default());
+    assert!(s.tcp.tail_loss_probe, "probes are on by default, as in Linux since 3.10");
     // Between two iWARP (Chelsio) hosts a flow runs over iWARP by default.
     let t = &b.traffic;
     assert!(matches!(t.flows[0].transport, crate::Transport::Iwarp(r) if r.op == RdmaOp::Write));

@@ -155,18 +155,8 @@ impl Sender {
     /// The probe segment (`tcp_send_loss_probe`): one segment of new data if the peer's window
     /// takes it, whatever the congestion window and Nagle say; else the last segment sent, again.
     fn next_probe(&self, cap: u64) -> Option<DataOut> {
-        let queued = self.app_end.saturating_sub(self.snd_nxt);
-        let room = (self.snd_una + self.rwnd).saturating_sub(self.snd_nxt);
-        let len = cap.min(queued).min(room);
-        if len > 0 {
-            return Some(DataOut {
-                seq: self.snd_nxt,
-                len: len as u32,
-                retransmission: self.snd_nxt < self.snd_max,
-                cwr: self.cwr_pending,
-                push: len == queued,
-                probe: true,
-            });
+        if let Some(d) = self.data_in_peer_window(cap, true) {
+            return Some(d);
         }
         let len = cap.min(self.snd_max - self.snd_una);
         (len > 0).then_some(DataOut {
@@ -322,20 +312,24 @@ impl Sender {
         if let Some(h) = hole.filter(|h| h.0 < self.lost_limit()) {
             return Some(rtx(h));
         }
+        self.data_in_peer_window(cap, false).or_else(|| hole.map(rtx))
+    }
+
+    /// Up to `cap` bytes from SND.NXT that the peer's window takes, whatever the congestion
+    /// window says (RFC 6675's NextSeg rule 2, where `pipe` has already allowed a segment, and
+    /// the loss probe).
+    fn data_in_peer_window(&self, cap: u64, probe: bool) -> Option<DataOut> {
         let queued = self.app_end.saturating_sub(self.snd_nxt);
         let room = (self.snd_una + self.rwnd).saturating_sub(self.snd_nxt);
         let len = cap.min(queued).min(room);
-        if len > 0 {
-            return Some(DataOut {
-                seq: self.snd_nxt,
-                len: len as u32,
-                retransmission: false,
-                cwr: self.cwr_pending,
-                push: len == queued,
-                probe: false,
-            });
-        }
-        hole.map(rtx)
+        (len > 0).then_some(DataOut {
+            seq: self.snd_nxt,
+            len: len as u32,
+            retransmission: self.snd_nxt < self.snd_max,
+            cwr: self.cwr_pending,
+            push: len == queued,
+            probe,
+        })
     }
 
     /// Bytes sent and not acknowledged (FlightSize; without SACK every unacknowledged byte

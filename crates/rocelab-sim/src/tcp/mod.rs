@@ -21,7 +21,8 @@
 //!   RFC 6298 with Karn's rule, exponential backoff and a configurable minimum (200 ms, Linux's
 //!   `TCP_RTO_MIN`), go-back-N after a timeout; with SACK, tail loss probes (RFC 8985 §7, on by
 //!   default as in Linux since 3.10; see [`tlp`]) so that a loss at the tail of a flight is
-//!   repaired by fast recovery, not by the timer; after a recovery, a new one may begin once
+//!   repaired by fast recovery, not by the timer, with RACK's rule where it follows from the
+//!   probe (everything unSACKed below a SACKed probe is lost); after a recovery, a new one may begin once
 //!   the cumulative ACK reaches its recovery point (with SACK; beyond it without); congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;

@@ -75,6 +75,10 @@ pub(super) struct Sender {
     worst_case_delack: Time,
     /// PTO before the first RTT sample (the initial RTO, Linux's `TCP_TIMEOUT_INIT`).
     initial_pto: Time,
+    /// Every unSACKed byte below this offset is lost: the SACK of a loss probe shows that what
+    /// was sent before it, at least a PTO earlier, did not arrive (RACK's rule, RFC 8985 §6.2,
+    /// where it follows from the probe alone; see [`super::tlp`]).
+    lost_before_probe: u64,
 }
 
 impl Sender {
@@ -111,6 +115,7 @@ impl Sender {
             tlp: TailLossProbe::new(cfg.tail_loss_probe && sack),
             worst_case_delack: cfg.min_rto,
             initial_pto: cfg.initial_rto,
+            lost_before_probe: 0,
         }
     }
 
@@ -237,10 +242,10 @@ impl Sender {
         for &(s, e) in self.sacked.iter().rev() {
             above += e - s;
             if above > k {
-                return s;
+                return s.max(self.lost_before_probe);
             }
         }
-        self.snd_una
+        self.snd_una.max(self.lost_before_probe)
     }
 
     /// The first unSACKed byte at or after `from` below `snd_max`, and the end of its hole.
@@ -457,7 +462,8 @@ impl Sender {
         }
         if d.probe {
             stats.tail_loss_probes += 1;
-            self.tlp.sent(self.snd_nxt.max(d.seq + d.len as u64), d.retransmission);
+            let range = (d.seq, d.seq + d.len as u64);
+            self.tlp.sent(range, self.snd_nxt.max(range.1), d.retransmission);
             self.rto_at = Some(now + self.rtt.rto());
         } else if !d.retransmission {
             self.arm_probe(now);
@@ -481,10 +487,17 @@ impl Sender {
         let window_changed = window != self.rwnd;
         self.rwnd = window;
         let sacked_before = self.sacked_bytes();
+        let probe = self.tlp.probe_range().filter(|&(s, e)| !self.is_sacked(s, e));
         if self.sack {
             let una = ack.max(self.snd_una);
             self.prune_sacks(una);
             self.add_sacks(sacks, una);
+        }
+        if let Some((s, _)) = probe.filter(|&(s, e)| self.is_sacked(s, e)) {
+            // The probe arrived, and it left at least a PTO (2·SRTT + 2 ms) after everything
+            // below it that is still unSACKed: longer ago than RACK's RTT plus its reordering
+            // window (a quarter of the minimum RTT), so RACK deems all of that lost.
+            self.lost_before_probe = self.lost_before_probe.max(s);
         }
         // Meaningful without a cumulative advance (nothing pruned): a duplicate ACK's new SACKs.
         let newly_sacked = self.sacked_bytes() > sacked_before;
@@ -624,6 +637,7 @@ impl Sender {
         }
         stats.timeouts += 1;
         self.tlp.reset();
+        self.lost_before_probe = 0;
         let flight = self.flight();
         self.cc.on_loss(&mut self.st, now, flight);
         self.st.cwnd = self.mss;

@@ -12,18 +12,23 @@
 //! means; the sender picks the segment (new data if the peer's window allows one, else the last
 //! segment again) and applies the congestion response.
 //!
+//! RACK's loss detection (RFC 8985 §6) is modelled only where it follows from the probe: when
+//! the probe is SACKed, everything still unSACKed below it left at least a PTO earlier, longer
+//! ago than RACK's RTT plus its reordering window (a quarter of the minimum RTT), so RACK deems
+//! it lost, and so does the sender (`Sender::lost_before_probe`): recovery repairs a whole
+//! window lost at once, or a hole behind one SACKed segment, one RTT after the probe.
+//!
 //! Not modelled: D-SACK (RFC 2883), with which Linux can tell that a retransmitted probe was
 //! spurious; here a retransmitted probe whose episode ends with an ACK beyond it counts as a
-//! repaired loss, as Linux counts it when no D-SACK arrives. RACK's time-based loss detection
-//! (the rest of RFC 8985) is not modelled either, and that bounds what a probe repairs here:
-//! - a probe of new data (the window held it back) is SACKed above the hole, so RFC 6675's
-//!   rules see the hole lost once more than two segments are SACKed above it;
-//! - a probe that sends the last segment again repairs that segment when it was the one lost;
-//!   a hole further back, with one or two segments SACKed above it and no new data to send,
-//!   still waits for the retransmission timer, where Linux's RACK marks it lost a quarter of
-//!   an RTT after the SACKs;
-//! - with one segment in flight the probe waits 200 ms more for a delayed ACK, about as long
-//!   as the retransmission timer, as in Linux.
+//! repaired loss, as Linux counts it when no D-SACK arrives. The rest of RACK is not modelled
+//! either, which leaves two cases to the retransmission timer where Linux recovers sooner:
+//! - a hole with one or two segments SACKed above it and nothing new to send, when the last
+//!   segment was SACKed before the probe (the probe sends it again and draws no new SACK);
+//!   Linux's RACK marks the hole lost a quarter of an RTT after the SACKs;
+//! - a lost retransmission with nothing sent after it (no probe during recovery, as in Linux).
+//!
+//! With one segment in flight the probe waits 200 ms more for a delayed ACK, about as long as
+//! the retransmission timer, as in Linux.
 
 use crate::time::{Time, MS};
 
@@ -65,6 +70,8 @@ pub struct TailLossProbe {
     /// The episode in progress: `TLP.end_seq` (SND.NXT after the probe) and whether the probe
     /// was a retransmission.
     episode: Option<(u64, bool)>,
+    /// The stream range the probe carried, while its episode lasts.
+    probe: Option<(u64, u64)>,
 }
 
 impl TailLossProbe {
@@ -111,11 +118,17 @@ impl TailLossProbe {
         }
     }
 
-    /// The probe went out; `end_seq` is SND.NXT after it.
-    pub fn sent(&mut self, end_seq: u64, retransmission: bool) {
+    /// The probe `[start, end)` went out; `end_seq` is SND.NXT after it.
+    pub fn sent(&mut self, (start, end): (u64, u64), end_seq: u64, retransmission: bool) {
         self.due = false;
         self.at = None;
         self.episode = Some((end_seq, retransmission));
+        self.probe = Some((start, end));
+    }
+
+    /// The stream range of the probe of the episode in progress.
+    pub fn probe_range(&self) -> Option<(u64, u64)> {
+        self.episode.and(self.probe)
     }
 
     /// An ACK of `ack` arrived during an episode (`tcp_process_tlp_ack`). `pure_duplicate`: it
@@ -190,7 +203,7 @@ mod tests {
         assert!(t.on_timer(5 * MS));
         assert!(t.due);
         assert!(!t.on_timer(6 * MS));
-        t.sent(1000, false);
+        t.sent((0, 1000), 1000, false);
         assert!(!t.due);
         assert!(t.in_episode());
         // No second probe while the episode is in progress.
@@ -201,7 +214,7 @@ mod tests {
     #[test]
     fn a_new_data_probe_ends_its_episode_when_acknowledged() {
         let mut t = TailLossProbe::new(true);
-        t.sent(9000, false);
+        t.sent((0, 9000), 9000, false);
         assert_eq!(t.on_ack(8999, false), TlpAck::Pending);
         assert_eq!(t.on_ack(9000, false), TlpAck::Done);
         assert!(!t.in_episode());
@@ -210,7 +223,7 @@ mod tests {
     #[test]
     fn a_retransmitted_probe_acknowledged_beyond_it_repaired_a_loss() {
         let mut t = TailLossProbe::new(true);
-        t.sent(9000, true);
+        t.sent((0, 9000), 9000, true);
         // The ACK that reaches the probe's end says nothing yet: the original may have arrived.
         assert_eq!(t.on_ack(9000, false), TlpAck::Pending);
         assert_eq!(t.on_ack(12_000, false), TlpAck::LossRepaired);
@@ -220,7 +233,7 @@ mod tests {
     #[test]
     fn a_duplicate_ack_at_the_probe_end_means_both_copies_arrived() {
         let mut t = TailLossProbe::new(true);
-        t.sent(9000, true);
+        t.sent((0, 9000), 9000, true);
         assert_eq!(t.on_ack(9000, true), TlpAck::Done);
         assert!(!t.in_episode());
     }
@@ -233,7 +246,7 @@ mod tests {
         t.reset();
         assert!(!t.due);
         assert_eq!(t.at, None);
-        t.sent(100, true);
+        t.sent((0, 100), 100, true);
         t.reset();
         assert!(!t.in_episode());
     }

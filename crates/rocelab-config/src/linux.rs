@@ -29,7 +29,7 @@
 //!   `ethtool -G` rings to the maximum; checksum, scatter-gather, TSO/GSO and LRO offloads left on
 //!   — "All else default", with checksum offload recommended on — pinned with `ethtool -K`;
 //!   `net.ipv4.tcp_window_scaling = 1` and `net.ipv4.tcp_congestion_control = cubic`, its TCP
-//!   defaults, pinned with `sysctl -w`) and the Demartek guide (CPU governor `performance` in
+//!   defaults, pinned with `sysctl -w`, or what the device's `tcp:` settings give instead) and the Demartek guide (CPU governor `performance` in
 //!   `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
 //! - Storage: nvme-cli (`nvme discover|connect-all -t rdma|tcp -a ADDR -s PORT`), the Demartek
 //!   guide's iSER and NFSoRDMA sections (`iscsiadm -m iface -I NAME -o new`, `-o update -n
@@ -178,6 +178,36 @@ fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
     }
 }
 
+/// The TCP sysctls a host pins: window scaling and congestion control always (the Dell guide's
+/// B.6 lists both; Linux's defaults, 1 and cubic, unless the device's `tcp:` settings say
+/// otherwise), and SACK, timestamps and ECN where the device sets them (`tcp_ecn` 1 asks for
+/// ECN, 2, Linux's default, only accepts it). The settings the simulator takes from socket
+/// options or routes (Nagle, delayed ACKs, `rto_min`, `initcwnd`) are not sysctls. Tail loss
+/// probes are not rendered: their sysctl, `net.ipv4.tcp_early_retrans`, exists only in kernels
+/// since 3.5, and a device's `tail_loss_probe: false` usually describes an older kernel (the
+/// Dell examples' RHEL 6.3) rather than a setting to apply.
+fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
+    use rocelab_model::storage::CongestionControl;
+    let flag = |b: bool| if b { "1" } else { "0" }.to_string();
+    let cc = match t.and_then(|t| t.congestion_control).unwrap_or(CongestionControl::Cubic) {
+        CongestionControl::NewReno => "reno",
+        CongestionControl::Cubic => "cubic",
+        CongestionControl::Dctcp => "dctcp",
+    };
+    let mut v = vec![
+        ("net.ipv4.tcp_window_scaling".to_string(), flag(t.and_then(|t| t.window_scaling).unwrap_or(true))),
+        ("net.ipv4.tcp_congestion_control".to_string(), cc.to_string()),
+    ];
+    if let Some(t) = t {
+        let set = [("net.ipv4.tcp_sack", t.sack.map(flag)), ("net.ipv4.tcp_timestamps", t.timestamps.map(flag))];
+        v.extend(set.into_iter().filter_map(|(k, x)| x.map(|x| (k.to_string(), x))));
+        if let Some(e) = t.ecn {
+            v.push(("net.ipv4.tcp_ecn".to_string(), if e { "1" } else { "2" }.to_string()));
+        }
+    }
+    v
+}
+
 pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
@@ -207,10 +237,7 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         ports: out,
         tuning: Tuning {
             cpu_governor: "performance".into(),
-            sysctls: vec![
-                ("net.ipv4.tcp_window_scaling".into(), "1".into()),
-                ("net.ipv4.tcp_congestion_control".into(), "cubic".into()),
-            ],
+            sysctls: tcp_sysctls(d.tcp.as_ref()),
             offloads: "rx on tx on sg on tso on gso on".into(),
         },
         storage,

@@ -312,8 +312,11 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         "rx-checksumming, tx-checksumming, scatter-gather, tcp-segmentation-offload and generic-segmentation-offload on",
                     ),
                     check(
-                        "sysctl net.ipv4.tcp_window_scaling net.ipv4.tcp_congestion_control",
-                        "net.ipv4.tcp_window_scaling = 1, net.ipv4.tcp_congestion_control = cubic",
+                        format!(
+                            "sysctl {}",
+                            h.tuning.sysctls.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(" ")
+                        ),
+                        h.tuning.sysctls.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "),
                     ),
                     check("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", "performance on every CPU"),
                 ],

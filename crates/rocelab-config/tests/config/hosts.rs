@@ -58,6 +58,36 @@ fn host_tuning_keeps_offloads_on_and_pins_the_tcp_defaults() {
     );
 }
 
+#[test]
+fn host_tuning_pins_the_devices_own_tcp_settings() {
+    // The Dell guide's test cases 4 and 5 toggle window scaling and Reno on the host: the script
+    // and the runbook's check follow the device's `tcp:` settings, not Linux's defaults.
+    let text = INTEL.replace(
+        "rdma: roce-v2, port_names: [ens1f0]}}",
+        "rdma: roce-v2, port_names: [ens1f0]}, tcp: {congestion_control: reno, window_scaling: false, sack: true, ecn: true}}",
+    );
+    let f = fabric(&text);
+    let (script, _) = device_text(&f, "h1");
+    assert_sequence(
+        &script,
+        &[
+            "sysctl -w net.ipv4.tcp_window_scaling=0",
+            "sysctl -w net.ipv4.tcp_congestion_control=reno",
+            "sysctl -w net.ipv4.tcp_sack=1",
+            "sysctl -w net.ipv4.tcp_ecn=1",
+        ],
+    );
+    assert!(!script.contains("cubic"), "{script}");
+    let r = render(&f, &Templates::builtin()).unwrap();
+    assert!(
+        r.runbook.contains(
+            "| `sysctl net.ipv4.tcp_window_scaling net.ipv4.tcp_congestion_control net.ipv4.tcp_sack net.ipv4.tcp_ecn` | net.ipv4.tcp_window_scaling = 0, net.ipv4.tcp_congestion_control = reno, net.ipv4.tcp_sack = 1, net.ipv4.tcp_ecn = 1 |"
+        ),
+        "{}",
+        r.runbook
+    );
+}
+
 const NFS: &str = r#"
 fabric:
   name: nfs

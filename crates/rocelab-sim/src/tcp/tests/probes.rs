@@ -56,10 +56,9 @@ fn a_probe_that_arrives_shows_the_holes_sent_before_it_lost() {
     assert!(done > 200 * MS, "done after {} us", done / US);
 }
 
-#[test]
-fn a_probe_past_a_window_lost_whole_starts_recovery_of_all_of_it() {
-    // The whole window (3 segments) is lost, nothing comes back. The probe sends the 4th past
-    // the window; when it is SACKed, the 3 before it are lost and recovery resends the first.
+/// A SACK sender at time 0 with 10 segments written and a window of 3, all 3 sent (none of
+/// them a probe); with the MSS and the statistics.
+fn sender_with_a_full_window_of_three() -> (sender::Sender, u64, TcpStats) {
     let c = TcpConfig { sack: true, ..cfg(1500) };
     let m = c.mss as u64;
     let mut s = sender::Sender::new(&c, false, 1 << 30, true);
@@ -67,8 +66,18 @@ fn a_probe_past_a_window_lost_whole_starts_recovery_of_all_of_it() {
     s.st.cwnd = 3 * m;
     s.app_end = 10 * m;
     while let Some(d) = s.next_data(u32::MAX) {
+        assert!(!d.probe);
         s.sent(0, &d, &mut stats);
     }
+    assert_eq!(s.snd_nxt, 3 * m);
+    (s, m, stats)
+}
+
+#[test]
+fn a_probe_past_a_window_lost_whole_starts_recovery_of_all_of_it() {
+    // The whole window (3 segments) is lost, nothing comes back. The probe sends the 4th past
+    // the window; when it is SACKed, the 3 before it are lost and recovery resends the first.
+    let (mut s, m, mut stats) = sender_with_a_full_window_of_three();
     s.on_probe_timer(SECOND);
     let probe = s.next_data(u32::MAX).unwrap();
     assert!(probe.probe && probe.seq == 3 * m, "{probe:?}");
@@ -88,17 +97,7 @@ fn the_probe_sends_new_data_past_a_full_congestion_window() {
     // Three segments fill the window; the first is lost and the other two are SACKed: too few
     // for recovery. The probe sends the fourth whatever the window says, and its SACK makes the
     // first hole lost (more than two segments SACKed above it): recovery begins.
-    let c = TcpConfig { sack: true, ..cfg(1500) };
-    let m = c.mss as u64;
-    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
-    let mut stats = TcpStats::default();
-    s.st.cwnd = 3 * m;
-    s.app_end = 10 * m;
-    while let Some(d) = s.next_data(u32::MAX) {
-        assert!(!d.probe);
-        s.sent(0, &d, &mut stats);
-    }
-    assert_eq!(s.snd_nxt, 3 * m);
+    let (mut s, m, mut stats) = sender_with_a_full_window_of_three();
     let mut b = SackBlocks::EMPTY;
     b.push(m, 3 * m);
     s.on_ack(100 * US, 0, 1 << 30, false, true, &b, &mut stats);

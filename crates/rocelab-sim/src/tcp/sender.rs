@@ -462,8 +462,9 @@ impl Sender {
         }
         if d.probe {
             stats.tail_loss_probes += 1;
-            let range = (d.seq, d.seq + d.len as u64);
-            self.tlp.sent(range, self.snd_nxt.max(range.1), d.retransmission);
+            // The probe is the last segment sent (new data, or the last one again): SND.NXT is
+            // its end.
+            self.tlp.sent(d.seq, d.seq + d.len as u64, d.retransmission);
             self.rto_at = Some(now + self.rtt.rto());
         } else if !d.retransmission {
             self.arm_probe(now);
@@ -568,7 +569,7 @@ impl Sender {
         // spurious retransmission) does not count, so it cannot start a recovery of its own.
         let outstanding = self.snd_max > self.snd_una;
         let dup = ack == self.snd_una && outstanding && if self.sack { newly_sacked } else { pure && !window_changed };
-        if self.tlp.in_episode() && self.tlp.on_ack(ack, pure && !newly_sacked) == TlpAck::LossRepaired {
+        if self.tlp.on_ack(ack, pure && !newly_sacked) == TlpAck::LossRepaired {
             self.on_probe_repaired_loss(now);
         }
         if dup {

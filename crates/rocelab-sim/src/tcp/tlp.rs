@@ -67,11 +67,10 @@ pub struct TailLossProbe {
     pub at: Option<Time>,
     /// The timer fired: the next segment the sender sends is the probe.
     pub due: bool,
-    /// The episode in progress: `TLP.end_seq` (SND.NXT after the probe) and whether the probe
-    /// was a retransmission.
-    episode: Option<(u64, bool)>,
-    /// The stream range the probe carried, while its episode lasts.
-    probe: Option<(u64, u64)>,
+    /// The episode in progress: the stream range `[start, end)` the probe carried, whose end is
+    /// `TLP.end_seq` (the probe is the last segment sent, new or again), and whether it was a
+    /// retransmission.
+    episode: Option<(u64, u64, bool)>,
 }
 
 impl TailLossProbe {
@@ -79,11 +78,6 @@ impl TailLossProbe {
     /// no probe without SACK).
     pub fn new(enabled: bool) -> Self {
         TailLossProbe { enabled, ..Default::default() }
-    }
-
-    /// Whether probes are on for this connection.
-    pub fn enabled(&self) -> bool {
-        self.enabled
     }
 
     /// Whether a probe episode is in progress.
@@ -118,23 +112,22 @@ impl TailLossProbe {
         }
     }
 
-    /// The probe `[start, end)` went out; `end_seq` is SND.NXT after it.
-    pub fn sent(&mut self, (start, end): (u64, u64), end_seq: u64, retransmission: bool) {
+    /// The probe `[start, end)` went out: SND.NXT is `end` after it.
+    pub fn sent(&mut self, start: u64, end: u64, retransmission: bool) {
         self.due = false;
         self.at = None;
-        self.episode = Some((end_seq, retransmission));
-        self.probe = Some((start, end));
+        self.episode = Some((start, end, retransmission));
     }
 
     /// The stream range of the probe of the episode in progress.
     pub fn probe_range(&self) -> Option<(u64, u64)> {
-        self.episode.and(self.probe)
+        self.episode.map(|(s, e, _)| (s, e))
     }
 
     /// An ACK of `ack` arrived during an episode (`tcp_process_tlp_ack`). `pure_duplicate`: it
     /// advanced nothing, carried no data and SACKed nothing new.
     pub fn on_ack(&mut self, ack: u64, pure_duplicate: bool) -> TlpAck {
-        let Some((end, retransmission)) = self.episode else {
+        let Some((_, end, retransmission)) = self.episode else {
             return TlpAck::Pending;
         };
         if ack < end {
@@ -203,7 +196,7 @@ mod tests {
         assert!(t.on_timer(5 * MS));
         assert!(t.due);
         assert!(!t.on_timer(6 * MS));
-        t.sent((0, 1000), 1000, false);
+        t.sent(0, 1000, false);
         assert!(!t.due);
         assert!(t.in_episode());
         // No second probe while the episode is in progress.
@@ -214,7 +207,7 @@ mod tests {
     #[test]
     fn a_new_data_probe_ends_its_episode_when_acknowledged() {
         let mut t = TailLossProbe::new(true);
-        t.sent((0, 9000), 9000, false);
+        t.sent(0, 9000, false);
         assert_eq!(t.on_ack(8999, false), TlpAck::Pending);
         assert_eq!(t.on_ack(9000, false), TlpAck::Done);
         assert!(!t.in_episode());
@@ -223,7 +216,7 @@ mod tests {
     #[test]
     fn a_retransmitted_probe_acknowledged_beyond_it_repaired_a_loss() {
         let mut t = TailLossProbe::new(true);
-        t.sent((0, 9000), 9000, true);
+        t.sent(0, 9000, true);
         // The ACK that reaches the probe's end says nothing yet: the original may have arrived.
         assert_eq!(t.on_ack(9000, false), TlpAck::Pending);
         assert_eq!(t.on_ack(12_000, false), TlpAck::LossRepaired);
@@ -233,7 +226,7 @@ mod tests {
     #[test]
     fn a_duplicate_ack_at_the_probe_end_means_both_copies_arrived() {
         let mut t = TailLossProbe::new(true);
-        t.sent((0, 9000), 9000, true);
+        t.sent(0, 9000, true);
         assert_eq!(t.on_ack(9000, true), TlpAck::Done);
         assert!(!t.in_episode());
     }
@@ -246,7 +239,7 @@ mod tests {
         t.reset();
         assert!(!t.due);
         assert_eq!(t.at, None);
-        t.sent((0, 100), 100, true);
+        t.sent(0, 100, true);
         t.reset();
         assert!(!t.in_episode());
     }

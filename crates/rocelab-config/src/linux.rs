@@ -183,9 +183,10 @@ fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
 /// otherwise), and SACK, timestamps and ECN where the device sets them (`tcp_ecn` 1 asks for
 /// ECN, 2, Linux's default, only accepts it). The settings the simulator takes from socket
 /// options or routes (Nagle, delayed ACKs, `rto_min`, `initcwnd`) are not sysctls. Tail loss
-/// probes are not rendered: their sysctl, `net.ipv4.tcp_early_retrans`, exists only in kernels
-/// since 3.5, and a device's `tail_loss_probe: false` usually describes an older kernel (the
-/// Dell examples' RHEL 6.3) rather than a setting to apply.
+/// probes and RACK are not rendered: their sysctls, `net.ipv4.tcp_early_retrans` and
+/// `net.ipv4.tcp_recovery`, exist only in kernels since 3.5 and 4.4, and a device's
+/// `tail_loss_probe: false` or `rack: false` usually describes an older kernel (the Dell
+/// examples' RHEL 6.3) rather than a setting to apply.
 fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
     use rocelab_model::storage::CongestionControl;
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();

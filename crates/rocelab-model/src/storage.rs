@@ -202,6 +202,10 @@ pub struct TcpSettings {
     /// Linux since 3.10. They need SACK.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tail_loss_probe: Option<bool>,
+    /// RACK loss detection (RFC 8985 §6; `net.ipv4.tcp_recovery = 1`); default on, as in Linux
+    /// since 4.10. It needs SACK.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
 }
 
 /// A host's processors, for the CPU cost model.

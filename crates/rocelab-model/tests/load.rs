@@ -91,19 +91,22 @@ fn wrong_type_says_what_was_expected() {
 }
 
 #[test]
-fn a_hosts_tail_loss_probe_setting_is_checked_where_it_is_written() {
+fn a_hosts_loss_recovery_settings_are_checked_where_they_are_written() {
     let host = "os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}";
-    let ok = BASE.replacen(host, &host.replace("}}", "}, tcp: {tail_loss_probe: false}}"), 1);
-    let l = load(&ok).unwrap();
-    assert_eq!(l.fabric.devices[2].tcp.as_ref().and_then(|t| t.tail_loss_probe), Some(false));
-    let e = one_error(&BASE.replacen(host, &host.replace("}}", "}, tcp: {tail_loss_probes: false}}"), 1));
-    assert_eq!((e.line, e.path.as_str()), (7, "fabric.topology.devices[2].tcp.tail_loss_probes"));
-    assert!(e.to_string().starts_with("t.yaml:7:"), "{e}");
-    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"tail_loss_probe\"?"));
-    let e = one_error(&BASE.replacen(host, &host.replace("}}", "}, tcp: {tail_loss_probe: sometimes}}"), 1));
-    assert_eq!(e.path, "fabric.topology.devices[2].tcp.tail_loss_probe");
-    assert_eq!((e.line, e.expected.as_deref()), (7, Some("`true` or `false`")), "{e:?}");
-    assert!(e.message.contains("`sometimes`"), "{e:?}");
+    let with = |tcp: &str| BASE.replacen(host, &host.replace("}}", &format!("}}, tcp: {{{tcp}}}}}")), 1);
+    for (key, typo) in [("tail_loss_probe", "tail_loss_probes"), ("rack", "racks")] {
+        let l = load(&with(&format!("{key}: false"))).unwrap();
+        let t = l.fabric.devices[2].tcp.as_ref().unwrap();
+        assert_eq!(if key == "rack" { t.rack } else { t.tail_loss_probe }, Some(false));
+        let e = one_error(&with(&format!("{typo}: false")));
+        assert_eq!((e.line, e.path.as_str()), (7, format!("fabric.topology.devices[2].tcp.{typo}").as_str()));
+        assert!(e.to_string().starts_with("t.yaml:7:"), "{e}");
+        assert_eq!(e.suggestion, Some(format!("did you mean \"{key}\"?")));
+        let e = one_error(&with(&format!("{key}: sometimes")));
+        assert_eq!(e.path, format!("fabric.topology.devices[2].tcp.{key}"));
+        assert_eq!((e.line, e.expected.as_deref()), (7, Some("`true` or `false`")), "{e:?}");
+        assert!(e.message.contains("`sometimes`"), "{e:?}");
+    }
 }
 
 #[test]

@@ -153,6 +153,7 @@ impl TcpEndpoint {
         // The probe first: when it falls due it restarts the retransmission timer (Linux has one
         // timer for both, and its first expiry is the probe).
         self.snd.on_probe_timer(now);
+        self.snd.on_reorder_timer(now, &mut self.stats);
         self.snd.on_rto(now, &mut self.stats);
         self.rcv.on_timer(now);
         Actions { delivered: 0, acked: 0, transmit: self.wants_transmit() }
@@ -161,7 +162,7 @@ impl TcpEndpoint {
     /// The earliest time [`on_timer`](Self::on_timer) has work: the engine keeps one timer
     /// event per endpoint at this time.
     pub fn next_deadline(&self) -> Option<Time> {
-        [self.snd.rto_at, self.rcv.delack_at, self.snd.tlp.at].into_iter().flatten().min()
+        [self.snd.rto_at, self.rcv.delack_at, self.snd.tlp.at, self.snd.rack.at].into_iter().flatten().min()
     }
 
     /// Counters.

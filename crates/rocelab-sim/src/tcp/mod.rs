@@ -22,8 +22,13 @@
 //!   `TCP_RTO_MIN`), go-back-N after a timeout; with SACK, tail loss probes (RFC 8985 §7, on by
 //!   default as in Linux since 3.10; see [`tlp`]) so that a loss at the tail of a flight is
 //!   repaired by fast recovery, not by the timer, with RACK's rule where it follows from the
-//!   probe (everything unSACKed below a SACKed probe is lost); after a recovery, a new one may begin once
-//!   the cumulative ACK reaches its recovery point (with SACK; beyond it without); congestion control behind
+//!   probe (everything unSACKed below a SACKed probe is lost); with SACK, RACK loss detection
+//!   (RFC 8985 §6, on by default as in Linux since 4.10; see [`rack`]): a segment is lost once
+//!   one sent after it was delivered and a round trip plus a reordering window has passed, by
+//!   its reordering timer if need be, so a hole below one or two SACKed segments and a lost
+//!   retransmission are repaired without the retransmission timer; after a recovery, a new one
+//!   may begin once the cumulative ACK reaches its recovery point (with SACK; beyond it
+//!   without); congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
 //!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
@@ -36,7 +41,7 @@
 //!   window is the free receive buffer, capped at 65,535 bytes without window scaling and
 //!   rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
 //!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
-//! * **Not modelled**: D-SACK (RFC 2883), RACK's time-based loss detection (RFC 8985), receive buffer
+//! * **Not modelled**: D-SACK (RFC 2883) and with it RACK's reordering window growth, receive buffer
 //!   autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
 //!   segments with `max_payload`), congestion window validation (RFC 7661: an application-limited
@@ -45,7 +50,7 @@
 //!
 //! # Engine interface
 //! An endpoint has one timer: [`TcpEndpoint::next_deadline`] is the earliest of its
-//! retransmission, loss probe and delayed-ACK deadlines, so the engine keeps one pending timer event per
+//! retransmission, loss probe, RACK reordering and delayed-ACK deadlines, so the engine keeps one pending timer event per
 //! endpoint and calls [`TcpEndpoint::on_timer`] when it fires (a stale event finds nothing due
 //! and does nothing). After any call, while [`TcpEndpoint::poll_transmit`] returns a segment the
 //! engine sends it; [`Actions`] says how many bytes became deliverable to the application and
@@ -53,6 +58,7 @@
 
 pub mod cc;
 mod conn;
+pub mod rack;
 mod receiver;
 pub mod rto;
 mod sender;
@@ -95,6 +101,21 @@ pub(crate) fn insert_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
         ranges[i] = (s.min(ranges[i].0), e.max(ranges[j - 1].1));
         ranges.drain(i + 1..j);
     }
+}
+
+/// Take `[s, e)` out of `ranges` (sorted, disjoint), splitting a range it falls inside.
+pub(crate) fn remove_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    if e <= s {
+        return;
+    }
+    let i = ranges.partition_point(|&(_, b)| b <= s);
+    let j = ranges.partition_point(|&(a, _)| a < e);
+    if i >= j {
+        return;
+    }
+    let (first, last) = (ranges[i], ranges[j - 1]);
+    let keep = [(first.0, s), (e, last.1)].into_iter().filter(|&(a, b)| a < b);
+    ranges.splice(i..j, keep);
 }
 
 /// Bytes of IP and TCP header in every segment.
@@ -171,6 +192,9 @@ pub struct TcpConfig {
     /// Send tail loss probes (RFC 8985 §7; see [`tlp`]) when SACK is on: Linux's
     /// `net.ipv4.tcp_early_retrans = 3`, its default since 3.10.
     pub tail_loss_probe: bool,
+    /// RACK loss detection (RFC 8985 §6; see [`rack`]) when SACK is on: Linux's
+    /// `net.ipv4.tcp_recovery = 1`, its default since 4.10.
+    pub rack: bool,
 }
 
 impl TcpConfig {
@@ -195,6 +219,7 @@ impl TcpConfig {
             sack: true,
             dupack_threshold: 3,
             tail_loss_probe: true,
+            rack: true,
         }
     }
 

@@ -45,6 +45,10 @@ pub struct TcpStackSpec {
     /// default since 3.10; off, as in older kernels, a loss at the tail of a flight waits for the
     /// retransmission timer.
     pub tail_loss_probe: bool,
+    /// RACK loss detection (RFC 8985 §6) with SACK: `net.ipv4.tcp_recovery = 1`, Linux's default
+    /// since 4.10; off, as in older kernels, a hole with fewer than three segments SACKed above
+    /// it waits for a loss probe or the retransmission timer.
+    pub rack: bool,
 }
 
 /// Linux's `tcp_wmem` maximum (4 MiB).
@@ -67,6 +71,7 @@ impl Default for TcpStackSpec {
             timestamps: l.timestamps,
             sack: l.sack,
             tail_loss_probe: l.tail_loss_probe,
+            rack: l.rack,
         }
     }
 }
@@ -86,6 +91,7 @@ impl TcpStackSpec {
         c.timestamps = self.timestamps;
         c.sack = self.sack;
         c.tail_loss_probe = self.tail_loss_probe;
+        c.rack = self.rack;
         c.mss = mss_for_mtu(mtu, self.timestamps);
         c
     }

@@ -8,6 +8,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 mod probes;
+mod rack;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Dir {
@@ -133,6 +134,21 @@ fn plain(seq: u64, ack: u64, len: u32, window: u32) -> Segment {
         retransmission: false,
         sack: SackBlocks::EMPTY,
     }
+}
+
+#[test]
+fn ranges_merge_on_insert_and_split_on_removal() {
+    let mut r = vec![(10, 20), (30, 40)];
+    insert_range(&mut r, 20, 25);
+    assert_eq!(r, [(10, 25), (30, 40)]);
+    remove_range(&mut r, 12, 15);
+    assert_eq!(r, [(10, 12), (15, 25), (30, 40)]);
+    remove_range(&mut r, 20, 35);
+    assert_eq!(r, [(10, 12), (15, 20), (35, 40)]);
+    remove_range(&mut r, 0, 100);
+    assert!(r.is_empty());
+    remove_range(&mut r, 5, 3);
+    assert!(r.is_empty());
 }
 
 fn cfg(mtu: u32) -> TcpConfig {

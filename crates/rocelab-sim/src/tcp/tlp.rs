@@ -12,20 +12,19 @@
 //! means; the sender picks the segment (new data if the peer's window allows one, else the last
 //! segment again) and applies the congestion response.
 //!
-//! RACK's loss detection (RFC 8985 §6) is modelled only where it follows from the probe: when
-//! the probe is SACKed, everything still unSACKed below it left at least a PTO earlier, longer
-//! ago than RACK's RTT plus its reordering window (a quarter of the minimum RTT), so RACK deems
-//! it lost, and so does the sender (`Sender::lost_before_probe`): recovery repairs a whole
-//! window lost at once, or a hole behind one SACKed segment, one RTT after the probe.
+//! When the probe is SACKed, everything still unSACKed below it left at least a PTO earlier,
+//! longer ago than RACK's RTT plus its reordering window (a quarter of the minimum RTT), so RACK
+//! deems it lost, and so does the sender (`Sender::lost_below`), with RACK on or off: recovery
+//! repairs a whole window lost at once, or a hole behind one SACKed segment, one RTT after the
+//! probe. (RACK itself does not take a retransmitted probe's delivery, see [`super::rack`]; this
+//! rule follows from the probe's timing alone.) With RACK on, its reordering timer takes the one
+//! timer Linux has for both while it is pending, and usually finds a hole below a SACKed segment
+//! lost before a probe falls due.
 //!
 //! Not modelled: D-SACK (RFC 2883), with which Linux can tell that a retransmitted probe was
 //! spurious; here a retransmitted probe whose episode ends with an ACK beyond it counts as a
-//! repaired loss, as Linux counts it when no D-SACK arrives. The rest of RACK is not modelled
-//! either, which leaves two cases to the retransmission timer where Linux recovers sooner:
-//! - a hole with one or two segments SACKed above it and nothing new to send, when the last
-//!   segment was SACKed before the probe (the probe sends it again and draws no new SACK);
-//!   Linux's RACK marks the hole lost a quarter of an RTT after the SACKs;
-//! - a lost retransmission with nothing sent after it (no probe during recovery, as in Linux).
+//! repaired loss, as Linux counts it when no D-SACK arrives. A lost retransmission with nothing
+//! sent after it waits for the retransmission timer (no probe during recovery, as in Linux).
 //!
 //! With one segment in flight the probe waits 200 ms more for a delayed ACK, about as long as
 //! the retransmission timer, as in Linux.

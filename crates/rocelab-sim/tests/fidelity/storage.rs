@@ -436,12 +436,16 @@ fn retransmissions(r: &Results) -> u64 {
 ///   of the 10GbE port), the switch pausing the members, (almost) no loss;
 /// * without flow control: the four members' bursts overflow the switch and TCP retransmits at
 ///   least 100 times more segments, at every seed of 1-8. The paper gives no throughput for it.
-///   In the model the 256 KB read throughput stays within 3 % of the run with flow control, on
-///   the mean of seeds 1-8 (1.211 against 1.209 GB/s): SACK's fast recovery repairs every loss
-///   without a timeout while the one host port, the bottleneck, stays busy. (Until the TCP
-///   sender counted duplicate ACKs as RFC 6675 defines them with SACK, a loss of the first
-///   segment sent after a recovery began waited for the 200 ms timer, and the mean fell 1.5 %;
-///   this test asserted that fall.) A 20 ms run completes only about 93 reads of 256 KB, one
+///   In the model the 256 KB read throughput, on the mean of seeds 1-8, does not fall more than
+///   3 % below the run with flow control: SACK's fast recovery (and the members' RACK) repairs
+///   every loss without a timeout while the one host port, the bottleneck, stays busy. (Until
+///   the TCP sender counted duplicate ACKs as RFC 6675 defines them with SACK, a loss of the
+///   first segment sent after a recovery began waited for the 200 ms timer, and the mean fell
+///   1.5 %; this test asserted that fall.) It may rise above it: the members then share the
+///   port unevenly (seed 1: 14, 29, 31 and 28 reads), and a 20 ms window that counts reads
+///   completed in it, with 40 reads of 256 KB (10 MB) outstanding, credits it with reads whose
+///   data mostly arrived before it opened (1.275 against 1.209 GB/s on the mean since the
+///   members run RACK; 1.211 before). A 20 ms run completes only about 93 reads of 256 KB, one
 ///   read more or less is 1.1 %, hence the mean over seeds;
 /// * base SAN: twice the host ports, at least 1.8 times the congested SAN's 256 KB throughput,
 ///   nothing retransmitted.
@@ -471,7 +475,7 @@ fn dell_equallogic_flow_control_keeps_the_congested_san_from_losing_packets() {
         assert!(paused > 0, "seed {seed}: the switch paused the members");
         assert!(nofc_retx >= 100 * (fc_retx + 1), "seed {seed}: {nofc_retx} vs {fc_retx}");
     }
-    assert!((nofc_gbs / fc_gbs - 1.0).abs() < 0.03, "{nofc_gbs} vs {fc_gbs}");
+    assert!(nofc_gbs > 0.97 * fc_gbs, "{nofc_gbs} vs {fc_gbs}");
     assert!(base_gbs >= 1.8 * fc_gbs, "{base_gbs} vs {fc_gbs}");
     assert_eq!(retransmissions(&base), 0);
     // Every workload ran on every member.

@@ -9,9 +9,10 @@ fn a_tail_loss_is_probed_instead_of_waiting_for_the_timer() {
     // go, the first of them is lost, and the 2 behind it give 2 duplicate ACKs, one short of
     // fast retransmit, while the window holds the 4th back. The probe sends the 4th past the
     // window 2·SRTT + 2 ms later, its SACK shows the hole lost, and fast recovery repairs it;
-    // without probes the retransmission timer (200 ms) does.
+    // without probes the retransmission timer (200 ms) does. RACK is off: it would find the hole
+    // lost before the probe (see `rack.rs`).
     let finish = |tail_loss_probe: bool| {
-        let c = TcpConfig { delayed_ack: None, initial_window: 2, tail_loss_probe, ..cfg(1500) };
+        let c = TcpConfig { delayed_ack: None, initial_window: 2, tail_loss_probe, rack: false, ..cfg(1500) };
         let mss = c.mss as u64;
         let mut p = Pipe::new(&c, &c, 50 * US);
         p.a.send(mss);
@@ -36,9 +37,9 @@ fn a_probe_that_arrives_shows_the_holes_sent_before_it_lost() {
     // 20 segments written; the 18th and the 20th are lost, so one segment (the 19th) is SACKed:
     // one duplicate ACK. The probe sends the 20th again; its SACK shows that the 18th, sent a
     // PTO before it, is lost (RACK's rule), and fast recovery repairs it at once. Without
-    // probes the retransmission timer does, 200 ms on.
+    // probes the retransmission timer does, 200 ms on. RACK itself is off, as above.
     let finish = |tail_loss_probe: bool| {
-        let c = TcpConfig { delayed_ack: None, tail_loss_probe, ..cfg(1500) };
+        let c = TcpConfig { delayed_ack: None, tail_loss_probe, rack: false, ..cfg(1500) };
         let mss = c.mss as u64;
         let mut p = Pipe::new(&c, &c, 50 * US);
         p.drop = drop_once(vec![17 * mss, 19 * mss]);
@@ -59,7 +60,7 @@ fn a_probe_that_arrives_shows_the_holes_sent_before_it_lost() {
 /// A SACK sender at time 0 with 10 segments written and a window of 3, all 3 sent (none of
 /// them a probe); with the MSS and the statistics.
 fn sender_with_a_full_window_of_three() -> (sender::Sender, u64, TcpStats) {
-    let c = TcpConfig { sack: true, ..cfg(1500) };
+    let c = TcpConfig { sack: true, rack: false, ..cfg(1500) };
     let m = c.mss as u64;
     let mut s = sender::Sender::new(&c, false, 1 << 30, true);
     let mut stats = TcpStats::default();

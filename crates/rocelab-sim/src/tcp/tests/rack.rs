@@ -1,0 +1,114 @@
+//! RACK loss detection (RFC 8985 §6, [`crate::tcp::rack`]) on the pipe of the parent module and
+//! on the sender alone.
+
+use super::*;
+
+/// 20 segments written on a pipe of 100 µs RTT with the given settings, the first transmission
+/// of each segment at one of `lost` (segment numbers from 0) dropped: the sender's statistics
+/// and when the receiver's last ACK left.
+fn twenty_segments(rack: bool, tail_loss_probe: bool, lost: &[u64]) -> (TcpStats, Time) {
+    let c = TcpConfig { delayed_ack: None, rack, tail_loss_probe, ..cfg(1500) };
+    let mss = c.mss as u64;
+    let mut p = Pipe::new(&c, &c, 50 * US);
+    p.drop = drop_once(lost.iter().map(|k| k * mss).collect());
+    p.a.send(20 * mss);
+    p.run(SECOND);
+    assert_eq!(p.delivered[1], 20 * mss);
+    (*p.a.stats(), p.sent(Dir::BtoA).last().unwrap().0)
+}
+
+#[test]
+fn a_hole_below_the_last_two_segments_is_repaired_by_the_reordering_timer() {
+    // The 18th of 20 segments is lost; the 19th and 20th are SACKed: two duplicate ACKs, one
+    // short of fast retransmit, and nothing new to send. The loss probe sends the 20th again,
+    // which draws no new SACK, so without RACK only the retransmission timer repairs the hole,
+    // 200 ms on. RACK marks the hole lost once a quarter of the minimum RTT has passed since the
+    // SACKs (its timer rounds up to 1 ms and adds 2 ms, as Linux's does): fast recovery, no probe,
+    // no timeout.
+    // The probe would be due 2·SRTT + 2 ms after the last segment left, before the reordering
+    // timer; Linux has one timer for both, and the reordering timer takes it.
+    let (st, done) = twenty_segments(true, true, &[17]);
+    assert_eq!((st.fast_retransmits, st.timeouts, st.tail_loss_probes, st.retransmissions), (1, 0, 0, 1), "{st:?}");
+    assert!((3 * MS..4 * MS).contains(&done), "done after {} us", done / US);
+    let (st, done) = twenty_segments(false, true, &[17]);
+    assert_eq!((st.fast_retransmits, st.timeouts, st.tail_loss_probes), (0, 1, 1), "{st:?}");
+    assert!(done > 200 * MS, "done after {} us", done / US);
+}
+
+#[test]
+fn with_rack_a_tail_loss_needs_no_probe_when_a_later_segment_arrives() {
+    // The 18th and 20th are lost: one segment (the 19th) SACKed. Without probes, RACK finds the
+    // 18th lost by its timer, and the partial ACK of its retransmission sends the 20th: no
+    // timeout. Without RACK either, the retransmission timer repairs both.
+    let (st, done) = twenty_segments(true, false, &[17, 19]);
+    assert_eq!((st.fast_retransmits, st.timeouts, st.tail_loss_probes, st.retransmissions), (1, 0, 0, 2), "{st:?}");
+    assert!(done < 4 * MS, "done after {} us", done / US);
+    let (st, done) = twenty_segments(false, false, &[17, 19]);
+    assert_eq!((st.timeouts, st.tail_loss_probes), (1, 0), "{st:?}");
+    assert!(done > 200 * MS, "done after {} us", done / US);
+}
+
+#[test]
+fn the_reordering_timer_starts_recovery_on_the_sender_alone() {
+    // Ten segments at 0; the first is lost, the second SACKed 100 µs later (the first RTT
+    // sample, so the window is 25 µs). Not yet lost: the timer is armed, 1 ms (the wait rounded
+    // up) and 2 ms later. When it fires the hole is lost and recovery resends it.
+    let c = TcpConfig { sack: true, ..cfg(1500) };
+    let m = c.mss as u64;
+    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
+    let mut stats = TcpStats::default();
+    s.app_end = 10 * m;
+    while let Some(d) = s.next_data(u32::MAX) {
+        s.sent(0, &d, &mut stats);
+    }
+    let mut b = SackBlocks::EMPTY;
+    b.push(m, 2 * m);
+    s.on_ack(100 * US, 0, 1 << 30, false, true, &b, &mut stats);
+    assert!(s.recovery.is_none());
+    assert_eq!(s.rack.at, Some(100 * US + 3 * MS));
+    s.on_reorder_timer(100 * US + 3 * MS - 1, &mut stats);
+    assert!(s.recovery.is_none(), "not before its time");
+    s.on_reorder_timer(100 * US + 3 * MS, &mut stats);
+    assert!(s.recovery.is_some() && stats.fast_retransmits == 1);
+    let rtx = s.next_data(u32::MAX).unwrap();
+    assert!(rtx.retransmission && rtx.seq == 0, "{rtx:?}");
+}
+
+#[test]
+fn a_retransmission_lost_again_goes_first_and_leaves_the_pipe() {
+    // Ten segments at 0; the first is lost and four above it are SACKed at 100 µs: lost at once
+    // (DupThresh SACKed, no reordering window), recovery resends it at 100 µs, and new data
+    // (the 11th) leaves at 101 µs. At 201 µs the 6th to 11th are SACKed but not the
+    // retransmission, sent before the 11th: it was lost again. It is not in flight any more
+    // (`pipe` is 0: everything else is SACKed) and goes again first.
+    let c = TcpConfig { sack: true, ..cfg(1500) };
+    let m = c.mss as u64;
+    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
+    let mut stats = TcpStats::default();
+    s.app_end = 10 * m;
+    while let Some(d) = s.next_data(u32::MAX) {
+        s.sent(0, &d, &mut stats);
+    }
+    let sack = |a: u64, b: u64| {
+        let mut blocks = SackBlocks::EMPTY;
+        blocks.push(a * m, b * m);
+        blocks
+    };
+    s.on_ack(100 * US, 0, 1 << 30, false, true, &sack(1, 5), &mut stats);
+    assert!(s.recovery.is_some());
+    s.st.cwnd = 100 * m;
+    let rtx = s.next_data(u32::MAX).unwrap();
+    assert!(rtx.retransmission && rtx.seq == 0, "{rtx:?}");
+    s.sent(100 * US, &rtx, &mut stats);
+    s.app_end = 11 * m;
+    let new = s.next_data(u32::MAX).unwrap();
+    assert!(!new.retransmission && new.seq == 10 * m, "{new:?}");
+    s.sent(101 * US, &new, &mut stats);
+    s.on_ack(201 * US, 0, 1 << 30, false, true, &sack(1, 11), &mut stats);
+    assert_eq!(s.pipe(), 0);
+    let again = s.next_data(u32::MAX).unwrap();
+    assert!(again.retransmission && again.seq == 0 && again.len as u64 == m, "{again:?}");
+    s.sent(201 * US, &again, &mut stats);
+    assert_eq!(s.pipe(), m, "the new retransmission is in flight");
+    assert_eq!(stats.fast_retransmits, 1, "one recovery");
+}

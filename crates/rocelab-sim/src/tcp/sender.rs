@@ -61,6 +61,9 @@ pub(super) struct Sender {
     sack: bool,
     /// The scoreboard: ranges above `snd_una` the peer SACKed, sorted and disjoint.
     sacked: Vec<(u64, u64)>,
+    /// Bytes SACKed below each range of the scoreboard, and in all of it last: `pipe` counts the
+    /// SACKed bytes of a stretch with two look-ups instead of a pass over the scoreboard.
+    sacked_prefix: Vec<u64>,
     /// RFC 6675 HighRxt: the end of the highest retransmission of this recovery.
     high_rxt: u64,
     /// Retransmissions of this recovery not yet judged: `[start, end)` and `snd_max` when they
@@ -115,6 +118,7 @@ impl Sender {
             snd_sml: 0,
             sack,
             sacked: Vec::new(),
+            sacked_prefix: vec![0],
             high_rxt: 0,
             rtx_marks: std::collections::VecDeque::new(),
             pipe_cache: std::cell::Cell::new(u64::MAX),
@@ -232,7 +236,24 @@ impl Sender {
 
     /// Bytes SACKed above `snd_una`.
     pub fn sacked_bytes(&self) -> u64 {
-        self.sacked.iter().map(|(a, b)| b - a).sum()
+        self.sacked_prefix.last().copied().unwrap_or(0)
+    }
+
+    /// Bytes SACKed below offset `x`.
+    fn sacked_below(&self, x: u64) -> u64 {
+        let i = self.sacked.partition_point(|&(_, e)| e <= x);
+        self.sacked_prefix[i] + self.sacked.get(i).map_or(0, |&(s, _)| x.saturating_sub(s))
+    }
+
+    /// Rebuild the prefix sums after the scoreboard changed.
+    fn index_sacks(&mut self) {
+        self.sacked_prefix.clear();
+        self.sacked_prefix.push(0);
+        let mut total = 0;
+        for &(s, e) in &self.sacked {
+            total += e - s;
+            self.sacked_prefix.push(total);
+        }
     }
 
     /// Record the SACK blocks of an ACK: their part above `una` and at most `snd_max`, merged
@@ -242,6 +263,7 @@ impl Sender {
             super::insert_range(&mut self.sacked, s.max(una), e.min(self.snd_max));
             super::remove_range(&mut self.relost, s, e);
         }
+        self.index_sacks();
     }
 
     /// Forget the scoreboard below `una`.
@@ -251,6 +273,7 @@ impl Sender {
         if let Some(first) = self.sacked.first_mut() {
             first.0 = first.0.max(una);
         }
+        self.index_sacks();
     }
 
     /// RFC 6675 IsLost as a boundary: an unSACKed byte below the returned offset has more than
@@ -290,22 +313,14 @@ impl Sender {
         self.pipe_cache.get()
     }
 
-    /// RFC 6675 SetPipe: the unSACKed bytes not deemed lost, plus those retransmitted; one pass
-    /// over the scoreboard.
+    /// RFC 6675 SetPipe: the unSACKed bytes not deemed lost (from the loss boundary to
+    /// `snd_max`), plus those retransmitted (from `snd_una` to HighRxt).
     pub fn pipe(&self) -> u64 {
         let lost = self.lost_limit();
         let hole = |a: u64, b: u64| b - b.min(a.max(lost)) + self.high_rxt.min(b).saturating_sub(a);
-        let mut pipe = 0;
-        let mut at = self.snd_una;
-        for &(s, e) in &self.sacked {
-            if at < s {
-                pipe += hole(at, s);
-            }
-            at = at.max(e);
-        }
-        if at < self.snd_max {
-            pipe += hole(at, self.snd_max);
-        }
+        let unsacked = |a: u64, b: u64| (b - a) - (self.sacked_below(b) - self.sacked_below(a));
+        let clamp = |x: u64| x.clamp(self.snd_una, self.snd_max);
+        let mut pipe = unsacked(clamp(lost), self.snd_max) + unsacked(self.snd_una, clamp(self.high_rxt));
         // A retransmission lost again is no longer in the network.
         for &(a, b) in &self.relost {
             pipe = pipe.saturating_sub(hole(a, b));
@@ -759,6 +774,7 @@ impl Sender {
         // NewReno's does).
         self.snd_nxt = self.snd_una;
         self.sacked.clear();
+        self.index_sacks();
         self.high_rxt = 0;
         self.rtx_marks.clear();
         self.relost.clear();

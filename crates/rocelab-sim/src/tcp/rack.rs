@@ -10,10 +10,15 @@
 //! reordering timer.
 //!
 //! The state machine keeps the send time of every segment in flight ([`SentSegment`], in stream
-//! order) and RACK's variables: the send time, end and RTT of the most recently sent segment
-//! that was delivered (`RACK.xmit_ts`, `RACK.end_seq`, `RACK.rtt`) and the minimum RTT. The
-//! sender reports what it sent and what the peer delivered, and asks [`Rack::detect_loss`] what is
-//! lost, given its scoreboard; the sender then repairs it.
+//! order), every transmission in the order it left, and RACK's variables: the send time and RTT
+//! of the most recently sent segment that was delivered (`RACK.xmit_ts`, `RACK.rtt`; the order
+//! of sending stands in for `RACK.end_seq`) and the minimum RTT. The sender reports what it sent
+//! and what the peer delivered, and asks [`Rack::detect_loss`] what is lost, given its
+//! scoreboard; the sender then repairs it.
+//!
+//! Where the model departs from Linux: a delivered retransmission never becomes the latest (see
+//! `Rack::advance`: without timestamp values the ACK may be the original's), and the sender
+//! keeps the pre-RACK rule for retransmissions lost again beside this one (`tcp/sender.rs`).
 //!
 //! Reordering: the simulated paths keep each connection's segments in order (ECMP hashes the
 //! 5-tuple, PFC pauses a queue, it does not reorder it), so reordering is never seen

@@ -168,8 +168,10 @@ impl Rack {
     /// original's. RFC 8985 and Linux tell them apart by the ACK's timestamp echo
     /// (`tcp_skb_spurious_retrans`) and by an RTT below the minimum; the simulated segments carry
     /// no timestamp values, and the RTT rule alone is not enough in a queue deeper than the
-    /// minimum RTT: the original's late ACK made every retransmission sent before it look lost,
-    /// and an 8:1 incast sent twice as many segments again as it lost.
+    /// minimum RTT: the original's late ACK made the retransmissions sent before it look lost.
+    /// With that rule alone, the Dell congested SAN without flow control (seed 1) retransmitted
+    /// 1,575 segments against 1,225, and a lossy 8:1 TCP incast finished 7 % after the time its
+    /// bytes take at line rate (its fidelity test allows 5 %).
     fn advance(&mut self, now: Time, s: &SentSegment) {
         if s.retransmitted {
             return;

@@ -103,6 +103,12 @@ pub(crate) fn insert_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
     }
 }
 
+/// Whether `[s, e)` lies inside one range of `ranges` (sorted, disjoint): a SACKed segment.
+pub(crate) fn range_covers(ranges: &[(u64, u64)], s: u64, e: u64) -> bool {
+    let i = ranges.partition_point(|&(_, b)| b <= s);
+    ranges.get(i).is_some_and(|&(a, b)| a <= s && e <= b)
+}
+
 /// Take `[s, e)` out of `ranges` (sorted, disjoint), splitting a range it falls inside.
 pub(crate) fn remove_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
     if e <= s {

@@ -31,8 +31,9 @@ use std::collections::VecDeque;
 use crate::time::{Time, MS};
 
 /// What the reordering timer adds to the longest wait, as Linux does (`TCP_TIMEOUT_MIN`, two
-/// jiffies: 2 ms at `HZ = 1000`); the wait itself is rounded up to whole jiffies.
-pub const REO_TIMER_SLACK: Time = 2 * MS;
+/// jiffies: 2 ms at `HZ = 1000`, the slack the probe timer adds too); the wait itself is rounded
+/// up to whole jiffies.
+pub const REO_TIMER_SLACK: Time = super::tlp::PTO_SLACK;
 
 /// One segment in flight: its stream range, when it last left and whether that was a
 /// retransmission.
@@ -217,10 +218,6 @@ impl Rack {
         self.at = None;
         let mut found = Detection::default();
         let Some((xmit_ts, latest_order, rtt)) = self.latest else { return found };
-        let is_sacked = |a: u64, b: u64| {
-            let i = sacked.partition_point(|&(_, e)| e <= a);
-            sacked.get(i).is_some_and(|&(s, e)| s <= a && b <= e)
-        };
         let mut wait: Time = 0;
         for q in 0..self.queue.len() {
             let (xmit, order, start, end) = self.queue[q];
@@ -234,7 +231,7 @@ impl Rack {
             let mut k = self.sent.partition_point(|s| s.end <= start);
             while let Some(&s) = self.sent.get(k).filter(|s| s.start < end) {
                 let known_lost = if s.retransmitted { s.lost } else { s.end <= lost_below };
-                if s.order == order && !known_lost && !is_sacked(s.start, s.end) {
+                if s.order == order && !known_lost && !super::range_covers(sacked, s.start, s.end) {
                     let deadline = s.xmit + rtt + reo_wnd;
                     if deadline > now {
                         wait = wait.max(deadline - now);

@@ -192,8 +192,7 @@ impl Sender {
 
     /// Whether `[s, e)` is SACKed.
     fn is_sacked(&self, s: u64, e: u64) -> bool {
-        let i = self.sacked.partition_point(|&(_, b)| b <= s);
-        self.sacked.get(i).is_some_and(|&(a, b)| a <= s && e <= b)
+        super::range_covers(&self.sacked, s, e)
     }
 
     /// Lost retransmissions: a retransmission neither acknowledged nor SACKed while data sent
@@ -658,19 +657,9 @@ impl Sender {
         }
         for (s, e) in blocks.iter() {
             let (mut at, end) = (s.max(una), e.min(self.snd_max));
-            let mut i = self.sacked.partition_point(|&(_, b)| b <= at);
-            while at < end {
-                match self.sacked.get(i) {
-                    Some(&(a, b)) if a <= at => {
-                        at = b;
-                        i += 1;
-                    }
-                    next => {
-                        let gap_end = next.map_or(end, |r| r.0.min(end));
-                        self.rack.on_sacked(now, at, gap_end);
-                        at = gap_end;
-                    }
-                }
+            while let Some((a, b)) = self.next_hole(at).filter(|h| h.0 < end) {
+                self.rack.on_sacked(now, a, b.min(end));
+                at = b;
             }
         }
     }

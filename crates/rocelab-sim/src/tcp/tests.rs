@@ -265,6 +265,20 @@ fn newreno_partial_ack_retransmits_the_next_hole_without_timeout() {
     assert_eq!(p.delivered[1], 300 * mss);
 }
 
+/// 20 segments written on a pipe of 100 µs RTT with the given settings, the first transmission
+/// of each segment at one of `lost` (segment numbers from 0) dropped: the sender's statistics
+/// and when the receiver's last ACK left.
+fn twenty_segments(rack: bool, tail_loss_probe: bool, lost: &[u64]) -> (TcpStats, Time) {
+    let c = TcpConfig { delayed_ack: None, rack, tail_loss_probe, ..cfg(1500) };
+    let mss = c.mss as u64;
+    let mut p = Pipe::new(&c, &c, 50 * US);
+    p.drop = drop_once(lost.iter().map(|k| k * mss).collect());
+    p.a.send(20 * mss);
+    p.run(SECOND);
+    assert_eq!(p.delivered[1], 20 * mss);
+    (*p.a.stats(), p.sent(Dir::BtoA).last().unwrap().0)
+}
+
 /// Drops the first transmission of each segment starting at one of `holes` (A to B).
 fn drop_once(holes: Vec<u64>) -> Rule {
     let mut first = vec![true; holes.len()];

@@ -38,16 +38,7 @@ fn a_probe_that_arrives_shows_the_holes_sent_before_it_lost() {
     // one duplicate ACK. The probe sends the 20th again; its SACK shows that the 18th, sent a
     // PTO before it, is lost (RACK's rule), and fast recovery repairs it at once. Without
     // probes the retransmission timer does, 200 ms on. RACK itself is off, as above.
-    let finish = |tail_loss_probe: bool| {
-        let c = TcpConfig { delayed_ack: None, tail_loss_probe, rack: false, ..cfg(1500) };
-        let mss = c.mss as u64;
-        let mut p = Pipe::new(&c, &c, 50 * US);
-        p.drop = drop_once(vec![17 * mss, 19 * mss]);
-        p.a.send(20 * mss);
-        p.run(SECOND);
-        assert_eq!(p.delivered[1], 20 * mss);
-        (*p.a.stats(), p.sent(Dir::BtoA).last().unwrap().0)
-    };
+    let finish = |tail_loss_probe: bool| twenty_segments(false, tail_loss_probe, &[17, 19]);
     let (st, done) = finish(true);
     assert_eq!((st.tail_loss_probes, st.fast_retransmits, st.timeouts), (1, 1, 0), "{st:?}");
     assert_eq!(st.retransmissions, 2, "the probe and the 18th: {st:?}");

@@ -3,20 +3,6 @@
 
 use super::*;
 
-/// 20 segments written on a pipe of 100 µs RTT with the given settings, the first transmission
-/// of each segment at one of `lost` (segment numbers from 0) dropped: the sender's statistics
-/// and when the receiver's last ACK left.
-fn twenty_segments(rack: bool, tail_loss_probe: bool, lost: &[u64]) -> (TcpStats, Time) {
-    let c = TcpConfig { delayed_ack: None, rack, tail_loss_probe, ..cfg(1500) };
-    let mss = c.mss as u64;
-    let mut p = Pipe::new(&c, &c, 50 * US);
-    p.drop = drop_once(lost.iter().map(|k| k * mss).collect());
-    p.a.send(20 * mss);
-    p.run(SECOND);
-    assert_eq!(p.delivered[1], 20 * mss);
-    (*p.a.stats(), p.sent(Dir::BtoA).last().unwrap().0)
-}
-
 #[test]
 fn a_hole_below_the_last_two_segments_is_repaired_by_the_reordering_timer() {
     // The 18th of 20 segments is lost; the 19th and 20th are SACKed: two duplicate ACKs, one

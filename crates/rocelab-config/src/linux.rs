@@ -186,7 +186,8 @@ fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
 /// probes and RACK are not rendered: their sysctls, `net.ipv4.tcp_early_retrans` and
 /// `net.ipv4.tcp_recovery`, exist only in kernels since 3.5 and 4.4, and a device's
 /// `tail_loss_probe: false` or `rack: false` usually describes an older kernel (the Dell
-/// examples' RHEL 6.3) rather than a setting to apply.
+/// examples' RHEL 6.3) rather than a setting to apply. Proportional rate reduction (`prr`) has
+/// no sysctl at all: it is part of every Linux kernel since 3.2.
 fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
     use rocelab_model::storage::CongestionControl;
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();

@@ -206,6 +206,11 @@ pub struct TcpSettings {
     /// since 4.10. It needs SACK.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,
+    /// Proportional Rate Reduction (RFC 6937) paces SACK recovery; default on, as in Linux
+    /// since 3.2, which has no sysctl for it. Off models an older kernel: the window drops to
+    /// `ssthresh` when recovery begins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
 }
 
 /// A host's processors, for the CPU cost model.

@@ -94,10 +94,15 @@ fn wrong_type_says_what_was_expected() {
 fn a_hosts_loss_recovery_settings_are_checked_where_they_are_written() {
     let host = "os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}";
     let with = |tcp: &str| BASE.replacen(host, &host.replace("}}", &format!("}}, tcp: {{{tcp}}}}}")), 1);
-    for (key, typo) in [("tail_loss_probe", "tail_loss_probes"), ("rack", "racks")] {
+    for (key, typo) in [("tail_loss_probe", "tail_loss_probes"), ("rack", "racks"), ("prr", "prrs")] {
         let l = load(&with(&format!("{key}: false"))).unwrap();
         let t = l.fabric.devices[2].tcp.as_ref().unwrap();
-        assert_eq!(if key == "rack" { t.rack } else { t.tail_loss_probe }, Some(false));
+        let read = match key {
+            "rack" => t.rack,
+            "prr" => t.prr,
+            _ => t.tail_loss_probe,
+        };
+        assert_eq!(read, Some(false), "{key}");
         let e = one_error(&with(&format!("{typo}: false")));
         assert_eq!((e.line, e.path.as_str()), (7, format!("fabric.topology.devices[2].tcp.{typo}").as_str()));
         assert!(e.to_string().starts_with("t.yaml:7:"), "{e}");

@@ -30,7 +30,7 @@ fn cable_m(m: u64) -> Time {
 
 /// The seed the examples' scenarios run with: their own (`None`), or `ROCELAB_FIDELITY_SEED`
 /// when it is set, to see whether a finding rests on one seed's draws (ECMP hashing, ECN
-/// marking, initial PSNs, arrivals). Under another seed the golden digests fail, as they must;
+/// marking, initial PSNs, arrivals). Under another seed the examples' golden digests (Oracle's) fail;
 /// README ("Simulating storage") lists the findings known to fail too.
 pub fn example_seed() -> Option<u64> {
     let s = std::env::var("ROCELAB_FIDELITY_SEED").ok()?;

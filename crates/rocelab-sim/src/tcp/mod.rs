@@ -26,7 +26,11 @@
 //!   (RFC 8985 §6, on by default as in Linux since 4.10; see [`rack`]): a segment is lost once
 //!   one sent after it was delivered and a round trip plus a reordering window has passed, by
 //!   its reordering timer if need be, so a hole below one or two SACKed segments and a lost
-//!   retransmission are repaired without the retransmission timer; after a recovery, a new one
+//!   retransmission are repaired without the retransmission timer; with SACK, Proportional Rate
+//!   Reduction (RFC 6937, Linux's since 3.2; see [`prr`]) paces the recovery: each ACK lets out
+//!   `ssthresh / cwnd` of what it delivered, so the window comes down over the round trip
+//!   instead of the sender falling silent and then bursting, and recovery ends at `ssthresh`;
+//!   after a recovery, a new one
 //!   may begin once the cumulative ACK reaches its recovery point (with SACK; beyond it
 //!   without); congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
@@ -41,7 +45,10 @@
 //!   window is the free receive buffer, capped at 65,535 bytes without window scaling and
 //!   rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
 //!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
-//! * **Not modelled**: D-SACK (RFC 2883) and with it RACK's reordering window growth, receive buffer
+//! * **Not modelled**: PRR outside SACK recovery (Linux runs it in its CWR state too, after an
+//!   ECN echo or a loss repaired by a probe, and without SACK; the model reduces at once there,
+//!   and inflates the window by RFC 6582 without SACK); D-SACK (RFC 2883) and with it RACK's
+//!   reordering window growth, receive buffer
 //!   autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
 //!   segments with `max_payload`), congestion window validation (RFC 7661: an application-limited
@@ -58,6 +65,7 @@
 
 pub mod cc;
 mod conn;
+pub mod prr;
 pub mod rack;
 mod receiver;
 pub mod rto;
@@ -201,6 +209,10 @@ pub struct TcpConfig {
     /// RACK loss detection (RFC 8985 §6; see [`rack`]) when SACK is on: Linux's
     /// `net.ipv4.tcp_recovery = 1`, its default since 4.10.
     pub rack: bool,
+    /// Proportional Rate Reduction (RFC 6937; see [`prr`]) paces SACK recovery: Linux's since
+    /// 3.2, with no switch to turn it off; off, the window drops to `ssthresh` at once (RFC 6675
+    /// §5) and recovery ends at `min(ssthresh, flight + MSS)`.
+    pub prr: bool,
 }
 
 impl TcpConfig {
@@ -226,6 +238,7 @@ impl TcpConfig {
             dupack_threshold: 3,
             tail_loss_probe: true,
             rack: true,
+            prr: true,
         }
     }
 

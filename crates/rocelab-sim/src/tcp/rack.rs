@@ -17,8 +17,9 @@
 //! scoreboard; the sender then repairs it.
 //!
 //! Where the model departs from Linux: a delivered retransmission never becomes the latest (see
-//! `Rack::advance`: without timestamp values the ACK may be the original's), and the sender
-//! keeps the pre-RACK rule for retransmissions lost again beside this one (`tcp/sender.rs`).
+//! `Rack::advance`: without timestamp values the ACK may be the original's). As in Linux since
+//! 4.4, the pre-RACK rule for retransmissions lost again runs only with RACK off
+//! (`tcp/sender.rs`).
 //!
 //! Reordering: the simulated paths keep each connection's segments in order (ECMP hashes the
 //! 5-tuple, PFC pauses a queue, it does not reorder it), so reordering is never seen
@@ -170,9 +171,10 @@ impl Rack {
     /// (`tcp_skb_spurious_retrans`) and by an RTT below the minimum; the simulated segments carry
     /// no timestamp values, and the RTT rule alone is not enough in a queue deeper than the
     /// minimum RTT: the original's late ACK made the retransmissions sent before it look lost.
-    /// With that rule alone, the Dell congested SAN without flow control (seed 1) retransmitted
-    /// 1,575 segments against 1,225, and a lossy 8:1 TCP incast finished 7 % after the time its
-    /// bytes take at line rate (its fidelity test allows 5 %).
+    /// With that rule alone (measured before the model had PRR), the Dell congested SAN without
+    /// flow control (seed 1) retransmitted 1,575 segments against 1,225, and a lossy 8:1 TCP
+    /// incast finished 7 % after the time its bytes take at line rate (its fidelity test allows
+    /// 5 %).
     fn advance(&mut self, now: Time, s: &SentSegment) {
         if s.retransmitted {
             return;

@@ -2,11 +2,14 @@
 //! retransmission timer.
 
 use super::cc::{Cc, CcState, CongestionControl};
+use super::prr::{Prr, PrrAck};
 use super::rack::Rack;
 use super::rto::RttEstimator;
 use super::tlp::{probe_timeout, TailLossProbe, TlpAck};
 use super::{SackBlocks, TcpConfig, TcpStats};
 use crate::time::Time;
+
+mod scoreboard;
 
 /// One data segment the sender decided to send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +70,8 @@ pub(super) struct Sender {
     /// RFC 6675 HighRxt: the end of the highest retransmission of this recovery.
     high_rxt: u64,
     /// Retransmissions of this recovery not yet judged: `[start, end)` and `snd_max` when they
-    /// left (non-decreasing, so the ones to judge are a prefix), to tell when one was lost again.
+    /// left (non-decreasing, so the ones to judge are a prefix), to tell when one was lost again
+    /// (RACK off only: see [`Self::detect_lost_retransmissions`]).
     rtx_marks: std::collections::VecDeque<(u64, u64, u64)>,
     /// `pipe()` as last computed (`u64::MAX`: stale); every change of the scoreboard, the
     /// sequence variables or HighRxt makes it stale.
@@ -89,6 +93,10 @@ pub(super) struct Sender {
     /// Retransmissions RACK found lost again and not yet sent again (sorted, disjoint, unSACKed,
     /// above `snd_una`): recovery sends them first, and `pipe` does not count them.
     relost: Vec<(u64, u64)>,
+    /// Proportional Rate Reduction paces SACK recovery (RFC 6937; see [`super::prr`]).
+    prr_enabled: bool,
+    /// PRR's state while a SACK recovery is in progress with PRR on.
+    prr: Option<Prr>,
 }
 
 impl Sender {
@@ -130,6 +138,8 @@ impl Sender {
             // Linux runs RACK only with SACK (`tcp_is_rack`).
             rack: Rack::new(cfg.rack && sack),
             relost: Vec::new(),
+            prr_enabled: cfg.prr,
+            prr: None,
         }
     }
 
@@ -188,143 +198,6 @@ impl Sender {
             push: true,
             probe: true,
         })
-    }
-
-    /// Whether `[s, e)` is SACKed.
-    fn is_sacked(&self, s: u64, e: u64) -> bool {
-        super::range_covers(&self.sacked, s, e)
-    }
-
-    /// Lost retransmissions: a retransmission neither acknowledged nor SACKed while data sent
-    /// after it is SACKed was lost again (the paths are FIFO), as Linux's lost-retransmit
-    /// detection reasons (`tcp_mark_lost_retrans`, in the kernels before RACK: a retransmitted
-    /// segment sent when `snd_nxt` was below the highest SACKed byte is lost). HighRxt goes back
-    /// to the lowest such one, so that rule 1 sends it again instead of leaving it to the
-    /// retransmission timer. Linux dropped this rule in 4.4 for RACK, which finds each lost
-    /// retransmission on its own; the model keeps it beside RACK ([`Self::rack_detect`]), since
-    /// the model's RACK does not learn from delivered retransmissions (see [`super::rack`]):
-    /// without it, a deep-buffered 16-stream CUBIC test (`engine_bench tcp-iperf`) delivered
-    /// 41 % less in order (43.2 against 73.5 MB; 69.8 MB with it), its recoveries waiting on
-    /// retransmissions lost again.
-    fn detect_lost_retransmissions(&mut self) {
-        let top = self.sacked.last().map_or(0, |r| r.1);
-        let mut lowest = u64::MAX;
-        while let Some(&(s, e, sent_at_max)) = self.rtx_marks.front() {
-            if top <= sent_at_max {
-                break;
-            }
-            self.rtx_marks.pop_front();
-            if e > self.snd_una && !self.is_sacked(s, e) {
-                lowest = lowest.min(s);
-            }
-        }
-        if lowest != u64::MAX {
-            self.high_rxt = self.high_rxt.min(lowest);
-        }
-    }
-
-    /// Whether SACK was negotiated.
-    pub fn sack_enabled(&self) -> bool {
-        self.sack
-    }
-
-    /// Whether RFC 6675 recovery is in progress.
-    fn sack_recovery(&self) -> bool {
-        self.sack && self.recovery.is_some()
-    }
-
-    /// Bytes SACKed above `snd_una`.
-    pub fn sacked_bytes(&self) -> u64 {
-        self.sacked_prefix.last().copied().unwrap_or(0)
-    }
-
-    /// Bytes SACKed below offset `x`.
-    fn sacked_below(&self, x: u64) -> u64 {
-        let i = self.sacked.partition_point(|&(_, e)| e <= x);
-        self.sacked_prefix[i] + self.sacked.get(i).map_or(0, |&(s, _)| x.saturating_sub(s))
-    }
-
-    /// Rebuild the prefix sums after the scoreboard changed.
-    fn index_sacks(&mut self) {
-        self.sacked_prefix.clear();
-        self.sacked_prefix.push(0);
-        let mut total = 0;
-        for &(s, e) in &self.sacked {
-            total += e - s;
-            self.sacked_prefix.push(total);
-        }
-    }
-
-    /// Record the SACK blocks of an ACK: their part above `una` and at most `snd_max`, merged
-    /// with the ranges they overlap or touch.
-    fn add_sacks(&mut self, blocks: &SackBlocks, una: u64) {
-        for (s, e) in blocks.iter() {
-            super::insert_range(&mut self.sacked, s.max(una), e.min(self.snd_max));
-            super::remove_range(&mut self.relost, s, e);
-        }
-        self.index_sacks();
-    }
-
-    /// Forget the scoreboard below `una`.
-    fn prune_sacks(&mut self, una: u64) {
-        super::remove_range(&mut self.relost, 0, una);
-        self.sacked.retain(|&(_, e)| e > una);
-        if let Some(first) = self.sacked.first_mut() {
-            first.0 = first.0.max(una);
-        }
-        self.index_sacks();
-    }
-
-    /// RFC 6675 IsLost as a boundary: an unSACKed byte below the returned offset has more than
-    /// (DupThresh − 1)·SMSS bytes SACKed above it, and is deemed lost; none above it is.
-    fn lost_limit(&self) -> u64 {
-        let k = (self.dupack_threshold as u64 - 1) * self.mss;
-        let mut above = 0;
-        for &(s, e) in self.sacked.iter().rev() {
-            above += e - s;
-            if above > k {
-                return s.max(self.lost_below);
-            }
-        }
-        self.snd_una.max(self.lost_below)
-    }
-
-    /// The first unSACKed byte at or after `from` below `snd_max`, and the end of its hole.
-    fn next_hole(&self, from: u64) -> Option<(u64, u64)> {
-        let mut at = from.max(self.snd_una);
-        let mut i = self.sacked.partition_point(|&(_, e)| e <= at);
-        while let Some(&(s, e)) = self.sacked.get(i) {
-            if at < s {
-                return Some((at, s));
-            }
-            at = at.max(e);
-            i += 1;
-        }
-        (at < self.snd_max).then_some((at, self.snd_max))
-    }
-
-    /// [`Self::pipe`], computed once per change of the state it depends on (the engine asks
-    /// several times per ACK).
-    fn cached_pipe(&self) -> u64 {
-        if self.pipe_cache.get() == u64::MAX {
-            self.pipe_cache.set(self.pipe());
-        }
-        self.pipe_cache.get()
-    }
-
-    /// RFC 6675 SetPipe: the unSACKed bytes not deemed lost (from the loss boundary to
-    /// `snd_max`), plus those retransmitted (from `snd_una` to HighRxt).
-    pub fn pipe(&self) -> u64 {
-        let lost = self.lost_limit();
-        let hole = |a: u64, b: u64| b - b.min(a.max(lost)) + self.high_rxt.min(b).saturating_sub(a);
-        let unsacked = |a: u64, b: u64| (b - a) - (self.sacked_below(b) - self.sacked_below(a));
-        let clamp = |x: u64| x.clamp(self.snd_una, self.snd_max);
-        let mut pipe = unsacked(clamp(lost), self.snd_max) + unsacked(self.snd_una, clamp(self.high_rxt));
-        // A retransmission lost again is no longer in the network.
-        for &(a, b) in &self.relost {
-            pipe = pipe.saturating_sub(hole(a, b));
-        }
-        pipe
     }
 
     /// The next segment of RFC 6675 recovery (NextSeg): the first retransmission after entering
@@ -475,6 +348,9 @@ impl Sender {
         self.rack.on_sent(now, d.seq, d.seq + d.len as u64);
         stats.data_segments += 1;
         stats.bytes_sent += d.len as u64;
+        if let Some(p) = &mut self.prr {
+            p.on_sent(d.len as u64);
+        }
         if d.retransmission {
             stats.retransmissions += 1;
             self.rtt_probe = None;
@@ -482,7 +358,9 @@ impl Sender {
         }
         if d.retransmission && self.sack_recovery() {
             self.high_rxt = self.high_rxt.max(d.seq + d.len as u64);
-            self.rtx_marks.push_back((d.seq, d.seq + d.len as u64, self.snd_max));
+            if !self.rack.enabled() {
+                self.rtx_marks.push_back((d.seq, d.seq + d.len as u64, self.snd_max));
+            }
             if d.seq == self.snd_una {
                 self.rtx_pending = false;
             }
@@ -532,6 +410,7 @@ impl Sender {
         let window_changed = window != self.rwnd;
         self.rwnd = window;
         let sacked_before = self.sacked_bytes();
+        let marks = self.loss_marks();
         let probe = self.tlp.probe_range().filter(|&(s, e)| !self.is_sacked(s, e));
         if self.sack {
             let una = ack.max(self.snd_una);
@@ -547,7 +426,7 @@ impl Sender {
         }
         // Meaningful without a cumulative advance (nothing pruned): a duplicate ACK's new SACKs.
         let newly_sacked = self.sacked_bytes() > sacked_before;
-        if self.sack_recovery() {
+        if self.sack_recovery() && !self.rack.enabled() {
             self.detect_lost_retransmissions();
         }
         if ack > self.snd_una {
@@ -586,13 +465,19 @@ impl Sender {
                         self.st.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
                 }
                 Some(_) => {
-                    // Full ACK (step 6): leave recovery with cwnd = min(ssthresh, flight + MSS).
+                    // Full ACK (step 6): leave recovery with cwnd = min(ssthresh, flight + MSS);
+                    // with PRR, at ssthresh (Linux's `tcp_end_cwnd_reduction`), which PRR has
+                    // brought `pipe` to.
                     self.recovery = None;
                     self.rtx_pending = false;
                     self.high_rxt = 0;
                     self.rtx_marks.clear();
                     self.relost.clear();
-                    self.st.cwnd = self.st.ssthresh.min(self.flight() + self.mss).max(self.mss);
+                    self.st.cwnd = if self.prr.take().is_some() {
+                        self.st.ssthresh
+                    } else {
+                        self.st.ssthresh.min(self.flight() + self.mss).max(self.mss)
+                    };
                 }
                 None => {
                     let srtt = self.rtt.srtt().unwrap_or(0);
@@ -613,6 +498,9 @@ impl Sender {
             if self.tlp.on_ack(ack, false) == TlpAck::LossRepaired {
                 self.on_probe_repaired_loss(now);
             }
+            let delivered = (acked + self.sacked_bytes()).saturating_sub(sacked_before);
+            let clean_advance = !self.marked_new_loss(marks);
+            self.prr_on_ack(delivered, clean_advance);
             self.arm_probe(now);
             return acked;
         }
@@ -645,7 +533,22 @@ impl Sender {
                 self.enter_recovery(now, stats);
             }
         }
+        self.prr_on_ack(self.sacked_bytes().saturating_sub(sacked_before), false);
         0
+    }
+
+    /// PRR (RFC 6937) after an ACK in SACK recovery that delivered `delivered` bytes: the window
+    /// becomes `pipe` plus what may be sent now (see [`super::prr`]).
+    fn prr_on_ack(&mut self, delivered: u64, clean_advance: bool) {
+        if self.recovery.is_none() {
+            return;
+        }
+        let pipe = self.cached_pipe();
+        if let Some(p) = &mut self.prr {
+            if let Some(cwnd) = p.on_ack(PrrAck { delivered, pipe, clean_advance }, self.st.ssthresh, self.mss) {
+                self.st.cwnd = cwnd;
+            }
+        }
     }
 
     /// Tell RACK what the SACK blocks of an ACK newly deliver: their parts above `una` and below
@@ -696,6 +599,9 @@ impl Sender {
         self.rack_detect(now);
         if self.open() && self.snd_max > self.snd_una && self.loss_known() {
             self.enter_recovery(now, stats);
+            // Linux's `tcp_rack_reo_timeout` counts one segment delivered, so that PRR lets
+            // the first retransmission out.
+            self.prr_on_ack(self.mss, false);
         }
     }
 
@@ -712,14 +618,17 @@ impl Sender {
         stats.fast_retransmits += 1;
         self.tlp.reset();
         let flight = self.flight();
+        let prior_cwnd = self.st.cwnd;
         self.cc.on_loss(&mut self.st, now, flight);
         self.recovery = Some(self.snd_max);
         self.recover_mark = Some(self.snd_max);
         self.rtx_pending = true;
         if self.sack {
-            // RFC 6675 §5 step 4.2: cwnd = ssthresh; `pipe` then paces the recovery.
+            // RFC 6675 §5 step 4.2: cwnd = ssthresh; `pipe` then paces the recovery. With PRR
+            // the ACK that began it sets the window instead.
             self.st.cwnd = self.st.ssthresh;
             self.high_rxt = self.snd_una;
+            self.prr = self.prr_enabled.then(|| Prr::start(prior_cwnd));
         } else {
             // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
             self.st.cwnd = self.st.ssthresh + self.dupack_threshold as u64 * self.mss;
@@ -767,6 +676,7 @@ impl Sender {
         self.high_rxt = 0;
         self.rtx_marks.clear();
         self.relost.clear();
+        self.prr = None;
         self.rtx_pending = false;
         self.rtt.on_timeout();
         self.rto_at = Some(now + self.rtt.rto());

@@ -49,6 +49,10 @@ pub struct TcpStackSpec {
     /// since 4.10; off, as in older kernels, a hole with fewer than three segments SACKed above
     /// it waits for a loss probe or the retransmission timer.
     pub rack: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK recovery: Linux's since 3.2, which has no
+    /// switch for it; off, as in older kernels, the window drops to `ssthresh` when recovery
+    /// begins and the sender waits for `pipe` to fall below it.
+    pub prr: bool,
 }
 
 /// Linux's `tcp_wmem` maximum (4 MiB).
@@ -72,6 +76,7 @@ impl Default for TcpStackSpec {
             sack: l.sack,
             tail_loss_probe: l.tail_loss_probe,
             rack: l.rack,
+            prr: l.prr,
         }
     }
 }
@@ -92,6 +97,7 @@ impl TcpStackSpec {
         c.sack = self.sack;
         c.tail_loss_probe = self.tail_loss_probe;
         c.rack = self.rack;
+        c.prr = self.prr;
         c.mss = mss_for_mtu(mtu, self.timestamps);
         c
     }

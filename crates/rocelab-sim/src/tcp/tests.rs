@@ -8,6 +8,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 mod probes;
+mod prr;
 mod rack;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -298,10 +299,11 @@ fn sack_recovers_several_holes_in_one_round_trip_where_newreno_takes_one_each() 
     // Eight segments of one window lost. NewReno repairs one hole per round trip (each partial
     // ACK reveals the next); with SACK (RFC 6675) the scoreboard shows them all: the first goes
     // at once, the other seven together one round trip later, when `pipe` has fallen to the
-    // halved window.
+    // halved window. (RFC 6675's window rule alone: PRR, which spreads them over the first round
+    // trip, is tested in `tests/prr.rs`.)
     let rtt = 100 * US;
     let finish = |sack: bool| {
-        let c = TcpConfig { delayed_ack: None, sack, ..cfg(1500) }.with_cc(CcKind::NewReno);
+        let c = TcpConfig { delayed_ack: None, sack, prr: false, ..cfg(1500) }.with_cc(CcKind::NewReno);
         let mss = c.mss as u64;
         let mut p = Pipe::new(&c, &c, rtt / 2);
         p.drop = drop_once((0..8).map(|k| (100 + 7 * k) * mss).collect());

@@ -97,3 +97,29 @@ fn a_retransmission_lost_again_goes_first_and_leaves_the_pipe() {
     assert_eq!(s.pipe(), m, "the new retransmission is in flight");
     assert_eq!(stats.fast_retransmits, 1, "one recovery");
 }
+
+#[test]
+fn a_retransmission_lost_again_is_repaired_without_the_timer_by_rack_or_without_it_by_the_old_rule() {
+    // 400 segments; the 101st is lost, and so is its first retransmission. New data sent after
+    // that retransmission is SACKed a round trip later: RACK (Linux since 4.4) finds it lost
+    // then; with RACK off, the rule of the kernels before it (`tcp_mark_lost_retrans`) does. In
+    // neither case does the retransmission timer fire.
+    for rack in [true, false] {
+        let c = TcpConfig { delayed_ack: None, rack, tail_loss_probe: false, ..cfg(1500) };
+        let mss = c.mss as u64;
+        let mut p = Pipe::new(&c, &c, 50 * US);
+        let mut drops = 0;
+        p.drop = Box::new(move |_, d, s| {
+            let hit = d == Dir::AtoB && s.seq == 100 * mss && drops < 2;
+            drops += hit as u32;
+            hit
+        });
+        p.a.send(400 * mss);
+        p.run(SECOND);
+        assert_eq!(p.delivered[1], 400 * mss, "RACK {rack}");
+        let st = *p.a.stats();
+        assert_eq!((st.timeouts, st.retransmissions), (0, 2), "RACK {rack}: {st:?}");
+        let done = p.sent(Dir::BtoA).last().unwrap().0;
+        assert!(done < 5 * MS, "RACK {rack}: done after {} us", done / US);
+    }
+}

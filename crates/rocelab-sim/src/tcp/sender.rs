@@ -538,16 +538,16 @@ impl Sender {
     }
 
     /// PRR (RFC 6937) after an ACK in SACK recovery that delivered `delivered` bytes: the window
-    /// becomes `pipe` plus what may be sent now (see [`super::prr`]).
+    /// becomes `pipe` plus what may be sent now (see [`super::prr`]). PRR's state exists only
+    /// from the start of a SACK recovery to its end (or a timeout).
     fn prr_on_ack(&mut self, delivered: u64, clean_advance: bool) {
-        if self.recovery.is_none() {
+        if self.prr.is_none() {
             return;
         }
-        let pipe = self.cached_pipe();
-        if let Some(p) = &mut self.prr {
-            if let Some(cwnd) = p.on_ack(PrrAck { delivered, pipe, clean_advance }, self.st.ssthresh, self.mss) {
-                self.st.cwnd = cwnd;
-            }
+        let ack = PrrAck { delivered, pipe: self.cached_pipe(), clean_advance };
+        let (ssthresh, mss) = (self.st.ssthresh, self.mss);
+        if let Some(cwnd) = self.prr.as_mut().and_then(|p| p.on_ack(ack, ssthresh, mss)) {
+            self.st.cwnd = cwnd;
         }
     }
 

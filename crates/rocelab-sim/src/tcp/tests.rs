@@ -406,20 +406,27 @@ fn a_loss_at_the_recovery_point_is_fast_retransmitted_with_sack() {
     assert!(done < 5 * MS, "done after {} us", done / US);
 }
 
+/// A sender (SACK on or off; Linux's defaults otherwise) with ten segments sent at time 0; with
+/// the MSS and the statistics.
+fn ten_segments_sent_at_zero(sack: bool) -> (sender::Sender, u64, TcpStats) {
+    let c = TcpConfig { sack, ..cfg(1500) };
+    let m = c.mss as u64;
+    let mut s = sender::Sender::new(&c, false, 1 << 30, sack);
+    let mut stats = TcpStats::default();
+    s.app_end = 10 * m;
+    while let Some(d) = s.next_data(u32::MAX) {
+        s.sent(0, &d, &mut stats);
+    }
+    (s, m, stats)
+}
+
 #[test]
 fn with_sack_only_new_sack_information_makes_a_duplicate_ack() {
     // RFC 6675 §2: with SACK, a duplicate ACK is one that SACKs new data. Three ACKs at
     // `snd_una` without SACK blocks (duplicate segments arriving, as after spurious
     // retransmissions) start no recovery; without SACK they are RFC 5681's three duplicates.
     for sack in [true, false] {
-        let c = TcpConfig { sack, ..cfg(1500) };
-        let m = c.mss as u64;
-        let mut s = sender::Sender::new(&c, false, 1 << 30, sack);
-        let mut stats = TcpStats::default();
-        s.app_end = 10 * m;
-        while let Some(d) = s.next_data(u32::MAX) {
-            s.sent(0, &d, &mut stats);
-        }
+        let (mut s, _, mut stats) = ten_segments_sent_at_zero(sack);
         for k in 0..3 {
             s.on_ack(k, 0, 1 << 30, false, true, &SackBlocks::EMPTY, &mut stats);
         }

@@ -34,19 +34,6 @@ fn with_rack_a_tail_loss_needs_no_probe_when_a_later_segment_arrives() {
     assert!(done > 200 * MS, "done after {} us", done / US);
 }
 
-/// A SACK sender (RACK on) with ten segments sent at time 0; with the MSS and the statistics.
-fn ten_segments_sent_at_zero() -> (sender::Sender, u64, TcpStats) {
-    let c = TcpConfig { sack: true, ..cfg(1500) };
-    let m = c.mss as u64;
-    let mut s = sender::Sender::new(&c, false, 1 << 30, true);
-    let mut stats = TcpStats::default();
-    s.app_end = 10 * m;
-    while let Some(d) = s.next_data(u32::MAX) {
-        s.sent(0, &d, &mut stats);
-    }
-    (s, m, stats)
-}
-
 /// SACK blocks of one range, `[a, b)` in segments of `m` bytes.
 fn sack_of(a: u64, b: u64, m: u64) -> SackBlocks {
     let mut blocks = SackBlocks::EMPTY;
@@ -59,7 +46,7 @@ fn the_reordering_timer_starts_recovery_on_the_sender_alone() {
     // Ten segments at 0; the first is lost, the second SACKed 100 µs later (the first RTT
     // sample, so the window is 25 µs). Not yet lost: the timer is armed, 1 ms (the wait rounded
     // up) and 2 ms later. When it fires the hole is lost and recovery resends it.
-    let (mut s, m, mut stats) = ten_segments_sent_at_zero();
+    let (mut s, m, mut stats) = ten_segments_sent_at_zero(true);
     s.on_ack(100 * US, 0, 1 << 30, false, true, &sack_of(1, 2, m), &mut stats);
     assert!(s.recovery.is_none());
     assert_eq!(s.rack.at, Some(100 * US + 3 * MS));
@@ -78,7 +65,7 @@ fn a_retransmission_lost_again_goes_first_and_leaves_the_pipe() {
     // (the 11th) leaves at 101 µs. At 201 µs the 6th to 11th are SACKed but not the
     // retransmission, sent before the 11th: it was lost again. It is not in flight any more
     // (`pipe` is 0: everything else is SACKed) and goes again first.
-    let (mut s, m, mut stats) = ten_segments_sent_at_zero();
+    let (mut s, m, mut stats) = ten_segments_sent_at_zero(true);
     s.on_ack(100 * US, 0, 1 << 30, false, true, &sack_of(1, 5, m), &mut stats);
     assert!(s.recovery.is_some());
     s.st.cwnd = 100 * m;

@@ -206,9 +206,9 @@ pub struct TcpSettings {
     /// since 4.10. It needs SACK.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,
-    /// Proportional Rate Reduction (RFC 6937) paces SACK recovery; default on, as in Linux
-    /// since 3.2, which has no sysctl for it. Off models an older kernel: the window drops to
-    /// `ssthresh` when recovery begins.
+    /// Proportional Rate Reduction (RFC 6937) paces SACK recovery and the reduction after an ECN
+    /// echo; default on, as in Linux since 3.2, which has no sysctl for it. Off models an older
+    /// kernel: the window drops to `ssthresh` when the reduction begins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
 }

@@ -197,6 +197,10 @@ impl TcpEndpoint {
     pub fn in_recovery(&self) -> bool {
         self.snd.recovery.is_some()
     }
+    /// Whether the sender is in CWR: reducing its window after an ECN echo, for one round trip.
+    pub fn in_cwr(&self) -> bool {
+        self.snd.in_cwr()
+    }
     /// Next offset expected from the peer.
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv.rcv_nxt

@@ -35,6 +35,9 @@
 //!   without); congestion control behind
 //!   [`cc::CongestionControl`]: NewReno, CUBIC (RFC 9438) and DCTCP (RFC 8257); ECN (RFC 3168):
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
+//!   the reduction is Linux's CWR state: paced by PRR with SACK (at once without, or with
+//!   `prr` off, as RFC 3168 §6.1.2 has it), no window growth until an ACK covers data sent after
+//!   the echo, and no second cut if loss recovery begins inside it;
 //!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
 //!   sender silly-window avoidance.
 //! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered
@@ -45,9 +48,10 @@
 //!   window is the free receive buffer, capped at 65,535 bytes without window scaling and
 //!   rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
 //!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
-//! * **Not modelled**: PRR outside SACK recovery (Linux runs it in its CWR state too, after an
-//!   ECN echo or a loss repaired by a probe, and without SACK; the model reduces at once there,
-//!   and inflates the window by RFC 6582 without SACK); D-SACK (RFC 2883) and with it RACK's
+//! * **Not modelled**: PRR without SACK (Linux runs it there too, counting each duplicate ACK as
+//!   a segment delivered; the model reduces at once after an echo, and inflates the window by
+//!   RFC 6582 in recovery) and for a loss repaired by a probe (cut at once, as Linux's CWR that
+//!   ends on the same ACK); D-SACK (RFC 2883) and with it RACK's
 //!   reordering window growth, receive buffer
 //!   autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
@@ -209,9 +213,10 @@ pub struct TcpConfig {
     /// RACK loss detection (RFC 8985 §6; see [`rack`]) when SACK is on: Linux's
     /// `net.ipv4.tcp_recovery = 1`, its default since 4.10.
     pub rack: bool,
-    /// Proportional Rate Reduction (RFC 6937; see [`prr`]) paces SACK recovery: Linux's since
-    /// 3.2, with no switch to turn it off; off, the window drops to `ssthresh` at once (RFC 6675
-    /// §5) and recovery ends at `min(ssthresh, flight + MSS)`.
+    /// Proportional Rate Reduction (RFC 6937; see [`prr`]) paces SACK recovery and, on a SACK
+    /// connection, the reduction after an ECN echo: Linux's since 3.2, with no switch to turn it
+    /// off; off, the window drops to `ssthresh` at once (RFC 6675 §5, RFC 3168 §6.1.2) and
+    /// recovery ends at `min(ssthresh, flight + MSS)`.
     pub prr: bool,
 }
 

@@ -1,6 +1,7 @@
-//! Proportional Rate Reduction (RFC 6937): how much a sender in SACK loss recovery may send on
-//! each ACK, so that the window comes down to `ssthresh` over the recovery's round trip instead
-//! of all at once.
+//! Proportional Rate Reduction (RFC 6937): how much a sender reducing its window may send on each
+//! ACK, so that the window comes down to `ssthresh` over the reduction's round trip instead of all
+//! at once. The model runs it, as Linux does, in SACK loss recovery and in the CWR state that an
+//! ECN echo begins on a SACK connection.
 //!
 //! Without it (RFC 6675 §5 alone) the window drops to `ssthresh` when recovery begins, and since
 //! `pipe` is then still about the old window, the sender is silent for half a round trip and
@@ -21,9 +22,12 @@
 //! - the window is `pipe` plus what may be sent, and at the end of recovery it is `ssthresh`
 //!   (`tcp_end_cwnd_reduction`).
 //!
-//! Linux also runs PRR in its CWR state (an ECN echo, a loss repaired by a probe) and without
-//! SACK (each duplicate ACK delivering a segment); the model reduces at once there, and uses
-//! RFC 6582's window inflation without SACK.
+//! In CWR nothing is lost, and recovery may begin inside it: recovery then takes over the
+//! reduction with its state (Linux's `tcp_enter_recovery` inits none inside one).
+//!
+//! Linux also runs PRR without SACK (each duplicate ACK delivering a segment), and ends the CWR
+//! that a loss repaired by a probe begins on the same ACK; the model reduces at once there, and
+//! uses RFC 6582's window inflation in recovery without SACK.
 
 /// PRR's state for one recovery: a state machine fed the bytes each ACK delivered and each
 /// segment sent, with no I/O.

@@ -58,6 +58,10 @@ pub(super) struct Sender {
     ecn_recover: Option<u64>,
     /// Send CWR on the next new data segment.
     cwr_pending: bool,
+    /// Linux's CWR state: an ECN echo reduced the window (at once, or over a round trip with
+    /// PRR), and it does not grow until an ACK covers data sent after the echo
+    /// (`ecn_recover`'s mark).
+    cwr: bool,
     /// End of the last segment shorter than the MSS sent (Linux's `snd_sml`).
     snd_sml: u64,
     /// SACK negotiated: RFC 6675 loss recovery instead of NewReno's.
@@ -95,7 +99,8 @@ pub(super) struct Sender {
     relost: Vec<(u64, u64)>,
     /// Proportional Rate Reduction paces SACK recovery (RFC 6937; see [`super::prr`]).
     prr_enabled: bool,
-    /// PRR's state while a SACK recovery is in progress with PRR on.
+    /// PRR's state while a window reduction paced by PRR is in progress: a SACK recovery, or
+    /// the CWR state of a SACK connection.
     prr: Option<Prr>,
 }
 
@@ -123,6 +128,7 @@ impl Sender {
             rtx_pending: false,
             ecn_recover: None,
             cwr_pending: false,
+            cwr: false,
             snd_sml: 0,
             sack,
             sacked: Vec::new(),
@@ -141,6 +147,11 @@ impl Sender {
             prr_enabled: cfg.prr,
             prr: None,
         }
+    }
+
+    /// Linux's CWR state (see the field `cwr`).
+    pub fn in_cwr(&self) -> bool {
+        self.cwr
     }
 
     /// Whether the cumulative ACK has left the last recovery behind, so that duplicate ACKs may
@@ -447,45 +458,58 @@ impl Sender {
             self.rto_at = if self.snd_max > self.snd_una { Some(now + self.rtt.rto()) } else { None };
             self.cc.on_ack_ecn(acked, ece, self.snd_una, self.snd_max);
             self.dupacks = 0;
+            // The states end first (Linux's `tcp_fastretrans_alert`, step D), so that an echo on
+            // the ACK that ends one can begin the next reduction.
+            let ended_recovery = self.recovery.is_some_and(|recover| ack >= recover);
+            if ended_recovery {
+                // Full ACK (RFC 6582 §3.2 step 6): leave recovery with cwnd = min(ssthresh,
+                // flight + MSS); with PRR, at ssthresh (Linux's `tcp_end_cwnd_reduction`), which
+                // PRR has brought `pipe` to.
+                self.recovery = None;
+                self.rtx_pending = false;
+                self.high_rxt = 0;
+                self.rtx_marks.clear();
+                self.relost.clear();
+                self.st.cwnd = if self.prr.take().is_some() {
+                    self.st.ssthresh
+                } else {
+                    self.st.ssthresh.min(self.flight() + self.mss).max(self.mss)
+                };
+            }
+            if self.cwr && self.ecn_recover.is_some_and(|m| self.snd_una > m) {
+                // CWR ends once an ACK covers data sent after the echo, so that the CWR flag has
+                // reached the receiver (`tcp_fastretrans_alert`), with the window at ssthresh.
+                self.cwr = false;
+                self.prr = None;
+                self.st.cwnd = self.st.ssthresh;
+            }
+            if ece {
+                self.on_ece(now, stats);
+            }
             match self.recovery {
-                Some(recover) if ack < recover && self.sack => {
+                Some(_) if self.sack => {
                     // A partial ACK: the new first hole goes again at once, as RFC 6582's NewReno
                     // does; RFC 6675's rules alone would leave a hole at the head with fewer than
                     // DupThresh segments SACKed above it (a loss near the end of the data) to the
                     // retransmission timer. Otherwise `pipe` paces the recovery.
-                    if self.next_hole(self.snd_una).is_some_and(|h| h.0 == self.snd_una && h.0 >= self.high_rxt) {
-                        self.rtx_pending = true;
-                    }
+                    let head_hole =
+                        self.next_hole(self.snd_una).is_some_and(|h| h.0 == self.snd_una && h.0 >= self.high_rxt);
+                    self.rtx_pending |= head_hole;
                 }
-                Some(recover) if ack < recover => {
+                Some(_) => {
                     // Partial ACK (RFC 6582 §3.2 step 5): retransmit the next hole, deflate by
                     // the amount acknowledged, add back one MSS.
                     self.rtx_pending = true;
                     self.st.cwnd =
                         self.st.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
                 }
-                Some(_) => {
-                    // Full ACK (step 6): leave recovery with cwnd = min(ssthresh, flight + MSS);
-                    // with PRR, at ssthresh (Linux's `tcp_end_cwnd_reduction`), which PRR has
-                    // brought `pipe` to.
-                    self.recovery = None;
-                    self.rtx_pending = false;
-                    self.high_rxt = 0;
-                    self.rtx_marks.clear();
-                    self.relost.clear();
-                    self.st.cwnd = if self.prr.take().is_some() {
-                        self.st.ssthresh
-                    } else {
-                        self.st.ssthresh.min(self.flight() + self.mss).max(self.mss)
-                    };
-                }
-                None => {
+                // The window grows only in the open state (`tcp_may_raise_cwnd`): not on the
+                // ACK that ends a recovery, nor in CWR (RFC 3168 §6.1.2: not on the echo).
+                None if !ended_recovery && !self.cwr => {
                     let srtt = self.rtt.srtt().unwrap_or(0);
                     self.cc.on_ack(&mut self.st, now, acked, srtt);
                 }
-            }
-            if ece {
-                self.on_ece(now, stats);
+                None => {}
             }
             if self.rack.advanced() {
                 self.rack_detect(now);
@@ -537,14 +561,17 @@ impl Sender {
         0
     }
 
-    /// PRR (RFC 6937) after an ACK in SACK recovery that delivered `delivered` bytes: the window
-    /// becomes `pipe` plus what may be sent now (see [`super::prr`]). PRR's state exists only
-    /// from the start of a SACK recovery to its end (or a timeout).
+    /// PRR (RFC 6937) after an ACK of a window reduction that delivered `delivered` bytes: the
+    /// window becomes `pipe` plus what may be sent now (see [`super::prr`]). PRR's state exists
+    /// only from the start of a SACK recovery or of CWR to its end (or a timeout). In CWR the
+    /// open state's send rule counts what is in flight as FlightSize (from SND.UNA to SND.NXT),
+    /// so PRR's `pipe` there is the same measure.
     fn prr_on_ack(&mut self, delivered: u64, clean_advance: bool) {
         if self.prr.is_none() {
             return;
         }
-        let ack = PrrAck { delivered, pipe: self.cached_pipe(), clean_advance };
+        let pipe = if self.recovery.is_some() { self.cached_pipe() } else { self.snd_nxt - self.snd_una };
+        let ack = PrrAck { delivered, pipe, clean_advance };
         let (ssthresh, mss) = (self.st.ssthresh, self.mss);
         if let Some(cwnd) = self.prr.as_mut().and_then(|p| p.on_ack(ack, ssthresh, mss)) {
             self.st.cwnd = cwnd;
@@ -605,21 +632,31 @@ impl Sender {
         }
     }
 
-    /// A retransmitted probe repaired a loss (RFC 8985 §7.4.2): one window reduction, as Linux's
-    /// CWR state makes it, and no other for this window.
+    /// A retransmitted probe repaired a loss (RFC 8985 §7.4.2): one window reduction, at once
+    /// (Linux's `tcp_process_tlp_ack` enters CWR and ends it on the same ACK), and no other for
+    /// this window.
     fn on_probe_repaired_loss(&mut self, now: Time) {
         let flight = self.flight();
         self.cc.on_loss(&mut self.st, now, flight);
         self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
         self.ecn_recover = Some(self.snd_max);
+        self.cwr = false;
+        self.prr = None;
     }
 
+    /// Fast recovery begins (RFC 6675 §5, RFC 6582 §3.2). In CWR the window is already coming
+    /// down for this round trip: recovery takes over that reduction, its ssthresh and PRR's
+    /// count, and does not cut again (Linux's `tcp_enter_recovery` inits a reduction only
+    /// outside one).
     fn enter_recovery(&mut self, now: Time, stats: &mut TcpStats) {
         stats.fast_retransmits += 1;
         self.tlp.reset();
         let flight = self.flight();
         let prior_cwnd = self.st.cwnd;
-        self.cc.on_loss(&mut self.st, now, flight);
+        let in_cwr = std::mem::take(&mut self.cwr);
+        if !in_cwr {
+            self.cc.on_loss(&mut self.st, now, flight);
+        }
         self.recovery = Some(self.snd_max);
         self.recover_mark = Some(self.snd_max);
         self.rtx_pending = true;
@@ -628,7 +665,9 @@ impl Sender {
             // the ACK that began it sets the window instead.
             self.st.cwnd = self.st.ssthresh;
             self.high_rxt = self.snd_una;
-            self.prr = self.prr_enabled.then(|| Prr::start(prior_cwnd));
+            if !in_cwr {
+                self.prr = self.prr_enabled.then(|| Prr::start(prior_cwnd));
+            }
         } else {
             // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
             self.st.cwnd = self.st.ssthresh + self.dupack_threshold as u64 * self.mss;
@@ -637,13 +676,23 @@ impl Sender {
         self.ecn_recover = Some(self.snd_max);
     }
 
+    /// An ECN echo (RFC 3168 §6.1.2): one reduction per window, entering CWR (`tcp_enter_cwr`).
+    /// The congestion control sets ssthresh; with PRR on a SACK connection the window then comes
+    /// down to it over the round trip, as Linux paces CWR with `tcp_cwnd_reduction`; otherwise at
+    /// once, as RFC 3168 has it.
     fn on_ece(&mut self, now: Time, stats: &mut TcpStats) {
         if !self.ecn || self.recovery.is_some() || self.ecn_recover.is_some_and(|m| self.snd_una <= m) {
             return;
         }
         stats.ecn_reductions += 1;
         let flight = self.flight();
+        let prior_cwnd = self.st.cwnd;
         self.cc.on_ecn(&mut self.st, now, flight);
+        if self.prr_enabled && self.sack {
+            self.st.cwnd = prior_cwnd;
+            self.prr = Some(Prr::start(prior_cwnd));
+        }
+        self.cwr = true;
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
     }
@@ -677,6 +726,7 @@ impl Sender {
         self.rtx_marks.clear();
         self.relost.clear();
         self.prr = None;
+        self.cwr = false;
         self.rtx_pending = false;
         self.rtt.on_timeout();
         self.rto_at = Some(now + self.rtt.rto());

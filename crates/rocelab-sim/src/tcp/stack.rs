@@ -49,9 +49,9 @@ pub struct TcpStackSpec {
     /// since 4.10; off, as in older kernels, a hole with fewer than three segments SACKed above
     /// it waits for a loss probe or the retransmission timer.
     pub rack: bool,
-    /// Proportional Rate Reduction (RFC 6937) in SACK recovery: Linux's since 3.2, which has no
-    /// switch for it; off, as in older kernels, the window drops to `ssthresh` when recovery
-    /// begins and the sender waits for `pipe` to fall below it.
+    /// Proportional Rate Reduction (RFC 6937) in SACK recovery and after an ECN echo: Linux's
+    /// since 3.2, which has no switch for it; off, as in older kernels, the window drops to
+    /// `ssthresh` when the reduction begins and the sender waits for `pipe` to fall below it.
     pub prr: bool,
 }
 

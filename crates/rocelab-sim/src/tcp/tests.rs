@@ -7,6 +7,7 @@ use crate::time::{LinkRate, MS, SECOND, US};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+mod cwr;
 mod probes;
 mod prr;
 mod rack;

@@ -82,6 +82,14 @@ pub trait CongestionControl {
     /// Every ACK, before the others: `acked` bytes, whether it carried ECE, and the sender's
     /// `snd_una` (after the ACK) and `snd_max`. DCTCP estimates α here; others ignore it.
     fn on_ack_ecn(&mut self, _acked: u64, _ece: bool, _snd_una: u64, _snd_max: u64) {}
+
+    /// Whether a loss found while the window is coming down after an ECN echo (CWR) sets ssthresh
+    /// again. Linux's recovery takes over CWR's reduction without a new one
+    /// (`tcp_enter_recovery`), so NewReno and CUBIC do not; DCTCP halves the window on every entry
+    /// into recovery (`dctcp_state` calls `dctcp_react_to_loss`, Linux since 5.1).
+    fn cuts_again_on_loss_in_cwr(&self) -> bool {
+        false
+    }
 }
 
 /// RFC 5681 congestion avoidance with byte counting (§3.1, "cwnd += SMSS per cwnd of bytes").
@@ -251,6 +259,9 @@ impl CongestionControl for Dctcp {
         st.cwnd = (st.cwnd - cut).max(st.floor());
         st.ssthresh = st.cwnd;
     }
+    fn cuts_again_on_loss_in_cwr(&self) -> bool {
+        true
+    }
     fn on_ack_ecn(&mut self, acked: u64, ece: bool, snd_una: u64, snd_max: u64) {
         self.acked += acked;
         if ece {
@@ -311,5 +322,12 @@ impl CongestionControl for Cc {
     }
     fn on_ack_ecn(&mut self, acked: u64, ece: bool, snd_una: u64, snd_max: u64) {
         self.inner().on_ack_ecn(acked, ece, snd_una, snd_max)
+    }
+    fn cuts_again_on_loss_in_cwr(&self) -> bool {
+        match self {
+            Cc::NewReno(c) => c.cuts_again_on_loss_in_cwr(),
+            Cc::Cubic(c) => c.cuts_again_on_loss_in_cwr(),
+            Cc::Dctcp(c) => c.cuts_again_on_loss_in_cwr(),
+        }
     }
 }

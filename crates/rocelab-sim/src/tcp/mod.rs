@@ -37,7 +37,8 @@
 //!   ECT(0) on data, one window reduction per round trip on ECE, CWR on the next new segment;
 //!   the reduction is Linux's CWR state: paced by PRR with SACK (at once without, or with
 //!   `prr` off, as RFC 3168 §6.1.2 has it), no window growth until an ACK covers data sent after
-//!   the echo, and no second cut if loss recovery begins inside it;
+//!   the echo, and no second cut if loss recovery begins inside it (but DCTCP's halving, which
+//!   Linux's DCTCP makes on every entry into recovery);
 //!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
 //!   sender silly-window avoidance.
 //! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered

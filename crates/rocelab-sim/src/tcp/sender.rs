@@ -647,14 +647,15 @@ impl Sender {
     /// Fast recovery begins (RFC 6675 §5, RFC 6582 §3.2). In CWR the window is already coming
     /// down for this round trip: recovery takes over that reduction, its ssthresh and PRR's
     /// count, and does not cut again (Linux's `tcp_enter_recovery` inits a reduction only
-    /// outside one).
+    /// outside one), unless the congestion control reacts to every loss (DCTCP: see
+    /// [`CongestionControl::cuts_again_on_loss_in_cwr`]).
     fn enter_recovery(&mut self, now: Time, stats: &mut TcpStats) {
         stats.fast_retransmits += 1;
         self.tlp.reset();
         let flight = self.flight();
         let prior_cwnd = self.st.cwnd;
         let in_cwr = std::mem::take(&mut self.cwr);
-        if !in_cwr {
+        if !in_cwr || self.cc.cuts_again_on_loss_in_cwr() {
             self.cc.on_loss(&mut self.st, now, flight);
         }
         self.recovery = Some(self.snd_max);

@@ -105,7 +105,7 @@ fn the_window_does_not_grow_in_cwr() {
 }
 
 #[test]
-fn a_loss_in_cwr_is_recovered_without_a_second_cut() {
+fn a_loss_in_cwr_is_recovered_without_a_second_cut_except_by_dctcp() {
     // The segment 20 after the marked one is lost: its duplicate ACKs come 27 µs into CWR, while
     // the window is still coming down for the echo. Recovery takes that reduction over (Linux's
     // `tcp_enter_recovery` inits none inside one), so ssthresh stays 0.7 of the window the echo
@@ -121,5 +121,12 @@ fn a_loss_in_cwr_is_recovered_without_a_second_cut() {
         );
         let echo = r.windows[0].1;
         assert_eq!(r.ssthresh, [echo, echo], "PRR {prr}: one reduction");
+        // DCTCP halves the window whenever recovery begins (Linux's `dctcp_react_to_loss`),
+        // in CWR too: below what its echo set (a cut by α/2, α having decayed from 1 to about
+        // 0.68 over the unmarked windows before).
+        let r = cwr(CcKind::Dctcp, prr, 300, vec![320]);
+        assert_eq!((r.stats.ecn_reductions, r.stats.fast_retransmits), (1, 1), "DCTCP, PRR {prr}: {:?}", r.stats);
+        let echo = r.windows[0].1;
+        assert!(r.ssthresh[0] < echo, "DCTCP, PRR {prr}: ssthresh {} after the echo's {echo}", r.ssthresh[0]);
     }
 }

@@ -38,7 +38,10 @@
 //!   the reduction is Linux's CWR state: paced by PRR with SACK (at once without, or with
 //!   `prr` off, as RFC 3168 §6.1.2 has it), no window growth until an ACK covers data sent after
 //!   the echo, and no second cut if loss recovery begins inside it (but DCTCP's halving, which
-//!   Linux's DCTCP makes on every entry into recovery);
+//!   Linux's DCTCP makes on every entry into recovery); the window grows only while it limits
+//!   the sender, as Linux's `tcp_is_cwnd_limited` has it: it was full when new data last went
+//!   out in the round trip, or, in slow start, it is less than twice the most in flight (so an
+//!   application-limited sender's window does not grow without bound, RFC 7661's concern);
 //!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
 //!   sender silly-window avoidance.
 //! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered
@@ -56,9 +59,11 @@
 //!   reordering window growth, receive buffer
 //!   autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
-//!   segments with `max_payload`), congestion window validation (RFC 7661: an application-limited
-//!   sender's window keeps growing), the persist timer (the application always reads what
-//!   arrives, so the window never closes for long).
+//!   segments with `max_payload`), the window's decay while the sender is idle or
+//!   application-limited (Linux's `tcp_slow_start_after_idle` and
+//!   `tcp_cwnd_application_limited`, RFC 7661: the window the sender last used is kept), the
+//!   persist timer (the application always reads what arrives, so the window never closes for
+//!   long).
 //!
 //! # Engine interface
 //! An endpoint has one timer: [`TcpEndpoint::next_deadline`] is the earliest of its

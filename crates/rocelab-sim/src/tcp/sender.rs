@@ -58,6 +58,16 @@ pub(super) struct Sender {
     ecn_recover: Option<u64>,
     /// Send CWR on the next new data segment.
     cwr_pending: bool,
+    /// Whether the window was full when new data last went out in this round trip (Linux's
+    /// `is_cwnd_limited`, set by `tcp_cwnd_validate`): the window grows only if so, so that an
+    /// application-limited sender's window does not grow without bound (RFC 7661's concern).
+    cwnd_limited: bool,
+    /// The most bytes in flight in this round trip (Linux's `max_packets_out`): in slow start
+    /// the window may grow to twice it.
+    max_out: u64,
+    /// The round trip of `cwnd_limited` and `max_out` ends when the cumulative ACK reaches this
+    /// (Linux's `cwnd_usage_seq`: SND.NXT when they were last set).
+    cwnd_usage_end: u64,
     /// Linux's CWR state: an ECN echo reduced the window (at once, or over a round trip with
     /// PRR), and it does not grow until an ACK covers data sent after the echo
     /// (`ecn_recover`'s mark).
@@ -129,6 +139,9 @@ impl Sender {
             ecn_recover: None,
             cwr_pending: false,
             cwr: false,
+            cwnd_limited: false,
+            max_out: 0,
+            cwnd_usage_end: 0,
             snd_sml: 0,
             sack,
             sacked: Vec::new(),
@@ -380,6 +393,7 @@ impl Sender {
         } else {
             self.snd_nxt = d.seq + d.len as u64;
             self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.validate_cwnd();
         }
         if d.cwr {
             self.cwr_pending = false;
@@ -402,6 +416,26 @@ impl Sender {
         } else if !d.retransmission {
             self.arm_probe(now);
         }
+    }
+
+    /// After new data went out: note whether the window is now full (no full segment fits, as
+    /// Linux's `tcp_packets_in_flight >= snd_cwnd` after `tcp_write_xmit`), and the most in
+    /// flight, for this round trip (Linux's `tcp_cwnd_validate`, which keeps `is_cwnd_limited`
+    /// and `max_packets_out` for a round trip unless the window fills or the flight grows).
+    fn validate_cwnd(&mut self) {
+        let flight = self.snd_nxt - self.snd_una;
+        let full = flight + self.mss > self.st.cwnd;
+        if self.snd_una >= self.cwnd_usage_end || full || (!self.cwnd_limited && flight > self.max_out) {
+            self.cwnd_limited = full;
+            self.max_out = flight;
+            self.cwnd_usage_end = self.snd_nxt;
+        }
+    }
+
+    /// Whether an ACK may grow the window (Linux's `tcp_is_cwnd_limited`): the window was full
+    /// in this round trip, or, in slow start, it is less than twice the most in flight.
+    fn cwnd_limited(&self) -> bool {
+        self.cwnd_limited || (self.st.in_slow_start() && self.st.cwnd < 2 * self.max_out)
     }
 
     /// Process the acknowledgement fields of an arriving segment.
@@ -504,8 +538,9 @@ impl Sender {
                         self.st.cwnd.saturating_sub(acked).max(self.mss) + if acked >= self.mss { self.mss } else { 0 };
                 }
                 // The window grows only in the open state (`tcp_may_raise_cwnd`): not on the
-                // ACK that ends a recovery, nor in CWR (RFC 3168 §6.1.2: not on the echo).
-                None if !ended_recovery && !self.cwr => {
+                // ACK that ends a recovery, nor in CWR (RFC 3168 §6.1.2: not on the echo); and
+                // only while the window limits the sender (`tcp_is_cwnd_limited`).
+                None if !ended_recovery && !self.cwr && self.cwnd_limited() => {
                     let srtt = self.rtt.srtt().unwrap_or(0);
                     self.cc.on_ack(&mut self.st, now, acked, srtt);
                 }

@@ -7,6 +7,7 @@ use crate::time::{LinkRate, MS, SECOND, US};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+mod cwnd_limited;
 mod cwr;
 mod probes;
 mod prr;

@@ -5,14 +5,14 @@ use super::*;
 
 #[test]
 fn a_tail_loss_is_probed_instead_of_waiting_for_the_timer() {
-    // One segment acknowledged (an RTT sample, and a window of 3 segments), then 4 written: 3
-    // go, the first of them is lost, and the 2 behind it give 2 duplicate ACKs, one short of
+    // One segment acknowledged (an RTT sample; the window stays at its initial 3 segments, which
+    // one segment did not fill), then 4 written: 3 go, the first of them is lost, and the 2 behind it give 2 duplicate ACKs, one short of
     // fast retransmit, while the window holds the 4th back. The probe sends the 4th past the
     // window 2·SRTT + 2 ms later, its SACK shows the hole lost, and fast recovery repairs it;
     // without probes the retransmission timer (200 ms) does. RACK is off: it would find the hole
     // lost before the probe (see `rack.rs`).
     let finish = |tail_loss_probe: bool| {
-        let c = TcpConfig { delayed_ack: None, initial_window: 2, tail_loss_probe, rack: false, ..cfg(1500) };
+        let c = TcpConfig { delayed_ack: None, initial_window: 3, tail_loss_probe, rack: false, ..cfg(1500) };
         let mss = c.mss as u64;
         let mut p = Pipe::new(&c, &c, 50 * US);
         p.a.send(mss);

@@ -86,7 +86,7 @@ pub trait CongestionControl {
     /// Whether a loss found while the window is coming down after an ECN echo (CWR) sets ssthresh
     /// again. Linux's recovery takes over CWR's reduction without a new one
     /// (`tcp_enter_recovery`), so NewReno and CUBIC do not; DCTCP halves the window on every entry
-    /// into recovery (`dctcp_state` calls `dctcp_react_to_loss`, Linux since 5.1).
+    /// into recovery (`dctcp_state` calls `dctcp_react_to_loss`).
     fn cuts_again_on_loss_in_cwr(&self) -> bool {
         false
     }

@@ -13,11 +13,12 @@ fn recovery(prr: bool) -> (Vec<(Time, bool)>, [u64; 3], TcpStats) {
     p.rate = Some(LinkRate::new(10_000_000_000));
     p.drop = drop_once(vec![300 * mss]);
     p.a.send(2000 * mss);
-    // Step until recovery has begun and ended, to see the window as it ends.
+    // Step by 10 ns (a segment takes 1.2 µs) until recovery has begun and ended, to see the
+    // window as it ends.
     let (mut t, mut began) = (0, false);
     while !began || p.a.in_recovery() {
         began |= p.a.in_recovery();
-        t += 100;
+        t += 10_000;
         p.run(t);
         assert!(t < 100 * MS, "recovery did not end");
     }
@@ -26,7 +27,7 @@ fn recovery(prr: bool) -> (Vec<(Time, bool)>, [u64; 3], TcpStats) {
     assert_eq!(p.delivered[1], 2000 * mss);
     let log: Vec<(Time, bool)> = p.sent(Dir::AtoB).map(|(t, _, s)| (*t, s.retransmission)).collect();
     let first = log.iter().position(|x| x.1).unwrap();
-    let during = log[first..].iter().copied().filter(|x| x.0 < t - 100).collect();
+    let during = log[first..].iter().copied().filter(|x| x.0 < t - 10_000).collect();
     (during, end, *p.a.stats())
 }
 

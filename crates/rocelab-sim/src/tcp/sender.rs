@@ -558,7 +558,9 @@ impl Sender {
                 self.on_probe_repaired_loss(now);
             }
             let delivered = (acked + self.sacked_bytes()).saturating_sub(sacked_before);
-            let clean_advance = !self.marked_new_loss(marks);
+            // Only PRR asks whether the ACK marked a loss: the marks are not compared (a walk of
+            // the scoreboard) on the open state's ACKs.
+            let clean_advance = self.prr.is_some() && !self.marked_new_loss(marks);
             self.prr_on_ack(delivered, clean_advance);
             self.arm_probe(now);
             return acked;

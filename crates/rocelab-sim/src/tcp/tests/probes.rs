@@ -6,8 +6,9 @@ use super::*;
 #[test]
 fn a_tail_loss_is_probed_instead_of_waiting_for_the_timer() {
     // One segment acknowledged (an RTT sample; the window stays at its initial 3 segments, which
-    // one segment did not fill), then 4 written: 3 go, the first of them is lost, and the 2 behind it give 2 duplicate ACKs, one short of
-    // fast retransmit, while the window holds the 4th back. The probe sends the 4th past the
+    // one segment did not fill), then 4 written: 3 go, the first of them is lost, and the 2
+    // behind it give 2 duplicate ACKs, one short of fast retransmit, while the window holds the
+    // 4th back. The probe sends the 4th past the
     // window 2·SRTT + 2 ms later, its SACK shows the hole lost, and fast recovery repairs it;
     // without probes the retransmission timer (200 ms) does. RACK is off: it would find the hole
     // lost before the probe (see `rack.rs`).

@@ -211,6 +211,11 @@ pub struct TcpSettings {
     /// kernel: the window drops to `ssthresh` when the reduction begins.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// HyStart ends CUBIC's slow start on a train of ACKs lasting half the minimum RTT or on a
+    /// rising RTT, before a loss (`/sys/module/tcp_cubic/parameters/hystart`); default on, as in
+    /// Linux since 2.6.29. CUBIC only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<bool>,
 }
 
 /// A host's processors, for the CPU cost model.

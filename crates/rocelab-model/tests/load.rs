@@ -94,12 +94,15 @@ fn wrong_type_says_what_was_expected() {
 fn a_hosts_loss_recovery_settings_are_checked_where_they_are_written() {
     let host = "os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}";
     let with = |tcp: &str| BASE.replacen(host, &host.replace("}}", &format!("}}, tcp: {{{tcp}}}}}")), 1);
-    for (key, typo) in [("tail_loss_probe", "tail_loss_probes"), ("rack", "racks"), ("prr", "prrs")] {
+    for (key, typo) in
+        [("tail_loss_probe", "tail_loss_probes"), ("rack", "racks"), ("prr", "prrs"), ("hystart", "hystrat")]
+    {
         let l = load(&with(&format!("{key}: false"))).unwrap();
         let t = l.fabric.devices[2].tcp.as_ref().unwrap();
         let read = match key {
             "rack" => t.rack,
             "prr" => t.prr,
+            "hystart" => t.hystart,
             _ => t.tail_loss_probe,
         };
         assert_eq!(read, Some(false), "{key}");

@@ -274,7 +274,8 @@ fn tshark_decodes_tcp_segments_and_802_3x_pause_as_logged() {
     let Some(tshark) = tools::require("tshark", &["tshark"], "apt-get install tshark") else { return };
     // The EqualLogic congested SAN (802.3x on every port, no DCB) with iperf from two array
     // members into the host's one 10GbE port: TCP segments and ACKs on the host's link, and the
-    // switch's PAUSE frames towards member1.
+    // switch's PAUSE frames towards member1 (the example's members run without HyStart, so their
+    // slow start runs on into the switch's buffer within the 3 ms).
     // (The example's fabric and variants; its own vdbench workloads are replaced.)
     let base = std::fs::read_to_string(workspace().join("examples/dell-equallogic-congested-san.yaml")).unwrap();
     let base = base.split("\nsimulation:").next().unwrap().to_string() + "\n";

@@ -382,6 +382,7 @@ pub fn tcp_stack(t: Option<&TcpSettings>) -> TcpStackSpec {
     s.tail_loss_probe = t.tail_loss_probe.unwrap_or(s.tail_loss_probe);
     s.rack = t.rack.unwrap_or(s.rack);
     s.prr = t.prr.unwrap_or(s.prr);
+    s.hystart = t.hystart.unwrap_or(s.hystart);
     s
 }
 

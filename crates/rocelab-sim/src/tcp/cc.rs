@@ -6,8 +6,9 @@
 //! * [`NewReno`]: RFC 5681 slow start and congestion avoidance with byte counting, RFC 3465
 //!   appropriate byte counting (L = 2) in slow start, halving on loss and on ECN-Echo
 //!   (RFC 3168 §6.1.2).
-//! * [`Cubic`]: RFC 9438 (C = 0.4, β = 0.7, fast convergence, the Reno-friendly region);
-//!   HyStart is not modelled (slow start is standard).
+//! * [`Cubic`]: RFC 9438 (C = 0.4, β = 0.7, fast convergence, the Reno-friendly region), with
+//!   Linux's HyStart ending slow start (see [`super::hystart`]); a timeout forgets W_max
+//!   (RFC 9438 §4.8, Linux's `cubictcp_state` on `TCP_CA_Loss`).
 //! * [`Dctcp`]: RFC 8257: Reno growth; α ← (1 − g)·α + g·F once per window of data, g = 1/16,
 //!   F the fraction of acknowledged bytes that carried ECE; on ECE, cwnd ← cwnd·(1 − α/2)
 //!   once per window; loss as Reno. α is kept in units of 1/1024 like Linux's `tcp_dctcp`.
@@ -15,6 +16,7 @@
 //! The algorithms are a closed set dispatched by `match` ([`Cc`]), so a sender holds its
 //! algorithm inline and nothing is boxed.
 
+use super::hystart::{HyStart, HyStartExit};
 use crate::detmath;
 use crate::time::{Time, SECOND};
 
@@ -66,6 +68,21 @@ impl CcState {
     }
 }
 
+/// What an ACK that advanced SND.UNA tells the congestion control before the window grows on
+/// it (Linux's `struct ack_sample`, passed to `pkts_acked` from `tcp_clean_rtx_queue`, before
+/// `cong_avoid`).
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: Time,
+    /// The RTT of the most recently sent segment the ACK delivered, if that segment was never
+    /// retransmitted (Linux's `ca_rtt_us`); `None` if the ACK gives no sample.
+    pub rtt: Option<Time>,
+    /// The sender's smoothed RTT (0 before a sample).
+    pub srtt: Time,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+}
+
 /// A congestion control algorithm (see the module documentation).
 pub trait CongestionControl {
     /// `acked` new bytes were acknowledged at `now` outside loss recovery; `srtt` is the
@@ -82,6 +99,16 @@ pub trait CongestionControl {
     /// Every ACK, before the others: `acked` bytes, whether it carried ECE, and the sender's
     /// `snd_una` (after the ACK) and `snd_max`. DCTCP estimates α here; others ignore it.
     fn on_ack_ecn(&mut self, _acked: u64, _ece: bool, _snd_una: u64, _snd_max: u64) {}
+
+    /// An ACK advanced SND.UNA, before `on_ack` (Linux's `pkts_acked`): CUBIC's HyStart may end
+    /// slow start here by setting `st.ssthresh`, and says so.
+    fn on_ack_sample(&mut self, _st: &mut CcState, _a: &AckSample) -> Option<HyStartExit> {
+        None
+    }
+
+    /// The retransmission timer fired at `now`, after `on_loss` (Linux's `TCP_CA_Loss`), with
+    /// SND.NXT at `snd_nxt`.
+    fn on_timeout(&mut self, _st: &mut CcState, _now: Time, _snd_nxt: u64) {}
 
     /// Whether a loss found while the window is coming down after an ECN echo (CWR) sets ssthresh
     /// again. Linux's recovery takes over CWR's reduction without a new one
@@ -148,9 +175,16 @@ pub struct Cubic {
     w_est: f64,
     /// Bytes of cwnd growth not yet applied (sub-byte remainders).
     carry: f64,
+    /// HyStart (`None`: off, slow start runs until a loss or an ECN echo).
+    pub hystart: Option<HyStart>,
 }
 
 impl Cubic {
+    /// CUBIC with HyStart on or off (Linux's `tcp_cubic` parameter `hystart`, default 1).
+    pub fn new(hystart: bool) -> Self {
+        Cubic { hystart: hystart.then(|| HyStart::new(0, 0)), ..Default::default() }
+    }
+
     /// W_cubic(t) = C·(t − K)³ + W_max, segments (RFC 9438 eq. 1).
     pub fn w_cubic(&self, t: f64) -> f64 {
         let d = t - self.k;
@@ -202,7 +236,7 @@ impl CongestionControl for Cubic {
         // Reno-friendly estimate (RFC 9438 §4.3): α = 3(1 − β)/(1 + β) until W_max, then 1.
         let alpha = if self.w_est < self.w_max { 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA) } else { 1.0 };
         self.w_est += alpha * segs / cwnd;
-        let grow = if self.w_cubic(t) < self.w_est {
+        let mut grow = if self.w_cubic(t) < self.w_est {
             (self.w_est - cwnd).max(0.0)
         } else {
             // Concave/convex region (§4.4-4.5): target W_cubic(t + RTT) within [cwnd, 1.5·cwnd],
@@ -210,6 +244,13 @@ impl CongestionControl for Cubic {
             let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
             (target - cwnd) / cwnd * segs
         };
+        if self.w_last_max == 0.0 {
+            // No reduction yet (slow start ended by HyStart, or a timeout cleared the state):
+            // Linux grows at least 5 % a round trip, a segment per 20 acknowledged ("the
+            // initial growth of cubic function may be too conservative when the available
+            // bandwidth is still unknown": `bictcp_update` caps `cnt` at 20).
+            grow = grow.max(segs / 20.0);
+        }
         self.carry += grow * mss;
         let whole = self.carry.floor();
         self.carry -= whole;
@@ -221,6 +262,32 @@ impl CongestionControl for Cubic {
     fn on_ecn(&mut self, st: &mut CcState, _now: Time, _flight: u64) {
         self.reduce(st);
         st.cwnd = st.ssthresh;
+    }
+    /// HyStart (`cubictcp_acked`): RTT samples are discarded for a second after a congestion
+    /// avoidance epoch began ("right after fast recovery"); an exit sets ssthresh to the window,
+    /// which ends slow start before this ACK grows the window. Like Linux, slow start here is
+    /// only `cwnd < ssthresh`: a window PRR has brought below ssthresh in recovery counts too.
+    fn on_ack_sample(&mut self, st: &mut CcState, a: &AckSample) -> Option<HyStartExit> {
+        let h = self.hystart.as_mut()?;
+        if self.epoch_start.is_some_and(|e| a.now - e < SECOND) {
+            return None;
+        }
+        let exit = h.on_ack(a, st);
+        if exit.is_some() {
+            st.ssthresh = st.cwnd;
+        }
+        exit
+    }
+    /// Linux's `cubictcp_state` on `TCP_CA_Loss` clears CUBIC's state after `ssthresh` has
+    /// used it: W_max is forgotten (RFC 9438 §4.8: after a timeout, K = 0 and W_max is the
+    /// window when congestion avoidance begins) and HyStart starts afresh.
+    fn on_timeout(&mut self, _st: &mut CcState, now: Time, snd_nxt: u64) {
+        self.w_max = 0.0;
+        self.w_last_max = 0.0;
+        self.epoch_start = None;
+        if let Some(h) = self.hystart.as_mut() {
+            h.restart(now, snd_nxt);
+        }
     }
 }
 
@@ -292,11 +359,12 @@ pub enum Cc {
 }
 
 impl Cc {
-    /// A fresh instance of `kind`.
-    pub fn new(kind: CcKind) -> Self {
+    /// A fresh instance of `kind`; `hystart` applies to CUBIC only (Linux's Reno and DCTCP have
+    /// none).
+    pub fn new(kind: CcKind, hystart: bool) -> Self {
         match kind {
             CcKind::NewReno => Cc::NewReno(NewReno::default()),
-            CcKind::Cubic => Cc::Cubic(Cubic::default()),
+            CcKind::Cubic => Cc::Cubic(Cubic::new(hystart)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::default()),
         }
     }
@@ -322,6 +390,12 @@ impl CongestionControl for Cc {
     }
     fn on_ack_ecn(&mut self, acked: u64, ece: bool, snd_una: u64, snd_max: u64) {
         self.inner().on_ack_ecn(acked, ece, snd_una, snd_max)
+    }
+    fn on_ack_sample(&mut self, st: &mut CcState, a: &AckSample) -> Option<HyStartExit> {
+        self.inner().on_ack_sample(st, a)
+    }
+    fn on_timeout(&mut self, st: &mut CcState, now: Time, snd_nxt: u64) {
+        self.inner().on_timeout(st, now, snd_nxt)
     }
     fn cuts_again_on_loss_in_cwr(&self) -> bool {
         match self {

@@ -42,8 +42,12 @@
 //!   the sender, as Linux's `tcp_is_cwnd_limited` has it: it was full when new data last went
 //!   out in the round trip, or, in slow start, it is less than twice the most in flight (so an
 //!   application-limited sender's window does not grow without bound, RFC 7661's concern);
-//!   Nagle's algorithm (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off;
-//!   sender silly-window avoidance.
+//!   with CUBIC, HyStart as Linux runs it (see [`hystart`]): slow start ends, before a loss,
+//!   once a round trip's ACK train has lasted half the minimum RTT (plus a TSO cushion) or its
+//!   RTT has risen by an eighth (4-16 ms), and CUBIC then grows at least 5 % a round trip until
+//!   its first reduction; a timeout clears CUBIC's state (W_max, HyStart); Nagle's algorithm
+//!   (RFC 896, RFC 1122 §4.2.3.4, with Linux's Minshall variant) on or off; sender silly-window
+//!   avoidance.
 //! * **Receiver**: cumulative ACKs; out-of-order segments kept (up to the window) and delivered
 //!   when the hole fills; SACK blocks on every ACK while data is out of order, the block of the
 //!   latest out-of-order segment first (RFC 2018 §4), then the others from the highest;
@@ -58,8 +62,8 @@
 //!   ends on the same ACK); D-SACK (RFC 2883) and with it RACK's
 //!   reordering window growth, receive buffer
 //!   autotuning (the window is the configured buffer, what autotuning reaches on a long
-//!   transfer), HyStart in CUBIC's slow start, TSO/GRO batching (the engine may ask for smaller
-//!   segments with `max_payload`), the window's decay while the sender is idle or
+//!   transfer), TSO/GRO batching (the engine may ask for smaller segments with `max_payload`;
+//!   HyStart's train threshold keeps Linux's cushion for it), the window's decay while the sender is idle or
 //!   application-limited (Linux's `tcp_slow_start_after_idle` and
 //!   `tcp_cwnd_application_limited`, RFC 7661: the window the sender last used is kept), the
 //!   persist timer (the application always reads what arrives, so the window never closes for
@@ -75,6 +79,7 @@
 
 pub mod cc;
 mod conn;
+pub mod hystart;
 pub mod prr;
 pub mod rack;
 mod receiver;
@@ -224,6 +229,9 @@ pub struct TcpConfig {
     /// off; off, the window drops to `ssthresh` at once (RFC 6675 §5, RFC 3168 §6.1.2) and
     /// recovery ends at `min(ssthresh, flight + MSS)`.
     pub prr: bool,
+    /// HyStart ends CUBIC's slow start before a loss (see [`hystart`]): Linux's `tcp_cubic`
+    /// module parameter `hystart`, on by default since 2.6.29. CUBIC only.
+    pub hystart: bool,
 }
 
 impl TcpConfig {
@@ -250,6 +258,7 @@ impl TcpConfig {
             tail_loss_probe: true,
             rack: true,
             prr: true,
+            hystart: true,
         }
     }
 
@@ -400,6 +409,12 @@ pub struct TcpStats {
     pub tail_loss_probes: u64,
     /// Window reductions on ECN-Echo.
     pub ecn_reductions: u64,
+    /// Slow starts HyStart ended by its ACK-train rule (Linux's `TCPHyStartTrainDetect`).
+    #[serde(default)]
+    pub hystart_train_detect: u64,
+    /// Slow starts HyStart ended by its delay rule (Linux's `TCPHyStartDelayDetect`).
+    #[serde(default)]
+    pub hystart_delay_detect: u64,
     /// Segments received with CE.
     pub ce_received: u64,
     /// Payload bytes sent, retransmissions included.

@@ -190,6 +190,12 @@ impl Rack {
         self.advanced = true;
     }
 
+    /// The RTT of the most recently sent segment delivered since the last detection, if a
+    /// delivery advanced RACK: Linux's `ca_rtt_us`, the sample HyStart takes.
+    pub fn delivered_rtt(&self) -> Option<Time> {
+        self.latest.filter(|_| self.advanced).map(|l| l.2)
+    }
+
     /// Whether a delivery advanced RACK since the last detection: detection has work.
     pub fn advanced(&self) -> bool {
         self.advanced

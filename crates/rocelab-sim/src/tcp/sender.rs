@@ -1,7 +1,8 @@
 //! The sending half of an endpoint: what may be sent, ACK processing, loss recovery and the
 //! retransmission timer.
 
-use super::cc::{Cc, CcState, CongestionControl};
+use super::cc::{AckSample, Cc, CcState, CongestionControl};
+use super::hystart::HyStartExit;
 use super::prr::{Prr, PrrAck};
 use super::rack::Rack;
 use super::rto::RttEstimator;
@@ -127,7 +128,7 @@ impl Sender {
             snd_max: 0,
             app_end: 0,
             rwnd: peer_window,
-            cc: Cc::new(cfg.congestion_control),
+            cc: Cc::new(cfg.congestion_control, cfg.hystart),
             st: CcState { cwnd: cfg.initial_window.max(1) as u64 * mss, ssthresh: u64::MAX, mss },
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.rto_policy),
             rtt_probe: None,
@@ -481,15 +482,18 @@ impl Sender {
             if self.snd_nxt < ack {
                 self.snd_nxt = ack;
             }
+            let mut probe_rtt = None;
             if let Some((end, at)) = self.rtt_probe {
                 if ack >= end {
                     self.rtt.sample(now - at);
                     self.rack.rtt_sample(now - at);
                     self.rtt_probe = None;
+                    probe_rtt = Some(now - at);
                 }
             }
             self.rtt.reset_backoff();
             self.rto_at = if self.snd_max > self.snd_una { Some(now + self.rtt.rto()) } else { None };
+            self.ack_sample(now, probe_rtt, stats);
             self.cc.on_ack_ecn(acked, ece, self.snd_una, self.snd_max);
             self.dupacks = 0;
             // The states end first (Linux's `tcp_fastretrans_alert`, step D), so that an echo on
@@ -596,6 +600,25 @@ impl Sender {
         }
         self.prr_on_ack(self.sacked_bytes().saturating_sub(sacked_before), false);
         0
+    }
+
+    /// Tell the congestion control what an ACK that advanced SND.UNA sampled, before the states
+    /// change and the window grows on it (Linux's `pkts_acked` from `tcp_clean_rtx_queue`). The
+    /// RTT is that of the most recently sent segment the ACK delivered, from RACK's log of send
+    /// times; without RACK (no SACK, or RACK off) only the RTT probe's, once a round trip.
+    fn ack_sample(&mut self, now: Time, probe_rtt: Option<Time>, stats: &mut TcpStats) {
+        let sample = AckSample {
+            now,
+            rtt: self.rack.delivered_rtt().or(probe_rtt),
+            srtt: self.rtt.srtt().unwrap_or(0),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_max,
+        };
+        match self.cc.on_ack_sample(&mut self.st, &sample) {
+            Some(HyStartExit::AckTrain) => stats.hystart_train_detect += 1,
+            Some(HyStartExit::Delay) => stats.hystart_delay_detect += 1,
+            None => {}
+        }
     }
 
     /// PRR (RFC 6937) after an ACK of a window reduction that delivered `delivered` bytes: the
@@ -748,6 +771,7 @@ impl Sender {
         self.lost_below = 0;
         let flight = self.flight();
         self.cc.on_loss(&mut self.st, now, flight);
+        self.cc.on_timeout(&mut self.st, now, self.snd_max);
         self.st.cwnd = self.mss;
         self.recovery = None;
         self.recover_mark = Some(self.snd_max);

@@ -53,6 +53,9 @@ pub struct TcpStackSpec {
     /// since 3.2, which has no switch for it; off, as in older kernels, the window drops to
     /// `ssthresh` when the reduction begins and the sender waits for `pipe` to fall below it.
     pub prr: bool,
+    /// HyStart in CUBIC's slow start (`tcp_cubic`'s `hystart`, on since 2.6.29); off, slow start
+    /// runs until a loss or an ECN echo.
+    pub hystart: bool,
 }
 
 /// Linux's `tcp_wmem` maximum (4 MiB).
@@ -77,6 +80,7 @@ impl Default for TcpStackSpec {
             tail_loss_probe: l.tail_loss_probe,
             rack: l.rack,
             prr: l.prr,
+            hystart: l.hystart,
         }
     }
 }
@@ -98,6 +102,7 @@ impl TcpStackSpec {
         c.tail_loss_probe = self.tail_loss_probe;
         c.rack = self.rack;
         c.prr = self.prr;
+        c.hystart = self.hystart;
         c.mss = mss_for_mtu(mtu, self.timestamps);
         c
     }

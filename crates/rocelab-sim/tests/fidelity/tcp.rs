@@ -84,10 +84,16 @@ fn without_window_scaling_the_window_caps_throughput_at_64_kib_per_rtt() {
     let tcp = r.flows[0].tcp.as_ref().unwrap();
     assert!(!tcp.window_scaling);
     assert!(tcp.ends[0].peer_window_bytes <= 65_535);
+    // With scaling: CUBIC's HyStart leaves slow start at 25 segments, 2 ms in (the round that
+    // begins where the window reaches 16 segments, in the middle of a burst of ACKs, lasts into
+    // the next burst a round trip later, just past its threshold of half the 1 ms minimum RTT
+    // plus the 1 ms TSO cushion). CUBIC then grows the window 5 % a round trip (Linux's rule
+    // before any loss), which takes some 75 round trips to the line: measured from 100 ms,
+    // 9.41 Gb/s (2.93 Gb/s from 40 to 60 ms). Tolerance: above 10 times the cap.
     let (spec, a, b) = pair_with(G10, 250 * US, Default::default());
     let mut t = Traffic::new();
     t.push(tcp_flow(a, b));
-    let scaled = steady_goodput(&spec, &t, 0, 40 * MS, 60 * MS);
+    let scaled = steady_goodput(&spec, &t, 0, 100 * MS, 120 * MS);
     assert!(scaled > 10.0 * cap, "with window scaling {scaled:.4e} b/s");
 }
 

@@ -5,9 +5,10 @@ use super::*;
 /// One CUBIC transfer over a 10 Gb/s pipe of 100 µs RTT with one segment of the window lost:
 /// the times and kinds (retransmission or not) of the data segments sent from the fast
 /// retransmit to the end of recovery; the sender's window, ssthresh and flight as recovery ends;
-/// and its statistics once all is delivered.
+/// and its statistics once all is delivered. HyStart is off so that the loss falls in slow
+/// start, where the window is largest and the reduction deepest.
 fn recovery(prr: bool) -> (Vec<(Time, bool)>, [u64; 3], TcpStats) {
-    let c = TcpConfig { delayed_ack: None, prr, ..cfg(1500) };
+    let c = TcpConfig { delayed_ack: None, prr, hystart: false, ..cfg(1500) };
     let mss = c.mss as u64;
     let mut p = Pipe::new(&c, &c, 50 * US);
     p.rate = Some(LinkRate::new(10_000_000_000));

@@ -162,6 +162,8 @@ pub struct Qed {
 pub struct Tuning {
     pub cpu_governor: String,
     pub sysctls: Vec<(String, String)>,
+    /// Kernel module parameters written under `/sys/module`: (path, value).
+    pub module_params: Vec<(String, String)>,
     /// `ethtool -K IF …` offloads kept on.
     pub offloads: String,
 }
@@ -187,7 +189,8 @@ fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
 /// `net.ipv4.tcp_recovery`, exist only in kernels since 3.5 and 4.4, and a device's
 /// `tail_loss_probe: false` or `rack: false` usually describes an older kernel (the Dell
 /// examples' RHEL 6.3) rather than a setting to apply. Proportional rate reduction (`prr`) has
-/// no sysctl at all: it is part of every Linux kernel since 3.2.
+/// no sysctl at all: it is part of every Linux kernel since 3.2. HyStart is not a sysctl but a
+/// parameter of the `tcp_cubic` module: see [`tcp_module_params`].
 fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
     use rocelab_model::storage::CongestionControl;
     let flag = |b: bool| if b { "1" } else { "0" }.to_string();
@@ -208,6 +211,19 @@ fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, 
         }
     }
     v
+}
+
+/// The TCP module parameters a host pins: CUBIC's HyStart (`tcp_cubic`'s `hystart`, writable at
+/// run time under `/sys/module/tcp_cubic/parameters/`) where the device's `tcp:` settings set it
+/// and its congestion control is CUBIC (other algorithms have no HyStart).
+fn tcp_module_params(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
+    use rocelab_model::storage::CongestionControl;
+    let cubic = t.and_then(|t| t.congestion_control).unwrap_or(CongestionControl::Cubic) == CongestionControl::Cubic;
+    let hystart = t.and_then(|t| t.hystart).filter(|_| cubic);
+    hystart
+        .map(|b| ("/sys/module/tcp_cubic/parameters/hystart".to_string(), if b { "1" } else { "0" }.to_string()))
+        .into_iter()
+        .collect()
 }
 
 pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost, Findings) {
@@ -240,6 +256,7 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         tuning: Tuning {
             cpu_governor: "performance".into(),
             sysctls: tcp_sysctls(d.tcp.as_ref()),
+            module_params: tcp_module_params(d.tcp.as_ref()),
             offloads: "rx on tx on sg on tso on gso on".into(),
         },
         storage,

@@ -319,7 +319,10 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         h.tuning.sysctls.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "),
                     ),
                     check("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", "performance on every CPU"),
-                ],
+                ]
+                .into_iter()
+                .chain(h.tuning.module_params.iter().map(|(path, v)| check(format!("cat {path}"), v.clone())))
+                .collect(),
             });
             rb.variables = h.storage.variables.iter().map(|v| (v.name.clone(), v.hint.clone())).collect();
             let s = &h.storage;

@@ -56,6 +56,8 @@ fn host_tuning_keeps_offloads_on_and_pins_the_tcp_defaults() {
             "ethtool -K ens1f0 lro on || true",
         ],
     );
+    // HyStart is left as the kernel has it unless the device sets it.
+    assert!(!text.contains("tcp_cubic"), "{text}");
 }
 
 #[test]
@@ -86,6 +88,30 @@ fn host_tuning_pins_the_devices_own_tcp_settings() {
         "{}",
         r.runbook
     );
+}
+
+#[test]
+fn host_tuning_sets_cubics_hystart_where_the_device_does() {
+    // HyStart is a parameter of the tcp_cubic module, not a sysctl: written under /sys/module and
+    // checked there; with another congestion control it has no effect and is not written.
+    let with = |tcp: &str| {
+        let text = INTEL.replace(
+            "rdma: roce-v2, port_names: [ens1f0]}}",
+            &format!("rdma: roce-v2, port_names: [ens1f0]}}, tcp: {{{tcp}}}}}"),
+        );
+        let f = fabric(&text);
+        (device_text(&f, "h1").0, render(&f, &Templates::builtin()).unwrap().runbook)
+    };
+    let (script, runbook) = with("hystart: false");
+    assert_sequence(
+        &script,
+        &["sysctl -w net.ipv4.tcp_congestion_control=cubic", "echo 0 > /sys/module/tcp_cubic/parameters/hystart"],
+    );
+    assert!(runbook.contains("| `cat /sys/module/tcp_cubic/parameters/hystart` | 0 |"), "{runbook}");
+    let (script, _) = with("hystart: true, congestion_control: cubic");
+    assert!(script.contains("echo 1 > /sys/module/tcp_cubic/parameters/hystart"), "{script}");
+    let (script, runbook) = with("hystart: false, congestion_control: dctcp");
+    assert!(!script.contains("tcp_cubic") && !runbook.contains("tcp_cubic"), "{script}");
 }
 
 const NFS: &str = r#"

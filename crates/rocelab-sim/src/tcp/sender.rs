@@ -692,14 +692,15 @@ impl Sender {
         }
     }
 
-    /// A retransmitted probe repaired a loss (RFC 8985 §7.4.2): one window reduction, at once
-    /// (Linux's `tcp_process_tlp_ack` enters CWR and ends it on the same ACK), and no other for
-    /// this window.
+    /// A retransmitted probe repaired a loss (RFC 8985 §7.4.2): one window reduction, at once.
+    /// Linux's `tcp_process_tlp_ack` enters CWR, ends it on the same ACK and returns to the open
+    /// state (`tcp_try_keep_open`), so an ECN echo on a later ACK may reduce the window again at
+    /// once: no mark blocks it.
     fn on_probe_repaired_loss(&mut self, now: Time) {
         let flight = self.flight();
         self.cc.on_loss(&mut self.st, now, flight);
         self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
-        self.ecn_recover = Some(self.snd_max);
+        self.ecn_recover = None;
         self.cwr = false;
         self.prr = None;
     }

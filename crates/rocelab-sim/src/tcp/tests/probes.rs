@@ -109,3 +109,39 @@ fn the_probe_sends_new_data_past_a_full_congestion_window() {
     let rtx = s.next_data(u32::MAX).unwrap();
     assert!(rtx.retransmission && rtx.seq == 0);
 }
+
+#[test]
+fn after_a_loss_repaired_by_a_probe_an_echo_reduces_the_window_at_once() {
+    // Ten segments sent, the tenth lost; the probe sends it again, then ten new segments go.
+    // The ACK beyond the probe shows the loss repaired: one reduction, and the sender is back in
+    // the open state (Linux's `tcp_process_tlp_ack`), so the echo on the next ACK, for a segment
+    // sent before that repair, reduces the window again (it used to wait for a window).
+    let c = TcpConfig { sack: true, rack: false, ecn: true, ..cfg(1500) };
+    let m = c.mss as u64;
+    let mut s = sender::Sender::new(&c, true, 1 << 30, true);
+    let mut stats = TcpStats::default();
+    let send_all = |s: &mut sender::Sender, now: Time, stats: &mut TcpStats| {
+        while let Some(d) = s.next_data(u32::MAX) {
+            s.sent(now, &d, stats);
+        }
+    };
+    s.app_end = 10 * m;
+    send_all(&mut s, 0, &mut stats);
+    s.on_ack(100 * US, 9 * m, 1 << 30, false, true, &SackBlocks::EMPTY, &mut stats);
+    let t = s.tlp.at.expect("a probe is armed");
+    s.on_probe_timer(t);
+    let probe = s.next_data(u32::MAX).unwrap();
+    assert!(probe.probe && probe.retransmission && probe.seq == 9 * m, "{probe:?}");
+    s.sent(t, &probe, &mut stats);
+    s.app_end = 20 * m;
+    send_all(&mut s, t, &mut stats);
+    assert_eq!(s.snd_nxt, 20 * m);
+    s.on_ack(t + 100 * US, 11 * m, 1 << 30, false, true, &SackBlocks::EMPTY, &mut stats);
+    let after_repair = s.st;
+    assert!(after_repair.ssthresh < u64::MAX && !s.in_cwr(), "{after_repair:?}");
+    assert_eq!(stats.ecn_reductions, 0);
+    s.on_ack(t + 101 * US, 12 * m, 1 << 30, true, true, &SackBlocks::EMPTY, &mut stats);
+    assert_eq!(stats.ecn_reductions, 1, "the echo reduces the window");
+    assert!(s.in_cwr());
+    assert!(s.st.ssthresh < after_repair.ssthresh, "{:?} after {after_repair:?}", s.st);
+}

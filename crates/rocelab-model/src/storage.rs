@@ -213,7 +213,7 @@ pub struct TcpSettings {
     pub prr: Option<bool>,
     /// HyStart ends CUBIC's slow start on a train of ACKs lasting half the minimum RTT or on a
     /// rising RTT, before a loss (`/sys/module/tcp_cubic/parameters/hystart`); default on, as in
-    /// Linux since 2.6.29. CUBIC only.
+    /// Linux 3.0 already. CUBIC only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
 }

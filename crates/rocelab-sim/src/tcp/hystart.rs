@@ -12,8 +12,9 @@
 //! * **delay**: the smallest of a round's first eight RTT samples exceeds the minimum RTT by
 //!   an eighth of it, clamped to 4–16 ms: a queue has built.
 //!
-//! The numbers are Linux's since 5.7 (microsecond delays, the `hystart_ack_delta_us = 2000`
-//! parameter, the cushion and the halving of the train's threshold without `fq` pacing). HyStart
+//! The numbers are those of Linux's current `tcp_cubic.c` (microsecond delays, the
+//! `hystart_ack_delta_us = 2000` parameter, the cushion and the halving of the train's threshold
+//! without `fq` pacing; older kernels measured in jiffies). HyStart
 //! runs only in slow start, from a window of 16 segments (`hystart_low_window`), until it has
 //! found its exit once; a retransmission timeout starts it afresh (`cubictcp_state` on
 //! `TCP_CA_Loss`).
@@ -31,8 +32,9 @@ pub const LOW_WINDOW: u64 = 16;
 pub const ACK_DELTA: Time = 2 * MS;
 /// `HYSTART_MIN_SAMPLES`: RTT samples of a round before the delay rule judges it.
 pub const MIN_SAMPLES: u8 = 8;
-/// `HYSTART_DELAY_MIN` and `HYSTART_DELAY_MAX`: the clamp of the delay rule's margin.
+/// `HYSTART_DELAY_MIN`: the delay rule's margin is at least this.
 pub const DELAY_MARGIN_MIN: Time = 4 * MS;
+/// `HYSTART_DELAY_MAX`: and at most this.
 pub const DELAY_MARGIN_MAX: Time = 16 * MS;
 /// The largest TSO/GSO frame (`GSO_MAX_SIZE`, 64 KiB), four of which the train's cushion allows
 /// at the pacing rate.
@@ -121,7 +123,10 @@ impl HyStart {
 
     /// An ACK (`cubictcp_acked`), with the window `st` before the ACK grows it: takes its RTT
     /// sample and, in slow start from a window of [`LOW_WINDOW`] segments, looks for the exit
-    /// (`hystart_update`). Returns the exit when this ACK finds it.
+    /// (`hystart_update`). Returns the exit when this ACK finds it. The train rule runs on every
+    /// ACK, the delay rule on those with a sample; Linux runs both only on ACKs with a sample,
+    /// which every ACK of data never retransmitted has there (the model's senders without RACK
+    /// sample once a round trip).
     pub fn on_ack(&mut self, a: &AckSample, st: &CcState) -> Option<HyStartExit> {
         if let Some(rtt) = a.rtt {
             let rtt = rtt.max(US);

@@ -57,14 +57,13 @@
 //!   rounded down to the scale factor with it; ECE latched until CWR (RFC 3168) or, for DCTCP,
 //!   the exact CE state with an immediate ACK when it changes (RFC 8257 §3.2).
 //! * **Not modelled**: PRR without SACK (Linux runs it there too, counting each duplicate ACK as
-//!   a segment delivered; the model reduces at once after an echo, and inflates the window by
-//!   RFC 6582 in recovery) and for a loss repaired by a probe (cut at once, as Linux's CWR that
-//!   ends on the same ACK); D-SACK (RFC 2883) and with it RACK's
-//!   reordering window growth, receive buffer
-//!   autotuning (the window is the configured buffer, what autotuning reaches on a long
+//!   a segment delivered; the model reduces at once after an echo, and inflates the window by RFC
+//!   6582 in recovery) and for a loss repaired by a probe (cut at once, as Linux's CWR that ends
+//!   on the same ACK); D-SACK (RFC 2883) and with it RACK's reordering window growth, receive
+//!   buffer autotuning (the window is the configured buffer, what autotuning reaches on a long
 //!   transfer), TSO/GRO batching (the engine may ask for smaller segments with `max_payload`;
-//!   HyStart's train threshold keeps Linux's cushion for it), the window's decay while the sender is idle or
-//!   application-limited (Linux's `tcp_slow_start_after_idle` and
+//!   HyStart's train threshold keeps Linux's cushion for it), the window's decay while the sender
+//!   is idle or application-limited (Linux's `tcp_slow_start_after_idle` and
 //!   `tcp_cwnd_application_limited`, RFC 7661: the window the sender last used is kept), the
 //!   persist timer (the application always reads what arrives, so the window never closes for
 //!   long).
@@ -230,7 +229,7 @@ pub struct TcpConfig {
     /// recovery ends at `min(ssthresh, flight + MSS)`.
     pub prr: bool,
     /// HyStart ends CUBIC's slow start before a loss (see [`hystart`]): Linux's `tcp_cubic`
-    /// module parameter `hystart`, on by default since 2.6.29. CUBIC only.
+    /// module parameter `hystart`, on by default already in Linux 3.0. CUBIC only.
     pub hystart: bool,
 }
 

@@ -53,8 +53,8 @@ pub struct TcpStackSpec {
     /// since 3.2, which has no switch for it; off, as in older kernels, the window drops to
     /// `ssthresh` when the reduction begins and the sender waits for `pipe` to fall below it.
     pub prr: bool,
-    /// HyStart in CUBIC's slow start (`tcp_cubic`'s `hystart`, on since 2.6.29); off, slow start
-    /// runs until a loss or an ECN echo.
+    /// HyStart in CUBIC's slow start (`tcp_cubic`'s `hystart`, on by default already in Linux
+    /// 3.0); off, slow start runs until a loss or an ECN echo.
     pub hystart: bool,
 }
 

@@ -193,8 +193,7 @@ fn driver(vendor: NicVendor, rdma: RdmaKind) -> &'static str {
 /// parameter of the `tcp_cubic` module: see [`tcp_module_params`].
 fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
     use rocelab_model::storage::CongestionControl;
-    let flag = |b: bool| if b { "1" } else { "0" }.to_string();
-    let cc = match t.and_then(|t| t.congestion_control).unwrap_or(CongestionControl::Cubic) {
+    let cc = match congestion_control(t) {
         CongestionControl::NewReno => "reno",
         CongestionControl::Cubic => "cubic",
         CongestionControl::Dctcp => "dctcp",
@@ -217,13 +216,19 @@ fn tcp_sysctls(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, 
 /// run time under `/sys/module/tcp_cubic/parameters/`) where the device's `tcp:` settings set it
 /// and its congestion control is CUBIC (other algorithms have no HyStart).
 fn tcp_module_params(t: Option<&rocelab_model::storage::TcpSettings>) -> Vec<(String, String)> {
-    use rocelab_model::storage::CongestionControl;
-    let cubic = t.and_then(|t| t.congestion_control).unwrap_or(CongestionControl::Cubic) == CongestionControl::Cubic;
+    let cubic = congestion_control(t) == rocelab_model::storage::CongestionControl::Cubic;
     let hystart = t.and_then(|t| t.hystart).filter(|_| cubic);
-    hystart
-        .map(|b| ("/sys/module/tcp_cubic/parameters/hystart".to_string(), if b { "1" } else { "0" }.to_string()))
-        .into_iter()
-        .collect()
+    hystart.map(|b| ("/sys/module/tcp_cubic/parameters/hystart".to_string(), flag(b))).into_iter().collect()
+}
+
+/// The host's congestion control: its `tcp:` setting, or Linux's default, CUBIC.
+fn congestion_control(t: Option<&rocelab_model::storage::TcpSettings>) -> rocelab_model::storage::CongestionControl {
+    t.and_then(|t| t.congestion_control).unwrap_or(rocelab_model::storage::CongestionControl::Cubic)
+}
+
+/// A boolean kernel setting's value.
+fn flag(b: bool) -> String {
+    if b { "1" } else { "0" }.to_string()
 }
 
 pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost, Findings) {

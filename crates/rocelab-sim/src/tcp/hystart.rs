@@ -128,8 +128,9 @@ impl HyStart {
     /// which every ACK of data never retransmitted has there (the model's senders without RACK
     /// sample once a round trip).
     pub fn on_ack(&mut self, a: &AckSample, st: &CcState) -> Option<HyStartExit> {
-        if let Some(rtt) = a.rtt {
-            let rtt = rtt.max(US);
+        // Linux counts a sample of 0 µs as 1 µs.
+        let sample = a.rtt.map(|r| r.max(US));
+        if let Some(rtt) = sample {
             self.delay_min = Some(self.delay_min.map_or(rtt, |m| m.min(rtt)));
         }
         if self.found.is_some() || !st.in_slow_start() || st.cwnd < LOW_WINDOW * st.mss {
@@ -149,8 +150,8 @@ impl HyStart {
                 return self.found;
             }
         }
-        if let Some(rtt) = a.rtt {
-            self.round_min_rtt = self.round_min_rtt.min(rtt.max(US));
+        if let Some(rtt) = sample {
+            self.round_min_rtt = self.round_min_rtt.min(rtt);
             if self.samples < MIN_SAMPLES {
                 self.samples += 1;
             } else {

@@ -482,14 +482,11 @@ impl Sender {
             if self.snd_nxt < ack {
                 self.snd_nxt = ack;
             }
-            let mut probe_rtt = None;
-            if let Some((end, at)) = self.rtt_probe {
-                if ack >= end {
-                    self.rtt.sample(now - at);
-                    self.rack.rtt_sample(now - at);
-                    self.rtt_probe = None;
-                    probe_rtt = Some(now - at);
-                }
+            let probe_rtt = self.rtt_probe.filter(|&(end, _)| ack >= end).map(|(_, at)| now - at);
+            if let Some(rtt) = probe_rtt {
+                self.rtt.sample(rtt);
+                self.rack.rtt_sample(rtt);
+                self.rtt_probe = None;
             }
             self.rtt.reset_backoff();
             self.rto_at = if self.snd_max > self.snd_una { Some(now + self.rtt.rto()) } else { None };

@@ -114,7 +114,7 @@ impl Paths {
             }
         }
         let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
-        let routes = Routes::compute(&Topology { adjacency: &adjacency, is_host: &is_host });
+        let routes = Routes::compute(&Topology::nodes(&adjacency, &is_host));
         let drain = spec
             .nodes
             .iter()

@@ -177,6 +177,8 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
         .collect();
     let mut h = HostSpec { ports, ..Default::default() }.with_nic_profile(nic_profile(scenario, f, di));
     h.tcp = tcp_stack(f.devices[di].tcp.as_ref());
+    // A bond is one address over its member links; without one, each port is addressed.
+    h.bonded = f.devices[di].bonding.is_some();
     let settings = cabled.first().map(|pi| f.port_settings(PortId { device: di, port: *pi }));
     let (np, rp) = settings.as_ref().map(|s| (s.dcqcn_np, s.dcqcn_rp)).unwrap_or((false, false));
     if f.qos.dcqcn.enabled || np || rp {

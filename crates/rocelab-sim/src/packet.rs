@@ -114,7 +114,9 @@ pub struct Packet {
     pub flow: u32,
     /// Source node index (its IPv4 address is derived from it, see [`node_ipv4`]).
     pub src: u32,
-    /// Destination node index.
+    /// Destination address: the destination node's index, or one of its ports' where the host's
+    /// ports are addressed one by one ([`crate::routing::port_address`]; the node is
+    /// [`Packet::dst_node`]).
     pub dst: u32,
     /// UDP source port: RoCEv2 NICs pick one per QP so that ECMP spreads QPs.
     pub udp_src_port: u16,
@@ -155,6 +157,11 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The destination node (its IPv4 address is derived from it, see [`node_ipv4`]).
+    pub fn dst_node(&self) -> u32 {
+        crate::routing::address_node(self.dst)
+    }
+
     /// RETH DMA length, if the opcode carries a RETH.
     pub fn reth_dma_length(&self) -> Option<u32> {
         (self.is_rdma_transport() && crate::rdma::wire::has_reth(self.bth_opcode)).then_some(self.ext)

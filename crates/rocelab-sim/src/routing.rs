@@ -10,20 +10,52 @@
 //!
 //! ECMP picks among the next hops by the packet's 5-tuple hash (which includes the RoCEv2 UDP
 //! source port, chosen per QP) mixed with the switch's own seed.
+//!
+//! A host with several ports and no bond has an address per port, as each RoCE port (its own
+//! GID and IP), iSCSI or NVMe-oF portal and SMB Multichannel interface does: traffic to one goes
+//! to that port, and a switch wired to several of the host's ports does not spread it over them
+//! by hash (which only a link aggregation does). Such a port is a destination of its own here
+//! ([`port_address`]); the host as a whole stays one too, for the questions asked of the node
+//! (which of a host's ports lead to another host).
 
 use std::collections::HashMap;
 
-/// Routing tables of every node towards every host.
+/// The address of port `local` of host `node`, for a host whose ports are addressed one by one
+/// (see the module's doc): the node in the low 24 bits (as [`crate::packet::node_ipv4`] takes
+/// them), the port plus one above. A node's own address is its index.
+pub fn port_address(node: u32, local: u32) -> u32 {
+    debug_assert!(node < 1 << 24 && local < MAX_ADDRESSED_PORTS);
+    node | (local + 1) << 24
+}
+
+/// The node an address (a node's, or a port's: [`port_address`]) belongs to.
+pub fn address_node(address: u32) -> u32 {
+    address & 0x00FF_FFFF
+}
+
+/// Ports of a host that may each have an address: the port field of [`port_address`] holds
+/// 255 values. A host with more is reached as one node.
+pub const MAX_ADDRESSED_PORTS: u32 = 255;
+
+/// Routing tables of every node towards every destination: each host, and each port of a host
+/// whose ports are addressed one by one.
 #[derive(Clone, Debug)]
 pub struct Routes {
-    n_hosts: usize,
+    /// Destinations: the hosts, then the addressed ports.
+    n_dests: usize,
     /// Node → host index (u32::MAX when the node is a switch).
     host_index: Vec<u32>,
-    /// When the hosts are the nodes `first_host..first_host + n_hosts` (as in the built-in
-    /// topologies), a host's index is its node less `first_host`, worked out without reading
-    /// `host_index` (a cache line that an arrival would otherwise often miss); else `u32::MAX`.
+    /// Node → the destination index of its port 0, for a host whose ports are addressed (u32::MAX
+    /// otherwise; empty when no host's are).
+    port_dest: Vec<u32>,
+    /// Node → the global id of its port 0 (empty when no host's ports are addressed).
+    first_port: Vec<u32>,
+    /// When the hosts are the nodes `first_host..first_host + n_hosts` and no port has an
+    /// address of its own (as in the built-in topologies), a host's index is its node less
+    /// `first_host`, worked out without reading `host_index` (a cache line that an arrival would
+    /// otherwise often miss); else `u32::MAX`.
     first_host: u32,
-    /// `(node * n_hosts + host_index)` → the next-hop set as `offset << 8 | length` into
+    /// `(node * n_dests + destination index)` → the next-hop set as `offset << 8 | length` into
     /// `ports` (0, an empty set: unreachable or self). A set at an offset past 2^24 - 1 or of
     /// [`WIDE`] ports or more is `index << 8 | WIDE` into `wide` instead.
     table: Vec<u32>,
@@ -45,10 +77,34 @@ const WIDE_OVERFLOW: u32 = (ENTRY_OFFSETS - 1) as u32;
 
 /// Adjacency as seen by the router: for each node, its (global port id, peer node) pairs.
 pub struct Topology<'a> {
-    /// Per node, its ports' (global port id, peer node).
+    /// Per node, its ports' (global port id, peer node). A node's global port ids are
+    /// consecutive, its port 0 first, and only linked ports are listed.
     pub adjacency: &'a [Vec<(u32, u32)>],
     /// Whether each node is a host.
     pub is_host: &'a [bool],
+    /// Per node, whether its ports have addresses of their own (a host with several ports and no
+    /// bond; see the module's doc). Empty: none has.
+    pub addressed_ports: &'a [bool],
+    /// Global port id → the global id of the port at the other end of its link (read only for
+    /// the ports of `addressed_ports`' hosts).
+    pub peer_port: &'a [u32],
+    /// Node → the global id of its port 0 (read only for `addressed_ports`' hosts).
+    pub first_port: &'a [u32],
+}
+
+impl<'a> Topology<'a> {
+    /// A topology whose hosts are each reached as one node.
+    pub fn nodes(adjacency: &'a [Vec<(u32, u32)>], is_host: &'a [bool]) -> Self {
+        Topology { adjacency, is_host, addressed_ports: &[], peer_port: &[], first_port: &[] }
+    }
+
+    /// Whether `node`'s ports are destinations of their own.
+    fn ports_addressed(&self, node: usize) -> bool {
+        self.addressed_ports.get(node).copied().unwrap_or(false)
+            && self.is_host[node]
+            && self.adjacency[node].len() >= 2
+            && self.adjacency[node].iter().all(|&(g, _)| g - self.first_port[node] < MAX_ADDRESSED_PORTS)
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -68,7 +124,25 @@ impl Routes {
             host_index[h] = k as u32;
         }
         let nh = hosts.len();
-        let mut table = vec![0u32; n * nh];
+        // The destinations: each host as a whole, then each port of the hosts whose ports are
+        // addressed, as (node, the port's global id or NONE for the whole host).
+        let mut dests: Vec<(usize, u32)> = hosts.iter().map(|&h| (h, NONE)).collect();
+        let mut port_dest = Vec::new();
+        let mut first_port = Vec::new();
+        for &h in &hosts {
+            if topo.ports_addressed(h) {
+                if port_dest.is_empty() {
+                    port_dest = vec![NONE; n];
+                    first_port = vec![NONE; n];
+                }
+                port_dest[h] = dests.len() as u32;
+                first_port[h] = topo.first_port[h];
+                let last = topo.adjacency[h].iter().map(|&(g, _)| g).max().expect("two ports or more");
+                dests.extend((topo.first_port[h]..=last).map(|g| (h, g)));
+            }
+        }
+        let nd = dests.len();
+        let mut table = vec![0u32; n * nd];
         let mut wide = Vec::new();
         let mut ports = Vec::new();
         let mut overflow = HashMap::new();
@@ -77,11 +151,17 @@ impl Routes {
         let mut dist = vec![u32::MAX; n];
         let mut queue = std::collections::VecDeque::new();
         let mut hops = Vec::new();
-        for (k, &dst) in hosts.iter().enumerate() {
+        for (k, &(dst, dst_port)) in dests.iter().enumerate() {
             dist.fill(u32::MAX);
             dist[dst] = 0;
             queue.clear();
-            queue.push_back(dst);
+            if dst_port == NONE {
+                queue.push_back(dst);
+            } else if let Some(&(_, v)) = topo.adjacency[dst].iter().find(|&&(g, _)| g == dst_port) {
+                // A port's address is reached over its own link only.
+                dist[v as usize] = 1;
+                queue.push_back(v as usize);
+            }
             while let Some(u) = queue.pop_front() {
                 // Do not route through hosts other than the destination itself.
                 if u != dst && topo.is_host[u] {
@@ -102,7 +182,11 @@ impl Routes {
                 hops.clear();
                 for &(port, v) in &topo.adjacency[u] {
                     let v = v as usize;
-                    let transit_ok = v == dst || !topo.is_host[v];
+                    let transit_ok = if v == dst {
+                        dst_port == NONE || topo.peer_port[port as usize] == dst_port
+                    } else {
+                        !topo.is_host[v]
+                    };
                     if transit_ok && dist[v] != u32::MAX && dist[v] + 1 == dist[u] {
                         hops.push(port);
                     }
@@ -126,7 +210,7 @@ impl Routes {
                         e
                     }
                 };
-                let cell = u * nh + k;
+                let cell = u * nd + k;
                 if entry == wide_in_entry << 8 | WIDE {
                     overflow.insert(cell, index);
                 }
@@ -134,24 +218,46 @@ impl Routes {
             }
         }
         let first_host = match hosts.first() {
-            Some(&h) if hosts.last() == Some(&(h + nh - 1)) && h + nh <= NONE as usize => h as u32,
+            Some(&h) if port_dest.is_empty() && hosts.last() == Some(&(h + nh - 1)) && h + nh <= NONE as usize => {
+                h as u32
+            }
             _ => NONE,
         };
-        Routes { n_hosts: nh, host_index, first_host, table, wide, overflow, ports }
+        Routes { n_dests: nd, host_index, port_dest, first_port, first_host, table, wide, overflow, ports }
     }
 
-    /// Equal-cost next-hop ports of `node` towards host `dst` (empty: unreachable or itself).
+    /// The address a sender puts on traffic for host port `port` (a global port id) of `node`:
+    /// the port's own ([`port_address`]) when the host's ports are addressed one by one, else
+    /// the node's.
+    pub fn address_of(&self, node: u32, port: u32) -> u32 {
+        match self.port_dest.get(node as usize) {
+            Some(&d) if d != NONE => port_address(node, port - self.first_port[node as usize]),
+            _ => node,
+        }
+    }
+
+    /// The destination index of address `dst` (`NONE` when it is no destination).
+    #[inline]
+    fn dest_index(&self, dst: u32) -> u32 {
+        let (node, port) = (address_node(dst) as usize, dst >> 24);
+        if port == 0 {
+            return self.host_index.get(node).copied().unwrap_or(NONE);
+        }
+        match self.port_dest.get(node) {
+            Some(&d) if d != NONE => d + port - 1,
+            _ => NONE,
+        }
+    }
+
+    /// Equal-cost next-hop ports of `node` towards address `dst`, a host or one of its ports
+    /// (empty: unreachable or itself).
     #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let k = if self.first_host != NONE {
-            dst.wrapping_sub(self.first_host)
-        } else {
-            self.host_index.get(dst as usize).copied().unwrap_or(NONE)
-        };
-        if k as usize >= self.n_hosts {
+        let k = if self.first_host != NONE { dst.wrapping_sub(self.first_host) } else { self.dest_index(dst) };
+        if k as usize >= self.n_dests {
             return &[];
         }
-        let cell = node as usize * self.n_hosts + k as usize;
+        let cell = node as usize * self.n_dests + k as usize;
         let entry = self.table[cell];
         let (offset, len) = (entry >> 8, entry & WIDE);
         if len == WIDE {
@@ -237,7 +343,7 @@ mod tests {
     #[test]
     fn equal_cost_next_hops() {
         let (adj, is_host) = diamond();
-        let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
+        let r = Routes::compute(&Topology::nodes(&adj, &is_host));
         assert_eq!(r.first_host, 0, "hosts 0 and 1: index worked out");
         assert_eq!(r.next_hops(2, 1), &[2, 3]);
         assert_eq!(r.next_hops(3, 1), &[5]);
@@ -257,7 +363,7 @@ mod tests {
         // s0 - h1 - s2 - h3 ; s0 - h4 : h4 cannot reach h3 through h1.
         let adj = vec![vec![(0, 1), (5, 4)], vec![(1, 0), (2, 2)], vec![(3, 1), (4, 3)], vec![(6, 2)], vec![(7, 0)]];
         let is_host = vec![false, true, false, true, true];
-        let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
+        let r = Routes::compute(&Topology::nodes(&adj, &is_host));
         assert_eq!(r.first_host, NONE, "hosts 1, 3, 4 are not contiguous: looked up in host_index");
         assert!(r.next_hops(4, 3).is_empty());
         assert!(r.next_hops(0, 3).is_empty());
@@ -278,7 +384,7 @@ mod tests {
         s3.push((2 + 2 * n_links, 1));
         let adj = vec![vec![(0, 2)], vec![(3 + 2 * n_links, 3)], s2, s3];
         let is_host = vec![true, true, false, false];
-        let r = Routes::compute(&Topology { adjacency: &adj, is_host: &is_host });
+        let r = Routes::compute(&Topology::nodes(&adj, &is_host));
         let expected: Vec<u32> = (2..2 + n_links).collect();
         assert_eq!(r.next_hops(2, 1), &expected[..]);
         assert_eq!(r.wide.len(), 2, "the 300 links, each way");
@@ -288,7 +394,7 @@ mod tests {
         // With room for one `wide` index in an entry, the second wide set overflows to the
         // cells' map, and every lookup finds the same ports.
         for limit in [0, 1] {
-            let small = Routes::compute_with(&Topology { adjacency: &adj, is_host: &is_host }, limit);
+            let small = Routes::compute_with(&Topology::nodes(&adj, &is_host), limit);
             assert_eq!(small.overflow.len(), if limit == 0 { 2 } else { 1 });
             for node in 0..4 {
                 for dst in [0, 1] {
@@ -310,6 +416,101 @@ mod tests {
             }),
             Some(3)
         );
+    }
+
+    /// A topology's tables, for building a [`Topology`] with port addresses.
+    struct Wiring {
+        adj: Vec<Vec<(u32, u32)>>,
+        is_host: Vec<bool>,
+        peer_port: Vec<u32>,
+        first_port: Vec<u32>,
+    }
+
+    impl Wiring {
+        fn topology<'a>(&'a self, addressed: &'a [bool]) -> Topology<'a> {
+            Topology {
+                adjacency: &self.adj,
+                is_host: &self.is_host,
+                addressed_ports: addressed,
+                peer_port: &self.peer_port,
+                first_port: &self.first_port,
+            }
+        }
+    }
+
+    /// h0 - s2 ; s2 = h1 (two links, h1's ports 0 and 1) ; s2 - s3 - h1 (h1's port 2).
+    /// Global ports: h0:0 ; h1:1,2,3 ; s2:4(h0),5(h1:0),6(h1:1),7(s3) ; s3:8(s2),9(h1:2).
+    fn two_links_and_a_third_via_another_switch() -> Wiring {
+        Wiring {
+            adj: vec![
+                vec![(0, 2)],
+                vec![(1, 2), (2, 2), (3, 3)],
+                vec![(4, 0), (5, 1), (6, 1), (7, 3)],
+                vec![(8, 2), (9, 1)],
+            ],
+            is_host: vec![true, true, false, false],
+            peer_port: vec![4, 5, 6, 9, 0, 1, 2, 8, 7, 3],
+            first_port: vec![0, 1, 4, 8],
+        }
+    }
+
+    #[test]
+    fn each_port_of_an_unbonded_host_is_reached_over_its_own_link() {
+        let w = two_links_and_a_third_via_another_switch();
+        let r = Routes::compute(&w.topology(&[true; 4]));
+        assert_eq!(r.first_host, NONE, "port addresses are looked up");
+        let (p0, p1, p2) = (port_address(1, 0), port_address(1, 1), port_address(1, 2));
+        assert_eq!((r.address_of(1, 1), r.address_of(1, 3), r.address_of(0, 0)), (p0, p2, 0));
+        assert_eq!(address_node(p2), 1);
+        // The switch wired to two of h1's ports sends each port's traffic over that port's
+        // link, not by hash over both.
+        assert_eq!(r.next_hops(2, p0), &[5]);
+        assert_eq!(r.next_hops(2, p1), &[6]);
+        // Port 2 hangs off s3: s2 sends its traffic there, though s2 is wired to h1 itself.
+        assert_eq!(r.next_hops(2, p2), &[7]);
+        assert_eq!(r.next_hops(3, p2), &[9]);
+        assert_eq!(r.next_hops(0, p2), &[0]);
+        // The host as a whole: every port on a shortest path, as before.
+        assert_eq!(r.next_hops(2, 1), &[5, 6]);
+        assert_eq!(r.next_hops(3, 1), &[9]);
+        // Not destinations: a port address of a host whose ports are not addressed, a port
+        // beyond the host's, h1's own ports from h1.
+        assert!(r.next_hops(2, port_address(0, 0)).is_empty());
+        assert!(r.next_hops(2, port_address(1, 7)).is_empty());
+        assert!(r.next_hops(1, p0).is_empty());
+        // Bonded (not addressed): one destination, spread over both links.
+        let bonded = Routes::compute(&w.topology(&[false; 4]));
+        assert_eq!(bonded.address_of(1, 1), 1);
+        assert_eq!(bonded.next_hops(2, 1), &[5, 6]);
+        assert!(bonded.next_hops(2, p0).is_empty());
+    }
+
+    #[test]
+    fn a_host_with_more_ports_than_addresses_hold_is_reached_as_one_node() {
+        // h0 - s1 = h2 over 256 links: the port field holds 255.
+        let n = MAX_ADDRESSED_PORTS + 1;
+        let mut s1 = vec![(1, 0)];
+        let mut h2 = Vec::new();
+        let mut peer_port = vec![1, 0];
+        for i in 0..n {
+            s1.push((2 + i, 2));
+            h2.push((2 + n + i, 1));
+        }
+        for i in 0..n {
+            peer_port.push(2 + n + i);
+        }
+        for i in 0..n {
+            peer_port.push(2 + i);
+        }
+        let w = Wiring {
+            adj: vec![vec![(0, 1)], s1, h2],
+            is_host: vec![true, false, true],
+            peer_port,
+            first_port: vec![0, 1, 2 + n],
+        };
+        let r = Routes::compute(&w.topology(&[true; 3]));
+        assert_eq!(r.address_of(2, 2 + n), 2);
+        assert_eq!(r.next_hops(1, 2).len(), n as usize);
     }
 
     #[test]

@@ -104,7 +104,7 @@ fn ecn_bits(e: Ecn) -> u8 {
 fn ip_and_tag(p: &Packet, src_port: u16, dst_port: u16, vlan: Option<u16>) -> (IpFields, Option<VlanTag>) {
     let ip = IpFields {
         src: node_ipv4(p.src),
-        dst: node_ipv4(p.dst),
+        dst: node_ipv4(p.dst_node()),
         dscp: p.dscp & 0x3F,
         ecn: ecn_bits(p.ecn),
         ttl: 64,
@@ -143,14 +143,14 @@ pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
             payload: p.payload_bytes,
         }
     };
-    Frame { dst_mac: node_mac(p.dst), src_mac: node_mac(p.src), tag, stack }
+    Frame { dst_mac: node_mac(p.dst_node()), src_mac: node_mac(p.src), tag, stack }
 }
 
 /// The frame a simulator TCP segment is on the wire, with its TCP header.
 pub fn frame_of_tcp(p: &Packet, tcp: &TcpHeader, vlan: Option<u16>) -> Frame {
     let (ip, tag) = ip_and_tag(p, tcp.src_port, tcp.dst_port, vlan);
     Frame {
-        dst_mac: node_mac(p.dst),
+        dst_mac: node_mac(p.dst_node()),
         src_mac: node_mac(p.src),
         tag,
         stack: HeaderStack::Tcp { ip, tcp: *tcp, payload: p.payload_bytes },

@@ -325,7 +325,16 @@ fn build<'o, O: Observer>(
         })
         .collect();
     let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
-    let routes = Routes::compute(&Topology { adjacency: &adjacency, is_host: &is_host });
+    let addressed_ports: Vec<bool> =
+        spec.nodes.iter().map(|nd| matches!(&nd.kind, NodeKind::Host(h) if !h.bonded)).collect();
+    let peer_port: Vec<u32> = ports.iter().map(|p| p.peer).collect();
+    let routes = Routes::compute(&Topology {
+        adjacency: &adjacency,
+        is_host: &is_host,
+        addressed_ports: &addressed_ports,
+        peer_port: &peer_port,
+        first_port: &first_port[..n],
+    });
 
     let mut queue = EventQueue::new();
     // The traffic's flows, then the flows of each perftest test.
@@ -336,7 +345,6 @@ fn build<'o, O: Observer>(
         test_first.push(specs.len() as u32);
         specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
     }
-    let port_rate = |p: u32| ports[p as usize].rate.bps();
     let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
     let mut flows = Vec::with_capacity(specs.len());
     let mut qps = Vec::new();
@@ -349,7 +357,7 @@ fn build<'o, O: Observer>(
             f.udp_src_port,
             wire::ROCEV2_UDP_PORT,
         );
-        let Some(port) = host_port(&routes, f.src, f.dst, hash) else {
+        let Some(port) = host_port(&routes, &ports, f.src, f.dst, hash, None) else {
             return Err(SimError::traffic(
                 owner.path(),
                 format!("no path from \"{}\" to \"{}\"; connect them", spec.nodes[f.src].name, spec.nodes[f.dst].name),
@@ -358,7 +366,7 @@ fn build<'o, O: Observer>(
         // A storage session's queue pairs keep to the session's ports at both ends.
         let pinned = match (owner, storage_roles.get(i).copied().flatten()) {
             (Owner::Flow(_), Some((s, role))) => {
-                super::storage_build::session_ports(&traffic.storage, s, role, &routes)
+                super::storage_build::session_ports(&traffic.storage, s, role, &routes, &ports)
             }
             _ => None,
         };
@@ -378,19 +386,29 @@ fn build<'o, O: Observer>(
                     (tests[t].0[k], p.inline())
                 }
             };
-            let mut q = build_qp(spec, &routes, &port_rate, i as u32, f, port, hash, inline, app, config.seed)
+            let mut q = build_qp(spec, &routes, &ports, i as u32, f, port, hash, inline, app, config.seed)
                 .map_err(|m| SimError::traffic(owner.path(), m))?;
             if let Some((_, resp)) = pinned {
                 q.port[1] = resp;
+                q.addr[1] = routes.address_of(f.dst as u32, resp);
             }
             qps.push(q);
             qps.len() as u32 - 1
         } else {
             NO_QP
         };
+        // The address its packets go to: a queue pair's responder's; an open-loop flow's
+        // destination takes one of its ports the flow's port reaches, by the flow's hash.
+        let dst_addr = if qp != NO_QP {
+            qps[qp as usize].addr[1]
+        } else {
+            host_port(&routes, &ports, f.dst, f.src, hash, Some(port))
+                .map_or(f.dst as u32, |p| routes.address_of(f.dst as u32, p))
+        };
         flows.push(FlowRt {
             spec: *f,
             port,
+            dst_addr,
             source: FlowSource {
                 payload: f.payload_bytes,
                 remaining: f.size_bytes.unwrap_or(u64::MAX),

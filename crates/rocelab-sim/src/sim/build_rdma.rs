@@ -2,7 +2,7 @@
 
 use super::app::{App, PerftestRt};
 use super::rdma::{QpRt, SideTiming};
-use super::{FlowRt, Sim};
+use super::{FlowRt, PortRt, Sim};
 use crate::cc::{CcAlgorithm, CcState, NotificationPoint};
 use crate::observer::Observer;
 use crate::packet::{five_tuple_hash, node_ipv4, wire};
@@ -46,10 +46,43 @@ pub(super) fn responder_udp_port(flow: u32) -> u16 {
     0xC000 | (mix64(flow as u64 ^ 0x5BD1_E995) & 0x3FFF) as u16
 }
 
-/// The host port `src` uses towards `dst` for a flow hashing to `hash`.
-pub(super) fn host_port(routes: &Routes, src: usize, dst: usize, hash: u64) -> Option<u32> {
-    let hops = routes.next_hops(src as u32, dst as u32);
+/// The host port `src` uses towards `dst` for a flow hashing to `hash`; with `peer`, the port of
+/// `dst` the flow's other end uses, one of the ports that `peer` reaches (see [`reaching`]).
+pub(super) fn host_port(
+    routes: &Routes,
+    ports: &[PortRt],
+    src: usize,
+    dst: usize,
+    hash: u64,
+    peer: Option<u32>,
+) -> Option<u32> {
+    let all = routes.next_hops(src as u32, dst as u32);
+    let hops = match peer {
+        Some(p) => reaching(routes, ports, p, src, all),
+        None => all.to_vec(),
+    };
     (!hops.is_empty()).then(|| hops[ecmp_select(hash, mix64(src as u64), hops.len())])
+}
+
+/// Of `candidates`, ports of host `to`, those that traffic sent from host port `from` can reach:
+/// its link ends at the candidate, or at a switch with a route to the candidate's address.
+/// Where `to`'s ports are addressed one by one (see [`crate::routing`]), a pair of ports on
+/// separate networks would be a path that does not exist. When no candidate qualifies, all of
+/// them (the flow's packets are then dropped for want of a route, and counted so). Reachability
+/// is the same both ways: routes never pass through a host.
+pub(super) fn reaching(routes: &Routes, ports: &[PortRt], from: u32, to: usize, candidates: &[u32]) -> Vec<u32> {
+    let peer = ports[from as usize].peer;
+    let (via, via_host) = (ports[peer as usize].node, ports[peer as usize].is_host);
+    let ok: Vec<u32> = candidates
+        .iter()
+        .copied()
+        .filter(|&c| peer == c || (!via_host && !routes.next_hops(via, routes.address_of(to as u32, c)).is_empty()))
+        .collect();
+    if ok.is_empty() {
+        candidates.to_vec()
+    } else {
+        ok
+    }
 }
 
 /// The queue pair of RC flow `f` (index `flow`), whose requester sends on `req_port`.
@@ -57,7 +90,7 @@ pub(super) fn host_port(routes: &Routes, src: usize, dst: usize, hash: u64) -> O
 pub(super) fn build_qp(
     spec: &NetworkSpec,
     routes: &Routes,
-    port_rate: &dyn Fn(u32) -> u64,
+    ports: &[PortRt],
     flow: u32,
     f: &FlowSpec,
     req_port: u32,
@@ -77,7 +110,7 @@ pub(super) fn build_qp(
         udp[1],
         wire::ROCEV2_UDP_PORT,
     );
-    let resp_port = host_port(routes, f.dst, f.src, rev_hash).ok_or_else(|| {
+    let resp_port = host_port(routes, ports, f.dst, f.src, rev_hash, Some(req_port)).ok_or_else(|| {
         format!("no path from \"{}\" back to \"{}\"; connect them", spec.nodes[f.dst].name, spec.nodes[f.src].name)
     })?;
     let (rn, sn) = (nic(spec, f.src), nic(spec, f.dst));
@@ -89,7 +122,7 @@ pub(super) fn build_qp(
     };
     let data_from_req = rc.op.data_from_requester();
     let (sender, receiver, sender_port) = if data_from_req { (rn, sn, req_port) } else { (sn, rn, resp_port) };
-    let line = port_rate(sender_port);
+    let line = ports[sender_port as usize].rate.bps();
     let np_interval = match &receiver.cc {
         CcAlgorithm::Dcqcn(p) if receiver.notification_point => Some(p.cnp_interval_ps),
         _ => None,
@@ -120,6 +153,7 @@ pub(super) fn build_qp(
         sched: [false; 2],
         ctrl_queued: [false; 2],
         port: [req_port, resp_port],
+        addr: [routes.address_of(f.src as u32, req_port), routes.address_of(f.dst as u32, resp_port)],
         hash: [req_hash, rev_hash],
         udp,
         timing: [side_timing(rn, inline), side_timing(sn, inline)],
@@ -201,5 +235,61 @@ impl<O: Observer> Sim<'_, O> {
             min_rate_bps: rp.filter(|r| r.cuts > 0).map(|r| r.min_rate_seen),
             control: FrameCounts { in_flight: ctrl_in_flight, ..qp.ctrl },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rdma::RdmaOp;
+    use crate::topology::{FabricDefaults, NetworkBuilder};
+    use crate::traffic::{FlowClass, FlowSpec, TcpFlow, Traffic};
+    use crate::{run, SimConfig, MS, NS};
+
+    /// For each of eight flows (UDP or TCP source ports 49152..), run alone from h0 to h1,
+    /// whose two ports are both wired to the one switch: the local index of h1's port that
+    /// received the flow's data, and of the one that sent its acknowledgements.
+    fn ports_at_the_two_port_host(bonded: bool, tcp: bool) -> Vec<(usize, usize)> {
+        let d = FabricDefaults::lossless(3, 100_000);
+        (0..8u16)
+            .map(|k| {
+                let mut b = NetworkBuilder::new();
+                let h0 = b.add_host("h0", d.host.clone(), d.host_port);
+                let mut host = d.host.clone();
+                host.bonded = bonded;
+                let h1 = b.add_host("h1", host, d.host_port);
+                let s = b.add_switch("s", d.switch.clone(), d.switch_port);
+                b.connect(h0, s, 100_000_000_000, 100 * NS);
+                b.connect(h1, s, 100_000_000_000, 100 * NS);
+                b.connect(h1, s, 100_000_000_000, 100 * NS);
+                let f = b.build();
+                let mut flow = FlowSpec::sized(h0, h1, FlowClass::roce(3, 26), 256 << 10);
+                flow.udp_src_port = 49152 + k;
+                flow = if tcp { flow.tcp(TcpFlow::default()) } else { flow.rc(RdmaOp::Write) };
+                let mut t = Traffic::new();
+                t.push(flow);
+                let r = run(&f.spec, &t, &SimConfig::new(1, MS)).expect("runs");
+                assert_eq!(r.flows[0].delivered_bytes, 256 << 10);
+                let at_h1: Vec<_> = r.ports.iter().filter(|p| p.node == h1).collect();
+                let busiest = |bytes: &dyn Fn(&crate::stats::PortResults) -> u64| {
+                    at_h1.iter().max_by_key(|p| bytes(p)).map(|p| p.port).unwrap()
+                };
+                (busiest(&|p| p.total(|c| c.rx_bytes)), busiest(&|p| p.total(|c| c.tx_bytes)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_flow_to_a_host_with_two_ports_arrives_at_the_port_that_answers() {
+        // Each port its own address (RoCE GIDs, TCP/IP addresses per interface): the data
+        // arrives where the queue pair's or connection's other end sends from.
+        for tcp in [false, true] {
+            let ports = ports_at_the_two_port_host(false, tcp);
+            assert!(ports.iter().all(|(rx, tx)| rx == tx), "tcp {tcp}: {ports:?}");
+        }
+        // A bond is one address: the switch hashes each flow onto a member link, whichever the
+        // host answers from (this fails with every port addressed, as the same flows then
+        // show).
+        let bonded = ports_at_the_two_port_host(true, false);
+        assert!(bonded.iter().any(|(rx, tx)| rx != tx), "{bonded:?}");
     }
 }

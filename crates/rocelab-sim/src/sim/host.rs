@@ -110,7 +110,7 @@ impl<O: Observer> Sim<'_, O> {
                         kind: PacketKind::Data,
                         flow: f,
                         src: spec.src as u32,
-                        dst: spec.dst as u32,
+                        dst: flow.dst_addr,
                         udp_src_port: spec.udp_src_port,
                         udp_dst_port: wire::ROCEV2_UDP_PORT,
                         tagged: spec.class.tagged,

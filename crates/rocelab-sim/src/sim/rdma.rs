@@ -77,6 +77,9 @@ pub(crate) struct QpRt {
     pub sched: [bool; 2],
     pub ctrl_queued: [bool; 2],
     pub port: [u32; 2],
+    /// The address each side is reached at: its node's, or its port's where the host's ports
+    /// are addressed one by one ([`crate::routing::port_address`]).
+    pub addr: [u32; 2],
     pub hash: [u64; 2],
     pub udp: [u16; 2],
     pub timing: [SideTiming; 2],
@@ -349,14 +352,14 @@ impl<O: Observer> Sim<'_, O> {
         let qp = &mut self.qps[q as usize];
         let f = qp.flow;
         let spec = &self.flows[f as usize].spec;
-        let (src, dst) = if side == REQUESTER { (spec.src, spec.dst) } else { (spec.dst, spec.src) };
+        let src = if side == REQUESTER { spec.src } else { spec.dst };
         let header = wire::header_bytes(opcode, payload, class.tagged);
         let frame = header + payload;
         let pkt = Packet {
             kind,
             flow: f,
             src: src as u32,
-            dst: dst as u32,
+            dst: qp.addr[side as usize ^ 1],
             udp_src_port: qp.udp[side as usize],
             udp_dst_port: crate::packet::wire::ROCEV2_UDP_PORT,
             tagged: class.tagged,

@@ -1,8 +1,9 @@
 //! Building the storage runtime from [`StorageTraffic`], and collecting its results.
 
+use super::build_rdma::reaching;
 use super::rdma::NO_QP;
 use super::storage::{CloneRt, CpuRt, IoPlan, JobRt, SessionRt, StorageRt, TargetRt, NONE};
-use super::{FlowRt, Sim};
+use super::{FlowRt, PortRt, Sim};
 use crate::event::{Event, EventQueue};
 use crate::observer::Observer;
 use crate::rng::mix64;
@@ -25,16 +26,35 @@ pub(crate) fn name_hash(name: &str) -> u64 {
 
 /// The ports of a storage session's queue pair in `role` at its requester and responder: at
 /// each end, the session's path among the ports that lead to the other end (a host's
-/// sessions take its ports in turn, a target's sessions its ports).
-pub(super) fn session_ports(st: &StorageTraffic, session: u32, role: u8, routes: &Routes) -> Option<(u32, u32)> {
+/// sessions take its ports in turn, a target's sessions its ports). The target's port is one the
+/// initiator's port reaches, so that every queue pair and connection of the session runs
+/// between the same two ports.
+pub(super) fn session_ports(
+    st: &StorageTraffic,
+    session: u32,
+    role: u8,
+    routes: &Routes,
+    ports: &[PortRt],
+) -> Option<(u32, u32)> {
     let s = &st.sessions[session as usize];
-    let (req, resp) = role_requester(role as usize, s.initiator, s.target);
-    let pick = |from: usize, to: usize| {
-        let hops = routes.next_hops(from as u32, to as u32);
-        let path = if from == s.initiator { s.initiator_path } else { s.target_path };
-        (!hops.is_empty()).then(|| hops[path as usize % hops.len()])
-    };
-    Some((pick(req, resp)?, pick(resp, req)?))
+    let (initiator, target) = session_port_pair(st, session, routes, ports)?;
+    let (req, _) = role_requester(role as usize, s.initiator, s.target);
+    Some(if req == s.initiator { (initiator, target) } else { (target, initiator) })
+}
+
+/// The (initiator, target) ports of storage session `session` (see [`session_ports`]).
+pub(super) fn session_port_pair(
+    st: &StorageTraffic,
+    session: u32,
+    routes: &Routes,
+    ports: &[PortRt],
+) -> Option<(u32, u32)> {
+    let s = &st.sessions[session as usize];
+    let hops = routes.next_hops(s.initiator as u32, s.target as u32);
+    let initiator = *hops.get(s.initiator_path as usize % hops.len().max(1))?;
+    let hops = reaching(routes, ports, initiator, s.target, routes.next_hops(s.target as u32, s.initiator as u32));
+    let target = *hops.get(s.target_path as usize % hops.len().max(1))?;
+    Some((initiator, target))
 }
 
 /// The storage runtime of `st` over the engine's `flows` (whose `qp` fields are set), with the

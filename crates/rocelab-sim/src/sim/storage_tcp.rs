@@ -19,6 +19,7 @@
 //! ([`Sim::iwarp_completed`]); an SMB Direct SEND returns its credit when it arrives.
 
 use super::storage::{decode, ID_CREDIT, ID_LAST, ID_READ};
+use super::storage_build::session_port_pair;
 use super::tcp::{TcpApp, TcpOpen};
 use super::Sim;
 use crate::event::Event;
@@ -77,16 +78,12 @@ impl<O: Observer> Sim<'_, O> {
             let c = self
                 .open_tcp(s.initiator, s.target, &open)
                 .map_err(|m| SimError::traffic(format!("storage.sessions[{k}]"), m))?;
-            // The session's paths, as its queue pairs would take over RoCE.
-            for (side, (from, to, path)) in
-                [(s.initiator, s.target, s.initiator_path), (s.target, s.initiator, s.target_path)]
-                    .into_iter()
-                    .enumerate()
-            {
-                let hops = self.routes.next_hops(from as u32, to as u32);
-                if !hops.is_empty() {
-                    self.tcp[c as usize].port[side] = hops[path as usize % hops.len()];
-                }
+            // The session's ports, as its queue pairs would take over RoCE.
+            if let Some((pi, pt)) = session_port_pair(st, k as u32, &self.routes, &self.ports) {
+                let conn = &mut self.tcp[c as usize];
+                conn.port = [pi, pt];
+                conn.addr =
+                    [self.routes.address_of(s.initiator as u32, pi), self.routes.address_of(s.target as u32, pt)];
             }
             self.tcp[c as usize].app = TcpApp::Storage { session: k as u32 };
             self.storage.sessions[k].conn = c;

@@ -184,6 +184,9 @@ pub(crate) struct ConnRt {
     pub node: [u32; 2],
     /// Host port each side sends on.
     pub port: [u32; 2],
+    /// The address each side is reached at: its node's, or its port's where the host's ports
+    /// are addressed one by one ([`crate::routing::port_address`]).
+    pub addr: [u32; 2],
     pub hash: [u64; 2],
     pub tport: [u16; 2],
     pub class: FlowClass,
@@ -250,9 +253,9 @@ impl<O: Observer> Sim<'_, O> {
             five_tuple_hash(ib, ia, IPPROTO_TCP, o.ports[1], o.ports[0]),
         ];
         let name = |n: usize| self.tcp_hosts.names.get(n).cloned().unwrap_or_else(|| format!("node {n}"));
-        let pa = super::build_rdma::host_port(&self.routes, a, b, hash[0])
+        let pa = super::build_rdma::host_port(&self.routes, &self.ports, a, b, hash[0], None)
             .ok_or_else(|| format!("no path from \"{}\" to \"{}\"; connect them", name(a), name(b)))?;
-        let pb = super::build_rdma::host_port(&self.routes, b, a, hash[1])
+        let pb = super::build_rdma::host_port(&self.routes, &self.ports, b, a, hash[1], Some(pa))
             .ok_or_else(|| format!("no path from \"{}\" back to \"{}\"; connect them", name(b), name(a)))?;
         let stack = |n: usize| self.tcp_hosts.stack.get(n).copied().unwrap_or_default();
         let (sa, sb) = (stack(a), stack(b));
@@ -285,6 +288,7 @@ impl<O: Observer> Sim<'_, O> {
             flow: NO_FLOW,
             node: [a as u32, b as u32],
             port: [pa, pb],
+            addr: [self.routes.address_of(a as u32, pa), self.routes.address_of(b as u32, pb)],
             hash,
             tport: o.ports,
             class: o.class,
@@ -456,7 +460,7 @@ impl<O: Observer> Sim<'_, O> {
             kind: PacketKind::Tcp,
             flow: conn.flow,
             src: conn.node[s],
-            dst: conn.node[r],
+            dst: conn.addr[r],
             udp_src_port: hdr.src_port,
             udp_dst_port: hdr.dst_port,
             tagged: class.tagged,

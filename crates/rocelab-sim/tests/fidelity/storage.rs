@@ -137,9 +137,16 @@ fn check_arista_pure(cells: &[Cell]) {
 fn arista_pure_25g_topologies_add_little_latency_and_keep_array_throughput() {
     let cells = arista_pure_speed("25g");
     check_arista_pure(&cells);
-    // Endpoint congestion at 25G makes the leaf-spine pause with PFC alone ("congestion is
-    // created on the endpoints, triggering transmission of PAUSE/ECN frames").
-    assert!(cells.iter().any(|c| c.variant == Some("pfc") && c.pfc > 0));
+    // Not checked: the paper's pause frames. During a write job the array paused all four of
+    // its leaf's ports alike ("RxPfc" on Et51/1-54/1 in "Show commands from Arista switches")
+    // and the leaf paused the spines; "congestion is created on the endpoints". The model's
+    // array pulls each write's data with an RDMA READ when the command arrives, and its write
+    // ceiling holds back the completions (and so the initiators' next commands); its NIC
+    // drains faster than the data arrives, so it never pauses, and with each array port its
+    // own address no switch queue fills either: no pause frame at 25G (README's list of open
+    // questions). Before the array's ports were addressed, the leaf hashed the initiators'
+    // write data over the four ports unevenly and paused the spines, which this test took for
+    // the paper's finding.
 }
 
 #[test]

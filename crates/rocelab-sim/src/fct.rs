@@ -101,7 +101,8 @@ impl Paths {
         };
         let mut link = vec![(u32::MAX, 0, 0); total as usize];
         let mut adjacency: Vec<Vec<(u32, u32)>> = (0..n).map(|_| Vec::new()).collect();
-        for l in &spec.links {
+        // The standby links of an active-backup bond carry nothing: routing does not see them.
+        for l in spec.links.iter().filter(|l| spec.routes_over(l.a, l.b)) {
             let (ga, gb) = (first[l.a.node] + l.a.port as u32, first[l.b.node] + l.b.port as u32);
             link[ga as usize] = (l.b.node as u32, l.rate_bps, l.delay_ps + latency(l.b.node));
             link[gb as usize] = (l.a.node as u32, l.rate_bps, l.delay_ps + latency(l.a.node));

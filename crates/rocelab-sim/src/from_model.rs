@@ -12,13 +12,14 @@ use crate::nic::NicProfile;
 use crate::perftest::{PerftestKind, PerftestLength, PerftestSpec};
 use crate::rdma::RdmaOp;
 use crate::spec::{
-    BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec, PortRef,
-    PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, MAX_FRAME_BYTES,
+    BondMode, BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec,
+    PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust,
+    MAX_FRAME_BYTES,
 };
 use crate::tcp::{CcKind, TcpStackSpec};
 use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, IPERF_PORT};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
-use rocelab_model::fabric::NicVendor;
+use rocelab_model::fabric::{Bonding, NicVendor};
 use rocelab_model::flowgen::host_rate_bps as line_rate;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
@@ -178,7 +179,10 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
     let mut h = HostSpec { ports, ..Default::default() }.with_nic_profile(nic_profile(scenario, f, di));
     h.tcp = tcp_stack(f.devices[di].tcp.as_ref());
     // A bond is one address over its member links; without one, each port is addressed.
-    h.bonded = f.devices[di].bonding.is_some();
+    h.bond = f.devices[di].bonding.map(|b| match b {
+        Bonding::Lacp | Bonding::Mlag => BondMode::Aggregate,
+        Bonding::ActiveBackup => BondMode::ActiveBackup,
+    });
     let settings = cabled.first().map(|pi| f.port_settings(PortId { device: di, port: *pi }));
     let (np, rp) = settings.as_ref().map(|s| (s.dcqcn_np, s.dcqcn_rp)).unwrap_or((false, false));
     if f.qos.dcqcn.enabled || np || rp {

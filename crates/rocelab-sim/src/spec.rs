@@ -138,12 +138,32 @@ pub struct HostSpec {
     /// The host's TCP stack (TCP flows, iperf, iWARP).
     #[serde(default)]
     pub tcp: TcpStackSpec,
-    /// Its ports are aggregated into one bond (LACP, MLAG): the host is one address, and a
-    /// switch wired to several of its ports spreads traffic to it over them by hash. Without a
-    /// bond each port of a host with several has an address of its own, and traffic for it
-    /// arrives there (see [`crate::routing`]).
+    /// How its ports are bonded, if they are. Without a bond each port of a host with several
+    /// has an address of its own, and traffic for it arrives there (see [`crate::routing`]).
     #[serde(default)]
-    pub bonded: bool,
+    pub bond: Option<BondMode>,
+}
+
+/// A bond of a host's ports (Linux bonding's modes; Windows teams behave alike): one address
+/// for all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BondMode {
+    /// IEEE 802.3ad link aggregation (LACP, also across an MLAG pair): the host sends each flow
+    /// on a member by hash, and a switch wired to several members spreads what it sends to the
+    /// host over them by hash.
+    Aggregate,
+    /// Active-backup (Linux `mode=active-backup`): one member carries all traffic, the others
+    /// stand by. The active member is port 0, the first enslaved interface, which Linux makes
+    /// active when no `primary` is set; the standby ports carry nothing (no failover is
+    /// simulated).
+    ActiveBackup,
+}
+
+impl HostSpec {
+    /// Whether port `local` stands by in an active-backup bond (no traffic either way).
+    pub fn is_standby(&self, local: usize) -> bool {
+        self.bond == Some(BondMode::ActiveBackup) && local != 0
+    }
 }
 
 impl HostSpec {
@@ -466,6 +486,16 @@ impl NetworkSpec {
     /// Whether `node` is a host.
     pub fn is_host(&self, node: NodeId) -> bool {
         matches!(self.nodes.get(node).map(|n| &n.kind), Some(NodeKind::Host(_)))
+    }
+
+    /// Whether traffic may be routed over the link between ports `a` and `b`: every link but
+    /// those of the standby ports of an active-backup bond ([`HostSpec::is_standby`]).
+    pub fn routes_over(&self, a: PortRef, b: PortRef) -> bool {
+        let active = |p: PortRef| match &self.nodes[p.node].kind {
+            NodeKind::Host(h) => !h.is_standby(p.port),
+            NodeKind::Switch(_) => true,
+        };
+        active(a) && active(b)
     }
 
     /// Check the description; the first problem found is returned with its path.

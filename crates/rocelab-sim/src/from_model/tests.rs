@@ -244,3 +244,40 @@ workloads:
     assert!(summary.contains("iperf cross: client -> server, 3 stream(s)"), "{summary}");
     assert!(summary.contains("[SUM]"), "{summary}");
 }
+
+#[test]
+fn a_devices_bonding_becomes_its_hosts_bond() {
+    let text = r#"fabric:
+  name: t
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-6, speed: 25G}]}
+      - {name: a, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G}, bonding: active-backup}
+      - {name: b, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G}, bonding: lacp}
+      - {name: c, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G}}
+    links:
+      - {a: "sw1:p1", b: "a:p0"}
+      - {a: "sw1:p2", b: "a:p1"}
+      - {a: "sw1:p3", b: "b:p0"}
+      - {a: "sw1:p4", b: "b:p1"}
+      - {a: "sw1:p5", b: "c:p0"}
+      - {a: "sw1:p6", b: "c:p1"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+"#;
+    let l = rocelab_model::load_str(text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let b = build(&l.scenario, &l.fabric, None);
+    let bond = |i: usize| match &b.spec.nodes[i].kind {
+        NodeKind::Host(h) => h.bond,
+        NodeKind::Switch(_) => panic!("node {i} is a host"),
+    };
+    assert_eq!(
+        [bond(1), bond(2), bond(3)],
+        [Some(BondMode::ActiveBackup), Some(BondMode::Aggregate), None],
+        "a's ports stand by but the first, b's aggregate, c's are each an address"
+    );
+    let NodeKind::Host(a) = &b.spec.nodes[1].kind else { panic!("a") };
+    assert!(!a.is_standby(0) && a.is_standby(1));
+}

@@ -16,7 +16,7 @@ use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
-use crate::spec::{NetworkSpec, NodeKind, PfcPortSpec, MAX_FRAME_BYTES};
+use crate::spec::{NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
 use crate::stats::{
     Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
     SCHEMA_VERSION,
@@ -319,14 +319,22 @@ fn build<'o, O: Observer>(
         (p.peer_aux, p.peer_local, p.peer_is_host) = (aux, local, is_host);
     }
 
+    // The standby ports of an active-backup bond carry nothing: routing does not see them.
     let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
         .map(|node| {
-            (first_port[node]..first_port[node + 1]).map(|g| (g, port_node[ports[g as usize].peer as usize])).collect()
+            (first_port[node]..first_port[node + 1])
+                .filter(|&g| {
+                    let peer = ports[g as usize].peer as usize;
+                    let end = |g: usize, node: usize| PortRef { node, port: ports[g].local as usize };
+                    spec.routes_over(end(g as usize, node), end(peer, port_node[peer] as usize))
+                })
+                .map(|g| (g, port_node[ports[g as usize].peer as usize]))
+                .collect()
         })
         .collect();
     let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
     let addressed_ports: Vec<bool> =
-        spec.nodes.iter().map(|nd| matches!(&nd.kind, NodeKind::Host(h) if !h.bonded)).collect();
+        spec.nodes.iter().map(|nd| matches!(&nd.kind, NodeKind::Host(h) if h.bond.is_none())).collect();
     let peer_port: Vec<u32> = ports.iter().map(|p| p.peer).collect();
     let routes = Routes::compute(&Topology {
         adjacency: &adjacency,

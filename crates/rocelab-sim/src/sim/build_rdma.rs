@@ -241,6 +241,7 @@ impl<O: Observer> Sim<'_, O> {
 #[cfg(test)]
 mod tests {
     use crate::rdma::RdmaOp;
+    use crate::spec::BondMode;
     use crate::topology::{FabricDefaults, NetworkBuilder};
     use crate::traffic::{FlowClass, FlowSpec, TcpFlow, Traffic};
     use crate::{run, SimConfig, MS, NS};
@@ -248,14 +249,14 @@ mod tests {
     /// For each of eight flows (UDP or TCP source ports 49152..), run alone from h0 to h1,
     /// whose two ports are both wired to the one switch: the local index of h1's port that
     /// received the flow's data, and of the one that sent its acknowledgements.
-    fn ports_at_the_two_port_host(bonded: bool, tcp: bool) -> Vec<(usize, usize)> {
+    fn ports_at_the_two_port_host(bond: Option<BondMode>, tcp: bool) -> Vec<(usize, usize)> {
         let d = FabricDefaults::lossless(3, 100_000);
         (0..8u16)
             .map(|k| {
                 let mut b = NetworkBuilder::new();
                 let h0 = b.add_host("h0", d.host.clone(), d.host_port);
                 let mut host = d.host.clone();
-                host.bonded = bonded;
+                host.bond = bond;
                 let h1 = b.add_host("h1", host, d.host_port);
                 let s = b.add_switch("s", d.switch.clone(), d.switch_port);
                 b.connect(h0, s, 100_000_000_000, 100 * NS);
@@ -283,13 +284,18 @@ mod tests {
         // Each port its own address (RoCE GIDs, TCP/IP addresses per interface): the data
         // arrives where the queue pair's or connection's other end sends from.
         for tcp in [false, true] {
-            let ports = ports_at_the_two_port_host(false, tcp);
+            let ports = ports_at_the_two_port_host(None, tcp);
             assert!(ports.iter().all(|(rx, tx)| rx == tx), "tcp {tcp}: {ports:?}");
         }
         // A bond is one address: the switch hashes each flow onto a member link, whichever the
         // host answers from (this fails with every port addressed, as the same flows then
         // show).
-        let bonded = ports_at_the_two_port_host(true, false);
+        let bonded = ports_at_the_two_port_host(Some(BondMode::Aggregate), false);
         assert!(bonded.iter().any(|(rx, tx)| rx != tx), "{bonded:?}");
+        // Active-backup: everything on the active port, both ways, whatever the hash.
+        for tcp in [false, true] {
+            let ports = ports_at_the_two_port_host(Some(BondMode::ActiveBackup), tcp);
+            assert!(ports.iter().all(|&p| p == (0, 0)), "tcp {tcp}: {ports:?}");
+        }
     }
 }

@@ -394,12 +394,9 @@ fn build<'o, O: Observer>(
                     (tests[t].0[k], p.inline())
                 }
             };
-            let mut q = build_qp(spec, &routes, &ports, i as u32, f, port, hash, inline, app, config.seed)
+            let q_ports = (port, pinned.map(|p| p.1));
+            let q = build_qp(spec, &routes, &ports, i as u32, f, q_ports, hash, inline, app, config.seed)
                 .map_err(|m| SimError::traffic(owner.path(), m))?;
-            if let Some((_, resp)) = pinned {
-                q.port[1] = resp;
-                q.addr[1] = routes.address_of(f.dst as u32, resp);
-            }
             qps.push(q);
             qps.len() as u32 - 1
         } else {

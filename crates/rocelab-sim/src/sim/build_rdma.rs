@@ -85,7 +85,9 @@ pub(super) fn reaching(routes: &Routes, ports: &[PortRt], from: u32, to: usize, 
     }
 }
 
-/// The queue pair of RC flow `f` (index `flow`), whose requester sends on `req_port`.
+/// The queue pair of RC flow `f` (index `flow`), whose requester sends on `ports[0]` and whose
+/// responder sends on `ports[1]` if given (a storage session's), else on a port taken by the
+/// responder's hash among those `ports[0]` reaches.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn build_qp(
     spec: &NetworkSpec,
@@ -93,7 +95,7 @@ pub(super) fn build_qp(
     ports: &[PortRt],
     flow: u32,
     f: &FlowSpec,
-    req_port: u32,
+    (req_port, resp_port): (u32, Option<u32>),
     req_hash: u64,
     inline: bool,
     app: App,
@@ -110,9 +112,12 @@ pub(super) fn build_qp(
         udp[1],
         wire::ROCEV2_UDP_PORT,
     );
-    let resp_port = host_port(routes, ports, f.dst, f.src, rev_hash, Some(req_port)).ok_or_else(|| {
-        format!("no path from \"{}\" back to \"{}\"; connect them", spec.nodes[f.dst].name, spec.nodes[f.src].name)
-    })?;
+    let resp_port = match resp_port {
+        Some(p) => p,
+        None => host_port(routes, ports, f.dst, f.src, rev_hash, Some(req_port)).ok_or_else(|| {
+            format!("no path from \"{}\" back to \"{}\"; connect them", spec.nodes[f.dst].name, spec.nodes[f.src].name)
+        })?,
+    };
     let (rn, sn) = (nic(spec, f.src), nic(spec, f.dst));
     let side_timing = |n: &NicSpec, inline: bool| SideTiming {
         tx_latency: n.profile.tx_inline_latency_ps + if inline { 0 } else { n.profile.tx_dma_latency_ps },

@@ -45,9 +45,9 @@ pub struct Routes {
     n_dests: usize,
     /// Node → host index (u32::MAX when the node is a switch).
     host_index: Vec<u32>,
-    /// Node → the destination index of its port 0, for a host whose ports are addressed (u32::MAX
-    /// otherwise; empty when no host's are).
-    port_dest: Vec<u32>,
+    /// Node → the destination index of its port 0 and its number of ports, for a host whose
+    /// ports are addressed ((u32::MAX, 0) otherwise; empty when no host's are).
+    port_dest: Vec<(u32, u32)>,
     /// Node → the global id of its port 0 (empty when no host's ports are addressed).
     first_port: Vec<u32>,
     /// When the hosts are the nodes `first_host..first_host + n_hosts` and no port has an
@@ -132,13 +132,13 @@ impl Routes {
         for &h in &hosts {
             if topo.ports_addressed(h) {
                 if port_dest.is_empty() {
-                    port_dest = vec![NONE; n];
+                    port_dest = vec![(NONE, 0); n];
                     first_port = vec![NONE; n];
                 }
-                port_dest[h] = dests.len() as u32;
                 first_port[h] = topo.first_port[h];
                 let last = topo.adjacency[h].iter().map(|&(g, _)| g).max().expect("two ports or more");
-                dests.extend((topo.first_port[h]..=last).map(|g| (h, g)));
+                port_dest[h] = (dests.len() as u32, last + 1 - first_port[h]);
+                dests.extend((first_port[h]..=last).map(|g| (h, g)));
             }
         }
         let nd = dests.len();
@@ -231,7 +231,7 @@ impl Routes {
     /// the node's.
     pub fn address_of(&self, node: u32, port: u32) -> u32 {
         match self.port_dest.get(node as usize) {
-            Some(&d) if d != NONE => port_address(node, port - self.first_port[node as usize]),
+            Some(&(d, _)) if d != NONE => port_address(node, port - self.first_port[node as usize]),
             _ => node,
         }
     }
@@ -244,7 +244,7 @@ impl Routes {
             return self.host_index.get(node).copied().unwrap_or(NONE);
         }
         match self.port_dest.get(node) {
-            Some(&d) if d != NONE => d + port - 1,
+            Some(&(d, ports)) if port <= ports => d + port - 1,
             _ => NONE,
         }
     }
@@ -483,6 +483,21 @@ mod tests {
         assert_eq!(bonded.address_of(1, 1), 1);
         assert_eq!(bonded.next_hops(2, 1), &[5, 6]);
         assert!(bonded.next_hops(2, p0).is_empty());
+    }
+
+    #[test]
+    fn a_port_beyond_a_hosts_own_is_no_destination() {
+        // h0 and h1, two ports each, all on s2; h1's port addresses follow h0's in the table.
+        let w = Wiring {
+            adj: vec![vec![(0, 2), (1, 2)], vec![(2, 2), (3, 2)], vec![(4, 0), (5, 0), (6, 1), (7, 1)]],
+            is_host: vec![true, true, false],
+            peer_port: vec![4, 5, 6, 7, 0, 1, 2, 3],
+            first_port: vec![0, 2, 4],
+        };
+        let r = Routes::compute(&w.topology(&[true; 3]));
+        assert_eq!(r.next_hops(2, port_address(0, 1)), &[5]);
+        assert_eq!(r.next_hops(2, port_address(1, 0)), &[6]);
+        assert!(r.next_hops(2, port_address(0, 2)).is_empty(), "not h1's port 0");
     }
 
     #[test]

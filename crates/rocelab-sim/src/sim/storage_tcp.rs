@@ -75,16 +75,11 @@ impl<O: Observer> Sim<'_, O> {
                 window: None,
                 quick_ack: iwarp,
             };
-            let c = self
-                .open_tcp(s.initiator, s.target, &open)
-                .map_err(|m| SimError::traffic(format!("storage.sessions[{k}]"), m))?;
             // The session's ports, as its queue pairs would take over RoCE.
-            if let Some((pi, pt)) = session_port_pair(st, k as u32, &self.routes, &self.ports) {
-                let conn = &mut self.tcp[c as usize];
-                conn.port = [pi, pt];
-                conn.addr =
-                    [self.routes.address_of(s.initiator as u32, pi), self.routes.address_of(s.target as u32, pt)];
-            }
+            let pinned = session_port_pair(st, k as u32, &self.routes, &self.ports);
+            let c = self
+                .open_tcp_on(s.initiator, s.target, &open, pinned)
+                .map_err(|m| SimError::traffic(format!("storage.sessions[{k}]"), m))?;
             self.tcp[c as usize].app = TcpApp::Storage { session: k as u32 };
             self.storage.sessions[k].conn = c;
         }

@@ -246,6 +246,18 @@ impl<O: Observer> Sim<'_, O> {
     /// handshake's options as [`TcpEndpoint::pair`] settles them; each side's MSS is the smaller
     /// of the two interfaces'). Returns its index, or why it cannot be opened.
     pub(crate) fn open_tcp(&mut self, a: usize, b: usize, o: &TcpOpen) -> Result<u32, String> {
+        self.open_tcp_on(a, b, o, None)
+    }
+
+    /// [`Sim::open_tcp`] on the host ports `pinned` (side 0's, side 1's) if given, as a storage
+    /// session's connection is; else on ports taken by the connection's hash.
+    pub(crate) fn open_tcp_on(
+        &mut self,
+        a: usize,
+        b: usize,
+        o: &TcpOpen,
+        pinned: Option<(u32, u32)>,
+    ) -> Result<u32, String> {
         let c = self.tcp.len() as u32;
         let (ia, ib) = (node_ipv4(a as u32), node_ipv4(b as u32));
         let hash = [
@@ -253,10 +265,16 @@ impl<O: Observer> Sim<'_, O> {
             five_tuple_hash(ib, ia, IPPROTO_TCP, o.ports[1], o.ports[0]),
         ];
         let name = |n: usize| self.tcp_hosts.names.get(n).cloned().unwrap_or_else(|| format!("node {n}"));
-        let pa = super::build_rdma::host_port(&self.routes, &self.ports, a, b, hash[0], None)
-            .ok_or_else(|| format!("no path from \"{}\" to \"{}\"; connect them", name(a), name(b)))?;
-        let pb = super::build_rdma::host_port(&self.routes, &self.ports, b, a, hash[1], Some(pa))
-            .ok_or_else(|| format!("no path from \"{}\" back to \"{}\"; connect them", name(b), name(a)))?;
+        let (pa, pb) = match pinned {
+            Some(p) => p,
+            None => {
+                let pa = super::build_rdma::host_port(&self.routes, &self.ports, a, b, hash[0], None)
+                    .ok_or_else(|| format!("no path from \"{}\" to \"{}\"; connect them", name(a), name(b)))?;
+                let pb = super::build_rdma::host_port(&self.routes, &self.ports, b, a, hash[1], Some(pa))
+                    .ok_or_else(|| format!("no path from \"{}\" back to \"{}\"; connect them", name(b), name(a)))?;
+                (pa, pb)
+            }
+        };
         let stack = |n: usize| self.tcp_hosts.stack.get(n).copied().unwrap_or_default();
         let (sa, sb) = (stack(a), stack(b));
         let mut ca = sa.config(self.tcp_hosts.mtu[pa as usize]);

@@ -320,14 +320,11 @@ fn build<'o, O: Observer>(
     }
 
     // The standby ports of an active-backup bond carry nothing: routing does not see them.
+    let port_ref = |g: u32| PortRef { node: ports[g as usize].node as usize, port: ports[g as usize].local as usize };
     let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
         .map(|node| {
             (first_port[node]..first_port[node + 1])
-                .filter(|&g| {
-                    let peer = ports[g as usize].peer as usize;
-                    let end = |g: usize, node: usize| PortRef { node, port: ports[g].local as usize };
-                    spec.routes_over(end(g as usize, node), end(peer, port_node[peer] as usize))
-                })
+                .filter(|&g| spec.routes_over(port_ref(g), port_ref(ports[g as usize].peer)))
                 .map(|g| (g, port_node[ports[g as usize].peer as usize]))
                 .collect()
         })

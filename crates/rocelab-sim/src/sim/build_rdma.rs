@@ -57,9 +57,13 @@ pub(super) fn host_port(
     peer: Option<u32>,
 ) -> Option<u32> {
     let all = routes.next_hops(src as u32, dst as u32);
+    let reached;
     let hops = match peer {
-        Some(p) => reaching(routes, ports, p, src, all),
-        None => all.to_vec(),
+        Some(p) => {
+            reached = reaching(routes, ports, p, src, all);
+            &reached[..]
+        }
+        None => all,
     };
     (!hops.is_empty()).then(|| hops[ecmp_select(hash, mix64(src as u64), hops.len())])
 }

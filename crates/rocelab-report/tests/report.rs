@@ -718,3 +718,74 @@ fn tshark_decodes_iscsi_pdus_as_the_engine_wrote_them() {
     sns.sort();
     assert_eq!(sns, (1..=commands.len() as u64).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_capture_shows_the_addresses_the_fabric_gives_its_ports() {
+    // Host a has two ports with addresses of their own, b one without: a's frames carry the
+    // address and MAC of the port they leave, b's its made-up 10.0.0.0/8 address.
+    let text = r#"fabric:
+  name: t
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-3, speed: 25G}]}
+      - {name: a, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G,
+                                    addresses: [192.168.10.11/24, 192.168.20.11/24]}}
+      - {name: b, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 1, speed: 25G}}
+    links:
+      - {a: "sw1:p1", b: "a:p0"}
+      - {a: "sw1:p2", b: "a:p1"}
+      - {a: "sw1:p3", b: "b:p0"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+simulation: {duration: 200us, seed: 1}
+workloads:
+  all_to_all:
+    - {name: x, hosts: [a, b], class: roce, size: 64KiB}
+  flows:
+    - {name: y1, from: a, to: b, class: roce, size: 64KiB}
+    - {name: y2, from: a, to: b, class: roce, size: 64KiB}
+    - {name: y3, from: a, to: b, class: roce, size: 64KiB}
+    - {name: y4, from: a, to: b, class: roce, size: 64KiB}
+    - {name: z, from: b, to: a, class: roce, size: 64KiB}
+"#;
+    let loaded = rocelab_model::load_str(text, "t.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let built = rocelab_sim::from_model::build(&loaded.scenario, &loaded.fabric, None);
+    let filter = resolve_filter(&built.spec, &built.names, &[], &[], None).unwrap();
+    let mut obs = PcapObserver::new(Vec::new(), &built.spec, None, &filter).unwrap().with_log();
+    let results = rocelab_sim::run_with_observer(&built.spec, &built.traffic, &built.config, &mut obs).unwrap();
+    assert!(results.flows.iter().all(|f| f.delivered_bytes == 64 << 10), "every flow delivered");
+    // Global ports: sw1's three, then a's two, then b's.
+    let (a0, b0) = (3, 5);
+    let a_ip = [[192, 168, 10, 11], [192, 168, 20, 11]].map(u32::from_be_bytes);
+    let b_ip = u32::from_be_bytes([10, 0, 0, 2]);
+    let mut from_a = [0; 2];
+    for c in obs.log().iter().filter(|c| matches!(c.kind, CapturedKind::Data { .. })) {
+        let HeaderStack::RoceV2 { ip: i, .. } = c.frame.stack else { continue };
+        match c.port {
+            p if p == a0 || p == a0 + 1 => {
+                let k = p - a0;
+                from_a[k] += 1;
+                assert_eq!((i.src, i.dst), (a_ip[k], b_ip), "sent at a's port {k}");
+                assert_eq!(c.frame.src_mac, [2, k as u8, 0, 0, 0, 1]);
+            }
+            p if p == b0 => {
+                assert!(a_ip.contains(&i.dst) && i.src == b_ip, "{} -> {}", ip(i.src), ip(i.dst));
+                assert_eq!(c.frame.dst_mac[1] as usize, a_ip.iter().position(|&x| x == i.dst).unwrap());
+            }
+            _ => {}
+        }
+    }
+    assert!(from_a.iter().all(|&n| n > 0), "a sends from both ports: {from_a:?}");
+    // The addresses are what the capture shows, not an input to the switches' ECMP hash: the
+    // same fabric without them gives the same results.
+    let bare =
+        text.replace(",\n                                    addresses: [192.168.10.11/24, 192.168.20.11/24]", "");
+    assert_ne!(bare, text);
+    let loaded = rocelab_model::load_str(&bare, "t.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let b = rocelab_sim::from_model::build(&loaded.scenario, &loaded.fabric, None);
+    let again = rocelab_sim::run(&b.spec, &b.traffic, &b.config).unwrap();
+    let digest = rocelab_sim::bench::results_digest;
+    assert_eq!(digest(&again), digest(&results));
+}

@@ -159,6 +159,17 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
     }
 }
 
+/// The IPv4 address the fabric gives port `id` of a host (its adapter's `addresses`, in port
+/// order; the prefix length dropped), if any; an IPv6 address gives none, as the simulator's
+/// frames are IPv4.
+fn port_ipv4(f: &ResolvedFabric, id: PortId) -> Option<std::net::Ipv4Addr> {
+    let d = &f.devices[id.device];
+    let ni = d.ports.get(id.port)?.nic?;
+    let on_nic = d.ports[..id.port].iter().filter(|p| p.nic == Some(ni)).count();
+    let text = d.nics.get(ni)?.addresses.get(on_nic)?;
+    text.split_once('/').map_or(text.as_str(), |(ip, _)| ip).parse().ok()
+}
+
 /// The host at device `di` with its cabled ports: PFC per port, the NIC profile, DCQCN (the
 /// fabric's parameters; notification and reaction point per the host's first port's settings)
 /// and the CNP marking of the fabric's CNP class (NVIDIA's defaults, priority 6 / DSCP 48,
@@ -173,6 +184,7 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
                 pfc: PfcPortSpec { enabled: pfc_mask(f, id), ..Default::default() },
                 mtu: s.mtu.clamp(*crate::tcp::stack::MTU_RANGE.start(), *crate::tcp::stack::MTU_RANGE.end()),
                 link_pause: s.link_pause,
+                ipv4: port_ipv4(f, id),
             }
         })
         .collect();

@@ -35,6 +35,7 @@
 //! ([`storage`]: fio-like jobs, the storage protocols' wire exchanges, target devices, host CPU
 //! costs).
 
+pub mod addresses;
 pub mod bench;
 pub mod cc;
 pub mod detmath;

@@ -112,7 +112,9 @@ pub struct Packet {
     /// Index of the flow that sent it (`u32::MAX` for a TCP segment of a connection that is
     /// not a flow's).
     pub flow: u32,
-    /// Source node index (its IPv4 address is derived from it, see [`node_ipv4`]).
+    /// Source address: the source node's index, or its sending port's where the host's ports
+    /// are addressed one by one ([`crate::routing::port_address`]; the node is
+    /// [`Packet::src_node`], the IPv4 address [`crate::addresses::AddressBook::ipv4`]).
     pub src: u32,
     /// Destination address: the destination node's index, or one of its ports' where the host's
     /// ports are addressed one by one ([`crate::routing::port_address`]; the node is
@@ -157,7 +159,12 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// The destination node (its IPv4 address is derived from it, see [`node_ipv4`]).
+    /// The source node.
+    pub fn src_node(&self) -> u32 {
+        crate::routing::address_node(self.src)
+    }
+
+    /// The destination node.
     pub fn dst_node(&self) -> u32 {
         crate::routing::address_node(self.dst)
     }
@@ -191,7 +198,8 @@ impl Packet {
     }
 }
 
-/// IPv4 address of a node: 10.0.0.0/8 plus the node index, so captures are readable.
+/// IPv4 address of a node: 10.0.0.0/8 plus the node index, so captures are readable. A host's
+/// first port has it unless the fabric gives the port one ([`crate::addresses`]).
 pub fn node_ipv4(node: u32) -> u32 {
     0x0A00_0000 | (node & 0x00FF_FFFF)
 }

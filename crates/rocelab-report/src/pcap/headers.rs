@@ -40,14 +40,6 @@ pub const CNP_RESERVED: usize = 16;
 /// Smallest Ethernet frame without its FCS: shorter frames are padded with zeros.
 pub const MIN_FRAME_NO_FCS: usize = 60;
 
-/// The MAC address of node `node` in captures: locally administered unicast (first octet
-/// 0x02), then 0x00 and the node index in the last four octets, big-endian. Node 11 is
-/// 02:00:00:00:00:0b.
-pub fn node_mac(node: u32) -> [u8; 6] {
-    let n = node.to_be_bytes();
-    [0x02, 0x00, n[0], n[1], n[2], n[3]]
-}
-
 /// An IEEE 802.1Q tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VlanTag {
@@ -320,6 +312,7 @@ pub fn icrc(ip_packet: &[u8]) -> [u8; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rocelab_sim::addresses::node_mac;
 
     fn hex(s: &str) -> Vec<u8> {
         let s: String = s.split_whitespace().collect();
@@ -436,9 +429,15 @@ mod tests {
     #[test]
     fn vlan_tag_carries_pcp_and_vid() {
         let mut out = Vec::new();
-        ethernet(&mut out, node_mac(1), node_mac(2), Some(VlanTag { pcp: 5, dei: false, vid: 2 }), ETHERTYPE_IPV4);
+        ethernet(
+            &mut out,
+            node_mac(1, 0),
+            node_mac(2, 0),
+            Some(VlanTag { pcp: 5, dei: false, vid: 2 }),
+            ETHERTYPE_IPV4,
+        );
         assert_eq!(out, hex("020000000001 020000000002 8100 a002 0800"));
-        assert_eq!(node_mac(0x0102_0304), [2, 0, 1, 2, 3, 4]);
+        assert_eq!(node_mac(0x0102_0304, 0), [2, 0, 1, 2, 3, 4]);
     }
 
     #[test]

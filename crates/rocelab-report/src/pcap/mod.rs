@@ -9,10 +9,12 @@
 //! PAUSE frame, and [`encode`] writes the bytes. The [`PcapObserver`] plugs the encoder into a
 //! run.
 //!
-//! **Addresses.** Node `n` has MAC [`node_mac`]`(n)` (02:00 then `n` in four octets) and IPv4
-//! address [`rocelab_sim::packet::node_ipv4`]`(n)` (10.0.0.0/8 plus `n`). A data frame carries
-//! the MACs of its source and destination hosts on every hop (a bridged fabric's view); a PFC
-//! frame carries the MAC of the node sending it.
+//! **Addresses** are those of [`rocelab_sim::addresses`]: a host port's IPv4 address is the one
+//! the fabric gives it, else 10.0.0.0/8 plus its node's index (a host's first port) or an
+//! index after the last node's (its other ports); its MAC is 02, the port's index on its host,
+//! then the node's index in four octets. A data frame carries the IPv4 and MAC addresses of its
+//! source and destination ports on every hop (a bridged fabric's view); a PFC or PAUSE frame
+//! carries the MAC of the port sending it (a switch's: 02:00 and the switch's index).
 //!
 //! **Fields not in the simulator's packet** are set as a NIC would send them: IPv4
 //! identification 0 with don't-fragment set, TTL 64; TCP urgent pointer 0, payload zeros but
@@ -35,7 +37,8 @@ mod observer;
 pub use headers::*;
 pub use observer::{resolve_filter, CaptureFilter, CaptureStats, Captured, CapturedKind, PcapObserver};
 
-use rocelab_sim::packet::{node_ipv4, wire};
+use rocelab_sim::addresses::AddressBook;
+use rocelab_sim::packet::wire;
 use rocelab_sim::pfc::PfcFrame;
 use rocelab_sim::tcp::TcpHeader;
 use rocelab_sim::{Ecn, Packet};
@@ -101,10 +104,16 @@ fn ecn_bits(e: Ecn) -> u8 {
 }
 
 /// The IP fields (with these transport ports) and the 802.1Q tag of packet `p`.
-fn ip_and_tag(p: &Packet, src_port: u16, dst_port: u16, vlan: Option<u16>) -> (IpFields, Option<VlanTag>) {
+fn ip_and_tag(
+    p: &Packet,
+    book: &AddressBook,
+    src_port: u16,
+    dst_port: u16,
+    vlan: Option<u16>,
+) -> (IpFields, Option<VlanTag>) {
     let ip = IpFields {
-        src: node_ipv4(p.src),
-        dst: node_ipv4(p.dst_node()),
+        src: book.ipv4(p.src),
+        dst: book.ipv4(p.dst),
         dscp: p.dscp & 0x3F,
         ecn: ecn_bits(p.ecn),
         ttl: 64,
@@ -114,10 +123,11 @@ fn ip_and_tag(p: &Packet, src_port: u16, dst_port: u16, vlan: Option<u16>) -> (I
     (ip, p.tagged.then(|| VlanTag { pcp: p.pcp & 7, dei: false, vid: vlan.unwrap_or(0) & 0x0FFF }))
 }
 
-/// The frame a simulator packet is on the wire. `vlan` is the fabric's VLAN id, used when the
-/// packet is tagged (0, a priority-tagged frame, when the fabric names none).
-pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
-    let (ip, tag) = ip_and_tag(p, p.udp_src_port, p.udp_dst_port, vlan);
+/// The frame a simulator packet is on the wire, with the addresses `book` gives its ends. `vlan`
+/// is the fabric's VLAN id, used when the packet is tagged (0, a priority-tagged frame, when the
+/// fabric names none).
+pub fn frame_of_packet(p: &Packet, book: &AddressBook, vlan: Option<u16>) -> Frame {
+    let (ip, tag) = ip_and_tag(p, book, p.udp_src_port, p.udp_dst_port, vlan);
     let stack = if p.bth_opcode == OPCODE_CNP {
         let mut bth = Bth::new(OPCODE_CNP, p.dest_qp, p.psn);
         bth.becn = true;
@@ -143,33 +153,28 @@ pub fn frame_of_packet(p: &Packet, vlan: Option<u16>) -> Frame {
             payload: p.payload_bytes,
         }
     };
-    Frame { dst_mac: node_mac(p.dst_node()), src_mac: node_mac(p.src), tag, stack }
+    Frame { dst_mac: book.mac(p.dst), src_mac: book.mac(p.src), tag, stack }
 }
 
 /// The frame a simulator TCP segment is on the wire, with its TCP header.
-pub fn frame_of_tcp(p: &Packet, tcp: &TcpHeader, vlan: Option<u16>) -> Frame {
-    let (ip, tag) = ip_and_tag(p, tcp.src_port, tcp.dst_port, vlan);
+pub fn frame_of_tcp(p: &Packet, book: &AddressBook, tcp: &TcpHeader, vlan: Option<u16>) -> Frame {
+    let (ip, tag) = ip_and_tag(p, book, tcp.src_port, tcp.dst_port, vlan);
     Frame {
-        dst_mac: node_mac(p.dst_node()),
-        src_mac: node_mac(p.src),
+        dst_mac: book.mac(p.dst),
+        src_mac: book.mac(p.src),
         tag,
         stack: HeaderStack::Tcp { ip, tcp: *tcp, payload: p.payload_bytes },
     }
 }
 
-/// An 802.3x PAUSE frame of `quanta` sent by node `sender`.
-pub fn frame_of_link_pause(quanta: u16, sender: u32) -> Frame {
-    Frame {
-        dst_mac: rocelab_sim::pfc::PFC_DEST_MAC,
-        src_mac: node_mac(sender),
-        tag: None,
-        stack: HeaderStack::Pause { quanta },
-    }
+/// An 802.3x PAUSE frame of `quanta` sent by the port whose MAC is `sender`.
+pub fn frame_of_link_pause(quanta: u16, sender: [u8; 6]) -> Frame {
+    Frame { dst_mac: rocelab_sim::pfc::PFC_DEST_MAC, src_mac: sender, tag: None, stack: HeaderStack::Pause { quanta } }
 }
 
-/// A PFC frame sent by node `sender`.
-pub fn frame_of_pfc(f: &PfcFrame, sender: u32) -> Frame {
-    Frame { dst_mac: rocelab_sim::pfc::PFC_DEST_MAC, src_mac: node_mac(sender), tag: None, stack: HeaderStack::Pfc(*f) }
+/// A PFC frame sent by the port whose MAC is `sender`.
+pub fn frame_of_pfc(f: &PfcFrame, sender: [u8; 6]) -> Frame {
+    Frame { dst_mac: rocelab_sim::pfc::PFC_DEST_MAC, src_mac: sender, tag: None, stack: HeaderStack::Pfc(*f) }
 }
 
 /// Appends the frame's bytes (without FCS, padded to 60) to `out`.
@@ -262,6 +267,7 @@ fn ip_udp(out: &mut Vec<u8>, frame: &Frame, ip: &IpFields, ib: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rocelab_sim::addresses::node_mac;
     use rocelab_sim::packet::{rocev2_frame_bytes, rocev2_header_bytes, PacketKind};
 
     pub(crate) fn packet(opcode: u8, payload: u32, tagged: bool) -> Packet {
@@ -298,7 +304,7 @@ mod tests {
     #[test]
     fn send_only_frame_is_exact_and_as_long_as_simulated() {
         let p = packet(0x04, 1024, true);
-        let b = bytes(&frame_of_packet(&p, Some(2)));
+        let b = bytes(&frame_of_packet(&p, &AddressBook::default(), Some(2)));
         assert_eq!(b.len() as u32 + wire::FCS, p.frame_bytes);
         assert_eq!(&b[0..12], &[2, 0, 0, 0, 0, 11, 2, 0, 0, 0, 0, 3]);
         assert_eq!(&b[12..18], &[0x81, 0x00, 0x60, 0x02, 0x08, 0x00], "PCP 3, VID 2, IPv4");
@@ -314,18 +320,43 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_between_ports_carries_the_ports_addresses() {
+        use rocelab_sim::routing::port_address;
+        use rocelab_sim::spec::{HostPortSpec, HostSpec, NetworkSpec, NodeKind, NodeSpec};
+        // Host 0 with two ports, the second given 192.168.10.21; host 1 with one port.
+        let port = |ipv4| HostPortSpec { ipv4, ..Default::default() };
+        let host = |ports: Vec<HostPortSpec>| NodeSpec {
+            name: "h".into(),
+            kind: NodeKind::Host(HostSpec { ports, ..Default::default() }),
+        };
+        let spec = NetworkSpec {
+            nodes: vec![host(vec![port(None), port(Some([192, 168, 10, 21].into()))]), host(vec![port(None)])],
+            links: vec![],
+        };
+        let book = AddressBook::new(&spec);
+        let mut p = packet(0x04, 1024, false);
+        (p.src, p.dst) = (port_address(0, 1), 1);
+        let b = bytes(&frame_of_packet(&p, &book, None));
+        assert_eq!(&b[0..12], &[2, 0, 0, 0, 0, 1, 2, 1, 0, 0, 0, 0], "to host 1, from host 0's second port");
+        assert_eq!(&b[26..34], &[192, 168, 10, 21, 10, 0, 0, 1]);
+        (p.src, p.dst) = (1, port_address(0, 0));
+        let b = bytes(&frame_of_packet(&p, &book, None));
+        assert_eq!(&b[26..34], &[10, 0, 0, 1, 10, 0, 0, 0], "host 0's first port has the host's address");
+    }
+
+    #[test]
     fn extension_headers_and_pad_follow_the_opcode() {
-        let b = bytes(&frame_of_packet(&packet(0x0A, 1001, false), None));
+        let b = bytes(&frame_of_packet(&packet(0x0A, 1001, false), &AddressBook::default(), None));
         // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + 1001 payload + 3 pad + ICRC 4.
         assert_eq!(b.len(), 14 + 20 + 8 + 12 + 16 + 1001 + 3 + 4);
         assert_eq!(b[42], 0x0A);
         let bth = &b[42..54];
         assert_eq!(bth[1] >> 4 & 3, 3, "pad count");
         assert_eq!(&b[54 + 12..54 + 16], &1001u32.to_be_bytes(), "RETH DMA length");
-        let ack = bytes(&frame_of_packet(&packet(0x11, 0, false), None));
+        let ack = bytes(&frame_of_packet(&packet(0x11, 0, false), &AddressBook::default(), None));
         assert_eq!(ack.len(), 14 + 20 + 8 + 12 + 4 + 4);
         assert_eq!(&ack[54..58], &[0x1F, 0, 0, 0], "AETH");
-        let empty = frame_of_packet(&packet(0x04, 0, false), None);
+        let empty = frame_of_packet(&packet(0x04, 0, false), &AddressBook::default(), None);
         let b = bytes(&empty);
         assert_eq!(b.len(), 60, "an empty SEND is padded to the Ethernet minimum");
         assert_eq!(u16::from_be_bytes([b[16], b[17]]), 20 + 8 + 12 + 4, "IP length excludes Ethernet padding");
@@ -335,7 +366,7 @@ mod tests {
     fn cnp_has_becn_and_16_reserved_bytes() {
         let mut p = packet(OPCODE_CNP, 0, false);
         p.psn = 0;
-        let b = bytes(&frame_of_packet(&p, None));
+        let b = bytes(&frame_of_packet(&p, &AddressBook::default(), None));
         assert_eq!(b.len(), 14 + 20 + 8 + 12 + 16 + 4);
         assert_eq!(&b[42..54], &[0x81, 0, 0xFF, 0xFF, 0x40, 0, 0, 0x12, 0, 0, 0, 0]);
         assert_eq!(&b[54..70], &[0; 16]);
@@ -358,7 +389,7 @@ mod tests {
             sack: [(0, 0); 4],
             sack_blocks: 0,
         };
-        let b = bytes(&frame_of_tcp(&p, &h, Some(2)));
+        let b = bytes(&frame_of_tcp(&p, &AddressBook::default(), &h, Some(2)));
         assert_eq!(b.len() as u32 + wire::FCS, p.frame_bytes, "1522-byte frame: 18 + 20 + 32 + 1448 + FCS");
         let ip = &b[18..38];
         assert_eq!((ip[9], ip[1]), (6, (26 << 2) | 3), "TCP, DSCP 26 with CE");
@@ -378,14 +409,14 @@ mod tests {
         let ack = TcpHeader { timestamps: None, flags: 0x10, ..h };
         let mut p0 = packet(0x10, 0, false);
         p0.kind = PacketKind::Tcp;
-        assert_eq!(bytes(&frame_of_tcp(&p0, &ack, None)).len(), 60);
+        assert_eq!(bytes(&frame_of_tcp(&p0, &AddressBook::default(), &ack, None)).len(), 60);
         let sacks = TcpHeader { sack: [(1, 2), (3, 4), (5, 6), (0, 0)], sack_blocks: 3, ..h };
-        assert_eq!(bytes(&frame_of_tcp(&p0, &sacks, None)).len(), 14 + 20 + 60);
+        assert_eq!(bytes(&frame_of_tcp(&p0, &AddressBook::default(), &sacks, None)).len(), 14 + 20 + 60);
     }
 
     #[test]
     fn pause_frame_matches_802_3x_byte_for_byte() {
-        let b = bytes(&frame_of_link_pause(0xFFFF, 5));
+        let b = bytes(&frame_of_link_pause(0xFFFF, node_mac(5, 0)));
         let mut want = vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x05, 0x88, 0x08];
         want.extend_from_slice(&[0x00, 0x01, 0xFF, 0xFF]);
         want.resize(60, 0);
@@ -395,7 +426,7 @@ mod tests {
     #[test]
     fn pfc_frame_matches_802_1qbb_byte_for_byte() {
         let f = PfcFrame { class_enable: 0b0001_1000, quanta: [0, 0, 0, 0xFFFF, 0x1234, 0, 0, 0] };
-        let b = bytes(&frame_of_pfc(&f, 12));
+        let b = bytes(&frame_of_pfc(&f, node_mac(12, 0)));
         let mut want = vec![0x01, 0x80, 0xC2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x88, 0x08];
         want.extend_from_slice(&[0x01, 0x01, 0x00, 0x18]);
         want.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x12, 0x34, 0, 0, 0, 0, 0, 0]);

@@ -4,6 +4,7 @@
 use super::{encode_with, frame_of_link_pause, frame_of_packet, frame_of_pfc, frame_of_tcp, Frame};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
+use rocelab_sim::addresses::{node_mac, AddressBook};
 use rocelab_sim::from_model::Names;
 use rocelab_sim::pfc::PfcFrame;
 use rocelab_sim::tcp::TcpHeader;
@@ -74,8 +75,13 @@ pub struct PcapObserver<W: Write> {
     error: Option<String>,
     /// Per global port: its transmissions are captured.
     tx: Vec<bool>,
+    /// Per global port: the MAC it sends PFC and PAUSE frames from ([`node_mac`]: a host port's
+    /// own, with its index on the host; a switch's 02:00 and the switch's index).
+    port_mac: Vec<[u8; 6]>,
     /// Per global port: the node owning it.
     node_of: Vec<u32>,
+    /// The hosts' ports' IPv4 and MAC addresses.
+    addresses: AddressBook,
     flows: Option<Vec<bool>>,
     limit: u64,
     vlan: Option<u16>,
@@ -143,7 +149,7 @@ impl<W: Write> PcapObserver<W> {
             ..Default::default()
         };
         let writer = PcapWriter::with_header(out, header).map_err(|e| format!("cannot write the capture: {e}"))?;
-        let (_, node_of, peer) = port_maps(spec);
+        let (first, node_of, peer) = port_maps(spec);
         let tx = match &filter.ports {
             None => vec![true; node_of.len()],
             Some(ports) => {
@@ -155,6 +161,14 @@ impl<W: Write> PcapObserver<W> {
                 tx
             }
         };
+        let port_mac = (0..node_of.len())
+            .map(|p| {
+                let node = node_of[p];
+                let local = p - first[node as usize];
+                let host_port = spec.is_host(node as usize) && local <= u8::MAX as usize;
+                node_mac(node, if host_port { local as u8 } else { 0 })
+            })
+            .collect();
         let flows = filter.flows.as_ref().map(|fs| {
             let mut keep = vec![false; fs.iter().max().map_or(0, |m| m + 1)];
             for &f in fs {
@@ -166,7 +180,9 @@ impl<W: Write> PcapObserver<W> {
             writer: Some(writer),
             error: None,
             tx,
+            port_mac,
             node_of,
+            addresses: AddressBook::new(spec),
             flows,
             limit: filter.limit.unwrap_or(u64::MAX),
             vlan,
@@ -196,6 +212,11 @@ impl<W: Write> PcapObserver<W> {
         let mut w = self.writer.take().ok_or("the capture was already finished")?.into_writer();
         w.flush().map_err(|e| format!("cannot write the capture: {e}"))?;
         Ok((self.stats, w))
+    }
+
+    /// MAC of global port `port` as the sender of a PFC or PAUSE frame.
+    fn mac_of(&self, port: usize) -> [u8; 6] {
+        self.port_mac.get(port).copied().unwrap_or([0x02, 0, 0, 0, 0, 0])
     }
 
     /// Whether the flow filter keeps data frames of `flow`.
@@ -260,7 +281,7 @@ impl<W: Write> Observer for PcapObserver<W> {
         let len = self.write(
             time,
             port,
-            frame_of_packet(packet, self.vlan),
+            frame_of_packet(packet, &self.addresses, self.vlan),
             CapturedKind::Data { flow: packet.flow as usize },
         );
         if len as u64 + rocelab_sim::packet::wire::FCS as u64 != packet.frame_bytes.max(64) as u64 {
@@ -271,7 +292,7 @@ impl<W: Write> Observer for PcapObserver<W> {
     fn on_tcp(&mut self, time: Time, port: usize, packet: &Packet, header: &TcpHeader, dir: Direction) {
         // `dest_qp` is the receiving endpoint, `connection << 1 | side`; every segment of an
         // established connection carries an ACK.
-        if dir == Direction::Rx && self.node_of.get(port) == Some(&packet.dst) {
+        if dir == Direction::Rx && self.node_of.get(port) == Some(&packet.dst_node()) {
             // The receiver learns that the peer has its stream up to `ack`: forget those headers.
             if let Some(h) = self.streams.get_mut(&packet.dest_qp) {
                 while h
@@ -285,7 +306,7 @@ impl<W: Write> Observer for PcapObserver<W> {
         if dir != Direction::Tx || !self.keeps_flow(packet.flow) || !self.wanted(port) {
             return;
         }
-        let frame = frame_of_tcp(packet, header, self.vlan);
+        let frame = frame_of_tcp(packet, &self.addresses, header, self.vlan);
         let stream = (packet.payload_bytes > 0).then_some((packet.dest_qp ^ 1, header.seq));
         let len = self.write_filled(time, port, frame, CapturedKind::Data { flow: packet.flow as usize }, stream);
         if len as u64 + rocelab_sim::packet::wire::FCS as u64 != packet.frame_bytes.max(64) as u64 {
@@ -306,16 +327,14 @@ impl<W: Write> Observer for PcapObserver<W> {
         if dir != Direction::Tx || !self.wanted(port) {
             return;
         }
-        let sender = self.node_of.get(port).copied().unwrap_or(0);
-        self.write(time, port, frame_of_link_pause(quanta, sender), CapturedKind::Pause);
+        self.write(time, port, frame_of_link_pause(quanta, self.mac_of(port)), CapturedKind::Pause);
     }
 
     fn on_pfc(&mut self, time: Time, port: usize, frame: &PfcFrame, dir: Direction) {
         if dir != Direction::Tx || !self.wanted(port) {
             return;
         }
-        let sender = self.node_of.get(port).copied().unwrap_or(0);
-        self.write(time, port, frame_of_pfc(frame, sender), CapturedKind::Pfc);
+        self.write(time, port, frame_of_pfc(frame, self.mac_of(port)), CapturedKind::Pfc);
     }
 }
 
@@ -453,7 +472,7 @@ mod tests {
         assert_eq!((recs[0].0, recs[0].1), (2_500, 123), "nanoseconds of simulated time");
         assert_eq!(recs[0].2.len() as u32 + 4, p.frame_bytes);
         assert_eq!(&recs[1].2[0..6], &[0x01, 0x80, 0xC2, 0, 0, 1]);
-        assert_eq!(&recs[1].2[6..12], &crate::pcap::node_mac(3), "sent by the switch");
+        assert_eq!(&recs[1].2[6..12], &node_mac(3, 0), "sent by the switch");
         assert_eq!(stats.bytes, recs.iter().map(|r| r.2.len() as u64).sum::<u64>());
     }
 

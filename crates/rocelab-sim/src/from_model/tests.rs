@@ -281,3 +281,40 @@ fn a_devices_bonding_becomes_its_hosts_bond() {
     let NodeKind::Host(a) = &b.spec.nodes[1].kind else { panic!("a") };
     assert!(!a.is_standby(0) && a.is_standby(1));
 }
+
+#[test]
+fn a_ports_ipv4_address_comes_from_its_adapter() {
+    // Two adapters; d's p0 is not cabled, p1's address is IPv6 (none for the simulator's IPv4
+    // frames), p2 is the second adapter's first port.
+    let text = r#"fabric:
+  name: t
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-3, speed: 25G}]}
+      - name: d
+        role: host
+        nics:
+          - {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G, addresses: [10.1.0.1/24, "fd00::2/64"]}
+          - {vendor: mellanox, model: ConnectX-5, ports: 1, speed: 25G, addresses: [192.168.5.9/24]}
+      - {name: e, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 1, speed: 25G}}
+    links:
+      - {a: "sw1:p1", b: "d:p1"}
+      - {a: "sw1:p2", b: "d:p2"}
+      - {a: "sw1:p3", b: "e:p0"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+"#;
+    let l = rocelab_model::load_str(text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let b = build(&l.scenario, &l.fabric, None);
+    let ipv4 = |i: usize| match &b.spec.nodes[i].kind {
+        NodeKind::Host(h) => h.ports.iter().map(|p| p.ipv4.map(|a| a.to_string())).collect::<Vec<_>>(),
+        NodeKind::Switch(_) => panic!("node {i} is a host"),
+    };
+    assert_eq!(ipv4(1), [None, Some("192.168.5.9".to_string())]);
+    assert_eq!(ipv4(2), [None]);
+    let book = crate::addresses::AddressBook::new(&b.spec);
+    let second = crate::routing::port_address(1, 1);
+    assert_eq!(book.ipv4_addr(second).to_string(), "192.168.5.9", "d's second cabled port");
+}

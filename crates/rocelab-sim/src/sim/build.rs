@@ -399,17 +399,19 @@ fn build<'o, O: Observer>(
         } else {
             NO_QP
         };
-        // The address its packets go to: a queue pair's responder's; an open-loop flow's
-        // destination takes one of its ports the flow's port reaches, by the flow's hash.
-        let dst_addr = if qp != NO_QP {
-            qps[qp as usize].addr[1]
+        // The addresses its packets come from and go to: its queue pair's; an open-loop flow's
+        // port's, and one of its destination's ports that this port reaches, by the flow's hash.
+        let (src_addr, dst_addr) = if qp != NO_QP {
+            let q = &qps[qp as usize];
+            (q.addr[0], q.addr[1])
         } else {
-            host_port(&routes, &ports, f.dst, f.src, hash, Some(port))
-                .map_or(f.dst as u32, |p| routes.address_of(f.dst as u32, p))
+            let dst = host_port(&routes, &ports, f.dst, f.src, hash, Some(port));
+            (routes.address_of(f.src as u32, port), dst.map_or(f.dst as u32, |p| routes.address_of(f.dst as u32, p)))
         };
         flows.push(FlowRt {
             spec: *f,
             port,
+            src_addr,
             dst_addr,
             source: FlowSource {
                 payload: f.payload_bytes,

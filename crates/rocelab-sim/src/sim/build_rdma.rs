@@ -289,6 +289,68 @@ mod tests {
     }
 
     #[test]
+    fn every_frame_names_the_ports_it_leaves_and_reaches() {
+        // h1's two ports are addresses of their own: each frame a host sends carries its
+        // sending port's address as its source, each frame a host receives its receiving
+        // port's as its destination: RDMA, TCP and open-loop flows both ways.
+        use crate::observer::{Direction, Observer};
+        use crate::packet::Packet;
+        use crate::routing::port_address;
+        struct Frames(Vec<(usize, u32, u32, Direction)>);
+        impl Observer for Frames {
+            fn on_packet(&mut self, _: crate::Time, port: usize, p: &Packet, dir: Direction) {
+                self.0.push((port, p.src, p.dst, dir));
+            }
+        }
+        let d = FabricDefaults::lossless(3, 100_000);
+        let mut b = NetworkBuilder::new();
+        let h0 = b.add_host("h0", d.host.clone(), d.host_port);
+        let h1 = b.add_host("h1", d.host.clone(), d.host_port);
+        let s = b.add_switch("s", d.switch.clone(), d.switch_port);
+        b.connect(h0, s, 100_000_000_000, 100 * NS);
+        b.connect(h1, s, 100_000_000_000, 100 * NS);
+        b.connect(h1, s, 100_000_000_000, 100 * NS);
+        let f = b.build();
+        let mut t = Traffic::new();
+        for k in 0..12u16 {
+            let (src, dst) = if k % 2 == 0 { (h0, h1) } else { (h1, h0) };
+            let mut flow = FlowSpec::sized(src, dst, FlowClass::roce(3, 26), 64 << 10);
+            flow.udp_src_port = 49152 + k;
+            t.push(match k % 3 {
+                0 => flow.rc(RdmaOp::Write),
+                1 => flow.tcp(TcpFlow::default()),
+                _ => flow,
+            });
+        }
+        let mut frames = Frames(Vec::new());
+        let r = crate::run_with_observer(&f.spec, &t, &SimConfig::new(1, MS), &mut frames).expect("runs");
+        assert!(r.flows.iter().all(|f| f.delivered_bytes == 64 << 10));
+        let address = |g: usize| {
+            let p = &r.ports[g];
+            if p.node == h1 {
+                port_address(h1 as u32, p.port as u32)
+            } else {
+                p.node as u32
+            }
+        };
+        let (mut sent, mut received) = ([0; 2], [0; 2]);
+        for &(g, src, dst, dir) in frames.0.iter().filter(|(g, ..)| r.ports[*g].node != s) {
+            match dir {
+                Direction::Tx => assert_eq!(src, address(g), "sent at port {g}"),
+                Direction::Rx => assert_eq!(dst, address(g), "received at port {g}"),
+            }
+            if r.ports[g].node == h1 {
+                let k = if dir == Direction::Tx { &mut sent } else { &mut received };
+                k[r.ports[g].port] += 1;
+            }
+        }
+        assert!(
+            sent.iter().chain(&received).all(|&n| n > 0),
+            "h1's two ports both send and receive: {sent:?} {received:?}"
+        );
+    }
+
+    #[test]
     fn a_flow_to_a_host_with_two_ports_arrives_at_the_port_that_answers() {
         // Each port its own address (RoCE GIDs, TCP/IP addresses per interface): the data
         // arrives where the queue pair's or connection's other end sends from.

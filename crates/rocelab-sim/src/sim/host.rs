@@ -109,7 +109,7 @@ impl<O: Observer> Sim<'_, O> {
                     let pkt = Packet {
                         kind: PacketKind::Data,
                         flow: f,
-                        src: spec.src as u32,
+                        src: flow.src_addr,
                         dst: flow.dst_addr,
                         udp_src_port: spec.udp_src_port,
                         udp_dst_port: wire::ROCEV2_UDP_PORT,

@@ -269,9 +269,11 @@ pub(crate) struct FlowRt {
     /// Set once the source has nothing more to send.
     pub finished_sending: bool,
     pub dropped_packets: u64,
-    /// The address its packets go to: the destination node's, or the port's where its ports
-    /// are addressed one by one ([`crate::routing::port_address`]). Beside the spec, which a
-    /// send reads.
+    /// The address its packets come from: its source node's, or its port's where the host's
+    /// ports are addressed one by one ([`crate::routing::port_address`]).
+    pub src_addr: u32,
+    /// The address its packets go to, likewise the destination node's or port's. Beside the
+    /// spec, which a send reads.
     pub dst_addr: u32,
     pub spec: FlowSpec,
 }

@@ -351,14 +351,12 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let qp = &mut self.qps[q as usize];
         let f = qp.flow;
-        let spec = &self.flows[f as usize].spec;
-        let src = if side == REQUESTER { spec.src } else { spec.dst };
         let header = wire::header_bytes(opcode, payload, class.tagged);
         let frame = header + payload;
         let pkt = Packet {
             kind,
             flow: f,
-            src: src as u32,
+            src: qp.addr[side as usize],
             dst: qp.addr[side as usize ^ 1],
             udp_src_port: qp.udp[side as usize],
             udp_dst_port: crate::packet::wire::ROCEV2_UDP_PORT,

@@ -477,7 +477,7 @@ impl<O: Observer> Sim<'_, O> {
         let pkt = Packet {
             kind: PacketKind::Tcp,
             flow: conn.flow,
-            src: conn.node[s],
+            src: conn.addr[s],
             dst: conn.addr[r],
             udp_src_port: hdr.src_port,
             udp_dst_port: hdr.dst_port,

@@ -108,6 +108,11 @@ pub struct HostPortSpec {
     /// sends them when the host's receive buffer fills.
     #[serde(default)]
     pub link_pause: bool,
+    /// The port's IPv4 address where the fabric gives one, which captures show. Without one the
+    /// port has a made-up address in 10.0.0.0/8 ([`crate::addresses`]). The ECMP hash does not
+    /// read it (see there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipv4: Option<std::net::Ipv4Addr>,
 }
 
 fn default_mtu() -> u32 {
@@ -116,7 +121,7 @@ fn default_mtu() -> u32 {
 
 impl Default for HostPortSpec {
     fn default() -> Self {
-        HostPortSpec { pfc: PfcPortSpec::default(), mtu: default_mtu(), link_pause: false }
+        HostPortSpec { pfc: PfcPortSpec::default(), mtu: default_mtu(), link_pause: false, ipv4: None }
     }
 }
 

@@ -245,40 +245,47 @@ workloads:
     assert!(summary.contains("[SUM]"), "{summary}");
 }
 
+/// The simulation of a fabric of `devices` and `links` (YAML lines at the list's indent) with
+/// one lossless RoCE class.
+fn build_devices(devices: &str, links: &str) -> Built {
+    let text = format!(
+        "fabric:\n  name: t\n  topology:\n    devices:\n{devices}    links:\n{links}  qos:\n    marking: dscp\n    \
+         classes:\n      - {{name: roce, priority: 3, dscp: [26], lossless: true}}\n"
+    );
+    let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    build(&l.scenario, &l.fabric, None)
+}
+
+/// Host node `i`'s spec.
+fn host_spec(b: &Built, i: usize) -> &HostSpec {
+    match &b.spec.nodes[i].kind {
+        NodeKind::Host(h) => h,
+        NodeKind::Switch(_) => panic!("node {i} is a host"),
+    }
+}
+
 #[test]
 fn a_devices_bonding_becomes_its_hosts_bond() {
-    let text = r#"fabric:
-  name: t
-  topology:
-    devices:
-      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-6, speed: 25G}]}
+    let b = build_devices(
+        r#"      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-6, speed: 25G}]}
       - {name: a, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G}, bonding: active-backup}
       - {name: b, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G}, bonding: lacp}
       - {name: c, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G}}
-    links:
-      - {a: "sw1:p1", b: "a:p0"}
+"#,
+        r#"      - {a: "sw1:p1", b: "a:p0"}
       - {a: "sw1:p2", b: "a:p1"}
       - {a: "sw1:p3", b: "b:p0"}
       - {a: "sw1:p4", b: "b:p1"}
       - {a: "sw1:p5", b: "c:p0"}
       - {a: "sw1:p6", b: "c:p1"}
-  qos:
-    marking: dscp
-    classes:
-      - {name: roce, priority: 3, dscp: [26], lossless: true}
-"#;
-    let l = rocelab_model::load_str(text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
-    let b = build(&l.scenario, &l.fabric, None);
-    let bond = |i: usize| match &b.spec.nodes[i].kind {
-        NodeKind::Host(h) => h.bond,
-        NodeKind::Switch(_) => panic!("node {i} is a host"),
-    };
+"#,
+    );
     assert_eq!(
-        [bond(1), bond(2), bond(3)],
+        [1, 2, 3].map(|i| host_spec(&b, i).bond),
         [Some(BondMode::ActiveBackup), Some(BondMode::Aggregate), None],
         "a's ports stand by but the first, b's aggregate, c's are each an address"
     );
-    let NodeKind::Host(a) = &b.spec.nodes[1].kind else { panic!("a") };
+    let a = host_spec(&b, 1);
     assert!(!a.is_standby(0) && a.is_standby(1));
 }
 
@@ -286,32 +293,21 @@ fn a_devices_bonding_becomes_its_hosts_bond() {
 fn a_ports_ipv4_address_comes_from_its_adapter() {
     // Two adapters; d's p0 is not cabled, p1's address is IPv6 (none for the simulator's IPv4
     // frames), p2 is the second adapter's first port.
-    let text = r#"fabric:
-  name: t
-  topology:
-    devices:
-      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-3, speed: 25G}]}
+    let b = build_devices(
+        r#"      - {name: sw1, role: switch, platform: generic, ports: [{names: p1-3, speed: 25G}]}
       - name: d
         role: host
         nics:
           - {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G, addresses: [10.1.0.1/24, "fd00::2/64"]}
           - {vendor: mellanox, model: ConnectX-5, ports: 1, speed: 25G, addresses: [192.168.5.9/24]}
       - {name: e, role: host, nic: {vendor: mellanox, model: ConnectX-5, ports: 1, speed: 25G}}
-    links:
-      - {a: "sw1:p1", b: "d:p1"}
+"#,
+        r#"      - {a: "sw1:p1", b: "d:p1"}
       - {a: "sw1:p2", b: "d:p2"}
       - {a: "sw1:p3", b: "e:p0"}
-  qos:
-    marking: dscp
-    classes:
-      - {name: roce, priority: 3, dscp: [26], lossless: true}
-"#;
-    let l = rocelab_model::load_str(text, "t.yaml", std::path::Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
-    let b = build(&l.scenario, &l.fabric, None);
-    let ipv4 = |i: usize| match &b.spec.nodes[i].kind {
-        NodeKind::Host(h) => h.ports.iter().map(|p| p.ipv4.map(|a| a.to_string())).collect::<Vec<_>>(),
-        NodeKind::Switch(_) => panic!("node {i} is a host"),
-    };
+"#,
+    );
+    let ipv4 = |i: usize| host_spec(&b, i).ports.iter().map(|p| p.ipv4.map(|a| a.to_string())).collect::<Vec<_>>();
     assert_eq!(ipv4(1), [None, Some("192.168.5.9".to_string())]);
     assert_eq!(ipv4(2), [None]);
     let book = crate::addresses::AddressBook::new(&b.spec);

@@ -31,6 +31,10 @@
 //!   `net.ipv4.tcp_window_scaling = 1` and `net.ipv4.tcp_congestion_control = cubic`, its TCP
 //!   defaults, pinned with `sysctl -w`, or what the device's `tcp:` settings give instead) and the Demartek guide (CPU governor `performance` in
 //!   `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
+//! - Interfaces sharing a subnet: the kernel's ip-sysctl documentation (`arp_ignore` 1,
+//!   `arp_announce` 2, `rp_filter` 2), ip-rule(8) and ip-route(8) (`ip rule add from ADDR table
+//!   T`, `ip route replace SUBNET dev IF src ADDR table T`), sysctl(8)'s `/` for a dot in an
+//!   interface name; libfabric's "Verbs Provider on Multi-NIC Systems" for why RDMA needs them.
 //! - Storage: nvme-cli (`nvme discover|connect-all -t rdma|tcp -a ADDR -s PORT`), the Demartek
 //!   guide's iSER and NFSoRDMA sections (`iscsiadm -m iface -I NAME -o new`, `-o update -n
 //!   iface.transport_name -v iser`, `iscsiadm -m discovery -t sendtargets -p ADDR -I NAME`,
@@ -55,8 +59,29 @@ use serde::Serialize;
 pub struct LinuxHost {
     pub hostname: String,
     pub ports: Vec<LinuxPort>,
+    /// The ports that share an IPv4 subnet with another of the host's ports (see
+    /// [`source_routes`]).
+    pub source_routes: Vec<SourceRoute>,
     pub tuning: Tuning,
     pub storage: StorageAttach,
+}
+
+/// ARP and source routing of an interface whose IPv4 subnet another of its host's interfaces
+/// is also in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceRoute {
+    /// The interface holding the address: the port, or its VLAN interface where PCP marking
+    /// makes one (the Demartek guide's GIDs sit on `ens15f0.2`).
+    pub iface: String,
+    /// The interface's sysctl directory, `net.ipv4.conf.IF`, a dot of IF written `/` as
+    /// sysctl(8) reads it (`ens15f0/2`).
+    pub sysctl_conf: String,
+    /// The interface's address, without its prefix length.
+    pub addr: String,
+    /// The subnet, `network/prefix`.
+    pub subnet: String,
+    /// The routing table holding the interface's route (101, 102, … in port order).
+    pub table: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -255,8 +280,10 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         out.push(port(f, d, p, drv, rdma, &mut findings));
     }
     let storage = storage::linux_attach(f, device, targets, &mut findings);
+    let source_routes = source_routes(f, &ports, &out);
     let host = LinuxHost {
         hostname: d.name.clone(),
+        source_routes,
         ports: out,
         tuning: Tuning {
             cpu_governor: "performance".into(),
@@ -267,6 +294,53 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         storage,
     };
     (host, findings)
+}
+
+/// The interfaces of a host's cabled `ports` (rendered as `linux`) whose IPv4 address's subnet
+/// holds another of them. By default Linux answers ARP for any of its addresses on every
+/// interface and routes by destination only, so a packet from one port's address leaves by
+/// whichever same-subnet interface the main table lists first: the RDMA-CM connection of a
+/// queue pair bound to the second port's address is refused or its traffic leaves on the first
+/// port (libfabric's "Verbs Provider on Multi-NIC Systems"). Each such interface answers ARP only
+/// for its own addresses (`arp_ignore` 1) and announces the address it sends from
+/// (`arp_announce` 2), filters reverse paths loosely (`rp_filter` 2: a reply may arrive on the
+/// sibling port), and its address's traffic is routed by a table of its own that holds the
+/// subnet on that interface (`ip rule add from ADDR table T`; the kernel's ip-sysctl
+/// documentation for the three settings, ip-rule(8) and ip-route(8) for the rest). A bonded
+/// host has one address on the bond: nothing to do.
+fn source_routes(f: &ResolvedFabric, ports: &[PortView], linux: &[LinuxPort]) -> Vec<SourceRoute> {
+    let Some(first) = ports.first() else { return Vec::new() };
+    if f.devices[first.id.device].bonding.is_some() {
+        return Vec::new();
+    }
+    let ifaces: Vec<(String, std::net::Ipv4Addr, u8)> = ports
+        .iter()
+        .zip(linux)
+        .filter_map(|(p, l)| {
+            let (addr, len) = f.port_address(p.id)?.split_once('/')?;
+            let iface = l.vlan.as_ref().map_or(&l.name, |v| &v.name).clone();
+            Some((iface, addr.parse().ok()?, len.parse().ok()?))
+        })
+        .collect();
+    let subnet = |a: std::net::Ipv4Addr, len: u8| {
+        let mask = u32::MAX.checked_shl(32 - len as u32).unwrap_or(0);
+        (std::net::Ipv4Addr::from(u32::from(a) & mask), len)
+    };
+    let mut out = Vec::new();
+    for (k, (iface, addr, len)) in ifaces.iter().enumerate() {
+        let net = subnet(*addr, *len);
+        let shared = ifaces.iter().enumerate().any(|(j, (_, a, l))| j != k && subnet(*a, *l) == net);
+        if shared {
+            out.push(SourceRoute {
+                sysctl_conf: format!("net.ipv4.conf.{}", iface.replace('.', "/")),
+                iface: iface.clone(),
+                addr: addr.to_string(),
+                subnet: format!("{}/{}", net.0, net.1),
+                table: 101 + k as u32,
+            });
+        }
+    }
+    out
 }
 
 fn port(

@@ -322,6 +322,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 ]
                 .into_iter()
                 .chain(h.tuning.module_params.iter().map(|(path, v)| check(format!("cat {path}"), v.clone())))
+                .chain(source_route_checks(&h.source_routes))
                 .collect(),
             });
             rb.variables = h.storage.variables.iter().map(|v| (v.name.clone(), v.hint.clone())).collect();
@@ -395,6 +396,31 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
         }
     }
     rb
+}
+
+/// What to check on a host whose interfaces share a subnet ([`crate::linux::SourceRoute`]).
+fn source_route_checks(routes: &[crate::linux::SourceRoute]) -> Vec<Check> {
+    if routes.is_empty() {
+        return Vec::new();
+    }
+    let keys: Vec<String> = routes
+        .iter()
+        .flat_map(|r| ["arp_ignore", "arp_announce", "rp_filter"].map(|k| format!("{}.{k}", r.sysctl_conf)))
+        .collect();
+    let values = routes
+        .iter()
+        .map(|r| format!("{0}.arp_ignore = 1, {0}.arp_announce = 2, {0}.rp_filter = 2", r.sysctl_conf))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rules = routes.iter().map(|r| format!("`from {} lookup {}`", r.addr, r.table)).collect::<Vec<_>>().join(", ");
+    let mut checks = vec![check(format!("sysctl {}", keys.join(" ")), values), check("ip rule show", rules)];
+    checks.extend(routes.iter().map(|r| {
+        check(
+            format!("ip route show table {}", r.table),
+            format!("{} dev {} scope link src {}", r.subnet, r.iface, r.addr),
+        )
+    }));
+    checks
 }
 
 pub fn render(

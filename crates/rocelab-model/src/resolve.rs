@@ -171,6 +171,14 @@ impl ResolvedFabric {
     pub fn port_settings(&self, id: PortId) -> PortSettings {
         self.port(id).settings.clone().unwrap_or_else(|| PortSettings::from_policy(&self.qos))
     }
+    /// The address (`10.0.2.31/24`, `fd00::1/64`: checked at load) the fabric gives a host's
+    /// port: its adapter's `addresses`, in the adapter's port order.
+    pub fn port_address(&self, id: PortId) -> Option<&str> {
+        let d = &self.devices[id.device];
+        let ni = d.ports.get(id.port)?.nic?;
+        let on_nic = d.ports[..id.port].iter().filter(|p| p.nic == Some(ni)).count();
+        d.nics.get(ni)?.addresses.get(on_nic).map(String::as_str)
+    }
     pub fn hosts(&self) -> impl Iterator<Item = &ResolvedDevice> {
         self.devices.iter().filter(|d| d.role != Role::Switch)
     }

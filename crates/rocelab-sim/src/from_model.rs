@@ -163,11 +163,8 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
 /// order; the prefix length dropped), if any; an IPv6 address gives none, as the simulator's
 /// frames are IPv4.
 fn port_ipv4(f: &ResolvedFabric, id: PortId) -> Option<std::net::Ipv4Addr> {
-    let d = &f.devices[id.device];
-    let ni = d.ports.get(id.port)?.nic?;
-    let on_nic = d.ports[..id.port].iter().filter(|p| p.nic == Some(ni)).count();
-    let text = d.nics.get(ni)?.addresses.get(on_nic)?;
-    text.split_once('/').map_or(text.as_str(), |(ip, _)| ip).parse().ok()
+    let text = f.port_address(id)?;
+    text.split_once('/').map_or(text, |(ip, _)| ip).parse().ok()
 }
 
 /// The host at device `di` with its cabled ports: PFC per port, the NIC profile, DCQCN (the

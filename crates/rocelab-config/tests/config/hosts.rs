@@ -1,5 +1,6 @@
 //! Host-side parts beyond the seeds' scripts: the iproute2 `dcb` path for adapters without a
-//! vendor tool rocelab knows, host tuning (offloads, TCP sysctls) and the NFS server's exports.
+//! vendor tool rocelab knows, host tuning (offloads, TCP sysctls), the NFS server's exports and
+//! the ARP and source routing of interfaces that share a subnet.
 
 use super::{assert_sequence, device_text, fabric};
 use rocelab_config::{render, Templates};
@@ -157,4 +158,74 @@ fn nfs_server_exports_its_share_to_each_client() {
     let (server, findings) = device_text(&f, "nfs-1");
     assert!(server.contains("EXPORT_LINE=\"${NFS_1_EXPORT} *(rw,sync,insecure,no_root_squash)\""), "{server}");
     assert!(findings.iter().any(|w| w.device == "nfs-1" && w.message.contains("every client (`*`)")));
+}
+
+/// A ConnectX-5 host with three ports: two in 10.0.2.0/24, one in 10.0.3.0/24.
+const MULTIHOMED: &str = r#"
+fabric:
+  name: multihomed
+  topology:
+    devices:
+      - {name: sw, role: switch, platform: sonic, ports: [{names: Ethernet0-3, speed: 100G}]}
+      - {name: h1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, ports: 3, speed: 100G,
+         port_names: [ens1f0, ens1f1, ens2f0], addresses: [10.0.2.31/24, 10.0.2.32/24, 10.0.3.31/24]}}
+    links:
+      - {a: "sw:Ethernet0", b: "h1:ens1f0"}
+      - {a: "sw:Ethernet1", b: "h1:ens1f1"}
+      - {a: "sw:Ethernet2", b: "h1:ens2f0"}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+"#;
+
+#[test]
+fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source() {
+    let f = fabric(MULTIHOMED);
+    let (text, _) = device_text(&f, "h1");
+    assert_sequence(
+        &text,
+        &[
+            "# ---- interfaces in one subnet: ARP for their own address only, source routing ----",
+            "# (the addresses the fabric gives them, already on the interfaces)",
+            "sysctl -w net.ipv4.conf.ens1f0.arp_ignore=1",
+            "sysctl -w net.ipv4.conf.ens1f0.arp_announce=2",
+            "sysctl -w net.ipv4.conf.ens1f0.rp_filter=2",
+            "ip route replace 10.0.2.0/24 dev ens1f0 src 10.0.2.31 table 101",
+            "ip rule del from 10.0.2.31 table 101 2>/dev/null || true",
+            "ip rule add from 10.0.2.31 table 101",
+            "sysctl -w net.ipv4.conf.ens1f1.arp_ignore=1",
+            "ip route replace 10.0.2.0/24 dev ens1f1 src 10.0.2.32 table 102",
+            "ip rule add from 10.0.2.32 table 102",
+            "# ---- host tuning ----",
+        ],
+    );
+    assert!(!text.contains("ens2f0.arp_ignore") && !text.contains("10.0.3.31 table"), "alone in its subnet: {text}");
+    let runbook = render(&f, &Templates::builtin()).unwrap().runbook;
+    assert!(
+        runbook.contains("| `ip rule show` | `from 10.0.2.31 lookup 101`, `from 10.0.2.32 lookup 102` |"),
+        "{runbook}"
+    );
+    assert!(runbook.contains("| `ip route show table 102` | 10.0.2.0/24 dev ens1f1 scope link src 10.0.2.32 |"));
+
+    // PCP marking: the addresses sit on the VLAN interfaces, whose dotted names sysctl reads
+    // with a slash.
+    let pcp = MULTIHOMED.replace("marking: dscp", "marking: pcp\n    vlan: 2");
+    let (text, _) = device_text(&fabric(&pcp), "h1");
+    assert_sequence(
+        &text,
+        &[
+            "sysctl -w net.ipv4.conf.ens1f0/2.arp_ignore=1",
+            "ip route replace 10.0.2.0/24 dev ens1f0.2 src 10.0.2.31 table 101",
+        ],
+    );
+
+    // Each port in a subnet of its own, or a bond (one address): nothing to do.
+    let apart = MULTIHOMED.replace("10.0.2.32/24", "10.0.4.32/24");
+    let bonded = MULTIHOMED.replace("}}\n    links", "}, bonding: active-backup}\n    links");
+    for text in [apart, bonded] {
+        assert_ne!(text, MULTIHOMED);
+        let (script, _) = device_text(&fabric(&text), "h1");
+        assert!(!script.contains("arp_ignore") && !script.contains("ip rule"), "{script}");
+    }
 }

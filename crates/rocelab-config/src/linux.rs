@@ -279,6 +279,9 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         }
         out.push(port(f, d, p, drv, rdma, &mut findings));
     }
+    if let Some(b) = d.bonding {
+        findings.push(bond_not_rendered(&d.name, b, &ports));
+    }
     let storage = storage::linux_attach(f, device, targets, &mut findings);
     let source_routes = source_routes(f, &ports, &out);
     let host = LinuxHost {
@@ -294,6 +297,26 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         storage,
     };
     (host, findings)
+}
+
+/// The warning for a bonded host: the script configures each member port's QoS but creates no
+/// bond, and no switch renderer writes the port-channel (LACP) or MLAG on the switch side.
+fn bond_not_rendered(device: &str, b: rocelab_model::fabric::Bonding, ports: &[PortView]) -> Finding {
+    use rocelab_model::fabric::Bonding;
+    let (mode, switch_side) = match b {
+        Bonding::Lacp => ("802.3ad", "a port-channel with LACP on the switch ports facing them"),
+        Bonding::Mlag => ("802.3ad", "an MLAG port-channel with LACP on the two switches facing them"),
+        Bonding::ActiveBackup => ("active-backup", "nothing on the switches"),
+    };
+    let members: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    Finding::warning(
+        device,
+        None,
+        format!(
+            "bonding `{b:?}` is not rendered: the script sets each member's QoS only; bond {} with the Linux bonding driver in mode {mode} (a VLAN interface for PCP marking goes on the bond) and configure {switch_side}",
+            members.join(" and ")
+        ),
+    )
 }
 
 /// The interfaces of a host's cabled `ports` (rendered as `linux`) whose IPv4 address's subnet

@@ -223,9 +223,20 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
     // Each port in a subnet of its own, or a bond (one address): nothing to do.
     let apart = MULTIHOMED.replace("10.0.2.32/24", "10.0.4.32/24");
     let bonded = MULTIHOMED.replace("}}\n    links", "}, bonding: active-backup}\n    links");
-    for text in [apart, bonded] {
+    for text in [&apart, &bonded] {
         assert_ne!(text, MULTIHOMED);
-        let (script, _) = device_text(&fabric(&text), "h1");
+        let (script, _) = device_text(&fabric(text), "h1");
         assert!(!script.contains("arp_ignore") && !script.contains("ip rule"), "{script}");
     }
+    // The bond itself is not rendered, and that is said.
+    let (_, findings) = device_text(&fabric(&bonded), "h1");
+    let w = findings.iter().find(|w| w.message.contains("is not rendered")).expect("the bond is named");
+    assert_eq!(w.device, "h1");
+    assert!(
+        w.message.contains("bond ens1f0 and ens1f1 and ens2f0 with the Linux bonding driver in mode active-backup"),
+        "{}",
+        w.message
+    );
+    let (_, findings) = device_text(&fabric(&apart), "h1");
+    assert!(findings.iter().all(|w| !w.message.contains("bonding")), "{findings:?}");
 }

@@ -227,12 +227,14 @@ pub(crate) fn resolve(
     let mut by_name: HashMap<String, usize> = HashMap::with_capacity_and_hasher(devices.len(), Default::default());
     let mut out_devices: Vec<ResolvedDevice> = Vec::with_capacity(devices.len());
     let mut port_index: Vec<HashMap<String, usize>> = Vec::with_capacity(devices.len());
+    let mut addresses: HashMap<std::net::IpAddr, String> = HashMap::default();
     for (d, origin) in &devices {
         if by_name.contains_key(&d.name) {
             problems.push(problem(origin.path("devices", "name"), format!("duplicate device name `{}`", d.name)));
             continue;
         }
         let (rd, ports) = resolve_device(fabric, d, origin, problems);
+        check_unique_addresses(&rd, origin, &mut addresses, problems);
         by_name.insert(d.name.clone(), out_devices.len());
         out_devices.push(rd);
         port_index.push(ports);
@@ -337,6 +339,36 @@ pub(crate) fn resolve(
         qos: fabric.qos.clone(),
         dcqcn: fabric.qos.dcqcn.resolve(),
         roce_mtu: fabric.qos.effective_roce_mtu(),
+    }
+}
+
+/// An address given to two ports (`nics[].addresses`, the prefix length aside) is an error: ARP,
+/// RDMA-CM and the storage protocols' portals each find one port by it. `seen` holds the
+/// addresses of the devices before `d`, with the port that has each (malformed addresses were
+/// reported by `resolve_device` and are skipped).
+fn check_unique_addresses(
+    d: &ResolvedDevice,
+    origin: &Origin,
+    seen: &mut HashMap<std::net::IpAddr, String>,
+    problems: &mut Vec<Problem>,
+) {
+    for (ni, nic) in d.nics.iter().enumerate() {
+        let mut ports = d.ports.iter().filter(|p| p.nic == Some(ni));
+        for (ai, text) in nic.addresses.iter().enumerate() {
+            let port = ports.next().map_or_else(|| format!("{}:?", d.name), |p| format!("{}:{}", d.name, p.name));
+            let Some(ip) = text.split_once('/').and_then(|(ip, _)| ip.parse::<std::net::IpAddr>().ok()) else {
+                continue;
+            };
+            match seen.get(&ip) {
+                Some(other) => problems.push(problem(
+                    origin.path("devices", &format!("nics[{ni}].addresses[{ai}]")),
+                    format!("address `{ip}` of `{port}` is also `{other}`'s; give each port its own"),
+                )),
+                None => {
+                    seen.insert(ip, port);
+                }
+            }
+        }
     }
 }
 

@@ -740,4 +740,15 @@ fn host_addresses_are_checked() {
     );
     let e = errors(&two);
     assert!(e.iter().any(|d| d.message.contains("2 addresses for 1 ports")), "{e:?}");
+    // One address on two ports: an error at the second, naming the first.
+    let twice = ok.replace(
+        "speed: 25G, speeds: [10G]}}\n    links",
+        "speed: 25G, speeds: [10G], addresses: [10.0.2.31/16]}}\n    links",
+    );
+    assert_ne!(twice, ok);
+    let e = errors(&twice);
+    let d = e.iter().find(|d| d.message.contains("also")).unwrap_or_else(|| panic!("{e:?}"));
+    assert_eq!(d.message, "address `10.0.2.31` of `node2:p0` is also `node1:p0`'s; give each port its own");
+    assert!(d.path.ends_with("nics[0].addresses[0]") && d.path.contains("devices[3]"), "{}", d.path);
+    assert!(d.line > 0 && d.column > 0, "{d:?}");
 }

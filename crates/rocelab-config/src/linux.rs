@@ -59,8 +59,8 @@ use serde::Serialize;
 pub struct LinuxHost {
     pub hostname: String,
     pub ports: Vec<LinuxPort>,
-    /// The ports that share an IPv4 subnet with another of the host's ports (see
-    /// [`source_routes`]).
+    /// The interfaces whose IPv4 subnet holds another of the host's interfaces: each answers
+    /// ARP for its own address only and is routed by source address.
     pub source_routes: Vec<SourceRoute>,
     pub tuning: Tuning,
     pub storage: StorageAttach,

@@ -31,6 +31,9 @@
 //!   `net.ipv4.tcp_window_scaling = 1` and `net.ipv4.tcp_congestion_control = cubic`, its TCP
 //!   defaults, pinned with `sysctl -w`, or what the device's `tcp:` settings give instead) and the Demartek guide (CPU governor `performance` in
 //!   `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
+//! - Addresses: iproute2's ip-address(8) (`ip addr replace ADDR/LEN dev IF`, which adds the
+//!   address or updates it where it is already there, so the script runs again) and ip-link(8)
+//!   (`ip link set dev IF up`).
 //! - Interfaces sharing a subnet: the kernel's ip-sysctl documentation (`arp_ignore` 1,
 //!   `arp_announce` 2, `rp_filter` 2), ip-rule(8) and ip-route(8) (`ip rule add from ADDR table
 //!   T`, `ip route replace SUBNET dev IF src ADDR table T`), sysctl(8)'s `/` for a dot in an
@@ -99,6 +102,10 @@ pub struct LinuxPort {
     pub pfc_priorities: Vec<u8>,
     /// VLAN interface and its egress map (PCP marking).
     pub vlan: Option<VlanIf>,
+    /// The address the fabric gives the port (`10.0.2.31/24`), put on the VLAN interface where
+    /// there is one (as the Demartek guide's `show-gids` shows 10.0.2.31 on `ens15f0.2`), else on
+    /// the port.
+    pub address: Option<String>,
     /// `--dscp2prio set,D,P` where the class differs from the adapter's default D/8.
     pub dscp2prio: Vec<(u8, u8)>,
     pub ets: Option<Ets>,
@@ -467,6 +474,7 @@ fn port(
         trust: if pcp { "pcp" } else { "dscp" }.into(),
         pfc_vector: p.pfc_vector(),
         pfc_priorities: p.pfc_priorities(),
+        address: f.port_address(p.id).map(str::to_string),
         vlan,
         dscp2prio,
         ets,

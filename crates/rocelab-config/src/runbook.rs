@@ -281,6 +281,10 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         format!("EGRESS priority mappings: {}", v.egress_qos_map),
                     ));
                 }
+                if let Some(a) = &p.address {
+                    let iface = p.vlan.as_ref().map_or(&p.name, |v| &v.name);
+                    checks.push(check(format!("ip -br addr show dev {iface}"), format!("{iface} UP, with {a}")));
+                }
             }
             if !checks.is_empty() {
                 rb.adapter = Some(Step {

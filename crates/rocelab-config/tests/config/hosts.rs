@@ -187,7 +187,6 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
         &text,
         &[
             "# ---- interfaces in one subnet: ARP for their own address only, source routing ----",
-            "# (the addresses the fabric gives them, already on the interfaces)",
             "sysctl -w net.ipv4.conf.ens1f0.arp_ignore=1",
             "sysctl -w net.ipv4.conf.ens1f0.arp_announce=2",
             "sysctl -w net.ipv4.conf.ens1f0.rp_filter=2",
@@ -207,6 +206,19 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
         "{runbook}"
     );
     assert!(runbook.contains("| `ip route show table 102` | 10.0.2.0/24 dev ens1f1 scope link src 10.0.2.32 |"));
+    // The fabric's addresses go on the interfaces first.
+    assert_sequence(
+        &text,
+        &[
+            "ip link set dev ens1f0 mtu 1500",
+            "ip addr replace 10.0.2.31/24 dev ens1f0",
+            "ip link set dev ens1f0 up",
+            "ip addr replace 10.0.2.32/24 dev ens1f1",
+            "ip addr replace 10.0.3.31/24 dev ens2f0",
+            "# ---- interfaces in one subnet: ARP for their own address only, source routing ----",
+        ],
+    );
+    assert!(runbook.contains("| `ip -br addr show dev ens2f0` | ens2f0 UP, with 10.0.3.31/24 |"), "{runbook}");
 
     // PCP marking: the addresses sit on the VLAN interfaces, whose dotted names sysctl reads
     // with a slash.
@@ -215,6 +227,7 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
     assert_sequence(
         &text,
         &[
+            "ip addr replace 10.0.2.31/24 dev ens1f0.2",
             "sysctl -w net.ipv4.conf.ens1f0/2.arp_ignore=1",
             "ip route replace 10.0.2.0/24 dev ens1f0.2 src 10.0.2.31 table 101",
         ],

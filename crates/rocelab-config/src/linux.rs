@@ -290,7 +290,7 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         findings.push(bond_not_rendered(&d.name, b, &ports));
     }
     let storage = storage::linux_attach(f, device, targets, &mut findings);
-    let source_routes = source_routes(f, &ports, &out);
+    let source_routes = source_routes(d, &out);
     let host = LinuxHost {
         hostname: d.name.clone(),
         source_routes,
@@ -326,7 +326,7 @@ fn bond_not_rendered(device: &str, b: rocelab_model::fabric::Bonding, ports: &[P
     )
 }
 
-/// The interfaces of a host's cabled `ports` (rendered as `linux`) whose IPv4 address's subnet
+/// The interfaces of host `d`'s cabled ports (rendered as `linux`) whose IPv4 address's subnet
 /// holds another of them. By default Linux answers ARP for any of its addresses on every
 /// interface and routes by destination only, so a packet from one port's address leaves by
 /// whichever same-subnet interface the main table lists first: the RDMA-CM connection of a
@@ -338,16 +338,14 @@ fn bond_not_rendered(device: &str, b: rocelab_model::fabric::Bonding, ports: &[P
 /// subnet on that interface (`ip rule add from ADDR table T`; the kernel's ip-sysctl
 /// documentation for the three settings, ip-rule(8) and ip-route(8) for the rest). A bonded
 /// host has one address on the bond: nothing to do.
-fn source_routes(f: &ResolvedFabric, ports: &[PortView], linux: &[LinuxPort]) -> Vec<SourceRoute> {
-    let Some(first) = ports.first() else { return Vec::new() };
-    if f.devices[first.id.device].bonding.is_some() {
+fn source_routes(d: &rocelab_model::ResolvedDevice, linux: &[LinuxPort]) -> Vec<SourceRoute> {
+    if d.bonding.is_some() {
         return Vec::new();
     }
-    let ifaces: Vec<(String, std::net::Ipv4Addr, u8)> = ports
+    let ifaces: Vec<(String, std::net::Ipv4Addr, u8)> = linux
         .iter()
-        .zip(linux)
-        .filter_map(|(p, l)| {
-            let (addr, len) = f.port_address(p.id)?.split_once('/')?;
+        .filter_map(|l| {
+            let (addr, len) = l.address.as_deref()?.split_once('/')?;
             let iface = l.vlan.as_ref().map_or(&l.name, |v| &v.name).clone();
             Some((iface, addr.parse().ok()?, len.parse().ok()?))
         })

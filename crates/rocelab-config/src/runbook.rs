@@ -383,7 +383,15 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         "Get-NetQosDcbxSetting",
                         format!("Willing {}", if w.dcbx_willing { "True" } else { "False" }),
                     ),
-                ],
+                ]
+                .into_iter()
+                .chain(w.ips.iter().map(|ip| {
+                    check(
+                        format!("Get-NetIPAddress -InterfaceAlias \"{}\"", ip.alias),
+                        format!("IPAddress {}, PrefixLength {}", ip.address, ip.prefix),
+                    )
+                }))
+                .collect(),
             });
             rb.storage = Some(Step {
                 device: w.hostname.clone(),

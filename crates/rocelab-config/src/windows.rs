@@ -13,8 +13,10 @@
 //! `Enable-NetAdapterRDMA`) and SMB Direct checks (`Get-NetOffloadGlobalSetting`,
 //! `Get-SmbClientNetworkInterface`, `Get-NetAdapterRdma`, `netstat -xan`); Microsoft's NetQos
 //! cmdlet reference (`Disable-NetQosFlowControl -Priority`, `New-NetQosTrafficClass -Algorithm
-//! Strict`, `Install-WindowsFeature Data-Center-Bridging`). The guide prints
-//! `Disable-NetQosFlowControl 0,1,2,3,4, 6,7`; the documented form names `-Priority`.
+//! Strict`, `Install-WindowsFeature Data-Center-Bridging`) and NetTCPIP reference
+//! (`New-NetIPAddress -InterfaceAlias … -IPAddress … -PrefixLength …`, `Get-NetIPAddress`, for the
+//! fabric's `addresses`). The guide prints `Disable-NetQosFlowControl 0,1,2,3,4, 6,7`; the
+//! documented form names `-Priority`.
 //!
 //! Windows tags SMB Direct with an 802.1p priority (`PriorityValue8021Action`); NetQos has no
 //! DSCP marking for RDMA, so a DSCP fabric is reported for Windows hosts.
@@ -39,6 +41,8 @@ pub struct WindowsHost {
     pub adapters: Vec<WinAdapter>,
     /// Switch Embedded Teaming over the RDMA adapters (Storage Spaces Direct).
     pub set_switch: Option<SetSwitch>,
+    /// The fabric's addresses of the host's ports.
+    pub ips: Vec<WinIp>,
     pub smb_targets: Vec<String>,
 }
 
@@ -58,6 +62,17 @@ pub struct WinAdapter {
     pub mtu: u32,
     /// NVIDIA adapters: DCQCN on these priorities with `Mlx5Cmd.exe`.
     pub mlx5_dcqcn: Vec<u8>,
+}
+
+/// An address for `New-NetIPAddress` (Microsoft's NetTCPIP module: `-InterfaceAlias`,
+/// `-IPAddress`, `-PrefixLength`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WinIp {
+    /// The adapter, or the SET switch's vNIC mapped to it (`vEthernet (SMB_1)`): with a SET
+    /// switch the host's addresses sit on its vNICs.
+    pub alias: String,
+    pub address: String,
+    pub prefix: u8,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -152,6 +167,17 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
             ));
         }
     }
+    // The fabric's addresses; with a SET switch (below) on the vNIC SMB_k mapped to the k-th
+    // adapter.
+    let ips = ports
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let (address, len) = f.port_address(p.id)?.split_once('/')?;
+            let alias = if d.bonding.is_some() { format!("vEthernet (SMB_{})", i + 1) } else { p.name.clone() };
+            Some(WinIp { alias, address: address.to_string(), prefix: len.parse().ok()? })
+        })
+        .collect();
     let set_switch = d.bonding.map(|b| {
         if b != Bonding::ActiveBackup {
             findings.push(Finding::warning(
@@ -189,6 +215,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
         traffic_classes,
         adapters,
         set_switch,
+        ips,
         smb_targets,
     };
     (host, findings)

@@ -253,3 +253,59 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
     let (_, findings) = device_text(&fabric(&apart), "h1");
     assert!(findings.iter().all(|w| !w.message.contains("bonding")), "{findings:?}");
 }
+
+/// Two Windows hosts, each with a two-port ConnectX-5 given addresses; `w2` teams its ports.
+const WINDOWS_ADDRESSED: &str = r#"
+fabric:
+  name: windows-addressed
+  topology:
+    devices:
+      - {name: sw, role: switch, platform: sonic, ports: [{names: Ethernet0-3, speed: 100G}]}
+      - {name: w1, role: host, os: windows, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G,
+         port_names: ["Ethernet 3", "Ethernet 5"], addresses: [10.0.2.51/24, 10.0.3.51/24]}}
+      - {name: w2, role: host, os: windows, bonding: active-backup, nic: {vendor: mellanox, model: ConnectX-5, ports: 2,
+         speed: 100G, port_names: ["Ethernet 3", "Ethernet 5"], addresses: [10.0.2.52/24, 10.0.3.52/24]}}
+    links:
+      - {a: "sw:Ethernet0", b: "w1:Ethernet 3"}
+      - {a: "sw:Ethernet1", b: "w1:Ethernet 5"}
+      - {a: "sw:Ethernet2", b: "w2:Ethernet 3"}
+      - {a: "sw:Ethernet3", b: "w2:Ethernet 5"}
+  qos:
+    marking: pcp
+    vlan: 2
+    classes:
+      - {name: roce, priority: 5, lossless: true, ets: 95}
+      - {name: default, priority: 0, ets: 5}
+"#;
+
+#[test]
+fn windows_hosts_get_the_fabrics_addresses_on_the_adapters_or_the_set_vnics() {
+    let f = fabric(WINDOWS_ADDRESSED);
+    let (text, _) = device_text(&f, "w1");
+    assert_sequence(
+        &text,
+        &[
+            "# ---- addresses ----",
+            "if (-not (Get-NetIPAddress -IPAddress 10.0.2.51 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"Ethernet 3\" -IPAddress 10.0.2.51 -PrefixLength 24 }",
+            "if (-not (Get-NetIPAddress -IPAddress 10.0.3.51 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"Ethernet 5\" -IPAddress 10.0.3.51 -PrefixLength 24 }",
+        ],
+    );
+    // With Switch Embedded Teaming the addresses go on the vNICs, after they are made.
+    let (text, _) = device_text(&f, "w2");
+    assert_sequence(
+        &text,
+        &[
+            "Add-VMNetworkAdapter -SwitchName SETswitch -Name SMB_1 -ManagementOS",
+            "# ---- addresses ----",
+            "if (-not (Get-NetIPAddress -IPAddress 10.0.2.52 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"vEthernet (SMB_1)\" -IPAddress 10.0.2.52 -PrefixLength 24 }",
+            "if (-not (Get-NetIPAddress -IPAddress 10.0.3.52 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"vEthernet (SMB_2)\" -IPAddress 10.0.3.52 -PrefixLength 24 }",
+        ],
+    );
+    let runbook = render(&f, &Templates::builtin()).unwrap().runbook;
+    assert!(
+        runbook.contains(
+            "| `Get-NetIPAddress -InterfaceAlias \"vEthernet (SMB_2)\"` | IPAddress 10.0.3.52, PrefixLength 24 |"
+        ),
+        "{runbook}"
+    );
+}

@@ -344,10 +344,11 @@ fn source_routes(d: &rocelab_model::ResolvedDevice, linux: &[LinuxPort]) -> Vec<
     }
     let ifaces: Vec<(String, std::net::Ipv4Addr, u8)> = linux
         .iter()
-        .filter_map(|l| {
-            let (addr, len) = l.address.as_deref()?.split_once('/')?;
-            let iface = l.vlan.as_ref().map_or(&l.name, |v| &v.name).clone();
-            Some((iface, addr.parse().ok()?, len.parse().ok()?))
+        .filter_map(|l| match rocelab_model::fabric::parse_cidr(l.address.as_deref()?) {
+            Ok((std::net::IpAddr::V4(addr), len)) => {
+                Some((l.vlan.as_ref().map_or(&l.name, |v| &v.name).clone(), addr, len))
+            }
+            _ => None,
         })
         .collect();
     let subnet = |a: std::net::Ipv4Addr, len: u8| {

@@ -173,9 +173,9 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
         .iter()
         .enumerate()
         .filter_map(|(i, p)| {
-            let (address, len) = f.port_address(p.id)?.split_once('/')?;
+            let (address, prefix) = rocelab_model::fabric::parse_cidr(f.port_address(p.id)?).ok()?;
             let alias = if d.bonding.is_some() { format!("vEthernet (SMB_{})", i + 1) } else { p.name.clone() };
-            Some(WinIp { alias, address: address.to_string(), prefix: len.parse().ok()? })
+            Some(WinIp { alias, address: address.to_string(), prefix })
         })
         .collect();
     let set_switch = d.bonding.map(|b| {

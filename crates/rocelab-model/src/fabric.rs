@@ -173,15 +173,16 @@ pub struct Nic {
     pub addresses: Vec<String>,
 }
 
-/// Checks `address/prefix` (IPv4 prefix 0-32, IPv6 0-128); the reason when it is not one.
-pub fn check_cidr(text: &str) -> Result<(), String> {
+/// The address and prefix length of `address/prefix` (IPv4 prefix 0-32, IPv6 0-128); the
+/// reason when it is not one.
+pub fn parse_cidr(text: &str) -> Result<(std::net::IpAddr, u8), String> {
     let Some((addr, len)) = text.split_once('/') else {
         return Err(format!("`{text}` has no prefix length; write it as `10.0.2.31/24`"));
     };
     let ip: std::net::IpAddr = addr.parse().map_err(|_| format!("`{addr}` is not an IPv4 or IPv6 address"))?;
     let max = if ip.is_ipv4() { 32 } else { 128 };
     match len.parse::<u8>() {
-        Ok(n) if n <= max => Ok(()),
+        Ok(n) if n <= max => Ok((ip, n)),
         _ => Err(format!("prefix length `{len}` is not 0-{max}")),
     }
 }

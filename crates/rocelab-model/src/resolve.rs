@@ -356,9 +356,7 @@ fn check_unique_addresses(
         let mut ports = d.ports.iter().filter(|p| p.nic == Some(ni));
         for (ai, text) in nic.addresses.iter().enumerate() {
             let port = ports.next().map_or_else(|| format!("{}:?", d.name), |p| format!("{}:{}", d.name, p.name));
-            let Some(ip) = text.split_once('/').and_then(|(ip, _)| ip.parse::<std::net::IpAddr>().ok()) else {
-                continue;
-            };
+            let Ok((ip, _)) = crate::fabric::parse_cidr(text) else { continue };
             match seen.get(&ip) {
                 Some(other) => problems.push(problem(
                     origin.path("devices", &format!("nics[{ni}].addresses[{ai}]")),
@@ -488,7 +486,7 @@ fn resolve_device(
                     ));
                 }
                 for (ai, a) in nic.addresses.iter().enumerate() {
-                    if let Err(e) = crate::fabric::check_cidr(a) {
+                    if let Err(e) = crate::fabric::parse_cidr(a) {
                         problems.push(problem(origin.path("devices", &format!("nics[{ni}].addresses[{ai}]")), e));
                     }
                 }

@@ -21,8 +21,6 @@
 //! switch would; with the nodes' addresses, addressing a fabric changes what its captures show
 //! and not the paths its flows take.
 
-use std::net::Ipv4Addr;
-
 use crate::packet::node_ipv4;
 use crate::routing::address_node;
 use crate::spec::{NetworkSpec, NodeKind};
@@ -83,11 +81,6 @@ impl AddressBook {
         }
     }
 
-    /// The same address as an [`Ipv4Addr`], for messages.
-    pub fn ipv4_addr(&self, address: u32) -> Ipv4Addr {
-        Ipv4Addr::from(self.ipv4(address))
-    }
-
     /// MAC address of the host port `address` names ([`node_mac`]).
     pub fn mac(&self, address: u32) -> [u8; 6] {
         let (node, local) = Self::port_of(address);
@@ -100,6 +93,7 @@ mod tests {
     use super::*;
     use crate::routing::port_address;
     use crate::spec::{HostPortSpec, HostSpec, NodeSpec, SwitchSpec};
+    use std::net::Ipv4Addr;
 
     fn host(ports: &[Option<Ipv4Addr>]) -> NodeSpec {
         let ports = ports.iter().map(|&ipv4| HostPortSpec { ipv4, ..Default::default() }).collect();
@@ -117,7 +111,7 @@ mod tests {
         let spec =
             NetworkSpec { nodes: vec![host(&[None]), switch(), host(&[None; 3]), host(&[None; 2])], links: vec![] };
         let book = AddressBook::new(&spec);
-        let ip = |a| book.ipv4_addr(a).to_string();
+        let ip = |a| Ipv4Addr::from(book.ipv4(a)).to_string();
         assert_eq!(ip(0), "10.0.0.0");
         assert_eq!(ip(1), "10.0.0.1", "a switch has its node's");
         assert_eq!((ip(2), ip(port_address(2, 0))), ("10.0.0.2".into(), "10.0.0.2".into()));
@@ -136,8 +130,12 @@ mod tests {
             links: vec![],
         };
         let book = AddressBook::new(&spec);
-        assert_eq!(book.ipv4_addr(port_address(0, 1)), Ipv4Addr::new(192, 168, 10, 21));
-        assert_eq!(book.ipv4_addr(port_address(0, 0)), Ipv4Addr::new(10, 0, 0, 0));
-        assert_eq!(book.ipv4_addr(1), Ipv4Addr::new(192, 168, 10, 1), "a host reached as one shows its first port's");
+        assert_eq!(Ipv4Addr::from(book.ipv4(port_address(0, 1))), Ipv4Addr::new(192, 168, 10, 21));
+        assert_eq!(Ipv4Addr::from(book.ipv4(port_address(0, 0))), Ipv4Addr::new(10, 0, 0, 0));
+        assert_eq!(
+            Ipv4Addr::from(book.ipv4(1)),
+            Ipv4Addr::new(192, 168, 10, 1),
+            "a host reached as one shows its first port's"
+        );
     }
 }

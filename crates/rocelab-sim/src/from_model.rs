@@ -163,8 +163,10 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
 /// order; the prefix length dropped), if any; an IPv6 address gives none, as the simulator's
 /// frames are IPv4.
 fn port_ipv4(f: &ResolvedFabric, id: PortId) -> Option<std::net::Ipv4Addr> {
-    let text = f.port_address(id)?;
-    text.split_once('/').map_or(text, |(ip, _)| ip).parse().ok()
+    match rocelab_model::fabric::parse_cidr(f.port_address(id)?) {
+        Ok((std::net::IpAddr::V4(ip), _)) => Some(ip),
+        _ => None,
+    }
 }
 
 /// The host at device `di` with its cabled ports: PFC per port, the NIC profile, DCQCN (the

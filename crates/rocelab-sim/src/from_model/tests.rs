@@ -312,5 +312,5 @@ fn a_ports_ipv4_address_comes_from_its_adapter() {
     assert_eq!(ipv4(2), [None]);
     let book = crate::addresses::AddressBook::new(&b.spec);
     let second = crate::routing::port_address(1, 1);
-    assert_eq!(book.ipv4_addr(second).to_string(), "192.168.5.9", "d's second cabled port");
+    assert_eq!(std::net::Ipv4Addr::from(book.ipv4(second)).to_string(), "192.168.5.9", "d's second cabled port");
 }

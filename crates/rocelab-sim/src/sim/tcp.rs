@@ -181,7 +181,6 @@ pub(crate) struct ConnRt {
     pub ep: [TcpEndpoint; 2],
     /// The flow it carries, or [`NO_FLOW`].
     pub flow: u32,
-    pub node: [u32; 2],
     /// Host port each side sends on.
     pub port: [u32; 2],
     /// The address each side is reached at: its node's, or its port's where the host's ports
@@ -304,7 +303,6 @@ impl<O: Observer> Sim<'_, O> {
             timestamps: ca.timestamps && cb.timestamps,
             ep: [ea, eb],
             flow: NO_FLOW,
-            node: [a as u32, b as u32],
             port: [pa, pb],
             addr: [self.routes.address_of(a as u32, pa), self.routes.address_of(b as u32, pb)],
             hash,

@@ -16,7 +16,7 @@ impl<O: Observer> Sim<'_, O> {
         let end = |s: usize| {
             let ep = &conn.ep[s];
             TcpEndResults {
-                node: conn.node[s] as usize,
+                node: crate::routing::address_node(conn.addr[s]) as usize,
                 port: conn.tport[s],
                 bytes_written: ep.written(),
                 highest_sent: ep.snd_max(),

@@ -216,7 +216,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
         Typed::DellOs10(c) => rb.switch = Some(crate::runbook_switch::os10(c, file)),
         Typed::DellOs9(c) => rb.switch = Some(crate::runbook_switch::os9(c, file)),
         Typed::Linux(h) => {
-            let mut checks = Vec::new();
+            let mut checks = h.bond.as_ref().map(bond_checks).unwrap_or_default();
             for p in &h.ports {
                 match p.driver.as_str() {
                     "mlx5" => {
@@ -235,7 +235,8 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                             ));
                         }
                         if let Some(t) = p.roce_tos {
-                            checks.push(check("cat /sys/kernel/config/rdma_cm/$(ls /sys/class/net/IF/device/infiniband/)/ports/1/default_roce_tos".replace("IF", &p.name), format!("{t}")));
+                            let dev_port = p.lag_rdma_port.as_ref().unwrap_or(&p.name);
+                            checks.push(check("cat /sys/kernel/config/rdma_cm/$(ls /sys/class/net/IF/device/infiniband/)/ports/1/default_roce_tos".replace("IF", dev_port), format!("{t}")));
                         }
                         for pr in &p.pfc_priorities {
                             checks.push(check(
@@ -408,6 +409,35 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
         }
     }
     rb
+}
+
+/// What to check on a bonded Linux host: the bond's mode and members
+/// (`/proc/net/bonding/BOND`), that LACP found its partner, the RoCE LAG's one RDMA device, the
+/// VLAN interface and the addresses on the bond.
+fn bond_checks(b: &crate::linux::LinuxBond) -> Vec<Check> {
+    let mut state = format!("Bonding Mode: {}", b.proc_mode());
+    if b.mode == "802.3ad" {
+        state.push_str("; Transmit Hash Policy: layer3+4 (1); Number of ports: ");
+        state.push_str(&format!("{} under Active Aggregator Info (the switches answer LACP)", b.members.len()));
+    }
+    state.push_str(&format!("; Slave Interface: {}, each with MII Status: up", b.members.join(", ")));
+    let mut checks = vec![check(format!("cat /proc/net/bonding/{}", b.name), state)];
+    if b.roce_lag {
+        checks.push(check("rdma link show", "one RDMA device for both members, `mlx5_bond_N/1 state ACTIVE`"));
+    }
+    if let Some(v) = &b.vlan {
+        checks.push(check(
+            format!("cat /proc/net/vlan/{}", v.name),
+            format!("EGRESS priority mappings: {}", v.egress_qos_map),
+        ));
+    }
+    if !b.addresses.is_empty() {
+        checks.push(check(
+            format!("ip -br addr show dev {}", b.iface),
+            format!("{} UP, with {}", b.iface, b.addresses.join(" ")),
+        ));
+    }
+    checks
 }
 
 /// What to check on a host whose interfaces share a subnet ([`crate::linux::SourceRoute`]).

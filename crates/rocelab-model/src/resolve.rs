@@ -344,7 +344,8 @@ pub(crate) fn resolve(
 
 /// An address given to two ports (`nics[].addresses`, the prefix length aside) is an error: ARP,
 /// RDMA-CM and the storage protocols' portals each find one port by it. `seen` holds the
-/// addresses of the devices before `d`, with the port that has each (malformed addresses were
+/// addresses of the devices before `d`, with the port that has each; on a bonded device, the
+/// address goes on the bond, so it is given once, to one member (malformed addresses were
 /// reported by `resolve_device` and are skipped).
 fn check_unique_addresses(
     d: &ResolvedDevice,
@@ -358,10 +359,20 @@ fn check_unique_addresses(
             let port = ports.next().map_or_else(|| format!("{}:?", d.name), |p| format!("{}:{}", d.name, p.name));
             let Ok((ip, _)) = crate::fabric::parse_cidr(text) else { continue };
             match seen.get(&ip) {
-                Some(other) => problems.push(problem(
-                    origin.path("devices", &format!("nics[{ni}].addresses[{ai}]")),
-                    format!("address `{ip}` of `{port}` is also `{other}`'s; give each port its own"),
-                )),
+                Some(other) => {
+                    // The ports of a bond share its one address, which the fabric gives once.
+                    let bonded =
+                        d.bonding.is_some() && other.strip_prefix(d.name.as_str()).is_some_and(|r| r.starts_with(':'));
+                    let fix = if bonded {
+                        "the bond holds one address: give it to the first member only"
+                    } else {
+                        "give each port its own"
+                    };
+                    problems.push(problem(
+                        origin.path("devices", &format!("nics[{ni}].addresses[{ai}]")),
+                        format!("address `{ip}` of `{port}` is also `{other}`'s; {fix}"),
+                    ))
+                }
                 None => {
                     seen.insert(ip, port);
                 }

@@ -751,4 +751,17 @@ fn host_addresses_are_checked() {
     assert_eq!(d.message, "address `10.0.2.31` of `node2:p0` is also `node1:p0`'s; give each port its own");
     assert!(d.path.ends_with("nics[0].addresses[0]") && d.path.contains("devices[3]"), "{}", d.path);
     assert!(d.line > 0 && d.column > 0, "{d:?}");
+    // A bonded host's two ports given the bond's address each: the fix says where it goes.
+    let bonded = BASE.replace(
+        "{name: node1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}",
+        "{name: node1, role: host, os: linux, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G, addresses: [10.0.2.31/24, 10.0.2.31/24]}}",
+    );
+    assert_ne!(bonded, BASE);
+    let e = errors(&bonded);
+    let d = e.iter().find(|d| d.message.contains("also")).unwrap_or_else(|| panic!("{e:?}"));
+    assert_eq!(
+        d.message,
+        "address `10.0.2.31` of `node1:p1` is also `node1:p0`'s; the bond holds one address: give it to the first member only"
+    );
+    assert!(d.path.ends_with("devices[2].nics[0].addresses[1]"), "{}", d.path);
 }

@@ -1,6 +1,6 @@
 //! Host-side parts beyond the seeds' scripts: the iproute2 `dcb` path for adapters without a
 //! vendor tool rocelab knows, host tuning (offloads, TCP sysctls), the NFS server's exports and
-//! the ARP and source routing of interfaces that share a subnet.
+//! the ARP and source routing of interfaces that share a subnet, and bonds.
 
 use super::{assert_sequence, device_text, fabric};
 use rocelab_config::{render, Templates};
@@ -241,17 +241,126 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
         let (script, _) = device_text(&fabric(text), "h1");
         assert!(!script.contains("arp_ignore") && !script.contains("ip rule"), "{script}");
     }
-    // The bond itself is not rendered, and that is said.
-    let (_, findings) = device_text(&fabric(&bonded), "h1");
-    let w = findings.iter().find(|w| w.message.contains("is not rendered")).expect("the bond is named");
-    assert_eq!(w.device, "h1");
-    assert!(
-        w.message.contains("bond ens1f0 and ens1f1 and ens2f0 with the Linux bonding driver in mode active-backup"),
-        "{}",
-        w.message
-    );
     let (_, findings) = device_text(&fabric(&apart), "h1");
-    assert!(findings.iter().all(|w| !w.message.contains("bonding")), "{findings:?}");
+    assert!(findings.iter().all(|w| !w.message.contains("bond")), "{findings:?}");
+}
+
+/// Three bonded Linux hosts on one switch: `h1` bonds the two ports of one ConnectX-5 with LACP
+/// (a RoCE LAG), `h2` the single ports of two ConnectX-5s active-backup, `h3` the two ports of
+/// a BCM57508 to an MLAG pair (here one switch stands for the pair).
+const BONDED: &str = r#"
+fabric:
+  name: bonded
+  topology:
+    devices:
+      - {name: sw, role: switch, platform: sonic, ports: [{names: Ethernet0-5, speed: 100G}]}
+      - {name: h1, role: host, os: linux, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G,
+         port_names: [ens1f0, ens1f1], addresses: [10.0.2.31/24]}}
+      - name: h2
+        role: host
+        os: linux
+        bonding: active-backup
+        nics:
+          - {vendor: mellanox, model: ConnectX-5, speed: 100G, port_names: [ens1f0], addresses: [10.0.2.32/24]}
+          - {vendor: mellanox, model: ConnectX-5, speed: 100G, port_names: [ens2f0]}
+      - {name: h3, role: host, os: linux, bonding: mlag, nic: {vendor: broadcom, model: BCM57508, ports: 2, speed: 100G,
+         port_names: [ens3f0np0, ens3f1np1]}}
+    links:
+      - {a: "sw:Ethernet0", b: "h1:ens1f0"}
+      - {a: "sw:Ethernet1", b: "h1:ens1f1"}
+      - {a: "sw:Ethernet2", b: "h2:ens1f0"}
+      - {a: "sw:Ethernet3", b: "h2:ens2f0"}
+      - {a: "sw:Ethernet4", b: "h3:ens3f0np0"}
+      - {a: "sw:Ethernet5", b: "h3:ens3f1np1"}
+  qos:
+    marking: pcp
+    vlan: 2
+    mtu: 9000
+    classes:
+      - {name: roce, priority: 5, lossless: true, ets: 95}
+      - {name: default, priority: 0, ets: 5}
+"#;
+
+#[test]
+fn a_bonded_linux_host_gets_its_bond_before_the_adapters_rdma_settings() {
+    let f = fabric(BONDED);
+    let (text, findings) = device_text(&f, "h1");
+    // The bond, its VLAN interface and its address come first: enslaving both ports of a
+    // ConnectX replaces their RDMA devices with one, which the rdma_cm settings must reach.
+    assert_sequence(
+        &text,
+        &[
+            "# ---- bond0: 802.3ad over ens1f0 ens1f1 ----",
+            "ip link show bond0 >/dev/null 2>&1 || ip link add bond0 type bond mode 802.3ad miimon 100 xmit_hash_policy layer3+4",
+            r#"[[ "$(ip -o link show dev ens1f0)" == *" master bond0 "* ]] || { ip link set dev ens1f0 down; ip link set dev ens1f0 master bond0; }"#,
+            r#"[[ "$(ip -o link show dev ens1f1)" == *" master bond0 "* ]] || { ip link set dev ens1f1 down; ip link set dev ens1f1 master bond0; }"#,
+            "ip link set dev bond0 mtu 9000",
+            "ip link set dev bond0 up",
+            "ip link show bond0.2 >/dev/null 2>&1 || ip link add link bond0 name bond0.2 type vlan id 2",
+            "ip link set dev bond0.2 type vlan egress-qos-map 0:5 1:5 2:5 3:5 4:5 5:5 6:5 7:5 8:5 9:5 10:5 11:5 12:5 13:5 14:5 15:5",
+            "ip addr replace 10.0.2.31/24 dev bond0.2",
+            "ip link set dev bond0.2 up",
+            "# ---- ens1f0 (to sw:Ethernet0; mlx5) ----",
+            "DEV=$(rdma_dev ens1f0)",
+            "mlnx_qos -i ens1f0 --trust=pcp --pfc=0,0,0,0,0,1,0,0",
+            "# ---- ens1f1 (to sw:Ethernet1; mlx5) ----",
+            "DEV=$(rdma_dev ens1f1)",
+            // Under RoCE LAG the second port's PCI function has no RDMA device of its own.
+            r#"[ -n "$DEV" ] || DEV=$(rdma_dev ens1f0)"#,
+            r#"mkdir -p "/sys/kernel/config/rdma_cm/$DEV/ports/1""#,
+            "echo 0 > /sys/class/net/ens1f1/ecn/roce_np/enable/5",
+            "# ---- host tuning ----",
+        ],
+    );
+    // No VLAN interface or address on a member.
+    assert!(!text.contains("ens1f0.2") && !text.contains("dev ens1f1.2"), "{text}");
+    let w = findings.iter().find(|w| w.message.contains("switch side")).expect("the switch side is named");
+    assert_eq!(
+        w.message,
+        "bond0 runs LACP (mode 802.3ad): the switch side is not rendered; configure a port-channel with LACP on sw:Ethernet0 and sw:Ethernet1 (with the fabric's QoS on the members), or the bond carries nothing"
+    );
+    let pcp: Vec<_> = findings.iter().filter(|w| w.message.starts_with("PCP marking")).collect();
+    assert_eq!(pcp.len(), 1, "one warning, for the bond's VLAN interface: {findings:?}");
+    assert!(pcp[0].port.is_none() && pcp[0].message.contains("every socket priority on bond0.2 maps to priority 5"));
+    assert!(findings.iter().all(|w| !w.message.contains("RoCE LAG")), "{findings:?}");
+
+    // Active-backup over two adapters: no LACP, no switch side, but no RoCE LAG either.
+    let (text, findings) = device_text(&f, "h2");
+    assert_sequence(
+        &text,
+        &[
+            "ip link show bond0 >/dev/null 2>&1 || ip link add bond0 type bond mode active-backup miimon 100",
+            "ip addr replace 10.0.2.32/24 dev bond0.2",
+            "DEV=$(rdma_dev ens2f0)",
+        ],
+    );
+    assert!(!text.contains("[ -n \"$DEV\" ]") && !text.contains("RoCE LAG"), "{text}");
+    assert!(findings.iter().all(|w| !w.message.contains("switch side")), "{findings:?}");
+    let w = findings.iter().find(|w| w.message.contains("RoCE LAG")).expect("no RoCE LAG is said");
+    assert!(w.message.starts_with("bond0 over ens1f0 and ens2f0: a ConnectX makes one RDMA device"), "{}", w.message);
+
+    // MLAG: 802.3ad, the two switches named as the side to configure; a Broadcom adapter
+    // keeps its own lookup, and the host has no address to put on the bond.
+    let (text, findings) = device_text(&f, "h3");
+    assert_sequence(&text, &["ip link set dev bond0 up", "ip link set dev bond0.2 up", "modprobe bnxt_re"]);
+    assert!(!text.contains("ip addr replace"), "{text}");
+    let w = findings.iter().find(|w| w.message.contains("switch side")).expect("the MLAG side is named");
+    assert!(w
+        .message
+        .contains("an MLAG port-channel with LACP across the two switches on sw:Ethernet4 and sw:Ethernet5"));
+    assert!(findings.iter().all(|w| !w.message.contains("RoCE LAG")), "{findings:?}");
+
+    // The runbook checks the bond, the RoCE LAG's one device, and the address on the bond.
+    let runbook = render(&f, &Templates::builtin()).unwrap().runbook;
+    for row in [
+        "| `cat /proc/net/bonding/bond0` | Bonding Mode: IEEE 802.3ad Dynamic link aggregation; Transmit Hash Policy: layer3+4 (1); Number of ports: 2 under Active Aggregator Info (the switches answer LACP); Slave Interface: ens1f0, ens1f1, each with MII Status: up |",
+        "| `rdma link show` | one RDMA device for both members, `mlx5_bond_N/1 state ACTIVE` |",
+        "| `ip -br addr show dev bond0.2` | bond0.2 UP, with 10.0.2.31/24 |",
+        "| `cat /proc/net/bonding/bond0` | Bonding Mode: fault-tolerance (active-backup); Slave Interface: ens1f0, ens2f0, each with MII Status: up |",
+    ] {
+        assert!(runbook.contains(row), "{row} not in:\n{runbook}");
+    }
+    assert_eq!(runbook.matches("| `rdma link show` |").count(), 1, "h1 alone is a RoCE LAG");
 }
 
 /// Two Windows hosts, each with a two-port ConnectX-5 given addresses; `w2` teams its ports.

@@ -38,6 +38,8 @@
 //!   `arp_announce` 2, `rp_filter` 2), ip-rule(8) and ip-route(8) (`ip rule add from ADDR table
 //!   T`, `ip route replace SUBNET dev IF src ADDR table T`), sysctl(8)'s `/` for a dot in an
 //!   interface name; libfabric's "Verbs Provider on Multi-NIC Systems" for why RDMA needs them.
+//! - Bonds (a device's `bonding:`): the kernel's bonding documentation, ip-link(8) and the mlx5
+//!   RoCE LAG, in [`bond`].
 //! - Storage: nvme-cli (`nvme discover|connect-all -t rdma|tcp -a ADDR -s PORT`), the Demartek
 //!   guide's iSER and NFSoRDMA sections (`iscsiadm -m iface -I NAME -o new`, `-o update -n
 //!   iface.transport_name -v iser`, `iscsiadm -m discovery -t sendtargets -p ADDR -I NAME`,
@@ -49,6 +51,10 @@
 //! `/sys/class/net/IF/device/infiniband/`, so the script needs no device names the fabric does
 //! not have. Addresses the fabric does not give become shell variables that must be set before
 //! the script runs (`${STORE1_ADDR:?…}`), never invented ones.
+
+pub mod bond;
+
+pub use bond::LinuxBond;
 
 use crate::common::{cabled_ports, no_ports_finding, PortView};
 use crate::finding::{Finding, Findings};
@@ -62,6 +68,8 @@ use serde::Serialize;
 pub struct LinuxHost {
     pub hostname: String,
     pub ports: Vec<LinuxPort>,
+    /// The bond over the ports, where the device is bonded.
+    pub bond: Option<LinuxBond>,
     /// The interfaces whose IPv4 subnet holds another of the host's interfaces: each answers
     /// ARP for its own address only and is routed by source address.
     pub source_routes: Vec<SourceRoute>,
@@ -106,6 +114,9 @@ pub struct LinuxPort {
     /// there is one (as the Demartek guide's `show-gids` shows 10.0.2.31 on `ens15f0.2`), else on
     /// the port.
     pub address: Option<String>,
+    /// Under RoCE LAG, the bond member whose PCI function holds the RDMA device both members
+    /// share (the first): this port's own function has none.
+    pub lag_rdma_port: Option<String>,
     /// `--dscp2prio set,D,P` where the class differs from the adapter's default D/8.
     pub dscp2prio: Vec<(u8, u8)>,
     pub ets: Option<Ets>,
@@ -132,6 +143,8 @@ pub struct DcbTool {
 pub struct VlanIf {
     pub id: u16,
     pub name: String,
+    /// The priority every socket priority maps to (the RDMA class's).
+    pub priority: u8,
     /// `0:5 1:5 … 15:5`.
     pub egress_qos_map: String,
 }
@@ -286,13 +299,17 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         }
         out.push(port(f, d, p, drv, rdma, &mut findings));
     }
-    if let Some(b) = d.bonding {
-        findings.push(bond_not_rendered(&d.name, b, &ports));
+    let bond = d.bonding.map(|b| bond::build(f, d, b, &mut out, &mut findings));
+    if let Some(v) = bond.as_ref().and_then(|b| b.vlan.as_ref()) {
+        if out.iter().any(|p| p.driver != "none") {
+            findings.push(pcp_warning(&d.name, None, v));
+        }
     }
     let storage = storage::linux_attach(f, device, targets, &mut findings);
     let source_routes = source_routes(d, &out);
     let host = LinuxHost {
         hostname: d.name.clone(),
+        bond,
         source_routes,
         ports: out,
         tuning: Tuning {
@@ -304,26 +321,6 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
         storage,
     };
     (host, findings)
-}
-
-/// The warning for a bonded host: the script configures each member port's QoS but creates no
-/// bond, and no switch renderer writes the port-channel (LACP) or MLAG on the switch side.
-fn bond_not_rendered(device: &str, b: rocelab_model::fabric::Bonding, ports: &[PortView]) -> Finding {
-    use rocelab_model::fabric::Bonding;
-    let (mode, switch_side) = match b {
-        Bonding::Lacp => ("802.3ad", "a port-channel with LACP on the switch ports facing them"),
-        Bonding::Mlag => ("802.3ad", "an MLAG port-channel with LACP on the two switches facing them"),
-        Bonding::ActiveBackup => ("active-backup", "nothing on the switches"),
-    };
-    let members: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
-    Finding::warning(
-        device,
-        None,
-        format!(
-            "bonding `{b:?}` is not rendered: the script sets each member's QoS only; bond {} with the Linux bonding driver in mode {mode} (a VLAN interface for PCP marking goes on the bond) and configure {switch_side}",
-            members.join(" and ")
-        ),
-    )
 }
 
 /// The interfaces of host `d`'s cabled ports (rendered as `linux`) whose IPv4 address's subnet
@@ -372,6 +369,19 @@ fn source_routes(d: &rocelab_model::ResolvedDevice, linux: &[LinuxPort]) -> Vec<
     out
 }
 
+/// The warning for a VLAN interface under PCP marking (on a port, or on the bond: `port` none):
+/// its egress map sends every socket priority to the RDMA class's priority.
+fn pcp_warning(device: &str, port: Option<&str>, v: &VlanIf) -> Finding {
+    Finding::warning(
+        device,
+        port,
+        format!(
+            "PCP marking: every socket priority on {} maps to priority {} (the Demartek guide's egress map), so TCP on that VLAN interface rides the lossless class too; keep other traffic on another interface",
+            v.name, v.priority
+        ),
+    )
+}
+
 fn port(
     f: &ResolvedFabric,
     d: &rocelab_model::ResolvedDevice,
@@ -387,21 +397,13 @@ fn port(
         (true, Some(id), Some(c)) => Some(VlanIf {
             id,
             name: format!("{}.{id}", p.name),
+            priority: c.priority,
             egress_qos_map: (0..16).map(|i| format!("{i}:{}", c.priority)).collect::<Vec<_>>().join(" "),
         }),
         _ => None,
     };
-    if vlan.is_some() && drv != "none" {
-        findings.push(Finding::warning(
-            &d.name,
-            Some(&p.name),
-            format!(
-                "PCP marking: every socket priority on {}.{} maps to priority {} (the Demartek guide's egress map), so TCP on that VLAN interface rides the lossless class too; keep other traffic on another interface",
-                p.name,
-                f.qos.vlan.unwrap_or(0),
-                rdma_class.map(|c| c.priority).unwrap_or(0)
-            ),
-        ));
+    if let (Some(v), None, false) = (&vlan, d.bonding, drv == "none") {
+        findings.push(pcp_warning(&d.name, Some(&p.name), v));
     }
     let mut dscp2prio = Vec::new();
     if !pcp {
@@ -475,6 +477,7 @@ fn port(
         pfc_priorities: p.pfc_priorities(),
         address: f.port_address(p.id).map(str::to_string),
         vlan,
+        lag_rdma_port: None,
         dscp2prio,
         ets,
         roce_tos: if pcp { None } else { s.roce_tos },

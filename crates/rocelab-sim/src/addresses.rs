@@ -4,8 +4,10 @@
 //! the model's `nics[].addresses`, which `rocelab config` also writes into the hosts' storage
 //! attach commands). A port without one takes a made-up address in 10.0.0.0/8: a host's first
 //! port the host's own, 10.0.0.0 plus its node index ([`node_ipv4`]), and its other ports the
-//! addresses after the last node's, in node and port order. So a fabric of hosts with one port
-//! each is addressed as before port addresses existed, and no two made-up addresses are equal.
+//! addresses after the last node's, in node and port order, each passed over where the fabric
+//! gives it to a port (then a first port takes the next one too). So a fabric of hosts with one
+//! port each is addressed as before port addresses existed, and no two ports' addresses are
+//! equal (the model refuses an address given twice).
 //!
 //! A port's MAC is locally administered: 02, the port's index on its host, then the node index in
 //! four octets ([`node_mac`]); a host's first port has the host's own, as a bond has its first
@@ -24,6 +26,7 @@
 use crate::packet::node_ipv4;
 use crate::routing::address_node;
 use crate::spec::{NetworkSpec, NodeKind};
+use std::collections::HashSet;
 
 /// Locally administered MAC of port `local` of node `node`: 02, the port, the node in four
 /// octets (02:00:… for a host's first port and for a switch).
@@ -46,18 +49,27 @@ impl AddressBook {
     /// The addresses of `spec`'s host ports (see the module's doc).
     pub fn new(spec: &NetworkSpec) -> Self {
         let mut book = AddressBook { first: Vec::with_capacity(spec.nodes.len() + 1), ipv4: Vec::new() };
+        let hosts = || spec.nodes.iter().filter_map(|nd| if let NodeKind::Host(h) = &nd.kind { Some(h) } else { None });
+        let given: HashSet<u32> = hosts().flat_map(|h| h.ports.iter().filter_map(|p| p.ipv4.map(u32::from))).collect();
         let mut next_made_up = spec.nodes.len() as u32;
+        let mut made_up = || loop {
+            next_made_up += 1;
+            let a = node_ipv4(next_made_up - 1);
+            if !given.contains(&a) {
+                return a;
+            }
+        };
         for (node, nd) in spec.nodes.iter().enumerate() {
             book.first.push(book.ipv4.len() as u32);
             let NodeKind::Host(h) = &nd.kind else { continue };
             for (local, p) in h.ports.iter().enumerate() {
-                let made_up = if local == 0 {
-                    node_ipv4(node as u32)
-                } else {
-                    next_made_up += 1;
-                    node_ipv4(next_made_up - 1)
+                let own = node_ipv4(node as u32);
+                let a = match p.ipv4 {
+                    Some(a) => u32::from(a),
+                    None if local == 0 && !given.contains(&own) => own,
+                    None => made_up(),
                 };
-                book.ipv4.push(p.ipv4.map_or(made_up, u32::from));
+                book.ipv4.push(a);
             }
         }
         book.first.push(book.ipv4.len() as u32);
@@ -137,5 +149,23 @@ mod tests {
             Ipv4Addr::new(192, 168, 10, 1),
             "a host reached as one shows its first port's"
         );
+    }
+
+    #[test]
+    fn a_made_up_address_passes_over_the_addresses_the_fabric_gives() {
+        // Three nodes: made-up addresses would be 10.0.0.0-10.0.0.2 for the first ports, then
+        // 10.0.0.3 on. h0's second port is given h2's own, h1's is given 10.0.0.3.
+        let (own2, next) = (Some(Ipv4Addr::new(10, 0, 0, 2)), Some(Ipv4Addr::new(10, 0, 0, 3)));
+        let spec =
+            NetworkSpec { nodes: vec![host(&[None, own2]), host(&[None, next]), host(&[None, None])], links: vec![] };
+        let book = AddressBook::new(&spec);
+        let ip = |a| Ipv4Addr::from(book.ipv4(a)).to_string();
+        assert_eq!((ip(0), ip(port_address(0, 1))), ("10.0.0.0".into(), "10.0.0.2".into()));
+        assert_eq!((ip(1), ip(port_address(1, 1))), ("10.0.0.1".into(), "10.0.0.3".into()));
+        // h2's own address is taken, so its first port takes the next free one after the
+        // nodes' (10.0.0.3 is taken too), and its second port the one after.
+        assert_eq!((ip(2), ip(port_address(2, 1))), ("10.0.0.4".into(), "10.0.0.5".into()));
+        let all: HashSet<String> = [0, port_address(0, 1), 1, port_address(1, 1), 2, port_address(2, 1)].map(ip).into();
+        assert_eq!(all.len(), 6, "every port its own address: {all:?}");
     }
 }

@@ -156,6 +156,26 @@ impl PortSettings {
     }
 }
 
+impl ResolvedDevice {
+    /// Whether the device is bonded over exactly the two ports of one NVIDIA ConnectX with RDMA
+    /// on, and cabled on those two alone: the case in which the mlx5 driver's RoCE LAG makes
+    /// one RDMA device of the bond (`mlx5_bond_0`) and moves queue pairs to the other port when
+    /// a link fails (Linux commit "net/mlx5: Implement RoCE LAG feature": both PF netdevs of a
+    /// dual-port card, and only them, enslaved to one bond).
+    pub fn is_roce_lag(&self) -> bool {
+        if self.bonding.is_none() {
+            return false;
+        }
+        let cabled: Vec<Option<usize>> = self.ports.iter().filter(|p| p.link.is_some()).map(|p| p.nic).collect();
+        let [Some(a), Some(b)] = cabled[..] else { return false };
+        let Some(nic) = self.nics.get(a) else { return false };
+        a == b
+            && nic.vendor == crate::fabric::NicVendor::Nvidia
+            && nic.ports == 2
+            && nic.rdma_kind() != crate::fabric::RdmaKind::None
+    }
+}
+
 impl ResolvedFabric {
     pub fn device(&self, name: &str) -> Option<&ResolvedDevice> {
         self.devices.iter().find(|d| d.name == name)

@@ -765,3 +765,42 @@ fn host_addresses_are_checked() {
     );
     assert!(d.path.ends_with("devices[2].nics[0].addresses[1]"), "{}", d.path);
 }
+
+#[test]
+fn a_bond_of_one_connectx_two_ports_is_a_roce_lag() {
+    let text = |h1: &str| {
+        format!(
+            r#"fabric:
+  name: lag
+  topology:
+    devices:
+      - {{name: sw, role: switch, platform: sonic, ports: [{{names: Ethernet0-3, speed: 100G}}]}}
+      - {h1}
+    links:
+      - {{a: "sw:Ethernet0", b: "h1:p0"}}
+      - {{a: "sw:Ethernet1", b: "h1:p1"}}
+  qos:
+    marking: dscp
+    classes:
+      - {{name: roce, priority: 3, dscp: [26], lossless: true}}
+"#
+        )
+    };
+    let lag = |h1: &str| {
+        let l = load(&text(h1)).unwrap_or_else(|d| panic!("{d:?}"));
+        l.fabric.device("h1").unwrap().is_roce_lag()
+    };
+    let cx = "nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}";
+    assert!(lag(&format!("{{name: h1, role: host, bonding: lacp, {cx}}}")));
+    assert!(lag(&format!("{{name: h1, role: host, bonding: active-backup, {cx}}}")));
+    assert!(!lag(&format!("{{name: h1, role: host, {cx}}}")), "not bonded");
+    let two_adapters = "nics: [{vendor: mellanox, model: ConnectX-5, speed: 100G}, {vendor: mellanox, model: ConnectX-5, speed: 100G}]";
+    assert!(
+        !lag(&format!("{{name: h1, role: host, bonding: lacp, {two_adapters}}}")),
+        "one port of each of two adapters"
+    );
+    let broadcom = "nic: {vendor: broadcom, model: BCM57508, ports: 2, speed: 100G}";
+    assert!(!lag(&format!("{{name: h1, role: host, bonding: lacp, {broadcom}}}")), "not a ConnectX");
+    let four = "nic: {vendor: mellanox, model: ConnectX-5, ports: 4, speed: 100G}";
+    assert!(!lag(&format!("{{name: h1, role: host, bonding: lacp, {four}}}")), "not a dual-port card");
+}

@@ -101,6 +101,7 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
             protocols: d.storage.as_ref().map(|s| s.protocols.clone()).unwrap_or_default(),
             vxlan: d.vxlan,
             bonding: d.bonding,
+            roce_lag: d.is_roce_lag(),
             origin: None,
             pools: Vec::new(),
         });

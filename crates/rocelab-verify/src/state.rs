@@ -161,6 +161,9 @@ pub struct DeviceState {
     pub protocols: Vec<StorageProtocol>,
     pub vxlan: Option<Vxlan>,
     pub bonding: Option<Bonding>,
+    /// The bond is over both ports of one ConnectX and nothing else: one RDMA device for both
+    /// (mlx5 RoCE LAG, [`rocelab_model::ResolvedDevice::is_roce_lag`]).
+    pub roce_lag: bool,
     pub origin: Option<Origin>,
     /// Buffer pools configured on the switch (imported configurations), bytes.
     pub pools: Vec<Pool>,

@@ -18,7 +18,7 @@
 
 use super::{LinuxPort, VlanIf};
 use crate::finding::{Finding, Findings};
-use rocelab_model::fabric::{Bonding, NicVendor, RdmaKind};
+use rocelab_model::fabric::Bonding;
 use rocelab_model::resolve::{ResolvedDevice, ResolvedFabric};
 use serde::Serialize;
 
@@ -86,7 +86,7 @@ pub(super) fn build(
             }
         }
     }
-    let roce_lag = is_roce_lag(d);
+    let roce_lag = d.is_roce_lag();
     if roce_lag {
         for p in linux.iter_mut().skip(1) {
             p.lag_rdma_port = Some(members[0].clone());
@@ -129,13 +129,4 @@ pub(super) fn build(
         addresses,
         roce_lag,
     }
-}
-
-/// Whether host `d`'s cabled ports are exactly the two ports of one ConnectX with RDMA on, the case in
-/// which the mlx5 driver's RoCE LAG makes one RDMA device of the bond.
-fn is_roce_lag(d: &ResolvedDevice) -> bool {
-    let cabled: Vec<Option<usize>> = d.ports.iter().filter(|p| p.link.is_some()).map(|p| p.nic).collect();
-    let [Some(a), Some(b)] = cabled[..] else { return false };
-    let Some(nic) = d.nics.get(a) else { return false };
-    a == b && nic.vendor == NicVendor::Nvidia && nic.ports == 2 && nic.rdma_kind() != RdmaKind::None
 }

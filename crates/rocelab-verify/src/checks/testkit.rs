@@ -85,6 +85,7 @@ impl Kit {
             protocols: Vec::new(),
             vxlan: None,
             bonding: None,
+            roce_lag: false,
             origin: None,
             pools: Vec::new(),
         });

@@ -167,6 +167,11 @@ fn check9_mlag_bonded_rdma_host_is_a_warning() {
     k.s.devices[4].bonding = Some(Bonding::Mlag);
     let f = k.run();
     assert_eq!((ids(&f), f[0].severity), (vec!["BOND-RDMA"], Severity::Warning));
+    // Both ports of one ConnectX (RoCE LAG): one RDMA device, so a note about the adapter.
+    k.s.devices[4].roce_lag = true;
+    let f = k.run();
+    assert_eq!((ids(&f), f[0].severity), (vec!["BOND-RDMA"], Severity::Note));
+    assert!(f[0].what.ends_with("bond of one ConnectX's two ports (RoCE LAG)") && f[0].why.contains("one adapter"));
 }
 
 #[test]

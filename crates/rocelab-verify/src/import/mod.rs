@@ -324,6 +324,7 @@ impl Builder {
             protocols: Vec::new(),
             vxlan: None,
             bonding: None,
+            roce_lag: false,
             origin: None,
             pools: Vec::new(),
         });
@@ -474,6 +475,7 @@ fn build(
             protocols: Vec::new(),
             vxlan: c.vxlan,
             bonding: None,
+            roce_lag: false,
             origin: Some(Origin { file: c.file, line: 1 }),
             pools: c.pools,
         });

@@ -19,6 +19,8 @@
 //! - `nv set qos link-pause NAME tx enable`, `rx enable`, `cable-length N`,
 //!   `nv set interface swpN qos link-pause profile NAME` (link pause and PFC cannot share a port);
 //! - `nv set interface swpN qos pfc-watchdog`, `nv set interface swpN link mtu 552-9216`;
+//! - bonds towards bonded hosts: `nv set interface bondN bond member swpM`, `… bond mlag id N`
+//!   ("Bonding - Link Aggregation", "Multi-Chassis Link Aggregation - MLAG"; [`crate::lag`]);
 //! - verification: `nv show qos roce`, `nv show interface swpN qos roce status`,
 //!   `nv show qos pfc default-global`, `nv show qos congestion-control default-global`,
 //!   `nv show qos egress-scheduler default-global`, `nv show qos egress-queue-mapping
@@ -59,6 +61,8 @@ pub struct CumulusConfig {
     pub scheduler: Vec<CumulusScheduler>,
     pub link_pause: Option<CumulusLinkPause>,
     pub interfaces: Vec<CumulusInterface>,
+    /// Bonds towards bonded hosts ([`crate::lag`]).
+    pub bonds: Vec<crate::lag::SwitchLag>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -211,7 +215,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         cable_length: pause_only.iter().map(|p| p.cable.as_metres_f64().ceil() as u64).max().unwrap_or(1).max(1),
     });
 
-    let interfaces = ports
+    let interfaces: Vec<CumulusInterface> = ports
         .iter()
         .zip(&pause)
         .map(|(p, pause)| {
@@ -229,6 +233,13 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
             CumulusInterface { name: p.name.clone(), peer: p.peer(f), mtu, pfc_watchdog: pfc_here, link_pause: *pause }
         })
         .collect();
+    let mut bonds = crate::lag::cumulus(f, device, &mut findings);
+    for b in &mut bonds {
+        // The bond's MTU is its members' as rendered (NVUE's range applied).
+        if let Some(i) = interfaces.iter().find(|i| b.members.contains(&i.name)) {
+            b.mtu = i.mtu;
+        }
+    }
     let config = CumulusConfig {
         hostname: d.name.clone(),
         roce_mode,
@@ -242,6 +253,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         scheduler,
         link_pause: pause_profile,
         interfaces,
+        bonds,
     };
     (config, findings)
 }

@@ -16,6 +16,7 @@ pub mod comware;
 pub mod cumulus;
 pub mod eos;
 pub mod finding;
+pub mod lag;
 pub mod linux;
 pub mod nxos;
 pub mod onyx;
@@ -93,27 +94,16 @@ fn cannot(d: &rocelab_model::ResolvedDevice, why: String) -> Finding {
 pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> Result<(Typed, Vec<Finding>), Finding> {
     let d = &f.devices[device];
     match d.role {
-        Role::Switch => match d.platform.unwrap_or(Platform::Generic) {
-            Platform::NvidiaOnyx => Ok(wrap(onyx::build(f, device), Typed::NvidiaOnyx)),
-            Platform::HpeComware => Ok(wrap(comware::build(f, device), Typed::HpeComware)),
-            Platform::AristaEos => Ok(wrap(eos::build(f, device), Typed::AristaEos)),
-            Platform::Sonic => {
-                let (c, w) = sonic::build(f, device);
-                Ok((Typed::Sonic(SonicContext { hostname: d.name.clone(), config_db: c }), w))
+        Role::Switch => {
+            let platform = d.platform.unwrap_or(Platform::Generic);
+            let mut built = switch(f, device, platform);
+            if let Ok((_, w)) = &mut built {
+                if !matches!(platform, Platform::Sonic | Platform::NvidiaCumulus) {
+                    w.extend(lag::not_rendered(f, device, platform.name()));
+                }
             }
-            Platform::NvidiaCumulus => Ok(wrap(cumulus::build(f, device), Typed::NvidiaCumulus)),
-            Platform::CiscoNxos => Ok(wrap(nxos::build(f, device), Typed::CiscoNxos)),
-            Platform::DellOs10 => Ok(wrap(os10::build(f, device), Typed::DellOs10)),
-            Platform::DellOs9 => Ok(wrap(os9::build(f, device), Typed::DellOs9)),
-            Platform::Generic => Err(cannot(
-                d,
-                format!(
-                    "rocelab config cannot render platform `{}` (a switch of unknown make); the switch platforms it renders are {}",
-                    Platform::Generic.name(),
-                    SWITCH_PLATFORMS.join(", ")
-                ),
-            )),
-        },
+            built
+        }
         Role::Host | Role::Storage => match d.os {
             Some(Os::Windows) => Ok(wrap(windows::build(f, device), Typed::Windows)),
             Some(Os::Linux) => Ok(wrap(linux::build(f, device, targets), Typed::Linux)),
@@ -133,6 +123,32 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> Result<(Ty
                 format!("rocelab config cannot render ESXi hosts; the host systems it renders are {}", HOST_OS.join(", ")),
             )),
         },
+    }
+}
+
+/// A switch's typed configuration, by platform (see [`build`]).
+fn switch(f: &ResolvedFabric, device: usize, platform: Platform) -> Result<(Typed, Vec<Finding>), Finding> {
+    let d = &f.devices[device];
+    match platform {
+        Platform::NvidiaOnyx => Ok(wrap(onyx::build(f, device), Typed::NvidiaOnyx)),
+        Platform::HpeComware => Ok(wrap(comware::build(f, device), Typed::HpeComware)),
+        Platform::AristaEos => Ok(wrap(eos::build(f, device), Typed::AristaEos)),
+        Platform::Sonic => {
+            let (c, w) = sonic::build(f, device);
+            Ok((Typed::Sonic(SonicContext { hostname: d.name.clone(), config_db: c }), w))
+        }
+        Platform::NvidiaCumulus => Ok(wrap(cumulus::build(f, device), Typed::NvidiaCumulus)),
+        Platform::CiscoNxos => Ok(wrap(nxos::build(f, device), Typed::CiscoNxos)),
+        Platform::DellOs10 => Ok(wrap(os10::build(f, device), Typed::DellOs10)),
+        Platform::DellOs9 => Ok(wrap(os9::build(f, device), Typed::DellOs9)),
+        Platform::Generic => Err(cannot(
+            d,
+            format!(
+                "rocelab config cannot render platform `{}` (a switch of unknown make); the switch platforms it renders are {}",
+                Platform::Generic.name(),
+                SWITCH_PLATFORMS.join(", ")
+            ),
+        )),
     }
 }
 

@@ -194,7 +194,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
             let first = s.config_db.port_qos_map.iter().next();
             let i = first.map(|(name, _)| name.to_string()).unwrap_or_else(|| "Ethernet0".into());
             let pfc = first.and_then(|(_, row)| row.pfc_enable).map(|p| p.to_string()).unwrap_or_default();
-            let checks = vec![
+            let mut checks = vec![
                 check(
                     format!("redis-cli -n 4 hgetall \"PORT_QOS_MAP|{i}\""),
                     format!("pfc_enable {pfc} and the ROCELAB maps"),
@@ -203,6 +203,17 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 check(format!("show queue counters {i}"), "no drops on the lossless queues"),
                 check("pfcwd show config", "the PFC watchdog on every lossless port (drop, 200 ms)"),
             ];
+            if !s.config_db.portchannel.is_empty() {
+                let channels = s.config_db.portchannel.keys().map(|name| {
+                    let members =
+                        s.config_db.portchannel_member.keys().filter_map(|k| k.strip_prefix(&format!("{name}|")));
+                    format!(
+                        "{name} LACP(A)(Up) with {}",
+                        members.map(|m| format!("{m}(S)")).collect::<Vec<_>>().join(" ")
+                    )
+                });
+                checks.push(check("show interfaces portchannel", channels.collect::<Vec<_>>().join("; ")));
+            }
             rb.switch = Some(Step {
                 device: s.hostname.clone(),
                 platform: "SONiC".into(),

@@ -60,6 +60,13 @@ pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
         format!("nv show interface {i} qos roce counters"),
         "pause-packets rise only under congestion; no-buffer-discard 0 for RoCE",
     ));
+    for b in &c.bonds {
+        let mlag = if b.mlag { format!("; mlag id {}", b.id) } else { String::new() };
+        checks.push(check(
+            format!("nv show interface bond{} bond", b.id),
+            format!("member {}{mlag}; LACP up with {}", b.members.join(", "), b.device),
+        ));
+    }
     step(
         &c.hostname,
         "NVIDIA Cumulus Linux",

@@ -62,8 +62,8 @@ impl LinuxBond {
 
 /// The bond of host `d` over its rendered ports `linux` (all of its cabled ports), whose VLAN
 /// interface and addresses move to the bond; the ports of a RoCE LAG learn where their shared
-/// RDMA device sits. Warns where the switch side is not rendered and where ConnectX ports of a
-/// bond keep RDMA devices of their own.
+/// RDMA device sits. Warns where ConnectX ports of a bond keep RDMA devices of their own. The
+/// switch side of an LACP bond is the switches' ([`crate::lag`]).
 pub(super) fn build(
     f: &ResolvedFabric,
     d: &ResolvedDevice,
@@ -98,22 +98,6 @@ pub(super) fn build(
             format!(
                 "{BOND_NAME} over {}: a ConnectX makes one RDMA device of a bond (RoCE LAG) only when its members are the two ports of one adapter and nothing else; here each member keeps its own RDMA device, so a queue pair on the bond's address runs on one member and the bond's failover does not move it",
                 members.join(" and ")
-            ),
-        ));
-    }
-    if b != Bonding::ActiveBackup {
-        let peers: Vec<&str> = linux.iter().map(|p| p.peer.as_str()).collect();
-        let what = if b == Bonding::Mlag {
-            "an MLAG port-channel with LACP across the two switches"
-        } else {
-            "a port-channel with LACP"
-        };
-        findings.push(Finding::warning(
-            &d.name,
-            None,
-            format!(
-                "{BOND_NAME} runs LACP (mode 802.3ad): the switch side is not rendered; configure {what} on {} (with the fabric's QoS on the members), or the bond carries nothing",
-                peers.join(" and ")
             ),
         ));
     }

@@ -375,3 +375,104 @@ fn new_platforms_in_the_runbook() {
         assert!(r.runbook.contains(check), "{check} in:\n{}", r.runbook);
     }
 }
+
+/// Bonded hosts on five switches: `h1` (LACP) on SONiC `s1`, `h2` (MLAG) across SONiC `s1` and
+/// `s2`, `h3` (MLAG) across Cumulus `c1` and `c2`, `h4` (LACP) and `h5` (active-backup) on
+/// Arista `a1`, and Windows `w1` (LACP, rendered as a switch-independent SET team) on `c1`.
+const LAGS: &str = r#"
+fabric:
+  name: lags
+  topology:
+    devices:
+      - {name: s1, role: switch, platform: sonic, ports: [{names: Ethernet0-3, speed: 100G}]}
+      - {name: s2, role: switch, platform: sonic, ports: [{names: Ethernet0-3, speed: 100G}]}
+      - {name: c1, role: switch, platform: nvidia-cumulus, ports: [{names: swp1-4, speed: 100G}]}
+      - {name: c2, role: switch, platform: nvidia-cumulus, ports: [{names: swp1-4, speed: 100G}]}
+      - {name: a1, role: switch, platform: arista-eos, ports: [{names: Ethernet1-4, speed: 100G}]}
+      - {name: h1, role: host, os: linux, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}}
+      - {name: h2, role: host, os: linux, bonding: mlag, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}}
+      - {name: h3, role: host, os: linux, bonding: mlag, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}}
+      - {name: h4, role: host, os: linux, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}}
+      - {name: h5, role: host, os: linux, bonding: active-backup, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}}
+      - {name: w1, role: host, os: windows, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}}
+    links:
+      - {a: "s1:Ethernet0", b: "h1:p0"}
+      - {a: "s1:Ethernet1", b: "h1:p1"}
+      - {a: "s1:Ethernet2", b: "h2:p0"}
+      - {a: "s2:Ethernet2", b: "h2:p1"}
+      - {a: "c1:swp1", b: "h3:p0"}
+      - {a: "c2:swp1", b: "h3:p1"}
+      - {a: "a1:Ethernet1", b: "h4:p0"}
+      - {a: "a1:Ethernet2", b: "h4:p1"}
+      - {a: "a1:Ethernet3", b: "h5:p0"}
+      - {a: "a1:Ethernet4", b: "h5:p1"}
+      - {a: "c1:swp3", b: "w1:p0"}
+      - {a: "c1:swp4", b: "w1:p1"}
+  qos:
+    marking: dscp
+    mtu: 9000
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true}
+"#;
+
+#[test]
+fn switches_facing_an_lacp_bond_run_a_port_channel_over_their_ports() {
+    let f = fabric(LAGS);
+    // SONiC: PORTCHANNEL and PORTCHANNEL_MEMBER rows, numbered by the bond (h1 1, h2 2), the
+    // MLAG's number the same on both switches of the pair.
+    let (text, findings) = device_text(&f, "s1");
+    let db: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let channels = &db["PORTCHANNEL"];
+    assert_eq!(channels["PortChannel1"], serde_json::json!({"admin_status": "up", "min_links": "1", "mtu": "9000"}));
+    assert_eq!(channels.as_object().unwrap().len(), 2, "{channels}");
+    let members: Vec<&String> = db["PORTCHANNEL_MEMBER"].as_object().unwrap().keys().collect();
+    assert_eq!(members, ["PortChannel1|Ethernet0", "PortChannel1|Ethernet1", "PortChannel2|Ethernet2"]);
+    // QoS stays on the member ports.
+    assert_eq!(db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"], "3", "{}", db["PORT_QOS_MAP"]);
+    let (text2, findings2) = device_text(&f, "s2");
+    let db2: serde_json::Value = serde_json::from_str(&text2).unwrap();
+    let members2: Vec<&String> = db2["PORTCHANNEL_MEMBER"].as_object().unwrap().keys().collect();
+    assert_eq!(members2, ["PortChannel2|Ethernet2"]);
+    for (sw, w) in [("s1", &findings), ("s2", &findings2)] {
+        let m: Vec<_> = w.iter().filter(|x| x.message.contains("MLAG pair")).collect();
+        assert_eq!(m.len(), 1, "{sw}: {w:?}");
+        assert!(
+            m[0].message.starts_with("h2's bond spans an MLAG pair: rendered its port-channel with MLAG id 2;"),
+            "{}",
+            m[0].message
+        );
+        assert!(m[0].message.contains("`MCLAG_DOMAIN`"));
+    }
+    // Cumulus: a bond with its members and MLAG id; Windows' SET team needs none.
+    let (text, findings) = device_text(&f, "c1");
+    assert_sequence(
+        &text,
+        &[
+            "nv set interface bond3 bond member swp1",
+            "nv set interface bond3 link mtu 9000",
+            "nv set interface bond3 bond mlag id 3",
+            "nv config apply",
+        ],
+    );
+    assert!(!text.contains("bond member swp3"), "w1 gets no bond: {text}");
+    assert!(findings.iter().any(|w| w.message.contains("`peerlink` bond")), "{findings:?}");
+    // A platform that does not render port-channels says what to configure; active-backup
+    // needs nothing.
+    let (_, findings) = device_text(&f, "a1");
+    let w: Vec<_> = findings.iter().filter(|w| w.message.contains("port-channels")).collect();
+    assert_eq!(w.len(), 1, "{findings:?}");
+    assert_eq!(
+        w[0].message,
+        "h4's bond runs LACP on Ethernet1, Ethernet2: rocelab does not render port-channels on arista-eos; configure one over them with LACP active (rocelab numbers it 4), the QoS staying as rendered on each member"
+    );
+    // The runbook checks the port-channels.
+    let runbook = render(&f, &Templates::builtin()).unwrap().runbook;
+    assert!(
+        runbook.contains("| `show interfaces portchannel` | PortChannel1 LACP(A)(Up) with Ethernet0(S) Ethernet1(S); PortChannel2 LACP(A)(Up) with Ethernet2(S) |"),
+        "{runbook}"
+    );
+    assert!(
+        runbook.contains("| `nv show interface bond3 bond` | member swp1; mlag id 3; LACP up with h3 |"),
+        "{runbook}"
+    );
+}

@@ -14,8 +14,9 @@
 
 use crate::finding::Finding;
 use rocelab_model::fabric::{Bonding, Os};
-use rocelab_model::resolve::{PortId, ResolvedFabric};
+use rocelab_model::resolve::{PortId, ResolvedDevice, ResolvedFabric};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// A port-channel a switch runs towards one bonded device.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,37 +34,40 @@ pub struct SwitchLag {
 }
 
 /// The port-channels switch `device` runs: one per device bonded with LACP or across an MLAG
-/// pair (not rendered as Windows) that has a link to it.
+/// pair (not rendered as Windows) that has a link to it, in device order. It walks the
+/// switch's own ports, and the fabric's devices only when one of them faces such a bond.
 pub fn switch_lags(f: &ResolvedFabric, device: usize) -> Vec<SwitchLag> {
-    let mut out = Vec::new();
-    let needing = f
-        .devices
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| matches!(d.bonding, Some(Bonding::Lacp | Bonding::Mlag)) && d.os != Some(Os::Windows));
-    for (k, (hi, h)) in needing.enumerate() {
-        let mut members = Vec::new();
-        let mut mtu = f.qos.mtu;
-        for l in &f.links {
-            let (own, other) = if l.a.device == device { (l.a, l.b) } else { (l.b, l.a) };
-            if own.device == device && other.device == hi {
-                members.push((own.port, f.port(own).name.clone()));
-                mtu = f.port_settings(PortId { device, port: own.port }).mtu;
-            }
-        }
-        if members.is_empty() {
+    let needs =
+        |d: &ResolvedDevice| matches!(d.bonding, Some(Bonding::Lacp | Bonding::Mlag)) && d.os != Some(Os::Windows);
+    let mut by_device: BTreeMap<usize, SwitchLag> = BTreeMap::new();
+    for (pi, p) in f.devices[device].ports.iter().enumerate() {
+        let Some(l) = p.link.map(|li| &f.links[li]) else { continue };
+        let other = if l.a == (PortId { device, port: pi }) { l.b } else { l.a };
+        let h = &f.devices[other.device];
+        if !needs(h) {
             continue;
         }
-        members.sort_by_key(|(i, _)| *i);
-        out.push(SwitchLag {
-            id: k as u32 + 1,
+        let lag = by_device.entry(other.device).or_insert_with(|| SwitchLag {
+            id: 0,
             device: h.name.clone(),
-            members: members.into_iter().map(|(_, n)| n).collect(),
+            members: Vec::new(),
             mlag: h.bonding == Some(Bonding::Mlag),
-            mtu,
+            mtu: f.port_settings(PortId { device, port: pi }).mtu,
         });
+        lag.members.push(p.name.clone());
     }
-    out
+    if !by_device.is_empty() {
+        let mut number = 0;
+        for (i, d) in f.devices.iter().enumerate() {
+            if needs(d) {
+                number += 1;
+                if let Some(l) = by_device.get_mut(&i) {
+                    l.id = number;
+                }
+            }
+        }
+    }
+    by_device.into_values().collect()
 }
 
 /// The warnings of a platform that does not render port-channels: one per bond that reaches
@@ -143,4 +147,4 @@ pub(crate) fn cumulus(f: &ResolvedFabric, device: usize, findings: &mut Vec<Find
 }
 
 /// A CONFIG_DB table of string rows.
-type Table = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+type Table = BTreeMap<String, BTreeMap<String, String>>;

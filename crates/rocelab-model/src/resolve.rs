@@ -161,9 +161,10 @@ impl ResolvedDevice {
     /// on, and cabled on those two alone: the case in which the mlx5 driver's RoCE LAG makes
     /// one RDMA device of the bond (`mlx5_bond_0`) and moves queue pairs to the other port when
     /// a link fails (Linux commit "net/mlx5: Implement RoCE LAG feature": both PF netdevs of a
-    /// dual-port card, and only them, enslaved to one bond).
+    /// dual-port card, and only them, enslaved to one bond). A feature of the Linux driver: a
+    /// Windows host's team is a SET switch, whose vNICs map to the adapters one by one.
     pub fn is_roce_lag(&self) -> bool {
-        if self.bonding.is_none() {
+        if self.bonding.is_none() || matches!(self.os, Some(crate::fabric::Os::Windows | crate::fabric::Os::Esxi)) {
             return false;
         }
         let cabled: Vec<Option<usize>> = self.ports.iter().filter(|p| p.link.is_some()).map(|p| p.nic).collect();

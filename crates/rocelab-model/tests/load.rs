@@ -794,6 +794,7 @@ fn a_bond_of_one_connectx_two_ports_is_a_roce_lag() {
     assert!(lag(&format!("{{name: h1, role: host, bonding: lacp, {cx}}}")));
     assert!(lag(&format!("{{name: h1, role: host, bonding: active-backup, {cx}}}")));
     assert!(!lag(&format!("{{name: h1, role: host, {cx}}}")), "not bonded");
+    assert!(!lag(&format!("{{name: h1, role: host, os: windows, bonding: lacp, {cx}}}")), "a SET team");
     let two_adapters = "nics: [{vendor: mellanox, model: ConnectX-5, speed: 100G}, {vendor: mellanox, model: ConnectX-5, speed: 100G}]";
     assert!(
         !lag(&format!("{{name: h1, role: host, bonding: lacp, {two_adapters}}}")),

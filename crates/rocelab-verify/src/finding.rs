@@ -61,6 +61,8 @@ pub const SRC_RFC3168: &str = "RFC 3168 (ECN); RFC 6040 (ECN in tunnels)";
 pub const SRC_DEADLOCK: &str = "Hu et al., Deadlocks in Datacenter Networks: Why Do They Form, and How to Avoid Them (HotNets 2016); Schroeder et al., Autonet (up*/down* routing), IEEE JSAC 1991";
 pub const SRC_PURE: &str = "Arista/Pure Storage, NVMe-oF over a leaf-spine network (MLAG is not suitable for NVMe/RoCE; vxlan qos ecn propagation)";
 pub const SRC_8023: &str = "IEEE 802.3 clause 31 / Annex 31B (MAC Control PAUSE)";
+pub const SRC_8021AX: &str =
+    "IEEE 802.1AX (Link Aggregation: LACP aggregates the links between one pair of systems); Linux bonding documentation (802.3ad aggregators)";
 pub const SRC_MTU: &str = "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)";
 pub const SRC_ROCEV2: &str = "InfiniBand Architecture Specification Annex A17 (RoCEv2)";
 pub const SRC_JUMBO: &str = "Dell EqualLogic / RHEL iSCSI optimisation guides (jumbo frames end to end)";
@@ -178,6 +180,13 @@ pub const RULES: &[Rule] = &[
         check: 9,
         summary: "No MLAG or LACP bonding for NVMe/RoCE or iSER host attachment",
         source: SRC_PURE,
+    },
+    Rule { id: "BOND-LACP-SPLIT", check: 9, summary: "An LACP bond is cabled to one switch", source: SRC_8021AX },
+    Rule {
+        id: "BOND-MLAG-PAIR",
+        check: 9,
+        summary: "An MLAG bond is cabled to the two switches of a pair",
+        source: SRC_8021AX,
     },
     Rule {
         id: "DEADLOCK-CYCLE",

@@ -98,6 +98,7 @@ fn every_deviation_of_the_misconfigured_fabric_is_found_where_it_is() {
     assert_eq!(at("DCBX-WILLING"), ["leaf1:Ethernet4"]);
     assert_eq!(at("VXLAN-ECN"), ["leaf1"]);
     assert_eq!(at("BOND-RDMA"), ["h2"]);
+    assert_eq!(at("BOND-MLAG-PAIR"), ["h2"], "an MLAG bond with one link, to one switch");
     let h = f.iter().find(|x| x.id == "HEADROOM-SHORT").unwrap();
     // 100 m at 100G: 2 × 500 ns is 100,000 bits, 12,500 bytes of the required figure.
     assert!(h.what.contains("12500 cable round trip (2 × 500ns (100m) × 100G)"), "{}", h.what);

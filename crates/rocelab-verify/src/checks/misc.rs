@@ -5,12 +5,11 @@ use super::{Ctx, Draft};
 use crate::finding::{Severity, SRC_DCQCN, SRC_DEADLOCK, SRC_NVIDIA_ROCE, SRC_PURE, SRC_QAZ, SRC_RFC3168};
 use crate::routes::{Cycle, MAX_FULL_FAILURES};
 use crate::state::{End, Trust};
-use rocelab_model::fabric::Bonding;
 
 pub fn check(cx: &Ctx) -> Vec<Draft> {
     let mut out = dcqcn(cx);
     out.extend(overlay(cx));
-    out.extend(bonding(cx));
+    out.extend(super::bond::check(cx));
     out.extend(deadlock(cx));
     out.extend(dcbx(cx));
     out
@@ -139,47 +138,6 @@ fn overlay(cx: &Ctx) -> Vec<Draft> {
                 others: Vec::new(),
             });
         }
-    }
-    out
-}
-
-/// Check 9.
-fn bonding(cx: &Ctx) -> Vec<Draft> {
-    let mut out = Vec::new();
-    for d in &cx.s.devices {
-        let Some(b @ (Bonding::Mlag | Bonding::Lacp)) = d.bonding else { continue };
-        if !d.rdma {
-            continue;
-        }
-        let bond = if b == Bonding::Mlag { "an MLAG (LACP)" } else { "an LACP" };
-        // Both ports of one ConnectX in the bond: the adapter's RoCE LAG makes one RDMA device
-        // of them, so the guide's reason (a packet landing on the other NIC) does not hold; what
-        // is left is that one adapter carries both paths.
-        let (severity, what, why) = if d.roce_lag {
-            (
-                Severity::Note,
-                format!("RDMA endpoint attached with {bond} bond of one ConnectX's two ports (RoCE LAG)"),
-                "the adapter makes one RDMA device of the two ports and moves queue pairs to the other port when a link fails, but both paths run through one adapter; NVMe/RoCE and iSER multipathing over independent NICs also survives an adapter's failure".to_string(),
-            )
-        } else {
-            (
-                Severity::Warning,
-                format!("RDMA endpoint attached with {bond} bond"),
-                "RDMA queue pairs are bound to one NIC's IP address; a packet the bond hashes to the other NIC cannot land there, and a failover breaks the QPs. NVMe/RoCE and iSER get redundancy from multipathing over independent NICs".to_string(),
-            )
-        };
-        out.push(Draft {
-            id: "BOND-RDMA",
-            severity,
-            ports: Vec::new(),
-            device: Some(d.name.clone()),
-            class: None,
-            what,
-            why,
-            fix: "give each NIC its own IP address (and subnet) and use NVMe or iSCSI multipathing (dm-multipath, native NVMe multipath) instead of a bond".into(),
-            source: SRC_PURE,
-            others: Vec::new(),
-        });
     }
     out
 }

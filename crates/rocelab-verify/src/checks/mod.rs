@@ -3,6 +3,7 @@
 //! reported once, naming the first port and how many others share the fault, so that a policy
 //! error in a 20,000-host fabric is one finding, not 360,000.
 
+mod bond;
 mod buffers;
 mod mapping;
 mod misc;

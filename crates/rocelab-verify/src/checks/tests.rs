@@ -165,13 +165,56 @@ fn check9_mlag_bonded_rdma_host_is_a_warning() {
     k.s.devices[4].bonding = Some(Bonding::ActiveBackup);
     assert!(k.run().is_empty());
     k.s.devices[4].bonding = Some(Bonding::Mlag);
-    let f = k.run();
-    assert_eq!((ids(&f), f[0].severity), (vec!["BOND-RDMA"], Severity::Warning));
+    let rdma = |k: &Kit| k.run().into_iter().filter(|f| f.id == "BOND-RDMA").collect::<Vec<_>>();
+    let f = rdma(&k);
+    assert_eq!((f.len(), f[0].severity), (1, Severity::Warning));
     // Both ports of one ConnectX (RoCE LAG): one RDMA device, so a note about the adapter.
     k.s.devices[4].roce_lag = true;
-    let f = k.run();
-    assert_eq!((ids(&f), f[0].severity), (vec!["BOND-RDMA"], Severity::Note));
+    let f = rdma(&k);
+    assert_eq!((f.len(), f[0].severity), (1, Severity::Note));
     assert!(f[0].what.ends_with("bond of one ConnectX's two ports (RoCE LAG)") && f[0].why.contains("one adapter"));
+}
+
+#[test]
+fn check9_a_bonds_links_reach_the_switches_its_mode_aggregates() {
+    use rocelab_model::fabric::Bonding;
+    let mut k = Kit::new();
+    let (s1, s2, s3) = (k.switch("s1"), k.switch("s2"), k.switch("s3"));
+    let h = k.host("h");
+    k.link(s1, h);
+    k.link(s2, h);
+    let cabling = |k: &Kit| {
+        let f: Vec<_> = k.run().into_iter().filter(|f| f.id != "BOND-RDMA" && f.id.starts_with("BOND-")).collect();
+        f.into_iter().map(|f| (f.id, f.severity, f.what)).collect::<Vec<_>>()
+    };
+    // LACP to two switches: one aggregator per switch.
+    k.s.devices[h as usize].bonding = Some(Bonding::Lacp);
+    assert_eq!(
+        cabling(&k),
+        [("BOND-LACP-SPLIT", Severity::Warning, "LACP bond cabled to 2 switches (s1, s2)".to_string())]
+    );
+    // MLAG across the two: what it is for.
+    k.s.devices[h as usize].bonding = Some(Bonding::Mlag);
+    assert!(cabling(&k).is_empty());
+    // A third switch: no pair is three switches.
+    k.link(s3, h);
+    assert_eq!(
+        cabling(&k),
+        [("BOND-MLAG-PAIR", Severity::Error, "MLAG bond cabled to 3 switches (s1, s2, s3)".to_string())]
+    );
+    // Two links to one switch: LACP is right, MLAG has no second switch.
+    let mut k = Kit::new();
+    let s1 = k.switch("s1");
+    let h = k.host("h");
+    k.link(s1, h);
+    k.link(s1, h);
+    k.s.devices[h as usize].bonding = Some(Bonding::Lacp);
+    assert!(cabling(&k).is_empty());
+    k.s.devices[h as usize].bonding = Some(Bonding::Mlag);
+    assert_eq!(cabling(&k), [("BOND-MLAG-PAIR", Severity::Warning, "MLAG bond cabled to one switch (s1)".to_string())]);
+    // A Windows host's bond is a switch-independent SET team: no LACP to check.
+    k.s.devices[h as usize].platform = Some("windows".into());
+    assert!(cabling(&k).is_empty());
 }
 
 #[test]
@@ -457,6 +500,14 @@ fn every_finding_is_complete_and_names_its_rules_source() {
     for i in 0..4 {
         ring.link(sw[i], sw[(i + 1) % 4]);
     }
+    // A host bonded with LACP to two switches, one with MLAG to one switch.
+    let (split, single) = (ring.host("split"), ring.host("single"));
+    for (h, a, b) in [(split, sw[0], sw[1]), (single, sw[2], sw[2])] {
+        ring.link(a, h);
+        ring.link(b, h);
+    }
+    ring.s.devices[split as usize].bonding = Some(rocelab_model::fabric::Bonding::Lacp);
+    ring.s.devices[single as usize].bonding = Some(rocelab_model::fabric::Bonding::Mlag);
     all.extend(ring.run());
     let found = ids(&all);
     for r in crate::RULES {
@@ -467,7 +518,15 @@ fn every_finding_is_complete_and_names_its_rules_source() {
         }
         assert!(found.contains(&r.id), "{} not found: {found:?}", r.id);
     }
-    let device_level = ["HEADROOM-BUFFER", "VXLAN-ECN", "VXLAN-DSCP", "BOND-RDMA", "DEADLOCK-BOUND"];
+    let device_level = [
+        "HEADROOM-BUFFER",
+        "VXLAN-ECN",
+        "VXLAN-DSCP",
+        "BOND-RDMA",
+        "BOND-LACP-SPLIT",
+        "BOND-MLAG-PAIR",
+        "DEADLOCK-BOUND",
+    ];
     for f in &all {
         let rule = crate::finding::rule(f.id).unwrap_or_else(|| panic!("{} is not in RULES", f.id));
         assert_eq!(f.source, rule.source, "{}", f.id);

@@ -48,8 +48,8 @@
 //!   with `rw,sync,… no_root_squash` per client and `exportfs -a`).
 //!
 //! The RDMA device of a port (`mlx5_0`, `bnxt_re0`) is looked up at run time in
-//! `/sys/class/net/IF/device/infiniband/`, so the script needs no device names the fabric does
-//! not have. Addresses the fabric does not give become shell variables that must be set before
+//! `/sys/class/net/IF/device/infiniband/` (under a RoCE LAG, the first member's, where the
+//! bond's one device sits), so the script needs no device names the fabric does not have. Addresses the fabric does not give become shell variables that must be set before
 //! the script runs (`${STORE1_ADDR:?…}`), never invented ones.
 
 pub mod bond;

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 mod examples;
 #[path = "load/flows.rs"]
 mod flows;
+#[path = "load/hosts.rs"]
+mod hosts;
 #[path = "load/storage.rs"]
 mod storage;
 
@@ -718,90 +720,4 @@ fn queue_outside_0_7_is_an_error() {
     );
     let e = errors(&text);
     assert!(e.iter().any(|d| d.path == "fabric.qos.classes[0].queue" && d.message.contains("outside 0-7")), "{e:?}");
-}
-
-#[test]
-fn host_addresses_are_checked() {
-    let ok = BASE.replace(
-        "speed: 25G, speeds: [10G]}}\n      - {name: node2",
-        "speed: 25G, speeds: [10G], addresses: [10.0.2.31/24]}}\n      - {name: node2",
-    );
-    let loaded = load(&ok).unwrap_or_else(|d| panic!("{d:?}"));
-    assert_eq!(loaded.fabric.devices.iter().find(|d| d.name == "node1").unwrap().nics[0].addresses, ["10.0.2.31/24"]);
-    let bad = BASE.replace(
-        "speed: 25G, speeds: [10G]}}\n      - {name: node2",
-        "speed: 25G, speeds: [10G], addresses: [10.0.2.311/24]}}\n      - {name: node2",
-    );
-    let e = errors(&bad);
-    assert!(e.iter().any(|d| d.path.ends_with("nics[0].addresses[0]") && d.message.contains("not an IPv4")), "{e:?}");
-    let two = BASE.replace(
-        "speed: 25G, speeds: [10G]}}\n      - {name: node2",
-        "speed: 25G, speeds: [10G], addresses: [10.0.2.31/24, 10.0.2.32/24]}}\n      - {name: node2",
-    );
-    let e = errors(&two);
-    assert!(e.iter().any(|d| d.message.contains("2 addresses for 1 ports")), "{e:?}");
-    // One address on two ports: an error at the second, naming the first.
-    let twice = ok.replace(
-        "speed: 25G, speeds: [10G]}}\n    links",
-        "speed: 25G, speeds: [10G], addresses: [10.0.2.31/16]}}\n    links",
-    );
-    assert_ne!(twice, ok);
-    let e = errors(&twice);
-    let d = e.iter().find(|d| d.message.contains("also")).unwrap_or_else(|| panic!("{e:?}"));
-    assert_eq!(d.message, "address `10.0.2.31` of `node2:p0` is also `node1:p0`'s; give each port its own");
-    assert!(d.path.ends_with("nics[0].addresses[0]") && d.path.contains("devices[3]"), "{}", d.path);
-    assert!(d.line > 0 && d.column > 0, "{d:?}");
-    // A bonded host's two ports given the bond's address each: the fix says where it goes.
-    let bonded = BASE.replace(
-        "{name: node1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}",
-        "{name: node1, role: host, os: linux, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G, addresses: [10.0.2.31/24, 10.0.2.31/24]}}",
-    );
-    assert_ne!(bonded, BASE);
-    let e = errors(&bonded);
-    let d = e.iter().find(|d| d.message.contains("also")).unwrap_or_else(|| panic!("{e:?}"));
-    assert_eq!(
-        d.message,
-        "address `10.0.2.31` of `node1:p1` is also `node1:p0`'s; the bond holds one address: give it to the first member only"
-    );
-    assert!(d.path.ends_with("devices[2].nics[0].addresses[1]"), "{}", d.path);
-}
-
-#[test]
-fn a_bond_of_one_connectx_two_ports_is_a_roce_lag() {
-    let text = |h1: &str| {
-        format!(
-            r#"fabric:
-  name: lag
-  topology:
-    devices:
-      - {{name: sw, role: switch, platform: sonic, ports: [{{names: Ethernet0-3, speed: 100G}}]}}
-      - {h1}
-    links:
-      - {{a: "sw:Ethernet0", b: "h1:p0"}}
-      - {{a: "sw:Ethernet1", b: "h1:p1"}}
-  qos:
-    marking: dscp
-    classes:
-      - {{name: roce, priority: 3, dscp: [26], lossless: true}}
-"#
-        )
-    };
-    let lag = |h1: &str| {
-        let l = load(&text(h1)).unwrap_or_else(|d| panic!("{d:?}"));
-        l.fabric.device("h1").unwrap().is_roce_lag()
-    };
-    let cx = "nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G}";
-    assert!(lag(&format!("{{name: h1, role: host, bonding: lacp, {cx}}}")));
-    assert!(lag(&format!("{{name: h1, role: host, bonding: active-backup, {cx}}}")));
-    assert!(!lag(&format!("{{name: h1, role: host, {cx}}}")), "not bonded");
-    assert!(!lag(&format!("{{name: h1, role: host, os: windows, bonding: lacp, {cx}}}")), "a SET team");
-    let two_adapters = "nics: [{vendor: mellanox, model: ConnectX-5, speed: 100G}, {vendor: mellanox, model: ConnectX-5, speed: 100G}]";
-    assert!(
-        !lag(&format!("{{name: h1, role: host, bonding: lacp, {two_adapters}}}")),
-        "one port of each of two adapters"
-    );
-    let broadcom = "nic: {vendor: broadcom, model: BCM57508, ports: 2, speed: 100G}";
-    assert!(!lag(&format!("{{name: h1, role: host, bonding: lacp, {broadcom}}}")), "not a ConnectX");
-    let four = "nic: {vendor: mellanox, model: ConnectX-5, ports: 4, speed: 100G}";
-    assert!(!lag(&format!("{{name: h1, role: host, bonding: lacp, {four}}}")), "not a dual-port card");
 }

@@ -33,7 +33,8 @@
 //!   `/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor`).
 //! - Addresses: iproute2's ip-address(8) (`ip addr replace ADDR/LEN dev IF`, which adds the
 //!   address or updates it where it is already there, so the script runs again) and ip-link(8)
-//!   (`ip link set dev IF up`).
+//!   (`ip link set dev IF up`). Every port is set up first: the kernel does not bring a VLAN
+//!   interface up on a port that is down (`vlan_dev_open` returns ENETDOWN).
 //! - Interfaces sharing a subnet: the kernel's ip-sysctl documentation (`arp_ignore` 1,
 //!   `arp_announce` 2, `rp_filter` 2), ip-rule(8) and ip-route(8) (`ip rule add from ADDR table
 //!   T`, `ip route replace SUBNET dev IF src ADDR table T`), sysctl(8)'s `/` for a dot in an

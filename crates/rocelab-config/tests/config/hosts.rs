@@ -224,6 +224,17 @@ fn interfaces_in_one_subnet_answer_arp_for_their_own_address_and_route_by_source
     // with a slash.
     let pcp = MULTIHOMED.replace("marking: dscp", "marking: pcp\n    vlan: 2");
     let (text, _) = device_text(&fabric(&pcp), "h1");
+    // The port is up before its VLAN interface: a VLAN interface on a port that is down does not
+    // come up (the kernel's vlan_dev_open returns ENETDOWN), and the script would stop there.
+    assert_sequence(
+        &text,
+        &[
+            "ip link set dev ens1f0 mtu 1500",
+            "ip link set dev ens1f0 up",
+            "ip link show ens1f0.2 >/dev/null 2>&1 || ip link add link ens1f0 name ens1f0.2 type vlan id 2",
+            "ip link set dev ens1f0.2 up",
+        ],
+    );
     assert_sequence(
         &text,
         &[

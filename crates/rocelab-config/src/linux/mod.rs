@@ -71,6 +71,10 @@ pub struct LinuxHost {
     pub ports: Vec<LinuxPort>,
     /// The bond over the ports, where the device is bonded.
     pub bond: Option<LinuxBond>,
+    /// A port's RDMA-CM defaults go in configfs (`/sys/kernel/config/rdma_cm`), which exists once
+    /// the `rdma_cm` module is loaded (it registers the subsystem; the kernel's
+    /// `Documentation/ABI/testing/configfs-rdma_cm`): the script loads it.
+    pub rdma_cm: bool,
     /// The interfaces whose IPv4 subnet holds another of the host's interfaces: each answers
     /// ARP for its own address only and is routed by source address.
     pub source_routes: Vec<SourceRoute>,
@@ -310,6 +314,7 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
     let source_routes = source_routes(d, &out);
     let host = LinuxHost {
         hostname: d.name.clone(),
+        rdma_cm: out.iter().any(|p| p.driver == "mlx5" || p.driver == "bnxt_re"),
         bond,
         source_routes,
         ports: out,

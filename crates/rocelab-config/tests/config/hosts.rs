@@ -36,7 +36,7 @@ fn adapters_without_a_vendor_tool_get_the_kernel_dcb_interface() {
             "dcb app replace dev ens1f0 dscp-prio 0:0",
         ],
     );
-    assert!(!text.contains("mlnx_qos"));
+    assert!(!text.contains("mlnx_qos") && !text.contains("rdma_cm"), "no RDMA-CM defaults to set: {text}");
     let w = findings.iter().find(|w| w.message.contains("iproute2 `dcb`")).expect("the dcb path is said");
     assert_eq!(w.port.as_deref(), Some("ens1f0"));
     let r = render(&f, &Templates::builtin()).unwrap();
@@ -301,6 +301,8 @@ fn a_bonded_linux_host_gets_its_bond_before_the_adapters_rdma_settings() {
     assert_sequence(
         &text,
         &[
+            // rdma_cm registers the configfs directory the RDMA-CM defaults go in.
+            "modprobe rdma_cm",
             "# ---- bond0: 802.3ad over ens1f0 ens1f1 ----",
             "ip link show bond0 >/dev/null 2>&1 || ip link add bond0 type bond mode 802.3ad miimon 100 xmit_hash_policy layer3+4",
             r#"[[ "$(ip -o link show dev ens1f0)" == *" master bond0 "* ]] || { ip link set dev ens1f0 down; ip link set dev ens1f0 master bond0; }"#,

@@ -662,8 +662,22 @@ fabric:
     ));
     assert!(text.contains("mount -o rdma,port=20049 ${NFS_1_ADDR}:${NFS_1_EXPORT} /mnt/nfs-1-rdma"));
     assert!(text.contains("iscsiadm -m iface -I iser -o update -n iface.transport_name -v iser"));
+    // Safe to run again: a second login (iscsiadm's exit status 15, session exists), a mounted
+    // share, a listening NFS-RDMA port and an existing portal are not errors.
+    assert_sequence(
+        &text,
+        &[
+            "iscsiadm -m node -p ${NFS_1_ADDR} -I iser -l || [ $? -eq 15 ]",
+            "mountpoint -q /mnt/nfs-1-rdma || mount -o rdma,port=20049 ${NFS_1_ADDR}:${NFS_1_EXPORT} /mnt/nfs-1-rdma",
+        ],
+    );
     let (server, _) = device_text(&f, "nfs-1");
-    assert!(server.contains("echo rdma 20049 > /proc/fs/nfsd/portlist"));
+    assert!(
+        server.contains("grep -qx \"rdma 20049\" /proc/fs/nfsd/portlist || echo rdma 20049 > /proc/fs/nfsd/portlist")
+    );
+    assert!(server.contains(
+        "targetcli \"/iscsi/$IQN/tpg1/portals/${NFS_1_ADDR}:3260\" ls >/dev/null 2>&1 || targetcli \"/iscsi/$IQN/tpg1/portals\" create ${NFS_1_ADDR} 3260"
+    ));
     assert!(server.contains("targetcli \"/iscsi/$IQN/tpg1/portals/${NFS_1_ADDR}:3260\" enable_iser true"));
     let r = render(&f, &Templates::builtin()).unwrap();
     assert!(r.runbook.contains("| `NFS_1_ADDR` |"));

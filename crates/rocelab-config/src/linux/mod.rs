@@ -46,7 +46,10 @@
 //!   iface.transport_name -v iser`, `iscsiadm -m discovery -t sendtargets -p ADDR -I NAME`,
 //!   `iscsiadm -m node -l`, `targetcli` with `enable_iser true`, `modprobe xprtrdma`, `mount -o
 //!   rdma,port=20049`, `echo rdma 20049 > /proc/fs/nfsd/portlist`, the share in `/etc/exports`
-//!   with `rw,sync,… no_root_squash` per client and `exportfs -a`).
+//!   with `rw,sync,… no_root_squash` per client and `exportfs -a`). So that the script runs
+//!   again: a login whose session exists (iscsiadm(8) exit status 15, `ISCSI_ERR_SESS_EXISTS`)
+//!   is not an error, a mounted share (mountpoint(1)), an NFS port already in `portlist` and an
+//!   existing iSER portal are left as they are.
 //!
 //! The RDMA device of a port (`mlx5_0`, `bnxt_re0`) is looked up at run time in
 //! `/sys/class/net/IF/device/infiniband/` (under a RoCE LAG, the first member's, where the

@@ -406,12 +406,14 @@ fn windows_hosts_get_the_fabrics_addresses_on_the_adapters_or_the_set_vnics() {
             "if (-not (Get-NetIPAddress -IPAddress 10.0.3.51 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"Ethernet 5\" -IPAddress 10.0.3.51 -PrefixLength 24 }",
         ],
     );
-    // With Switch Embedded Teaming the addresses go on the vNICs, after they are made.
+    // With Switch Embedded Teaming the addresses go on the vNICs, after they are made; the switch
+    // and its vNICs are made once (the script runs again).
     let (text, _) = device_text(&f, "w2");
     assert_sequence(
         &text,
         &[
-            "Add-VMNetworkAdapter -SwitchName SETswitch -Name SMB_1 -ManagementOS",
+            "if (-not (Get-VMSwitch -Name SETswitch -ErrorAction SilentlyContinue)) { New-VMSwitch -Name SETswitch -NetAdapterName \"Ethernet 3\",\"Ethernet 5\" -EnableEmbeddedTeaming $true -AllowManagementOS $false }",
+            "if (-not (Get-VMNetworkAdapter -ManagementOS -Name SMB_1 -ErrorAction SilentlyContinue)) { Add-VMNetworkAdapter -SwitchName SETswitch -Name SMB_1 -ManagementOS }",
             "# ---- addresses ----",
             "if (-not (Get-NetIPAddress -IPAddress 10.0.2.52 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"vEthernet (SMB_1)\" -IPAddress 10.0.2.52 -PrefixLength 24 }",
             "if (-not (Get-NetIPAddress -IPAddress 10.0.3.52 -ErrorAction SilentlyContinue)) { New-NetIPAddress -InterfaceAlias \"vEthernet (SMB_2)\" -IPAddress 10.0.3.52 -PrefixLength 24 }",

@@ -15,7 +15,9 @@
 //! cmdlet reference (`Disable-NetQosFlowControl -Priority`, `New-NetQosTrafficClass -Algorithm
 //! Strict`, `Install-WindowsFeature Data-Center-Bridging`) and NetTCPIP reference
 //! (`New-NetIPAddress -InterfaceAlias … -IPAddress … -PrefixLength …`, `Get-NetIPAddress`, for the
-//! fabric's `addresses`). The guide prints `Disable-NetQosFlowControl 0,1,2,3,4, 6,7`; the
+//! fabric's `addresses`); Microsoft's Hyper-V cmdlet reference (`Get-VMSwitch -Name`,
+//! `Get-VMNetworkAdapter -ManagementOS -Name`, so that the SET switch and its vNICs are made once
+//! and the script runs again). The guide prints `Disable-NetQosFlowControl 0,1,2,3,4, 6,7`; the
 //! documented form names `-Priority`.
 //!
 //! Windows tags SMB Direct with an 802.1p priority (`PriorityValue8021Action`); NetQos has no

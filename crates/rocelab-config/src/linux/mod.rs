@@ -48,7 +48,9 @@
 //!   rdma,port=20049`, `echo rdma 20049 > /proc/fs/nfsd/portlist`, the share in `/etc/exports`
 //!   with `rw,sync,… no_root_squash` per client and `exportfs -a`). So that the script runs
 //!   again: a login whose session exists (iscsiadm(8) exit status 15, `ISCSI_ERR_SESS_EXISTS`)
-//!   is not an error, a mounted share (mountpoint(1)), an NFS port already in `portlist` and an
+//!   and an NVMe-oF controller already connected (`nvme connect-all` of nvme-cli 1.x exits with
+//!   EALREADY, 114, since its 2018 change "connect-all: fix exit code on fail to write to
+//!   /dev/nvme-fabrics"; nvme-cli 2.x exits 0) are not errors, a mounted share (mountpoint(1)), an NFS port already in `portlist` and an
 //!   existing iSER portal are left as they are.
 //!
 //! The RDMA device of a port (`mlx5_0`, `bnxt_re0`) is looked up at run time in

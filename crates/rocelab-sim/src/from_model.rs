@@ -159,6 +159,21 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
     }
 }
 
+/// Per cabled port of LACP-bonded host `di`: whether it stands by because its switch is not
+/// the first member's. LACP aggregates the links between one pair of systems (IEEE 802.1AX),
+/// so towards switches that are not an MLAG pair the bond forms one aggregator per switch, and
+/// the Linux bonding driver carries traffic on one: taken here as the first member's, the
+/// aggregator it makes first (the model does not know which one `ad_select` would prefer among
+/// equals). `rocelab check` reports such cabling (`BOND-LACP-SPLIT`).
+fn split_lacp_standby(f: &ResolvedFabric, di: usize, cabled: &[usize]) -> Vec<bool> {
+    let peer_device = |pi: usize| {
+        let l = &f.links[f.devices[di].ports[pi].link?];
+        Some(if l.a.device == di && l.a.port == pi { l.b.device } else { l.a.device })
+    };
+    let first = cabled.first().and_then(|&pi| peer_device(pi));
+    cabled.iter().map(|&pi| peer_device(pi) != first).collect()
+}
+
 /// The IPv4 address the fabric gives port `id` of a host (its adapter's `addresses`, in port
 /// order; the prefix length dropped), if any; an IPv6 address gives none, as the simulator's
 /// frames are IPv4.
@@ -184,6 +199,7 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
                 mtu: s.mtu.clamp(*crate::tcp::stack::MTU_RANGE.start(), *crate::tcp::stack::MTU_RANGE.end()),
                 link_pause: s.link_pause,
                 ipv4: port_ipv4(f, id),
+                standby: false,
             }
         })
         .collect();
@@ -194,6 +210,13 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
         Bonding::Lacp | Bonding::Mlag => BondMode::Aggregate,
         Bonding::ActiveBackup => BondMode::ActiveBackup,
     });
+    // A Windows host's team is a switch-independent SET switch (`rocelab config`), whatever
+    // its `bonding` says: no LACP aggregators there.
+    if f.devices[di].bonding == Some(Bonding::Lacp) && f.devices[di].os != Some(rocelab_model::fabric::Os::Windows) {
+        for (port, peer) in h.ports.iter_mut().zip(split_lacp_standby(f, di, cabled)) {
+            port.standby = peer;
+        }
+    }
     let settings = cabled.first().map(|pi| f.port_settings(PortId { device: di, port: *pi }));
     let (np, rp) = settings.as_ref().map(|s| (s.dcqcn_np, s.dcqcn_rp)).unwrap_or((false, false));
     if f.qos.dcqcn.enabled || np || rp {

@@ -579,6 +579,13 @@ mod tests {
         let mut s = two_hosts();
         s.links[0].delay_ps = u64::MAX;
         assert!(s.validate().unwrap_err().to_string().contains("delay_ps"));
+        // A host whose every port stands by would carry nothing.
+        let mut s = two_hosts();
+        if let NodeKind::Host(h) = &mut s.nodes[1].kind {
+            h.ports[0].standby = true;
+        }
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("nodes[1] (\"h\").ports") && e.contains("every port stands by"), "{e}");
     }
 
     #[test]

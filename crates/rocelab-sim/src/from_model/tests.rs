@@ -287,6 +287,38 @@ fn a_devices_bonding_becomes_its_hosts_bond() {
     );
     let a = host_spec(&b, 1);
     assert!(!a.is_standby(0) && a.is_standby(1));
+    assert!(!host_spec(&b, 2).is_standby(1), "b's LACP bond goes to one switch: both carry");
+}
+
+#[test]
+fn an_lacp_bond_split_over_two_switches_carries_on_the_first_members_switch_only() {
+    // h's LACP bond reaches sw1 and sw2, which are no MLAG pair: one aggregator per switch, and
+    // the one of its first member (to sw1) carries. An MLAG bond cabled the same way carries on
+    // both; so does an LACP bond whose members all reach sw1.
+    let devices = |bond: &str| {
+        format!(
+            r#"      - {{name: sw1, role: switch, platform: generic, ports: [{{names: p1-4, speed: 25G}}]}}
+      - {{name: sw2, role: switch, platform: generic, ports: [{{names: p1-4, speed: 25G}}]}}
+      - {{name: h, role: host, nic: {{vendor: mellanox, model: ConnectX-5, ports: 3, speed: 25G}}, bonding: {bond}}}
+"#
+        )
+    };
+    let links = r#"      - {a: "sw1:p1", b: "h:p0"}
+      - {a: "sw2:p1", b: "h:p1"}
+      - {a: "sw1:p2", b: "h:p2"}
+      - {a: "sw1:p3", b: "sw2:p3"}
+"#;
+    let b = build_devices(&devices("lacp"), links);
+    let h = host_spec(&b, 2);
+    assert_eq!([0, 1, 2].map(|p| h.is_standby(p)), [false, true, false]);
+    // Routing agrees: the link to sw2 carries nothing.
+    let (h_p1, sw2_p1) = (crate::spec::PortRef { node: 2, port: 1 }, crate::spec::PortRef { node: 1, port: 0 });
+    assert!(!b.spec.routes_over(h_p1, sw2_p1));
+    let b = build_devices(&devices("mlag"), links);
+    assert!((0..3).all(|p| !host_spec(&b, 2).is_standby(p)));
+    // A Windows host's team is switch independent (SET): all carry.
+    let b = build_devices(&devices("lacp").replace("role: host,", "role: host, os: windows,"), links);
+    assert!((0..3).all(|p| !host_spec(&b, 2).is_standby(p)));
 }
 
 #[test]

@@ -48,9 +48,10 @@ pub enum BondMode {
 }
 
 impl HostSpec {
-    /// Whether port `local` stands by in an active-backup bond (no traffic either way).
+    /// Whether port `local` stands by (no traffic either way): a port of an active-backup bond
+    /// but the first, or a port marked [`HostPortSpec::standby`].
     pub fn is_standby(&self, local: usize) -> bool {
-        self.bond == Some(BondMode::ActiveBackup) && local != 0
+        (self.bond == Some(BondMode::ActiveBackup) && local != 0) || self.ports.get(local).is_some_and(|p| p.standby)
     }
 
     /// Apply a NIC profile: its timings, and its receive latency and buffer as `latency_ps` and
@@ -113,6 +114,12 @@ pub struct HostPortSpec {
     /// read it (see there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipv4: Option<std::net::Ipv4Addr>,
+    /// A bond member that carries nothing: in an IEEE 802.3ad bond cabled to switches that are
+    /// not an MLAG pair, each switch's links form an aggregator of their own (LACP aggregates
+    /// the links between one pair of systems, IEEE 802.1AX) and the Linux bonding driver uses
+    /// one of them; the ports of the others stand by (see [`crate::from_model`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub standby: bool,
 }
 
 fn default_mtu() -> u32 {
@@ -121,7 +128,7 @@ fn default_mtu() -> u32 {
 
 impl Default for HostPortSpec {
     fn default() -> Self {
-        HostPortSpec { pfc: PfcPortSpec::default(), mtu: default_mtu(), link_pause: false, ipv4: None }
+        HostPortSpec { pfc: PfcPortSpec::default(), mtu: default_mtu(), link_pause: false, ipv4: None, standby: false }
     }
 }
 
@@ -150,6 +157,12 @@ impl Default for HostRxSpec {
 pub(super) fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
     if h.ports.is_empty() {
         return Err(SimError::spec(path, "host has no port"));
+    }
+    if (0..h.ports.len()).all(|p| h.is_standby(p)) {
+        return Err(SimError::spec(
+            format!("{path}.ports"),
+            "every port stands by, so the host sends and receives nothing; leave one port's `standby` false",
+        ));
     }
     for (i, p) in h.ports.iter().enumerate() {
         validate_pfc(format!("{path}.ports[{i}].pfc"), &p.pfc)?;

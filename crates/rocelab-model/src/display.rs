@@ -1,4 +1,4 @@
-//! A readable summary of a resolved fabric: devices, ports, links with speed, cable and
+//! A readable summary of a resolved fabric: devices (with a host's bond and addresses), ports, links with speed, cable and
 //! propagation delay, the QoS classes, DCQCN parameters with their sources, and the classes
 //! each link carries with PFC at each end.
 
@@ -56,6 +56,14 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
                 if let Some(t) = &d.storage {
                     let protos: Vec<String> = t.protocols.iter().map(yaml_name).collect();
                     write!(s, "  serves {}", protos.join(", "))?;
+                }
+                if let Some(b) = &d.bonding {
+                    let lag = if d.is_roce_lag() { " (RoCE LAG)" } else { "" };
+                    write!(s, "  bond {}{lag}", yaml_name(b))?;
+                }
+                let addresses: Vec<&str> = d.nics.iter().flat_map(|n| n.addresses.iter().map(String::as_str)).collect();
+                if !addresses.is_empty() {
+                    write!(s, "  addresses {}", addresses.join(", "))?;
                 }
                 writeln!(s)?;
             }

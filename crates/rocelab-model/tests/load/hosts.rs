@@ -88,3 +88,18 @@ fn a_bond_of_one_connectx_two_ports_is_a_roce_lag() {
     let four = "nic: {vendor: mellanox, model: ConnectX-5, ports: 4, speed: 100G}";
     assert!(!lag(&format!("{{name: h1, role: host, bonding: lacp, {four}}}")), "not a dual-port card");
 }
+
+#[test]
+fn show_names_a_hosts_bond_and_addresses() {
+    let text = BASE.replace(
+        "{name: node1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G, speeds: [10G]}}",
+        "{name: node1, role: host, os: linux, bonding: lacp, nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 25G, addresses: [10.0.2.31/24]}}",
+    );
+    assert_ne!(text, BASE);
+    let l = load(&text.replace("      - {a: \"sw1:eth1/1\", b: \"node1:p0\", cable: 3m}", "      - {a: \"sw1:eth1/1\", b: \"node1:p0\", cable: 3m}\n      - {a: \"sw1:eth1/2\", b: \"node1:p1\", cable: 3m}")).unwrap_or_else(|d| panic!("{d:?}"));
+    let s = rocelab_model::display::summary(&l.fabric);
+    let line = s.lines().find(|l| l.trim_start().starts_with("node1")).unwrap();
+    assert!(line.ends_with("  bond lacp (RoCE LAG)  addresses 10.0.2.31/24"), "{line}");
+    let node2 = s.lines().find(|l| l.trim_start().starts_with("node2")).unwrap();
+    assert!(!node2.contains("bond") && !node2.contains("addresses"), "{node2}");
+}

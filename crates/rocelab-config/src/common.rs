@@ -129,10 +129,9 @@ pub fn cabled_ports(f: &ResolvedFabric, device: usize) -> Vec<PortView> {
         .iter()
         .enumerate()
         .filter_map(|(pi, p)| {
-            let li = p.link?;
-            let l = &f.links[li];
+            let l = &f.links[p.link?];
             let id = PortId { device, port: pi };
-            let other = if l.a == id { l.b } else { l.a };
+            let other = f.peer(id)?;
             let (settings, classes) = match &p.settings {
                 None => (policy.clone(), policy_classes.clone()),
                 Some(s) => (Rc::new(s.clone()), class_views(f, s).into()),

@@ -13,8 +13,8 @@
 //! fabric model, so it is a warning on every platform.
 
 use crate::finding::Finding;
-use rocelab_model::fabric::{Bonding, Os};
-use rocelab_model::resolve::{PortId, ResolvedDevice, ResolvedFabric};
+use rocelab_model::fabric::Bonding;
+use rocelab_model::resolve::{PortId, ResolvedFabric};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -37,14 +37,11 @@ pub struct SwitchLag {
 /// pair (not rendered as Windows) that has a link to it, in device order. It walks the
 /// switch's own ports, and the fabric's devices only when one of them faces such a bond.
 pub fn switch_lags(f: &ResolvedFabric, device: usize) -> Vec<SwitchLag> {
-    let needs =
-        |d: &ResolvedDevice| matches!(d.bonding, Some(Bonding::Lacp | Bonding::Mlag)) && d.os != Some(Os::Windows);
     let mut by_device: BTreeMap<usize, SwitchLag> = BTreeMap::new();
     for (pi, p) in f.devices[device].ports.iter().enumerate() {
-        let Some(l) = p.link.map(|li| &f.links[li]) else { continue };
-        let other = if l.a == (PortId { device, port: pi }) { l.b } else { l.a };
+        let Some(other) = f.peer(PortId { device, port: pi }) else { continue };
         let h = &f.devices[other.device];
-        if !needs(h) {
+        if !h.runs_lacp() {
             continue;
         }
         let lag = by_device.entry(other.device).or_insert_with(|| SwitchLag {
@@ -59,7 +56,7 @@ pub fn switch_lags(f: &ResolvedFabric, device: usize) -> Vec<SwitchLag> {
     if !by_device.is_empty() {
         let mut number = 0;
         for (i, d) in f.devices.iter().enumerate() {
-            if needs(d) {
+            if d.runs_lacp() {
                 number += 1;
                 if let Some(l) = by_device.get_mut(&i) {
                     l.id = number;

@@ -157,6 +157,12 @@ impl PortSettings {
 }
 
 impl ResolvedDevice {
+    /// Whether the device's bond runs LACP towards its switches (`lacp` or `mlag`): not on a
+    /// Windows host, whose team `rocelab config` renders as a switch-independent SET switch.
+    pub fn runs_lacp(&self) -> bool {
+        matches!(self.bonding, Some(Bonding::Lacp | Bonding::Mlag)) && self.os != Some(Os::Windows)
+    }
+
     /// Whether the device is bonded over exactly the two ports of one NVIDIA ConnectX with RDMA
     /// on, and cabled on those two alone: the case in which the mlx5 driver's RoCE LAG makes
     /// one RDMA device of the bond (`mlx5_bond_0`) and moves queue pairs to the other port when
@@ -164,7 +170,7 @@ impl ResolvedDevice {
     /// dual-port card, and only them, enslaved to one bond). A feature of the Linux driver: a
     /// Windows host's team is a SET switch, whose vNICs map to the adapters one by one.
     pub fn is_roce_lag(&self) -> bool {
-        if self.bonding.is_none() || matches!(self.os, Some(crate::fabric::Os::Windows | crate::fabric::Os::Esxi)) {
+        if self.bonding.is_none() || matches!(self.os, Some(Os::Windows | Os::Esxi)) {
             return false;
         }
         let cabled: Vec<Option<usize>> = self.ports.iter().filter(|p| p.link.is_some()).map(|p| p.nic).collect();
@@ -187,6 +193,11 @@ impl ResolvedFabric {
     /// `device:port`.
     pub fn port_label(&self, id: PortId) -> String {
         format!("{}:{}", self.devices[id.device].name, self.devices[id.device].ports[id.port].name)
+    }
+    /// The port at the other end of the cable plugged into `id`, if one is.
+    pub fn peer(&self, id: PortId) -> Option<PortId> {
+        let l = &self.links[self.port(id).link?];
+        Some(if l.a == id { l.b } else { l.a })
     }
     /// The QoS in force on a port.
     pub fn port_settings(&self, id: PortId) -> PortSettings {
@@ -374,6 +385,9 @@ fn check_unique_addresses(
     seen: &mut HashMap<std::net::IpAddr, String>,
     problems: &mut Vec<Problem>,
 ) {
+    // This device's own addresses so far: on a bonded device one of them given again is the
+    // bond's address written on a second member.
+    let mut own: Vec<std::net::IpAddr> = Vec::new();
     for (ni, nic) in d.nics.iter().enumerate() {
         let mut ports = d.ports.iter().filter(|p| p.nic == Some(ni));
         for (ai, text) in nic.addresses.iter().enumerate() {
@@ -382,9 +396,7 @@ fn check_unique_addresses(
             match seen.get(&ip) {
                 Some(other) => {
                     // The ports of a bond share its one address, which the fabric gives once.
-                    let bonded =
-                        d.bonding.is_some() && other.strip_prefix(d.name.as_str()).is_some_and(|r| r.starts_with(':'));
-                    let fix = if bonded {
+                    let fix = if d.bonding.is_some() && own.contains(&ip) {
                         "the bond holds one address: give it to the first member only"
                     } else {
                         "give each port its own"
@@ -396,6 +408,7 @@ fn check_unique_addresses(
                 }
                 None => {
                     seen.insert(ip, port);
+                    own.push(ip);
                 }
             }
         }

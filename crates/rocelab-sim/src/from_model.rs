@@ -166,10 +166,7 @@ pub fn nic_profile(scenario: &Scenario, f: &ResolvedFabric, di: usize) -> NicPro
 /// aggregator it makes first (the model does not know which one `ad_select` would prefer among
 /// equals). `rocelab check` reports such cabling (`BOND-LACP-SPLIT`).
 fn split_lacp_standby(f: &ResolvedFabric, di: usize, cabled: &[usize]) -> Vec<bool> {
-    let peer_device = |pi: usize| {
-        let l = &f.links[f.devices[di].ports[pi].link?];
-        Some(if l.a.device == di && l.a.port == pi { l.b.device } else { l.a.device })
-    };
+    let peer_device = |pi: usize| f.peer(PortId { device: di, port: pi }).map(|p| p.device);
     let first = cabled.first().and_then(|&pi| peer_device(pi));
     cabled.iter().map(|&pi| peer_device(pi) != first).collect()
 }
@@ -210,9 +207,8 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
         Bonding::Lacp | Bonding::Mlag => BondMode::Aggregate,
         Bonding::ActiveBackup => BondMode::ActiveBackup,
     });
-    // A Windows host's team is a switch-independent SET switch (`rocelab config`), whatever
-    // its `bonding` says: no LACP aggregators there.
-    if f.devices[di].bonding == Some(Bonding::Lacp) && f.devices[di].os != Some(rocelab_model::fabric::Os::Windows) {
+    // An MLAG pair is one LACP partner, and a Windows host's team runs no LACP (`runs_lacp`).
+    if f.devices[di].bonding == Some(Bonding::Lacp) && f.devices[di].runs_lacp() {
         for (port, peer) in h.ports.iter_mut().zip(split_lacp_standby(f, di, cabled)) {
             port.standby = peer;
         }

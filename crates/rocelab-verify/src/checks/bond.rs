@@ -6,8 +6,8 @@
 
 use super::{Ctx, Draft};
 use crate::finding::{Severity, SRC_8021AX, SRC_PURE};
+use crate::state::End;
 use rocelab_model::fabric::Bonding;
-use rocelab_model::Role;
 
 pub fn check(cx: &Ctx) -> Vec<Draft> {
     let mut out = rdma(cx);
@@ -31,27 +31,22 @@ fn rdma(cx: &Ctx) -> Vec<Draft> {
             (
                 Severity::Note,
                 format!("RDMA endpoint attached with {bond} bond of one ConnectX's two ports (RoCE LAG)"),
-                "the adapter makes one RDMA device of the two ports and moves queue pairs to the other port when a link fails, but both paths run through one adapter; NVMe/RoCE and iSER multipathing over independent NICs also survives an adapter's failure".to_string(),
+                "the adapter makes one RDMA device of the two ports and moves queue pairs to the other port when a link fails, but both paths run through one adapter; NVMe/RoCE and iSER multipathing over independent NICs also survives an adapter's failure",
             )
         } else {
             (
                 Severity::Warning,
                 format!("RDMA endpoint attached with {bond} bond"),
-                "RDMA queue pairs are bound to one NIC's IP address; a packet the bond hashes to the other NIC cannot land there, and a failover breaks the QPs. NVMe/RoCE and iSER get redundancy from multipathing over independent NICs".to_string(),
+                "RDMA queue pairs are bound to one NIC's IP address; a packet the bond hashes to the other NIC cannot land there, and a failover breaks the QPs. NVMe/RoCE and iSER get redundancy from multipathing over independent NICs",
             )
         };
-        out.push(Draft {
-            id: "BOND-RDMA",
-            severity,
-            ports: Vec::new(),
-            device: Some(d.name.clone()),
-            class: None,
+        out.push(device_draft(
+            &d.name,
+            ("BOND-RDMA", severity, SRC_PURE),
             what,
             why,
-            fix: "give each NIC its own IP address (and subnet) and use NVMe or iSCSI multipathing (dm-multipath, native NVMe multipath) instead of a bond".into(),
-            source: SRC_PURE,
-            others: Vec::new(),
-        });
+            "give each NIC its own IP address (and subnet) and use NVMe or iSCSI multipathing (dm-multipath, native NVMe multipath) instead of a bond",
+        ));
     }
     out
 }
@@ -68,26 +63,15 @@ fn cabling(cx: &Ctx) -> Vec<Draft> {
             continue;
         }
         let mut switches: Vec<u32> = Vec::new();
-        for p in &d.ports {
-            let Some(l) = p.link.map(|l| &s.links[l as usize]) else { continue };
-            let other = if l.a.device as usize == di { l.b.device } else { l.a.device };
-            if s.devices[other as usize].role == Role::Switch && !switches.contains(&other) {
+        for (pi, p) in d.ports.iter().enumerate() {
+            let Some(link) = p.link else { continue };
+            let other = s.peer(link, End { device: di as u32, port: pi as u32 }).device;
+            if s.is_switch(other) && !switches.contains(&other) {
                 switches.push(other);
             }
         }
         let names: Vec<&str> = switches.iter().map(|&i| s.devices[i as usize].name.as_str()).collect();
-        let draft = |id: &'static str, severity, what: String, why: &str, fix: &str| Draft {
-            id,
-            severity,
-            ports: Vec::new(),
-            device: Some(d.name.clone()),
-            class: None,
-            what,
-            why: why.into(),
-            fix: fix.into(),
-            source: SRC_8021AX,
-            others: Vec::new(),
-        };
+        let draft = |id, severity, what, why, fix| device_draft(&d.name, (id, severity, SRC_8021AX), what, why, fix);
         match (b, names.len()) {
             (Bonding::Lacp, n) if n > 1 => out.push(draft(
                 "BOND-LACP-SPLIT",
@@ -114,4 +98,27 @@ fn cabling(cx: &Ctx) -> Vec<Draft> {
         }
     }
     out
+}
+
+/// A finding about device `device` as a whole: `(rule, severity, source)`, then what, why, fix.
+fn device_draft(
+    device: &str,
+    rule: (&'static str, Severity, &'static str),
+    what: String,
+    why: &str,
+    fix: &str,
+) -> Draft {
+    let (id, severity, source) = rule;
+    Draft {
+        id,
+        severity,
+        ports: Vec::new(),
+        device: Some(device.to_string()),
+        class: None,
+        what,
+        why: why.into(),
+        fix: fix.into(),
+        source,
+        others: Vec::new(),
+    }
 }

@@ -7,24 +7,26 @@
 //!
 //! **Structure.** Keys are unique, so every correct priority queue pops the same sequence; this
 //! one is chosen for the engine's pattern, where nearly every event is scheduled a few
-//! nanoseconds to a few microseconds ahead (a frame's serialization, the head frame of a link):
-//! a two-level bucket queue in the manner of a timing wheel (Varghese & Lauck, SOSP 1987) and of
-//! the ladder queue (Tang, Goh & Thng, ACM TOMACS 2005), keyed on integer picoseconds.
+//! nanoseconds to a few microseconds ahead (a frame's serialization, its arrival over the
+//! cable): a bucket queue in the manner of a timing wheel (Varghese & Lauck, SOSP 1987) and of
+//! the calendar queue (Brown, CACM 1988), keyed on integer picoseconds.
 //!
-//! * **now**: the entries of the current *slot* (a [`SLOT_PS`]-wide span of time), sorted, popped
-//!   from the end — popping is O(1).
-//! * **wheel**: [`SLOTS`] buckets for the slots after it (a horizon of about 4 µs); a push
-//!   links the entry into its slot's bucket, and a bitmap finds the next non-empty one. A
-//!   bucket has two lists: entries pushed with a fresh sequence number, newest first — already
-//!   in `now`'s order when pushed in time order, as nearly all are (on the line-rate fat tree,
-//!   about a hundred entries at one instant per busy slot) — and the few pushed late with an
-//!   earlier reserved number, or handed down from `far`, which sort apart and merge in as the
-//!   slot becomes current (mixed into one list they made two slots in three unsorted) — or,
-//!   in a run of short slots whose entries come at different instants (RDMA with DCQCN), join
-//!   the sort of the whole slot, which such a slot mostly needs anyway. All
-//!   buckets share one slab with a free list, so the memory touched is that of the pending
-//!   entries, recently freed slots first; the links of the lists are an array of their own,
-//!   small enough to stay in the L1, so that walking a list waits on no node.
+//! * **now**: the entries of the current *slot* (a [`SLOT_PS`]-wide span of time), sorted by
+//!   key and read from a cursor — popping is O(1), and the next events are in sight for the
+//!   engine's look ahead ([`EventQueue::window`]).
+//! * **wheel**: [`SLOTS`] buckets for the slots after it (a horizon of about 4 µs). A push
+//!   appends the entry to its slot's bucket, a list of *chunks* of [`CHUNK`] entries, and a
+//!   bitmap finds the next non-empty bucket. Chunks come from one pool with a free list, so a
+//!   push writes into a chunk freed moments before (in cache), and a slot made current is read
+//!   a chunk at a time, a few adjacent lines whose loads overlap, into `now`. (A list of single
+//!   entries scattered over the pool made that read a chain of dependent cache misses once a
+//!   frame's arrival, a microsecond ahead, had its own entry: a quarter of the line-rate fat
+//!   tree's misses of a 1 MB L2.) Entries pushed in time order, as nearly all are (on the
+//!   line-rate fat tree about a hundred entries share an instant, pushed in sequence order),
+//!   arrive in key order; a bucket that received one out of order — a shorter lead time, a
+//!   reserved sequence number, an entry handed down from `far`, or the sparse slots of RDMA
+//!   with DCQCN, where one in two pushes comes out of order — is marked, without a branch, and
+//!   sorted as its slot becomes current (`sort.rs`).
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!
@@ -32,8 +34,8 @@
 //! so sorting a slot is sorting integers. The exact `(time, sequence)` order is kept at every
 //! level: an entry is never popped while an earlier key is elsewhere (every wheel entry belongs
 //! to a later slot than every current entry, every far entry to a later slot than every wheel
-//! entry). The binary heap it replaces spent a third of the engine's time in `pop`, walking a
-//! chain of dependent compares down ~11 levels.
+//! entry). The binary heap this design replaced spent a third of the engine's time in `pop`,
+//! walking a chain of dependent compares down ~11 levels.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -42,7 +44,7 @@ use std::collections::BinaryHeap;
 mod sort;
 mod timer;
 
-use sort::{sort_descending, sort_slot, SHORT_SLOT};
+use sort::sort_slot;
 pub(crate) use timer::TimerSlot;
 
 /// Something that happens at an instant.
@@ -50,10 +52,9 @@ pub(crate) use timer::TimerSlot;
 pub enum Event {
     /// The port finished serializing its current frame (one pending per busy port, htsim style).
     TxDone { port: u32 },
-    /// The first data frame on the wire of `port`'s outgoing link arrives, fully received, at
-    /// the peer port. A link is a FIFO pipe (constant delay), so only its head frame has an
-    /// event; this keeps the queue as small as the number of busy links, not of frames in flight.
-    /// `pkt` names that head frame, so the engine can fetch it into cache ahead of time.
+    /// Data frame `pkt`, sent on `port`'s outgoing link, arrives fully received at the peer
+    /// port. Pushed when the frame starts (one pending per frame on a wire); `pkt` also lets
+    /// the engine fetch the frame into cache a few events ahead.
     WireArrive { port: u32, pkt: u32 },
     /// A PFC frame arrives at `port`: priorities in `enable` are set to `quanta` when their bit
     /// is in `xoff`, else to 0 (resume).
@@ -106,11 +107,14 @@ const SLOT_SHIFT: u32 = 10;
 pub const SLOTS: usize = 4096;
 const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
-/// End of a list.
-const NIL: u32 = u32::MAX;
 /// Bits of a sequence number in a wheel key (the rest hold the time's offset in its slot).
 const SEQ_BITS: u32 = 64 - SLOT_SHIFT;
 const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+/// No chunk: the end of a bucket's list and of the free list.
+const NIL: u32 = u32::MAX;
+/// Entries in a chunk: 192 bytes, three cache lines. Measured on the line-rate fat tree, 4
+/// was slower (3 %) and 16 no faster.
+pub const CHUNK: usize = 8;
 
 /// The place of an event among the events of its instant: events of equal time pop in `Seq`
 /// order. Every push takes the next one; [`EventQueue::reserve_seq`] takes one for an event
@@ -122,16 +126,27 @@ pub type Seq = u64;
 /// `(time, sequence)`. 2⁵⁴ sequence numbers last for years of pushes at a billion per second.
 #[inline]
 fn wheel_key(time: Time, seq: Seq) -> u64 {
-    debug_assert!(seq <= SEQ_MASK, "sequence numbers exhausted");
+    debug_assert!(seq < SEQ_MASK, "sequence numbers exhausted");
     ((time & (SLOT_PS - 1)) << SEQ_BITS) | seq
 }
 
-/// A wheel entry in the slab (its link is in `EventQueue::links`).
+/// An entry of the wheel: its key ([`wheel_key`]) and its event.
+type Entry = (u64, Event);
+
+/// A run of [`CHUNK`] entries of one bucket, in push order (the bucket's last chunk holds
+/// `Bucket::fill` of them).
 #[derive(Clone, Copy, Debug)]
-struct Node {
-    key: u64,
-    event: Event,
+struct Chunk([Entry; CHUNK]);
+
+/// A bucket of the wheel: its list of chunks, first and last, and the entries in the last.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    head: u32,
+    tail: u32,
+    fill: u32,
 }
+
+const EMPTY: Bucket = Bucket { head: NIL, tail: NIL, fill: 0 };
 
 /// A far entry: its key packs time (high 64 bits) and sequence number (low 64 bits), so one
 /// 128-bit comparison orders far entries. Reversed, so that `BinaryHeap` (a max-heap) pops the
@@ -178,13 +193,13 @@ pub const WINDOW: usize = 7;
 
 /// The next [`WINDOW`] events of the current slot (see [`EventQueue::window`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Window<'a>(&'a [(u64, Event); WINDOW]);
+pub struct Window<'a>(&'a [Entry; WINDOW]);
 
 impl Window<'_> {
     /// The event `n` places after the earliest (`n < WINDOW`; with `n` a constant, a load).
     #[inline]
     pub fn get(&self, n: usize) -> Event {
-        self.0[WINDOW - 1 - n].1
+        self.0[n].1
     }
 }
 
@@ -192,88 +207,65 @@ impl Window<'_> {
 /// documentation).
 #[derive(Debug)]
 pub struct EventQueue {
-    /// Entries of slot `now_slot` as `(wheel key, event)`, by descending key: the earliest is
-    /// last.
-    now: Vec<(u64, Event)>,
+    /// Entries of slot `now_slot` by ascending key; those before `cursor` have been popped.
+    now: Vec<Entry>,
+    cursor: usize,
     now_slot: u64,
     /// Entries of slots before `now_slot` as `(time, sequence, event)`, by descending key. `pop`
     /// makes the next non-empty slot current as soon as the current one is exhausted (so that
     /// `peek` sees the next event), and an event may then be pushed into an empty slot before
     /// it; such entries wait here and pop before `now`'s. Rare and short.
     early: Vec<(Time, Seq, Event)>,
-    /// Head of the list of bucket `s & MASK`, which holds the entries of slot `s` for
-    /// `now_slot < s < now_slot + SLOTS` pushed with a fresh sequence number, newest first (so
-    /// in key order, largest first, when they were pushed in time order: nearly always).
-    heads: Box<[u32; SLOTS]>,
-    /// Head of the list of the other entries of bucket `s & MASK`: pushed late with a sequence
-    /// number reserved earlier ([`EventQueue::push_reserved`]), or handed down from `far`.
-    /// Their keys are out of order with the first list's (they are smaller than those of the
-    /// entries pushed since the reservation), so each slot's few are sorted apart and merged in
-    /// as the slot becomes current, rather than sorted into the whole slot.
-    late: Box<[u32; SLOTS]>,
-    /// Bit `b` of word `b / 64`: bucket `b`'s late list is not empty (so that making a slot
-    /// current reads `late` only when there is something there).
-    late_bits: [u64; WORDS],
-    /// The late entries of the slot being made current, by descending key, while they are
-    /// merged in (kept for its capacity).
-    scratch: Vec<(u64, Event)>,
-    /// The last slot made current held more than [`LONG_SLOT`] entries: the next one likely
-    /// does too (the line-rate fat tree: about a hundred at one instant), so its late entries
-    /// are sorted apart and merged in while its list is copied ([`EventQueue::take_merging`]);
-    /// otherwise (RDMA: a few, at different instants) they join the sort of the whole slot
-    /// ([`EventQueue::append_late`]). Either way the order is the same; only the cost differs.
-    long_slots: bool,
-    /// The wheel's entries, all buckets in one slab with a free list, so that a push writes to
-    /// a recently freed (cached) node rather than to the tail of one of thousands of vectors.
-    slab: Vec<Node>,
-    /// The link of each slab node: the next entry of the same bucket, or the next free node.
-    /// Apart from the nodes (4 bytes a node, a few KB in all, so it stays in the L1), so that
-    /// walking a list — a slot's copy into `now`, the free list at each push — is a chain of
-    /// cache hits, and the nodes' own loads, independent of each other, overlap.
-    links: Vec<u32>,
+    /// Bucket `s & MASK` holds the entries of slot `s` for `now_slot < s < now_slot + SLOTS`.
+    buckets: Box<[Bucket; SLOTS]>,
+    /// The chunks of all buckets.
+    chunks: Vec<Chunk>,
+    /// The next chunk of each chunk in its bucket's list, or in the free list.
+    next: Vec<u32>,
+    /// The free list of chunks, the most recently freed first.
     free: u32,
     /// Bit `b` of word `b / 64`: bucket `b` is not empty.
     bits: [u64; WORDS],
     /// Bit `w`: word `w` of `bits` is not zero.
     summary: u64,
+    /// Bit `b` of word `b / 64`: an entry of bucket `b` came after one with a larger key, so
+    /// the slot is sorted as it becomes current.
+    unsorted: [u64; WORDS],
     /// Entries of slots from `now_slot + SLOTS` on.
     far: BinaryHeap<Far>,
     /// The next sequence number (from 1, so that every key comes after the initial `last`).
     seq: Seq,
-    /// The sequence number of the last popped event in its low [`SEQ_BITS`] bits (its wheel
-    /// key, stored as is: masked only when asked for); 0 before the first.
-    last_key: u64,
     /// Time and sequence number of the last popped event (`(0, 0)` before the first), for the
     /// check that nothing is scheduled into the past.
     #[cfg(debug_assertions)]
     last: (Time, Seq),
     len: usize,
     peak: usize,
+    /// The last pop made a new slot current (see [`EventQueue::slot_began`]).
+    began: bool,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             now: Vec::new(),
+            cursor: 0,
             now_slot: 0,
             early: Vec::new(),
-            heads: Box::new([NIL; SLOTS]),
-            late: Box::new([NIL; SLOTS]),
-            late_bits: [0; WORDS],
-            scratch: Vec::new(),
-            long_slots: false,
-            slab: Vec::new(),
-            links: Vec::new(),
+            buckets: Box::new([EMPTY; SLOTS]),
+            chunks: Vec::new(),
+            next: Vec::new(),
             free: NIL,
             bits: [0; WORDS],
             summary: 0,
+            unsorted: [0; WORDS],
             far: BinaryHeap::new(),
             seq: 1,
-            last_key: 0,
             #[cfg(debug_assertions)]
             last: (0, 0),
             len: 0,
             peak: 0,
+            began: false,
         }
     }
 }
@@ -294,7 +286,8 @@ impl EventQueue {
 
     /// Take the next sequence number without pushing: an event pushed later with it through
     /// [`EventQueue::push_reserved`] pops exactly where it would have popped had it been pushed
-    /// now. The engine uses this to leave out events that turn out to have nothing to do.
+    /// now. The PFC timers use this to keep one event each while their deadline moves
+    /// (`TimerSlot`).
     #[inline(always)]
     pub fn reserve_seq(&mut self) -> Seq {
         let s = self.seq;
@@ -314,59 +307,56 @@ impl EventQueue {
         }
         let ahead = slot_of(time).wrapping_sub(self.now_slot);
         if ahead.wrapping_sub(1) < MASK {
-            if seq + 1 == self.seq {
-                self.link(time, seq, event);
-            } else {
-                self.link_late(time, seq, event);
-            }
+            self.append((slot_of(time) & MASK) as usize, wheel_key(time, seq), event);
         } else {
             self.push_rare(time, seq, event, ahead);
         }
     }
 
-    /// Into the bucket of `time`'s slot, which is on the wheel.
+    /// At the end of bucket `b`, which is on the wheel; the bucket marked unsorted if the key
+    /// comes before its last entry's (without a branch: in a sparse run that is as likely as
+    /// not).
     #[inline(always)]
-    fn link(&mut self, time: Time, seq: Seq, event: Event) {
-        let b = (slot_of(time) & MASK) as usize;
-        let i = self.alloc();
-        let head = self.heads[b];
-        self.slab[i as usize] = Node { key: wheel_key(time, seq), event };
-        self.links[i as usize] = head;
-        self.heads[b] = i;
-        // A bucket's bit is set exactly while its list is not empty: only its first entry sets it.
-        if head == NIL {
+    fn append(&mut self, b: usize, key: u64, event: Event) {
+        let Bucket { tail, fill, .. } = self.buckets[b];
+        if tail == NIL {
+            let c = self.alloc();
+            self.chunks[c as usize].0[0] = (key, event);
+            self.buckets[b] = Bucket { head: c, tail: c, fill: 1 };
             self.bits[b / 64] |= 1 << (b % 64);
             self.summary |= 1 << (b / 64);
+            return;
+        }
+        let f = fill as usize;
+        let chunk = &mut self.chunks[tail as usize].0;
+        self.unsorted[b / 64] |= ((chunk[f - 1].0 > key) as u64) << (b % 64);
+        if f < CHUNK {
+            chunk[f] = (key, event);
+            self.buckets[b].fill += 1;
+        } else {
+            let c = self.alloc();
+            self.chunks[c as usize].0[0] = (key, event);
+            self.next[tail as usize] = c;
+            self.buckets[b].tail = c;
+            self.buckets[b].fill = 1;
         }
     }
 
-    /// Into the late list of the bucket of `time`'s slot, which is on the wheel.
-    #[inline(never)]
-    fn link_late(&mut self, time: Time, seq: Seq, event: Event) {
-        let b = (slot_of(time) & MASK) as usize;
-        let i = self.alloc();
-        self.slab[i as usize] = Node { key: wheel_key(time, seq), event };
-        self.links[i as usize] = self.late[b];
-        self.late[b] = i;
-        self.late_bits[b / 64] |= 1 << (b % 64);
-        self.bits[b / 64] |= 1 << (b % 64);
-        self.summary |= 1 << (b / 64);
-    }
-
-    /// A free node, taken off the free list (to be written whole by the caller).
+    /// A free chunk, taken off the free list (its `next` to be set by the list it joins, if it
+    /// is not the last).
     #[inline(always)]
     fn alloc(&mut self) -> u32 {
-        let i = if self.free != NIL { self.free } else { self.grow() };
-        self.free = self.links[i as usize];
-        i
+        let c = if self.free != NIL { self.free } else { self.grow() };
+        self.free = self.next[c as usize];
+        c
     }
 
-    /// A new free node (the slab grows to the most entries ever on the wheel at once).
+    /// A new free chunk (the pool grows to the most chunks ever in use at once).
     #[cold]
     fn grow(&mut self) -> u32 {
-        self.slab.push(Node { key: 0, event: Event::Sample });
-        self.links.push(NIL);
-        (self.slab.len() - 1) as u32
+        self.chunks.push(Chunk([(0, Event::Sample); CHUNK]));
+        self.next.push(NIL);
+        (self.chunks.len() - 1) as u32
     }
 
     /// A push that is not onto the wheel: into the current slot, before it, or beyond the
@@ -386,20 +376,36 @@ impl EventQueue {
 
     /// Into the current slot, in key order.
     fn insert_now(&mut self, key: u64, event: Event) {
-        let at = self.now.partition_point(|x| x.0 > key);
+        let at = self.cursor + self.now[self.cursor..].partition_point(|x| x.0 < key);
         self.now.insert(at, (key, event));
+    }
+
+    /// The entries of bucket `b`, in push order.
+    fn bucket_entries(&self, b: usize) -> impl Iterator<Item = &Entry> + '_ {
+        let Bucket { head, tail, fill } = self.buckets[b];
+        let chunks =
+            std::iter::successors((head != NIL).then_some(head), move |&c| (c != tail).then(|| self.next[c as usize]));
+        chunks.flat_map(move |c| {
+            let n = if c == tail { fill as usize } else { CHUNK };
+            self.chunks[c as usize].0[..n].iter()
+        })
+    }
+
+    /// Every pending event, in no particular order (for what is on the wires at the end of a
+    /// run).
+    pub fn pending(&self) -> impl Iterator<Item = Event> + '_ {
+        let wheel = (0..SLOTS).flat_map(move |b| self.bucket_entries(b));
+        self.now[self.cursor..]
+            .iter()
+            .chain(wheel)
+            .map(|e| e.1)
+            .chain(self.early.iter().map(|e| e.2))
+            .chain(self.far.iter().map(|f| f.event))
     }
 
     /// Most events ever pending at once.
     pub fn peak_len(&self) -> usize {
         self.peak
-    }
-
-    /// Sequence number of the last popped event: with its time, where "now" is among the
-    /// events of the current instant.
-    #[inline]
-    pub fn last_seq(&self) -> Seq {
-        self.last_key & SEQ_MASK
     }
 
     /// Remove and return the earliest event.
@@ -419,43 +425,43 @@ impl EventQueue {
     /// if it had not stopped).
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, Event)> {
+        self.began = false;
         if !self.early.is_empty() {
             return self.pop_early(limit);
         }
-        if self.now.is_empty() {
+        if self.cursor == self.now.len() {
             self.refill();
         }
-        let &(key, event) = self.now.last()?;
+        let &(key, event) = self.now.get(self.cursor)?;
         let time = self.now_time(key);
         if time > limit {
             return None;
         }
-        self.now.pop();
+        self.cursor += 1;
         self.len -= 1;
-        self.last_key = key;
         #[cfg(debug_assertions)]
         {
             self.last = (time, key & SEQ_MASK);
         }
-        if self.now.is_empty() {
+        if self.cursor == self.now.len() {
             // Make the next event current now, so that `peek` sees it while this one is handled.
             self.refill();
+            self.began = true;
         }
         Some((time, event))
     }
 
     #[cold]
     fn pop_early(&mut self, limit: Time) -> Option<(Time, Event)> {
-        let &(time, seq, event) = self.early.last()?;
+        let &(time, _seq, event) = self.early.last()?;
         if time > limit {
             return None;
         }
         self.early.pop();
         self.len -= 1;
-        self.last_key = seq;
         #[cfg(debug_assertions)]
         {
-            self.last = (time, seq);
+            self.last = (time, _seq);
         }
         Some((time, event))
     }
@@ -466,7 +472,7 @@ impl EventQueue {
         if let Some((_, _, e)) = self.early.last() {
             return Some(e);
         }
-        if let Some((_, e)) = self.now.last() {
+        if let Some((_, e)) = self.now.get(self.cursor) {
             return Some(e);
         }
         self.peek_slow().map(|(_, e)| e)
@@ -478,7 +484,14 @@ impl EventQueue {
     /// fewer events.
     #[inline]
     pub fn window(&self) -> Option<Window<'_>> {
-        self.now.last_chunk::<WINDOW>().map(Window)
+        self.now.get(self.cursor..)?.first_chunk::<WINDOW>().map(Window)
+    }
+
+    /// Whether the last pop made a new slot current: the events of the window were in no
+    /// window before, so the engine's look ahead has fetched nothing for them yet.
+    #[inline(always)]
+    pub fn slot_began(&self) -> bool {
+        self.began
     }
 
     /// Time of the earliest event.
@@ -486,7 +499,7 @@ impl EventQueue {
         if let Some(&(t, _, _)) = self.early.last() {
             return Some(t);
         }
-        if let Some(&(key, _)) = self.now.last() {
+        if let Some(&(key, _)) = self.now.get(self.cursor) {
             return Some(self.now_time(key));
         }
         self.peek_slow().map(|(t, _)| t)
@@ -497,18 +510,9 @@ impl EventQueue {
         if self.summary != 0 {
             // The smallest key of the next bucket.
             let b = self.next_bucket();
-            let mut min: Option<&Node> = None;
-            for mut i in [self.heads[b], self.late[b]] {
-                while i != NIL {
-                    let n = &self.slab[i as usize];
-                    if min.is_none_or(|m| n.key < m.key) {
-                        min = Some(n);
-                    }
-                    i = self.links[i as usize];
-                }
-            }
+            let min = self.bucket_entries(b).min_by_key(|e| e.0);
             let slot = self.now_slot + 1 + ((b as u64).wrapping_sub(self.now_slot + 1) & MASK);
-            return min.map(|n| ((slot << SLOT_SHIFT) | (n.key >> SEQ_BITS), &n.event));
+            return min.map(|e| ((slot << SLOT_SHIFT) | (e.0 >> SEQ_BITS), &e.1));
         }
         self.far.peek().map(|f| (f.time(), &f.event))
     }
@@ -538,35 +542,24 @@ impl EventQueue {
         w * 64 + self.bits[w].trailing_zeros() as usize
     }
 
-    /// The current slot is exhausted: make the next non-empty slot current.
+    /// The current slot is exhausted: make the next non-empty slot current. Its bucket's
+    /// chunks are copied into `now` and freed, and sorted if the bucket is marked unsorted;
+    /// then what the new horizon covers comes down from `far`.
     fn refill(&mut self) {
-        debug_assert!(self.now.is_empty());
+        debug_assert!(self.cursor == self.now.len());
+        self.now.clear();
+        self.cursor = 0;
         if self.summary != 0 {
             let b = self.next_bucket();
             let ahead = (b as u64).wrapping_sub(self.now_slot + 1) & MASK;
             self.now_slot += 1 + ahead;
-            // The list is newest first, which is the `now` order when the slot's events were
-            // pushed in time order (the common case): check while copying, sort only if not.
-            let head = std::mem::replace(&mut self.heads[b], NIL);
-            let sorted = if self.late_bits[b / 64] & (1 << (b % 64)) != 0 {
-                self.late_bits[b / 64] &= !(1 << (b % 64));
-                let late = std::mem::replace(&mut self.late[b], NIL);
-                if self.long_slots {
-                    self.take_late(late);
-                    self.take_merging(head)
-                } else {
-                    let sorted = self.take(head);
-                    self.append_late(late, sorted)
-                }
-            } else {
-                self.take(head)
-            };
-            self.long_slots = self.now.len() > LONG_SLOT;
+            self.take(b);
             self.bits[b / 64] &= !(1 << (b % 64));
             if self.bits[b / 64] == 0 {
                 self.summary &= !(1 << (b / 64));
             }
-            if !sorted {
+            if self.unsorted[b / 64] & (1 << (b % 64)) != 0 {
+                self.unsorted[b / 64] &= !(1 << (b % 64));
                 sort_slot(&mut self.now);
             }
         } else if let Some(f) = self.far.peek() {
@@ -581,132 +574,29 @@ impl EventQueue {
                 break;
             }
             let Some(f) = self.far.pop() else { break };
+            let key = wheel_key(f.time(), f.seq());
             if ahead == 0 {
-                self.insert_now(wheel_key(f.time(), f.seq()), f.event);
+                self.insert_now(key, f.event);
             } else {
-                self.link_late(f.time(), f.seq(), f.event);
+                self.append((slot_of(f.time()) & MASK) as usize, key, f.event);
             }
         }
     }
 
-    /// Copy the list from `head` into `now` and free its nodes; whether it was in `now`'s order.
+    /// Copy the chunks of bucket `b` into `now`, empty the bucket and free its chunks.
     #[inline]
-    fn take(&mut self, head: u32) -> bool {
-        let mut i = head;
-        let mut tail = NIL;
-        let mut prev = u64::MAX;
-        let mut sorted = true;
-        while i != NIL {
-            let n = &self.slab[i as usize];
-            sorted &= n.key < prev;
-            prev = n.key;
-            self.now.push((n.key, n.event));
-            tail = i;
-            i = self.links[i as usize];
+    fn take(&mut self, b: usize) {
+        let Bucket { head, tail, fill } = std::mem::replace(&mut self.buckets[b], EMPTY);
+        let mut c = head;
+        while c != tail {
+            self.now.extend_from_slice(&self.chunks[c as usize].0);
+            c = self.next[c as usize];
         }
-        self.free_list(head, tail);
-        sorted
-    }
-
-    /// [`EventQueue::take`], merging in the entries of `scratch` (which it empties).
-    #[inline(never)]
-    fn take_merging(&mut self, head: u32) -> bool {
-        let mut i = head;
-        let mut tail = NIL;
-        let mut prev = u64::MAX;
-        let mut sorted = true;
-        let mut j = 0;
-        // The key of the next late entry (0, below every key, when there is none: keys hold a
-        // sequence number from 1).
-        let mut late_key = self.scratch[0].0;
-        while i != NIL {
-            let n = &self.slab[i as usize];
-            while late_key > n.key {
-                self.now.push(self.scratch[j]);
-                j += 1;
-                late_key = self.scratch.get(j).map_or(0, |e| e.0);
-            }
-            sorted &= n.key < prev;
-            prev = n.key;
-            self.now.push((n.key, n.event));
-            tail = i;
-            i = self.links[i as usize];
-        }
-        self.now.extend_from_slice(&self.scratch[j..]);
-        self.scratch.clear();
-        self.free_list(head, tail);
-        sorted
-    }
-
-    /// The late list from `head` into `scratch`, sorted, and its nodes freed.
-    #[inline(never)]
-    fn take_late(&mut self, head: u32) {
-        let tail = copy_list(&self.slab, &self.links, head, &mut self.scratch);
-        self.free_list(head, tail);
-        sort_descending(&mut self.scratch);
-    }
-
-    /// Append the late list from `head` to `now` (holding the slot's other entries, in order
-    /// if `sorted`) and free its nodes; whether `now` is then in order. For short slots
-    /// (`long_slots` false): the late entries are left to the sort of the whole slot, which a
-    /// short slot with late entries mostly needs anyway (RDMA). A long slot in order found
-    /// here gets them sorted apart and merged in from the back, where they belong (their
-    /// reserved numbers are below those of the entries pushed since).
-    #[inline(never)]
-    fn append_late(&mut self, head: u32, sorted: bool) -> bool {
-        let start = self.now.len();
-        let tail = copy_list(&self.slab, &self.links, head, &mut self.now);
-        self.free_list(head, tail);
-        if !sorted || self.now.len() <= SHORT_SLOT {
-            return false;
-        }
-        sort_descending(&mut self.now[start..]);
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&self.now[start..]);
-        let (mut i, mut w) = (start, self.now.len());
-        for &late in self.scratch.iter().rev() {
-            while i > 0 && self.now[i - 1].0 < late.0 {
-                w -= 1;
-                i -= 1;
-                self.now[w] = self.now[i];
-            }
-            w -= 1;
-            self.now[w] = late;
-        }
-        self.scratch.clear();
-        true
-    }
-
-    /// Put the list from `head` to `tail` onto the free list, all at once.
-    #[inline]
-    fn free_list(&mut self, head: u32, tail: u32) {
-        if tail != NIL {
-            self.links[tail as usize] = self.free;
-            self.free = head;
-        }
+        self.now.extend_from_slice(&self.chunks[tail as usize].0[..fill as usize]);
+        self.next[tail as usize] = self.free;
+        self.free = head;
     }
 }
-
-/// Append the entries of the list from `head` to `out`; its last node (`NIL` if empty), for
-/// [`EventQueue::free_list`].
-#[inline(always)]
-fn copy_list(slab: &[Node], links: &[u32], head: u32, out: &mut Vec<(u64, Event)>) -> u32 {
-    let mut i = head;
-    let mut tail = NIL;
-    while i != NIL {
-        let n = &slab[i as usize];
-        out.push((n.key, n.event));
-        tail = i;
-        i = links[i as usize];
-    }
-    tail
-}
-
-/// A slot of more entries makes the next one's late entries merge in apart
-/// (`EventQueue::long_slots`): far above the slots of a sparse run (RDMA: 6.8 on average, one
-/// in seventy above 20), so that it seldom switches there, and below the line-rate fat tree's
-/// hundred.
-const LONG_SLOT: usize = 48;
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
-//! A FIFO of `Copy` entries in a power-of-two ring: the switch egress queues, the ports'
-//! wires and the NICs' ready lists, on every hop's path.
+//! A FIFO of `Copy` entries in a power-of-two ring: the switch egress queues and the NICs'
+//! ready lists, on every hop's path.
 //!
 //! `std::collections::VecDeque` does the same job but costs more per operation there: its
 //! capacity need not be a power of two, so each index wraps with a compare and a subtraction,
@@ -57,13 +57,6 @@ impl<T: Copy + Default> Ring<T> {
             return None;
         }
         Some(&self.buf[(self.head as usize + i) & self.mask()])
-    }
-
-    /// The slot of the oldest entry, whether the ring is empty or not (`None` only before the
-    /// first push): for a prefetch, without the emptiness test of [`Ring::front`].
-    #[inline(always)]
-    pub(crate) fn head_slot(&self) -> Option<&T> {
-        self.buf.get(self.head as usize)
     }
 
     /// Append `x` behind the newest entry.
@@ -144,26 +137,6 @@ mod tests {
         assert_eq!(r.iter().count(), 0);
         assert_eq!(r.buf.len(), 0);
         assert_eq!(std::mem::size_of::<Ring<u64>>(), 24);
-    }
-
-    #[test]
-    fn head_slot_is_the_front_or_the_next_slot_to_fill() {
-        let mut r: Ring<u32> = Ring::new();
-        assert!(r.head_slot().is_none(), "nothing allocated yet");
-        for i in 0..10 {
-            r.push_back(i);
-            assert_eq!(r.head_slot(), r.front());
-            let (x, _) = r.pop_front_get(0).unwrap();
-            assert_eq!(x, i);
-            r.push_back(100 + i);
-            assert_eq!(r.head_slot(), r.front());
-            r.pop_front();
-            // Empty again: the next push fills the head slot.
-            assert!(r.is_empty());
-            r.push_back(200 + i);
-            assert_eq!(r.head_slot(), Some(&(200 + i)));
-            r.pop_front();
-        }
     }
 
     #[test]

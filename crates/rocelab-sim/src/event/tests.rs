@@ -65,40 +65,33 @@ fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
             assert_eq!(q.peek(), Some(&Event::TxDone { port: first.2 }), "peek");
             assert_eq!(q.peek_time(), Some(first.0));
             assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
-            assert_eq!(q.last_seq(), first.1);
             now = first.0;
             last = (first.0, first.1);
         }
         assert_eq!(q.len(), reference.len());
+        if round % 1000 == 0 {
+            let mut pending: Vec<u32> =
+                q.pending().map(|e| if let Event::TxDone { port } = e { port } else { u32::MAX }).collect();
+            let mut expected: Vec<u32> = reference.iter().map(|&(_, _, port)| port).collect();
+            pending.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(pending, expected, "pending");
+        }
     }
     while let Some(first) = reference.pop_first() {
         assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })));
     }
     assert!(q.is_empty() && q.pop().is_none());
-    // Every node has its link, and every node is free again.
-    assert_eq!(q.links.len(), q.slab.len());
+    // Every chunk is free again.
+    assert_eq!(q.next.len(), q.chunks.len());
     let mut free = 0;
-    let mut i = q.free;
-    while i != NIL {
+    let mut c = q.free;
+    while c != NIL {
         free += 1;
-        i = q.links[i as usize];
+        c = q.next[c as usize];
     }
-    assert_eq!(free, q.slab.len(), "nodes lost from the free list");
-}
-
-#[test]
-fn freed_nodes_are_taken_again_before_the_slab_grows() {
-    let mut q = EventQueue::new();
-    for round in 0..3 {
-        for port in 0..50 {
-            q.push(round * 10 * SLOT_PS + SLOT_PS + port as Time % 3, Event::TxDone { port });
-        }
-        for port in 0..50 {
-            let (_, ev) = q.pop().expect("pushed");
-            assert!(matches!(ev, Event::TxDone { .. }), "{port}");
-        }
-        assert_eq!(q.slab.len(), 50, "round {round}: the slab grows only to the most entries at once");
-    }
+    assert_eq!(free, q.chunks.len(), "chunks lost from the free list");
+    assert!(q.buckets.iter().all(|b| b.head == NIL) && q.bits == [0; WORDS] && q.unsorted == [0; WORDS]);
 }
 
 #[test]
@@ -109,6 +102,26 @@ fn matches_a_sorted_reference_under_interleaved_pushes_and_pops() {
     check_against_reference(11, &[100_000], 20_000);
     check_against_reference(12, &[SLOT_PS * SLOTS as Time * 3], 20_000);
     check_against_reference(13, &[1, 1_000, 100_000, 3_000_000, 400_000_000, 10_000_000_000], 50_000);
+}
+
+#[test]
+fn freed_chunks_are_taken_again_before_the_pool_grows() {
+    let mut q = EventQueue::new();
+    for round in 0..3 {
+        // 50 entries in one slot: seven chunks.
+        for port in 0..50 {
+            q.push(round * 10 * SLOT_PS + SLOT_PS + port as Time % 3, Event::TxDone { port });
+        }
+        for port in 0..50 {
+            let (_, ev) = q.pop().expect("pushed");
+            assert!(matches!(ev, Event::TxDone { .. }), "{port}");
+        }
+        assert_eq!(
+            q.chunks.len(),
+            50_usize.div_ceil(CHUNK),
+            "round {round}: the pool grows only to the most chunks at once"
+        );
+    }
 }
 
 #[test]
@@ -157,6 +170,7 @@ fn a_push_before_the_next_slot_made_current_pops_first() {
     q.push(100 * SLOT_PS, Event::TxDone { port: 2 });
     // Popping the only entry of slot 0 makes slot 100 current at once.
     assert_eq!(q.pop(), Some((0, Event::TxDone { port: 0 })));
+    assert!(q.slot_began());
     q.push(3 * SLOT_PS + 7, Event::TxDone { port: 1 });
     q.push(3 * SLOT_PS + 7, Event::Sample);
     assert_eq!(q.peek_time(), Some(3 * SLOT_PS + 7));
@@ -204,6 +218,7 @@ fn a_timer_slot_keeps_one_event_and_rearms_in_the_reserved_place() {
 #[test]
 fn events_are_small() {
     assert!(std::mem::size_of::<Event>() <= 16);
+    assert_eq!(std::mem::size_of::<Chunk>(), 192, "three cache lines");
 }
 
 #[test]
@@ -259,10 +274,9 @@ impl Checked {
                 self.reference.iter().take(WINDOW).map(|&(_, _, port)| Event::TxDone { port }).collect();
             assert_eq!((0..WINDOW).map(|n| w.get(n)).collect::<Vec<_>>(), next, "window");
         }
-        let (t, s, port) = self.reference.pop_first().expect("reference empty");
+        let (t, _, port) = self.reference.pop_first().expect("reference empty");
         assert_eq!(self.q.peek_time(), Some(t));
         assert_eq!(self.q.pop(), Some((t, Event::TxDone { port })));
-        assert_eq!(self.q.last_seq(), s);
         assert_eq!(self.q.len(), self.reference.len());
         (t, port)
     }
@@ -273,45 +287,49 @@ impl Checked {
         out
     }
 
-    /// Whether bucket `b` has a late list.
-    fn has_late(&self, b: usize) -> bool {
-        self.q.late[b] != NIL && self.q.late_bits[b / 64] & (1 << (b % 64)) != 0
+    /// Whether bucket `b` is marked unsorted.
+    fn unsorted(&self, b: usize) -> bool {
+        self.q.unsorted[b / 64] & (1 << (b % 64)) != 0
     }
 }
 
 #[test]
-fn late_entries_are_merged_into_their_slot_in_key_order() {
+fn entries_pushed_out_of_order_mark_their_slot_which_is_sorted_as_it_becomes_current() {
     let mut c = Checked::new();
     let t = 5 * SLOT_PS + 10;
     c.push(t, 0);
     let r1 = c.q.reserve_seq();
     let r2 = c.q.reserve_seq();
-    for port in 1..12 {
+    // Across several chunks, in order: not marked.
+    for port in 1..20 {
         c.push(t, port);
     }
-    // Pushed late with sequence numbers reserved before most of the slot's: into the late list,
-    // and (a later reservation first) out of order among themselves too.
+    c.push(9 * SLOT_PS, 20);
+    assert!(!c.unsorted(5) && !c.unsorted(9));
+    // Pushed with sequence numbers reserved before most of the slot's (a later reservation
+    // first): marked.
     c.push_reserved(t, r2, 100);
     c.push_reserved(t, r1, 101);
-    // A slot holding only late entries, and one holding one.
+    // A slot whose second entry comes at an earlier offset than its first.
     let r3 = c.q.reserve_seq();
-    let r4 = c.q.reserve_seq();
-    c.push(9 * SLOT_PS, 20);
-    c.push_reserved(7 * SLOT_PS + 3, r4, 102);
-    c.push_reserved(7 * SLOT_PS + 3, r3, 103);
-    assert!(c.has_late(5) && c.has_late(7) && !c.has_late(9));
-    assert_eq!(c.q.heads[7], NIL, "slot 7 has no entry pushed in order");
+    c.push(7 * SLOT_PS + 900, 30);
+    c.push(7 * SLOT_PS + 3, 31);
+    c.push_reserved(7 * SLOT_PS + 500, r3, 32);
+    assert!(c.unsorted(5) && c.unsorted(7) && !c.unsorted(9));
     let order: Vec<u32> = c.pop_all().into_iter().map(|(_, port)| port).collect();
-    assert_eq!(order, [0, 101, 100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 103, 102, 20]);
-    assert!(!c.has_late(5) && !c.has_late(7) && c.q.late_bits == [0; WORDS]);
+    let mut expected = vec![0, 101, 100];
+    expected.extend(1..20);
+    expected.extend([31, 32, 30, 20]);
+    assert_eq!(order, expected);
+    assert_eq!(c.q.unsorted, [0; WORDS]);
 }
 
 #[test]
-fn a_slot_pushed_out_of_time_order_is_sorted_with_its_late_entries() {
+fn a_slot_pushed_out_of_time_order_is_sorted_and_can_be_left_in_the_middle() {
     let mut c = Checked::new();
     let base = 40 * SLOT_PS;
     let r = c.q.reserve_seq();
-    // Fresh sequence numbers, times falling within the slot: the in-order list is not in order.
+    // Fresh sequence numbers, times falling within the slot.
     for (i, off) in [900, 700, 700, 500, 300, 100, 1000, 0].into_iter().enumerate() {
         c.push(base + off, i as u32);
     }
@@ -320,9 +338,11 @@ fn a_slot_pushed_out_of_time_order_is_sorted_with_its_late_entries() {
     assert_eq!(c.q.pop_until(base + 99), Some((base, Event::TxDone { port: 7 })));
     c.reference.pop_first();
     assert_eq!(c.q.pop_until(base + 99), None);
+    // A push into the current slot takes its place among what is left of it.
+    c.push(base + 600, 60);
     let order: Vec<(Time, u32)> = c.pop_all();
     let ports: Vec<u32> = order.iter().map(|&(_, p)| p).collect();
-    assert_eq!(ports, [5, 4, 3, 50, 1, 2, 0, 6]);
+    assert_eq!(ports, [5, 4, 3, 60, 50, 1, 2, 0, 6]);
 }
 
 #[test]
@@ -340,14 +360,14 @@ fn buckets_wrap_around_the_end_of_the_wheel() {
     c.push_reserved(s * SLOT_PS, r, 5);
     // The last of the horizon: slot now_slot + SLOTS - 1 is on the wheel, in bucket now_slot - 1.
     c.push((2 * s - 4) * SLOT_PS + 7, 6);
-    assert!(c.has_late(0));
+    assert!(c.unsorted(0));
     assert_eq!(c.q.far.len(), 0);
     let order: Vec<u32> = c.pop_all().into_iter().map(|(_, port)| port).collect();
     assert_eq!(order, [1, 4, 5, 2, 3, 6]);
 }
 
 #[test]
-fn far_entries_come_down_to_the_late_lists_and_merge_with_later_pushes() {
+fn far_entries_come_down_to_the_wheel_and_merge_with_later_pushes() {
     let mut c = Checked::new();
     let s = SLOTS as Time;
     let t = 3 * s * SLOT_PS + 11;
@@ -357,10 +377,11 @@ fn far_entries_come_down_to_the_late_lists_and_merge_with_later_pushes() {
     assert_eq!(c.q.far.len(), 3);
     c.push(SLOT_PS, 3);
     // Popping slot 1 makes slot 3·SLOTS current (t's); the far entry at t + SLOT_PS comes
-    // down into a late list, the one past the new horizon stays far.
+    // down into its bucket, the one past the new horizon stays far.
     assert_eq!(c.pop(), (SLOT_PS, 3));
     assert_eq!(c.q.far.len(), 1);
-    assert!(c.has_late(((t + SLOT_PS) / SLOT_PS) as usize & MASK as usize));
+    let b = ((t + SLOT_PS) / SLOT_PS) as usize & MASK as usize;
+    assert_eq!(c.q.bucket_entries(b).count(), 1);
     // Pushed now, at the time of a handed-down entry: after it (a later sequence number).
     c.push(t + SLOT_PS, 4);
     c.push(t, 5);
@@ -377,9 +398,10 @@ fn the_window_shows_the_next_events_of_the_current_slot() {
     }
     q.push(8 * SLOT_PS, Event::Sample);
     // Nothing is current before the first pop; popping the last entry of a slot makes the next
-    // one current at once.
+    // one current at once, and says so.
     assert!(q.window().is_none());
     assert_eq!(q.pop(), Some((SLOT_PS, Event::Sample)));
+    assert!(q.slot_began());
     // Nine in the current slot: the window while seven or more are left.
     for first in 0..9 {
         match q.window() {
@@ -392,18 +414,19 @@ fn the_window_shows_the_next_events_of_the_current_slot() {
             None => assert!(first > 2),
         }
         assert_eq!(q.pop(), Some((7 * SLOT_PS + first as Time, Event::TxDone { port: first })));
+        assert_eq!(q.slot_began(), first == 8, "only the pop that empties the slot begins the next");
     }
     assert!(q.window().is_none());
     assert_eq!(q.pop(), Some((8 * SLOT_PS, Event::Sample)));
 }
 
 #[test]
-fn a_late_entry_alone_in_an_empty_queue_is_seen_by_peek() {
+fn an_entry_out_of_order_alone_in_an_empty_queue_is_seen_by_peek() {
     let mut q = EventQueue::new();
     let r = q.reserve_seq();
     q.push(2 * SLOT_PS, Event::Sample);
     q.push_reserved(2 * SLOT_PS, r, Event::TxDone { port: 1 });
-    // Nothing is current yet: peek looks into both lists of the next bucket.
+    // Nothing is current yet: peek looks through the next bucket.
     assert_eq!(q.peek_time(), Some(2 * SLOT_PS));
     assert_eq!(q.peek(), Some(&Event::TxDone { port: 1 }));
     assert_eq!(q.pop(), Some((2 * SLOT_PS, Event::TxDone { port: 1 })));
@@ -418,7 +441,7 @@ fn slot_sort_matches_the_library_sort_at_every_length() {
         for round in 0..50 {
             // Unique keys: a random offset in the slot above a distinct sequence number, some
             // with the top bit set (offsets from 512 on).
-            let mut v: Vec<(u64, Event)> = (0..len)
+            let mut v: Vec<Entry> = (0..len)
                 .map(|i| {
                     let offset = rng.below(SLOT_PS);
                     let seq = 1 + i as u64 * 3 + rng.below(3);
@@ -426,12 +449,12 @@ fn slot_sort_matches_the_library_sort_at_every_length() {
                 })
                 .collect();
             if round % 5 == 0 {
-                v.sort_unstable_by_key(|e| e.0); // ascending: the worst case
+                v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0)); // descending: the worst case
             }
             let mut expected = v.clone();
-            expected.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+            expected.sort_unstable_by_key(|e| e.0);
             let mut w = v.clone();
-            sort_descending(&mut v);
+            sort::sort_ascending(&mut v);
             assert_eq!(v, expected, "length {len}");
             sort_slot(&mut w);
             assert_eq!(w, expected, "length {len}");
@@ -439,15 +462,13 @@ fn slot_sort_matches_the_library_sort_at_every_length() {
     }
 }
 
-/// Slots of many sizes, each with late entries, in an order that makes the queue switch
-/// between its two ways of taking late entries (merged apart after a long slot, sorted with the
-/// whole slot after a short one) and take a long slot in order in the short way (merged in from
-/// the back): every pop as the reference says.
+/// Slots of many sizes, one or several chunks, pushed in order at one instant or at random
+/// offsets, each with entries pushed late in reserved places: every pop as the reference says.
 #[test]
-fn late_entries_take_their_place_in_short_and_long_slots_alike() {
+fn slots_of_every_size_pop_in_order_with_their_late_entries() {
     let mut c = Checked::new();
     let mut rng = crate::rng::Rng::new(11);
-    let sizes = [3usize, 20, 60, 5, 100, 10, 30, 2, 70, 70, 16, 17, 1];
+    let sizes = [3usize, 20, 60, 5, 100, 10, 30, 2, 70, 70, 16, 17, 1, 8, 9];
     let mut port = 0;
     for (k, &n) in sizes.iter().enumerate() {
         let slot = 2 + k as u64 * 3;

@@ -534,11 +534,9 @@ fn new_port(
         arrival_delay: prop + peer_latency,
         busy: false,
         tx_end: 0,
-        tx_seq: 0,
         tx_event: false,
         paused: 0,
         ecn_enabled: 0,
-        wire: Ring::new(),
         pfc_enabled: pfc.enabled,
         pfc_quanta: pfc.quanta,
         pause_time: pause_duration(pfc.quanta, rate_bps),
@@ -567,12 +565,13 @@ impl<O: Observer> Sim<'_, O> {
             first_port.push(acc);
             acc += spec.port_count(node);
         }
+        let on_wire = self.frames_on_wires();
         let ports = self
             .ports
             .iter()
             .enumerate()
             .map(|(g, p)| {
-                let mut priorities = self.port_counters(g);
+                let mut priorities = self.port_counters(g, &on_wire);
                 for (prio, c) in priorities.iter_mut().enumerate() {
                     c.paused_ps = p.pause[prio].paused_time(end);
                 }

@@ -24,11 +24,11 @@ mod tcp_results;
 mod tcp_rx;
 
 use crate::ecn::EcnSpec;
-use crate::event::{Event, EventQueue, Seq, TimerSlot};
+use crate::event::{Event, EventQueue, TimerSlot};
 use crate::mmu::Mmu;
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
-use crate::packet::{prefetch, prefetch_at, wire, PacketPool};
+use crate::packet::{prefetch_at, wire, PacketPool};
 use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
 use crate::ring::Ring;
 use crate::rng::Rng;
@@ -80,31 +80,27 @@ impl Default for Sampling {
 
 /// Runtime state of one port (both directions of a full-duplex link end), laid out by use:
 /// the fields the packet path touches on every frame come first, in three cache lines (the
-/// link and rate; transmitter, identity, flags and the queue depth, which an enqueue touches
-/// with the egress class's line only; the scheduler); then one cache line per
+/// link and rate, the peer, the transmitter, identity and flags in the first, which is all an
+/// arrival reads of the sending port and nearly all an enqueue reads of the egress port; the
+/// queue depth and the scheduler after it); then one cache line per
 /// egress traffic class; then the counters; pause state, ECN parameters and 802.3x last (the
 /// PFC timer slots are apart, in `Sim::pfc_timers`). A frame's handling touches those few
 /// lines only, so the ports of a large fabric fit in cache.
 #[repr(C, align(64))]
 pub(crate) struct PortRt {
-    /// Data frames on this port's outgoing wire: (arrival time at the peer, packet).
-    pub wire: Ring<(Time, u32)>,
     pub rate: LinkRate,
     /// Propagation plus the receiving node's latency: when a data frame is handled there.
     pub arrival_delay: Time,
     /// The port at the other end of the link.
     pub peer: u32,
     /// The peer's `aux`, `local` and `is_host`, copied here at build time: an arrival (handled
-    /// at the peer) reads them beside the wire it pops, so the peer's own identity line is not
-    /// on a switch arrival's path at all.
+    /// at the peer) reads them from the sending port its event names, so the peer's own line
+    /// is not on a switch arrival's path at all.
     pub peer_aux: u32,
     pub peer_local: u32,
     pub peer_is_host: bool,
-    /// When the frame being sent (`busy`) has been serialized, and the sequence number of its
-    /// `TxDone` event, taken when the frame started whether the event is pushed then or later
-    /// (`tx_event`).
+    /// When the frame being sent (`busy`) has been serialized.
     pub tx_end: Time,
-    pub tx_seq: Seq,
     /// Index of the port within its node.
     pub local: u32,
     /// Switch index (switch port) or NIC index (host port).
@@ -115,10 +111,9 @@ pub(crate) struct PortRt {
     pub pfc_pending: bool,
     /// The `TxDone` of the frame being sent is in the event queue. A switch port that starts a
     /// frame with nothing else to send (no backlog, no PFC frame) leaves it out: its handling
-    /// would only find the port idle. If something comes to send before `(tx_end, tx_seq)`, the
-    /// event is pushed then with its reserved sequence number, so it pops exactly where it
-    /// would have ([`Sim::wire_free`]); otherwise the port is free from `tx_end` on without an
-    /// event. At 30 % load a quarter of all events were such idle `TxDone`s.
+    /// would only find the port idle, and the port is free from `tx_end` on without an event.
+    /// If something comes to send before `tx_end`, the event is pushed then ([`Sim::wire_free`]).
+    /// At 30 % load a quarter of all events were such idle `TxDone`s.
     pub tx_event: bool,
     /// Bit `p`: priority `p` is paused by the peer (mirror of `pause[p].is_paused()`).
     pub paused: u8,
@@ -216,7 +211,8 @@ pub(crate) struct SwitchRt {
 
 const _: () = assert!(
     std::mem::offset_of!(PortRt, peer_is_host) < 64
-        && std::mem::offset_of!(PortRt, tx_end) == 64
+        && std::mem::offset_of!(PortRt, tx_end) < 64
+        && std::mem::offset_of!(PortRt, backlog) < 64
         && std::mem::offset_of!(PortRt, total_queue_bytes) < 128
 );
 
@@ -328,10 +324,7 @@ pub(crate) struct Sim<'o, O: Observer> {
 /// walk); five since they sit on huge pages (`crate::slots`): about 2 % faster on the line-rate
 /// fat tree, no change on the other benchmarks.
 const PREFETCH_AHEAD: usize = 5;
-/// How many events ahead the engine fetches, for an arrival, the receiving port (whose index it
-/// reads from the sending port fetched at `PREFETCH_AHEAD`).
-const PEER_PREFETCH_AHEAD: usize = 3;
-const _: () = assert!(PREFETCH_AHEAD < crate::event::WINDOW && PEER_PREFETCH_AHEAD < crate::event::WINDOW);
+const _: () = assert!(PREFETCH_AHEAD < crate::event::WINDOW);
 
 /// [`Sim::observe`] on the fields it needs (for callers holding other borrows of the `Sim`).
 #[inline]
@@ -351,31 +344,29 @@ pub(crate) fn observe<O: Observer>(
     }
 }
 
-/// The transmitter of port `port` (`p`) starts a frame that ends at `end`: take its `TxDone`'s
-/// place in the queue, and push the event unless it would find nothing to do (a switch port
-/// with nothing else to send; see `PortRt::tx_event`). Host ports always push it: their NIC
-/// looks at its sources and pacing timers when the wire frees.
+/// The transmitter of port `port` (`p`) starts a frame that ends at `end`: push its `TxDone`
+/// unless it would find nothing to do (a switch port with nothing else to send; see
+/// `PortRt::tx_event`). Host ports always push it: their NIC looks at its sources and pacing
+/// timers when the wire frees.
 #[inline(always)]
 fn start_tx_on(p: &mut PortRt, queue: &mut EventQueue, port: u32, end: Time) {
-    let seq = queue.reserve_seq();
     p.busy = true;
     p.tx_end = end;
-    p.tx_seq = seq;
     p.tx_event = p.is_host || p.backlog != 0 || p.pfc_pending;
     if p.tx_event {
-        queue.push_reserved(end, seq, Event::TxDone { port });
+        queue.push(end, Event::TxDone { port });
     }
 }
 
-/// The port and packet the look ahead fetches for `ev`: those of a `WireArrive`, port 0 and
-/// packet 0 for the other kinds. The compiler makes a select of it, so the look ahead fetches
-/// (usually cached) lines of port 0 and packet 0 where a test of the kind, taken or not about
-/// half the time, mispredicted about one time in five.
+/// The packet the look ahead fetches for `ev`: that of a `WireArrive`, packet 0 for the other
+/// kinds. The compiler makes a select of it, so the look ahead fetches the (usually cached)
+/// line of packet 0 where a test of the kind, taken or not about half the time, mispredicted
+/// about one time in five.
 #[inline(always)]
-fn arrival_ids(ev: Event) -> (u32, u32) {
+fn arrival_packet(ev: Event) -> u32 {
     match ev {
-        Event::WireArrive { port, pkt } => (port, pkt),
-        _ => (0, 0),
+        Event::WireArrive { pkt, .. } => pkt,
+        _ => 0,
     }
 }
 
@@ -393,14 +384,19 @@ impl<O: Observer> Sim<'_, O> {
             self.events += 1;
             // Fetch what coming events will touch while this one is handled, so that a fetch
             // has several events' time to complete (software pipelining; no effect on results).
-            // With the next events in the current slot (nearly always), one test for all three;
-            // near the end of a slot, only the next packet (looking further there cost the
-            // incast, where slots are short, more than it saved). The two nearer looks ahead do
-            // not branch on the kind (see `arrival_ids`).
+            // With the next events in the current slot (nearly always), one test for both looks
+            // ahead, and when a slot has just become current, a look at each of its first events,
+            // which no look ahead has seen; near the end of a slot, only the next packet (looking
+            // further there cost the incast, where slots are short, more than it saved). The
+            // nearer look ahead does not branch on the kind (see `arrival_packet`).
             if let Some(w) = self.queue.window() {
-                self.pool.prefetch(arrival_ids(w.get(0)).1);
-                self.prefetch_peer(w.get(PEER_PREFETCH_AHEAD));
+                self.pool.prefetch(arrival_packet(w.get(0)));
                 self.prefetch_event(w.get(PREFETCH_AHEAD));
+                if self.queue.slot_began() {
+                    for n in 1..PREFETCH_AHEAD {
+                        self.prefetch_event(w.get(n));
+                    }
+                }
             } else if let Some(&Event::WireArrive { pkt, .. }) = self.queue.peek() {
                 self.pool.prefetch(pkt);
             }
@@ -417,8 +413,8 @@ impl<O: Observer> Sim<'_, O> {
                 } else {
                     self.switch_transmit(port);
                 }
-            } else if let Event::WireArrive { port, .. } = ev {
-                self.wire_arrive(port);
+            } else if let Event::WireArrive { port, pkt } = ev {
+                self.wire_arrive(port, pkt);
             } else {
                 self.handle_other(ev);
             }
@@ -473,37 +469,30 @@ impl<O: Observer> Sim<'_, O> {
         use std::mem::offset_of;
         match ev {
             Event::TxDone { port } => {
+                // The link, the transmitter and the flags; the queue depth and the scheduler.
                 let port = port as usize;
-                prefetch_at(&self.ports, port, offset_of!(PortRt, wire));
-                prefetch_at(&self.ports, port, offset_of!(PortRt, tx_end));
+                prefetch_at(&self.ports, port, 0);
+                prefetch_at(&self.ports, port, offset_of!(PortRt, total_queue_bytes));
                 prefetch_at(&self.ports, port, offset_of!(PortRt, sched) + Scheduler::DEFICITS_OFFSET);
             }
             Event::WireArrive { port, pkt } => {
-                // The wire, the peer and its identity: all in the first line.
-                prefetch_at(&self.ports, port as usize, offset_of!(PortRt, wire));
+                // The peer and its identity: in the first line of the sending port.
+                prefetch_at(&self.ports, port as usize, 0);
                 self.pool.prefetch(pkt);
             }
             _ => {}
         }
     }
 
-    /// For an arrival, fetch the head of the wire (for the other kinds, port 0's).
-    #[inline(always)]
-    fn prefetch_peer(&self, ev: Event) {
-        let port = arrival_ids(ev).0;
-        if let Some(head) = self.ports.get(port as usize).and_then(|p| p.wire.head_slot()) {
-            prefetch(head);
-        }
-    }
-
-    /// The counters of port `port` now. Frames sent are counted beside the egress queues
-    /// ([`TcQueue`]). Frames received are not counted as they arrive (a cache line more per hop,
-    /// of the receiving port): every data frame a port receives was sent by its peer, counted
-    /// there under the priority it carries, and has left the peer's wire. So a port has
-    /// received what its peer sent less what is still on the peer's wire, moved between
-    /// priorities where the port classified a frame differently (`switch_arrive` records that
-    /// in the `rx` fields, with wrapping arithmetic).
-    pub(crate) fn port_counters(&self, port: usize) -> [PriorityCounters; 8] {
+    /// The counters of port `port` now, given the frames on each port's outgoing wire (the
+    /// packets of the pending `WireArrive`s, by sending port: [`Sim::frames_on_wires`]).
+    /// Frames sent are counted beside the egress queues ([`TcQueue`]). Frames received are not
+    /// counted as they arrive (a cache line more per hop, of the receiving port): every data
+    /// frame a port receives was sent by its peer, counted there under the priority it carries,
+    /// and has left the peer's wire. So a port has received what its peer sent less what is
+    /// still on the peer's wire, moved between priorities where the port classified a frame
+    /// differently (`switch_arrive` records that in the `rx` fields, with wrapping arithmetic).
+    pub(crate) fn port_counters(&self, port: usize, on_wire: &[Vec<u32>]) -> [PriorityCounters; 8] {
         let p = &self.ports[port];
         let peer = &self.ports[p.peer as usize];
         let mut c = p.counters;
@@ -512,16 +501,29 @@ impl<O: Observer> Sim<'_, O> {
             let sent = &peer.tcq[prio];
             c.count_rx(sent.tx_packets, sent.tx_bytes);
         }
-        for &(_, id) in peer.wire.iter() {
+        for &id in &on_wire[p.peer as usize] {
             let pkt = self.pool.get(id);
             c[pkt.priority as usize].count_rx(u64::MAX, (pkt.frame_bytes as u64).wrapping_neg());
         }
         c
     }
 
+    /// The packets on each port's outgoing wire (frames sent whose arrival is pending), by
+    /// sending port, for [`Sim::port_counters`].
+    pub(crate) fn frames_on_wires(&self) -> Vec<Vec<u32>> {
+        let mut on_wire = vec![Vec::new(); self.ports.len()];
+        for e in self.queue.pending() {
+            if let Event::WireArrive { port, pkt } = e {
+                on_wire[port as usize].push(pkt);
+            }
+        }
+        on_wire
+    }
+
     /// Whether the transmitter of `port` is free now. A port whose `TxDone` was left out is free
-    /// once the current event comes after that event's place `(tx_end, tx_seq)`; before, the
-    /// caller has something to send, so the `TxDone` is pushed now, in its reserved place.
+    /// from `tx_end` on: the last bit of its frame has left, and an event of that very instant
+    /// finds it free (as the left-out event would have, had it come first among the events of
+    /// the instant). Before, the caller has something to send, so the `TxDone` is pushed now.
     #[inline(always)]
     pub fn wire_free(&mut self, port: u32) -> bool {
         let p = &mut self.ports[port as usize];
@@ -531,12 +533,12 @@ impl<O: Observer> Sim<'_, O> {
         if p.tx_event {
             return false;
         }
-        if (self.now, self.queue.last_seq()) > (p.tx_end, p.tx_seq) {
+        if self.now >= p.tx_end {
             p.busy = false;
             return true;
         }
         p.tx_event = true;
-        self.queue.push_reserved(p.tx_end, p.tx_seq, Event::TxDone { port });
+        self.queue.push(p.tx_end, Event::TxDone { port });
         false
     }
 
@@ -569,12 +571,8 @@ impl<O: Observer> Sim<'_, O> {
         c.tx_packets += 1;
         c.tx_bytes += frame as u64;
         let arrive = now + ser + p.arrival_delay;
-        let was_idle = p.wire.is_empty();
-        p.wire.push_back((arrive, id));
         start_tx_on(p, &mut self.queue, port, now + ser);
-        if was_idle {
-            self.queue.push(arrive, Event::WireArrive { port, pkt: id });
-        }
+        self.queue.push(arrive, Event::WireArrive { port, pkt: id });
     }
 
     /// Show data frame `id` at `port` to the observer (a TCP segment with its header). Without
@@ -584,14 +582,10 @@ impl<O: Observer> Sim<'_, O> {
         observe(self.obs, &self.pool, &self.tcp_seg, self.now, port, id, dir);
     }
 
-    /// The head frame of `port`'s wire reaches the peer.
+    /// Data frame `id`, sent on `port`, reaches the peer.
     #[inline]
-    fn wire_arrive(&mut self, port: u32) {
-        let p = &mut self.ports[port as usize];
-        let ((_, id), coming) = p.wire.pop_front_get(0).expect("wire event without a frame");
-        if let Some(&(next, next_id)) = coming {
-            self.queue.push(next, Event::WireArrive { port, pkt: next_id });
-        }
+    fn wire_arrive(&mut self, port: u32, id: u32) {
+        let p = &self.ports[port as usize];
         let (peer, aux, local) = (p.peer, p.peer_aux, p.peer_local);
         if p.peer_is_host {
             self.host_arrive(peer, aux, id);

@@ -142,7 +142,8 @@ impl<O: Observer> Sim<'_, O> {
         }
         e.total_queue_bytes += frame as u64;
         e.backlog |= 1 << tc;
-        // A busy port with its `TxDone` left out gets it now (see `Sim::wire_free`).
+        // An idle port sends; a busy one with its `TxDone` left out sends if its frame has
+        // ended, else gets its `TxDone` now (see `Sim::wire_free`).
         if !e.busy || !e.tx_event {
             self.try_transmit(egress);
         }

@@ -25,8 +25,8 @@
 //!   line-rate fat tree about a hundred entries share an instant, pushed in sequence order),
 //!   arrive in key order; a bucket that received one out of order — a shorter lead time, a
 //!   reserved sequence number, an entry handed down from `far`, or the sparse slots of RDMA
-//!   with DCQCN, where one in two pushes comes out of order — is marked, without a branch, and
-//!   sorted as its slot becomes current (`sort.rs`).
+//!   with DCQCN, where a quarter of the pushes come out of order and four slots in five need
+//!   sorting — is marked, without a branch, and sorted as its slot becomes current (`sort.rs`).
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!
@@ -314,8 +314,8 @@ impl EventQueue {
     }
 
     /// At the end of bucket `b`, which is on the wheel; the bucket marked unsorted if the key
-    /// comes before its last entry's (without a branch: in a sparse run that is as likely as
-    /// not).
+    /// comes before its last entry's (without a branch: in a sparse run a quarter of the
+    /// pushes do, at random).
     #[inline(always)]
     fn append(&mut self, b: usize, key: u64, event: Event) {
         let Bucket { tail, fill, .. } = self.buckets[b];

@@ -4,7 +4,7 @@
 //! end of the cable.
 
 use crate::finding::{Finding, Findings};
-use rocelab_model::qos::{Ecn, Marking};
+use rocelab_model::qos::{Ecn, Marking, PortOverride};
 use rocelab_model::resolve::{PortId, PortSettings, ResolvedDevice, ResolvedFabric};
 use rocelab_model::units::{Length, Rate};
 use serde::Serialize;
@@ -257,6 +257,15 @@ pub fn queues(p: &PortView) -> Vec<QueueView<'_>> {
 /// Whether two ports apply the same classes apart from PFC (priority, queue, DSCP, ETS, strict,
 /// ECN): what a device-wide QoS policy must agree on.
 pub fn same_policy(a: &PortView, b: &PortView) -> bool {
+    same_classes(a, b, true)
+}
+
+/// Like [`same_policy`], apart from ECN (which some platforms set per port or profile).
+pub fn same_policy_but_ecn(a: &PortView, b: &PortView) -> bool {
+    same_classes(a, b, false)
+}
+
+fn same_classes(a: &PortView, b: &PortView, with_ecn: bool) -> bool {
     Rc::ptr_eq(&a.classes, &b.classes)
         || (a.classes.len() == b.classes.len()
             && a.classes.iter().zip(b.classes.iter()).all(|(x, y)| {
@@ -266,7 +275,7 @@ pub fn same_policy(a: &PortView, b: &PortView) -> bool {
                     && x.dscp == y.dscp
                     && x.ets == y.ets
                     && x.strict == y.strict
-                    && x.ecn == y.ecn
+                    && (!with_ecn || x.ecn == y.ecn)
             }))
 }
 
@@ -278,14 +287,37 @@ pub fn policy_port<'a>(
     why: &str,
     findings: &mut Findings,
 ) -> Option<&'a PortView> {
+    first_port_warning_others(d, ports, why, findings, true)
+}
+
+/// [`policy_port`] for platforms that take ECN apart from the rest of the policy: ports whose
+/// classes differ from the first port's in ECN alone are left to the caller (see
+/// [`ecn_switch_wide`]); any other difference is reported as `policy_port` reports it.
+pub fn policy_port_ecn_apart<'a>(
+    d: &ResolvedDevice,
+    ports: &'a [PortView],
+    why: &str,
+    findings: &mut Findings,
+) -> Option<&'a PortView> {
+    first_port_warning_others(d, ports, why, findings, false)
+}
+
+fn first_port_warning_others<'a>(
+    d: &ResolvedDevice,
+    ports: &'a [PortView],
+    why: &str,
+    findings: &mut Findings,
+    with_ecn: bool,
+) -> Option<&'a PortView> {
     let first = ports.first()?;
+    let what = if with_ecn { "priority, queue, DSCP, ETS or ECN" } else { "priority, queue, DSCP or ETS" };
     for p in &ports[1..] {
-        if !same_policy(first, p) {
+        if !same_classes(first, p, with_ecn) {
             findings.push(Finding::warning(
                 &d.name,
                 Some(&p.name),
                 format!(
-                    "this port's classes (priority, queue, DSCP, ETS or ECN) differ from port {}'s but {why}; rendered port {}'s for the whole switch",
+                    "this port's classes ({what}) differ from port {}'s but {why}; rendered port {}'s for the whole switch",
                     first.name, first.name
                 ),
             ));
@@ -303,6 +335,189 @@ pub fn switch_ports(f: &ResolvedFabric, device: usize, findings: &mut Findings) 
     }
     let pfc = device_pfc(&ports);
     (ports, pfc)
+}
+
+/// Whether a `qos.ports` override names port `port` of device `device` (`device:port` or
+/// `device:*`).
+pub fn override_names(o: &PortOverride, device: &str, port: &str) -> bool {
+    o.ports.iter().any(|r| r.split_once(':').is_some_and(|(d, p)| d == device && (p == "*" || p == port)))
+}
+
+/// Whether the fabric gives port `p` of device `d` its lossless priority groups' alpha: in
+/// `qos.buffer.alpha` (one value or by speed) or a `qos.ports` override. A port whose alpha is
+/// not given keeps the switch's own: nothing is rendered for it.
+pub fn alpha_given(f: &ResolvedFabric, d: &ResolvedDevice, p: &PortView) -> bool {
+    f.qos.buffer.alpha.is_some() || f.qos.ports.iter().any(|o| o.alpha.is_some() && override_names(o, &d.name, &p.name))
+}
+
+/// Whether the fabric gives port `p` of device `d` the bytes reserved to its lossless priority
+/// groups: in `qos.buffer.reserve` (one value or by speed) or a `qos.ports` override.
+pub fn reserve_given(f: &ResolvedFabric, d: &ResolvedDevice, p: &PortView) -> bool {
+    f.qos.buffer.reserve.is_some()
+        || f.qos.ports.iter().any(|o| o.reserve.is_some() && override_names(o, &d.name, &p.name))
+}
+
+/// Port names for a finding: `swp1, swp2, swp3`, the first eight and how many more.
+pub fn port_list<S: AsRef<str>>(names: &[S]) -> String {
+    const SHOWN: usize = 8;
+    let mut out = names.iter().take(SHOWN).map(|n| n.as_ref()).collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        out.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    out
+}
+
+/// `ports` grouped by a value, in the order each value first appears.
+pub fn group_by<'a, T: PartialEq>(
+    ports: &[&'a PortView],
+    value: impl Fn(&PortView) -> T,
+) -> Vec<(T, Vec<&'a PortView>)> {
+    let mut out: Vec<(T, Vec<&'a PortView>)> = Vec::new();
+    for p in ports {
+        let v = value(p);
+        match out.iter_mut().find(|(x, _)| *x == v) {
+            Some((_, ps)) => ps.push(p),
+            None => out.push((v, vec![p])),
+        }
+    }
+    out
+}
+
+/// A warning about `ports` of device `d`: naming the port when there is one, listing them in the
+/// message otherwise.
+pub fn ports_warning(d: &ResolvedDevice, ports: &[&PortView], message: impl Fn(&str) -> String) -> Finding {
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    match names[..] {
+        [one] => Finding::warning(&d.name, Some(one), message("this port")),
+        _ => Finding::warning(&d.name, None, message(&format!("ports {}", port_list(&names)))),
+    }
+}
+
+/// `0.125`, as the fabric file writes an alpha.
+pub fn alpha_label(a: f64) -> String {
+    format!("{a}")
+}
+
+/// Warnings for a platform on which rocelab renders neither the lossless priority groups'
+/// dynamic-threshold alpha nor their reserved bytes: one per setting the fabric gives, naming
+/// the ports and their values, which the switch does not get (`why` says why).
+pub fn buffer_not_rendered(
+    f: &ResolvedFabric,
+    d: &ResolvedDevice,
+    ports: &[PortView],
+    why: &str,
+    findings: &mut Findings,
+) {
+    alpha_not_rendered(f, d, ports, why, findings);
+    reserve_not_rendered(f, d, ports, why, findings);
+}
+
+/// The warning of [`buffer_not_rendered`] for the alpha alone.
+pub fn alpha_not_rendered(
+    f: &ResolvedFabric,
+    d: &ResolvedDevice,
+    ports: &[PortView],
+    why: &str,
+    findings: &mut Findings,
+) {
+    let given: Vec<&PortView> = lossless_ports(ports).filter(|p| alpha_given(f, d, p)).collect();
+    not_rendered(
+        d,
+        "the dynamic-threshold alpha of the lossless priority groups is",
+        &given,
+        |p| format!("alpha {}", alpha_label(p.settings.alpha)),
+        why,
+        findings,
+    );
+}
+
+/// The warning of [`buffer_not_rendered`] for the reserved bytes alone.
+pub fn reserve_not_rendered(
+    f: &ResolvedFabric,
+    d: &ResolvedDevice,
+    ports: &[PortView],
+    why: &str,
+    findings: &mut Findings,
+) {
+    let given: Vec<&PortView> = lossless_ports(ports).filter(|p| reserve_given(f, d, p)).collect();
+    not_rendered(
+        d,
+        "the bytes reserved to the lossless priority groups are",
+        &given,
+        |p| format!("reserve {}", p.settings.reserve),
+        why,
+        findings,
+    );
+}
+
+/// The ports with a lossless priority group (PFC on a priority).
+fn lossless_ports(ports: &[PortView]) -> impl Iterator<Item = &PortView> {
+    ports.iter().filter(|p| !p.pfc_priorities().is_empty())
+}
+
+fn not_rendered(
+    d: &ResolvedDevice,
+    what: &str,
+    given: &[&PortView],
+    value: impl Fn(&PortView) -> String,
+    why: &str,
+    findings: &mut Findings,
+) {
+    if given.is_empty() {
+        return;
+    }
+    let values: Vec<String> = group_by(given, value)
+        .iter()
+        .map(|(v, ps)| format!("{v} on {}", port_list(&ps.iter().map(|p| p.name.as_str()).collect::<Vec<_>>())))
+        .collect();
+    findings.push(ports_warning(d, given, |_| {
+        format!("{what} not rendered ({}): {why}; the switch keeps its own", values.join("; "))
+    }));
+}
+
+/// The ECN thresholds of each egress queue of a port, ascending by queue: what a switch-wide or
+/// per-profile ECN setting must agree on.
+pub fn ecn_of(p: &PortView) -> Vec<(u8, Option<Ecn>)> {
+    queues(p).into_iter().map(|q| (q.queue, q.ecn.cloned())).collect()
+}
+
+/// `queue 3 Kmin 400000 B, Kmax 1600000 B, Pmax 0.2`, the queues with ECN (or `no ECN`).
+pub fn ecn_label(ecn: &[(u8, Option<Ecn>)]) -> String {
+    let with: Vec<String> = ecn
+        .iter()
+        .filter_map(|(q, e)| {
+            e.as_ref().map(|e| {
+                format!("queue {q} Kmin {} B, Kmax {} B, Pmax {}", e.kmin.as_bytes(), e.kmax.as_bytes(), e.pmax)
+            })
+        })
+        .collect();
+    if with.is_empty() {
+        "no ECN".into()
+    } else {
+        with.join("; ")
+    }
+}
+
+/// For platforms with one ECN setting for the whole switch: the ports whose ECN thresholds
+/// differ from the first port's (by speed, or by a `qos.ports` override) get a warning naming
+/// them and their values. Ports reported by [`policy_port_ecn_apart`] for other differences are
+/// not reported again.
+pub fn ecn_switch_wide(d: &ResolvedDevice, ports: &[PortView], why: &str, findings: &mut Findings) {
+    let Some(first) = ports.first() else { return };
+    let rendered = ecn_of(first);
+    let differing: Vec<&PortView> =
+        ports[1..].iter().filter(|p| same_policy_but_ecn(first, p) && ecn_of(p) != rendered).collect();
+    for (ecn, group) in group_by(&differing, ecn_of) {
+        findings.push(ports_warning(d, &group, |which| {
+            format!(
+                "ECN of {which} ({}) differs from port {}'s ({}) but {why}; rendered port {}'s for the whole switch",
+                ecn_label(&ecn),
+                first.name,
+                ecn_label(&rendered),
+                first.name
+            )
+        }));
+    }
 }
 
 /// Whether port `p` gets IEEE 802.3x link pause: asked for and without PFC. Both asked for is a

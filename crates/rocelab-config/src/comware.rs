@@ -20,6 +20,12 @@
 //!   become the closest weights (87/13 % → 13:2, the guide's numbers) and a share that moves
 //!   at all is reported.
 //! - PFC is `auto` (negotiated by DCBX) when the fabric states a DCBX policy, `enable` otherwise.
+//!
+//! Per port: a WRED table is applied per interface (`qos wred apply NAME`), so ports whose ECN
+//! limits differ (by link speed, MTU or a `qos.ports` override) get a table of their own
+//! (`ROCELAB-2`, …) beside the first port's `ROCELAB`. The lossless priority groups'
+//! dynamic-threshold alpha and reserved bytes are not rendered (rocelab has no documented HPE
+//! 5900 command for them); the ports that ask for them are reported.
 
 use crate::common::{cabled_ports, device_wide, no_ports_finding, weights_for, PortView};
 use crate::finding::{Finding, Findings};
@@ -33,7 +39,10 @@ pub struct ComwareConfig {
     pub vlan: Option<u16>,
     /// `qos map-table dot1p-lp`: 802.1p priority → local precedence (queue), all eight.
     pub dot1p_lp: Vec<Map>,
+    /// The first port's WRED table, `ROCELAB`.
     pub wred_table: Option<WredTable>,
+    /// The tables of the ports whose ECN limits differ from the first port's.
+    pub more_wred_tables: Vec<WredTable>,
     pub interfaces: Vec<ComwareInterface>,
     pub saved_config: String,
 }
@@ -117,28 +126,26 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (ComwareConfig, Findings) {
         })
         .collect();
 
-    // One WRED table for the switch, applied on every port that has ECN.
-    let mut wred: Vec<WredQueue> = Vec::new();
+    // A WRED table per set of ECN limits, applied on the ports that have it; the first port's is
+    // `ROCELAB`.
+    let mut tables: Vec<WredTable> = Vec::new();
+    let mut table_of: Vec<Option<String>> = Vec::with_capacity(ports.len());
     for p in &ports {
-        let frame = p.settings.mtu as u64 + 22;
-        for c in p.classes.iter().filter(|c| c.ecn.is_some()) {
-            let e = c.ecn.as_ref().expect("filtered");
-            let q = WredQueue {
-                queue: c.queue,
-                low_limit: (e.kmin.as_bytes() + frame / 2) / frame,
-                high_limit: (e.kmax.as_bytes() + frame / 2) / frame,
-            };
-            match wred.iter().find(|w| w.queue == q.queue) {
-                Some(w) if *w != q => findings.push(Finding::warning(
-                    &d.name,
-                    Some(&p.name),
-                    format!(
-                        "queue {} ECN limits {}-{} packets differ from another port's {}-{}; Comware applies one WRED table, rendered the first",
-                        q.queue, q.low_limit, q.high_limit, w.low_limit, w.high_limit
-                    ),
-                )),
-                Some(_) => {}
-                None => {
+        let queues = wred_queues(d, p, &mut findings);
+        if queues.is_empty() {
+            table_of.push(None);
+            continue;
+        }
+        let name = match tables.iter().find(|t| t.queues == queues) {
+            Some(t) => t.name.clone(),
+            None => {
+                let name = if tables.is_empty() { TABLE.to_string() } else { format!("{TABLE}-{}", tables.len() + 1) };
+                let frame = p.settings.mtu as u64 + 22;
+                for c in p.classes.iter() {
+                    let (Some(e), Some(q)) = (&c.ecn, queues.iter().find(|q| q.queue == c.queue)) else { continue };
+                    if tables.iter().any(|t| t.queues.contains(q)) {
+                        continue;
+                    }
                     findings.push(Finding::warning(
                         &d.name,
                         Some(&p.name),
@@ -151,20 +158,32 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (ComwareConfig, Findings) {
                             q.high_limit
                         ),
                     ));
-                    wred.push(q)
                 }
+                tables.push(WredTable { name: name.clone(), queues });
+                name
             }
-        }
+        };
+        table_of.push(Some(name));
     }
-    wred.sort_by_key(|w| w.queue);
-    let wred_table = (!wred.is_empty()).then(|| WredTable { name: TABLE.into(), queues: wred });
+    let mut tables = tables.into_iter();
+    let wred_table = tables.next();
+    let more_wred_tables: Vec<WredTable> = tables.collect();
+    crate::common::buffer_not_rendered(
+        f,
+        d,
+        &ports,
+        "rocelab knows no documented HPE 5900 command for it",
+        &mut findings,
+    );
 
-    let interfaces = ports.iter().map(|p| interface_config(f, d, p, wred_table.is_some(), &mut findings)).collect();
+    let interfaces =
+        ports.iter().zip(table_of).map(|(p, table)| interface_config(f, d, p, table, &mut findings)).collect();
     let config = ComwareConfig {
         hostname: d.name.clone(),
         vlan: if f.qos.marking == Marking::Pcp { f.qos.vlan } else { None },
         dot1p_lp,
         wred_table,
+        more_wred_tables,
         interfaces,
         saved_config: "rocelab.cfg".into(),
     };
@@ -175,7 +194,7 @@ fn interface_config(
     f: &ResolvedFabric,
     d: &rocelab_model::ResolvedDevice,
     p: &PortView,
-    wred: bool,
+    wred: Option<String>,
     findings: &mut Findings,
 ) -> ComwareInterface {
     let no_drop = p.pfc_priorities();
@@ -225,7 +244,6 @@ fn interface_config(
             wrr.push(Wrr { queue: q, byte_count: (w > 0).then_some(w) });
         }
     }
-    let has_ecn = p.classes.iter().any(|c| c.ecn.is_some());
     ComwareInterface {
         name: interface(&p.name),
         peer: p.peer(f),
@@ -234,6 +252,36 @@ fn interface_config(
         no_drop,
         trust: trust.into(),
         wrr,
-        wred_apply: (wred && has_ecn).then(|| TABLE.to_string()),
+        wred_apply: wred,
     }
+}
+
+/// The WRED queues of a port, ascending: each queue's limits from the first of its classes with
+/// ECN, in packets of one frame of the port MTU; a second class in the queue asking for other
+/// limits is reported.
+fn wred_queues(d: &rocelab_model::ResolvedDevice, p: &PortView, findings: &mut Findings) -> Vec<WredQueue> {
+    let frame = p.settings.mtu as u64 + 22;
+    let mut wred: Vec<WredQueue> = Vec::new();
+    for c in p.classes.iter() {
+        let Some(e) = &c.ecn else { continue };
+        let q = WredQueue {
+            queue: c.queue,
+            low_limit: (e.kmin.as_bytes() + frame / 2) / frame,
+            high_limit: (e.kmax.as_bytes() + frame / 2) / frame,
+        };
+        match wred.iter().find(|w| w.queue == q.queue) {
+            Some(w) if *w != q => findings.push(Finding::warning(
+                &d.name,
+                Some(&p.name),
+                format!(
+                    "queue {} ECN limits {}-{} packets of class `{}` differ from another class's {}-{} in the same queue; rendered the first",
+                    q.queue, q.low_limit, q.high_limit, c.name, w.low_limit, w.high_limit
+                ),
+            )),
+            Some(_) => {}
+            None => wred.push(q),
+        }
+    }
+    wred.sort_by_key(|w| w.queue);
+    wred
 }

@@ -27,13 +27,35 @@
 //!   default-global`, `nv show interface swpN qos pfc-watchdog`, `nv show interface swpN qos roce
 //!   counters`.
 //!
+//! Per port (NVUE command reference, "QoS", Cumulus Linux 5.4.0 and later; the user guide's
+//! "Port Groups" / "ECN" section):
+//! - ECN thresholds that differ by port (by link speed, or a `qos.ports` override) go in custom
+//!   congestion-control profiles, one per set of thresholds: `nv set qos congestion-control
+//!   PROFILE traffic-class T min-threshold B` (and `max-threshold`, `probability`, `ecn`), applied
+//!   with `nv set interface swpN qos congestion-control profile PROFILE`; the first port's
+//!   thresholds stay in `default-global`. A profile overrides the global settings for its ports;
+//!   it switches ECN off on the traffic classes `default-global` or the RoCE profile marks and it
+//!   does not.
+//! - The lossless priority group's dynamic-threshold alpha:
+//!   `nv set qos advance-buffer-config default-global ingress-lossless-buffer shared-alpha
+//!   alpha_1_8` (values `alpha_0`, `alpha_1_128` … `alpha_1_2`, `alpha_1` … `alpha_64`,
+//!   `alpha_infinity`); "You can only configure advanced buffer settings for the default-global
+//!   profile", so it is one value for the switch (the first port's), and ports whose alpha
+//!   differs are reported. An alpha that is not a power of two is rounded to the nearest.
+//! - The bytes reserved to a lossless priority group (`qos.buffer.reserve`) are not rendered:
+//!   NVUE's `ingress-lossless-buffer` has no reserved size, and Cumulus sizes the PFC port buffer
+//!   from the cable length; the ports that ask for it are reported.
+//!
 //! The guide's 5.12 examples spell the states `enable`/`disable`; later NVUE releases also accept
 //! `enabled`. Buffer thresholds (`xoff-threshold`, `port-buffer`) are left to Cumulus, which sizes
 //! them from the cable length and MTU as NVIDIA recommends; the cable length is the longest cabled
 //! port's. Every DSCP value no class lists is mapped to the class of priority 0, so that no stray
 //! marking lands in the lossless class through Cumulus's default DSCP d → switch priority d/8.
 
-use crate::common::{link_pause, longest_cable_m, percent, policy_port, queues, switch_ports, PortView};
+use crate::common::{
+    alpha_given, ecn_of, group_by, link_pause, longest_cable_m, percent, policy_port_ecn_apart, ports_warning, queues,
+    same_policy_but_ecn, switch_ports, PortView,
+};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -57,6 +79,12 @@ pub struct CumulusConfig {
     pub ecn: Vec<CumulusEcn>,
     /// Traffic classes the RoCE profile marks that the fabric does not.
     pub ecn_off: Vec<u8>,
+    /// Congestion-control profiles of the ports whose ECN thresholds differ from the first
+    /// port's (which `default-global` holds).
+    pub ecn_profiles: Vec<CumulusEcnProfile>,
+    /// `advance-buffer-config default-global ingress-lossless-buffer shared-alpha`, when the
+    /// fabric gives the lossless priority groups' alpha (`alpha_1_8`).
+    pub lossless_alpha: Option<String>,
     /// ETS, when the fabric gives shares.
     pub scheduler: Vec<CumulusScheduler>,
     pub link_pause: Option<CumulusLinkPause>,
@@ -88,6 +116,16 @@ pub struct CumulusEcn {
     pub probability: u8,
 }
 
+/// A custom congestion-control (ECN) profile and the ports it applies to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CumulusEcnProfile {
+    /// `rocelab-ecn-2`.
+    pub name: String,
+    pub ecn: Vec<CumulusEcn>,
+    /// Traffic classes marked by `default-global` or the RoCE profile but not by this profile.
+    pub ecn_off: Vec<u8>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CumulusScheduler {
     pub traffic_class: u8,
@@ -112,6 +150,8 @@ pub struct CumulusInterface {
     pub pfc_watchdog: bool,
     /// Member of the link-pause profile.
     pub link_pause: bool,
+    /// The congestion-control profile of the port, when not `default-global`.
+    pub congestion_control: Option<String>,
 }
 
 /// NVUE's interface MTU range (`nv set interface swp1 link mtu ?`: 552-9216).
@@ -124,7 +164,12 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
     let (ports, pfc) = switch_ports(f, device, &mut findings);
-    let policy = policy_port(d, &ports, "NVUE's mapping, egress-queue-mapping, congestion-control and egress-scheduler are rendered as the one default-global profile", &mut findings);
+    let policy = policy_port_ecn_apart(
+        d,
+        &ports,
+        "NVUE's mapping, egress-queue-mapping and egress-scheduler are rendered as the one default-global profile",
+        &mut findings,
+    );
     if pfc.len() > 1 {
         findings.push(Finding::warning(
             &d.name,
@@ -162,15 +207,8 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
                 traffic_class: p.classes.iter().find(|c| c.priority == sp).map(|c| c.queue).unwrap_or(default_queue),
             })
             .collect();
+        ecn = cumulus_ecn(&ecn_of(p));
         for q in queues(p) {
-            if let Some(e) = q.ecn {
-                ecn.push(CumulusEcn {
-                    traffic_class: q.queue,
-                    min: e.kmin.as_bytes(),
-                    max: e.kmax.as_bytes(),
-                    probability: percent(e.pmax),
-                });
-            }
             if p.has_ets() {
                 if q.strict {
                     scheduler.push(CumulusScheduler {
@@ -202,11 +240,51 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
             }
         }
     }
-    let ecn_off = if roce_mode.is_some() {
+    let ecn_off: Vec<u8> = if roce_mode.is_some() {
         ROCE_ECN_TCS.iter().copied().filter(|tc| !ecn.iter().any(|e| e.traffic_class == *tc)).collect()
     } else {
         Vec::new()
     };
+
+    // Ports whose ECN thresholds differ from the first port's: a congestion-control profile per
+    // set of thresholds. Ports reported above for other differences keep `default-global`.
+    let mut ecn_profiles: Vec<CumulusEcnProfile> = Vec::new();
+    let mut profile_of: Vec<Option<String>> = vec![None; ports.len()];
+    if let Some(first) = policy {
+        let global = ecn_of(first);
+        let same: Vec<&PortView> = ports.iter().filter(|p| same_policy_but_ecn(first, p)).collect();
+        for (set, group) in group_by(&same, ecn_of) {
+            if set == global {
+                continue;
+            }
+            let name = format!("rocelab-ecn-{}", ecn_profiles.len() + 2);
+            let profile_ecn = cumulus_ecn(&set);
+            let mut off: Vec<u8> = ROCE_ECN_TCS
+                .iter()
+                .copied()
+                .filter(|_| roce_mode.is_some())
+                .chain(ecn.iter().map(|e| e.traffic_class))
+                .filter(|tc| !profile_ecn.iter().any(|e| e.traffic_class == *tc))
+                .collect();
+            off.sort_unstable();
+            off.dedup();
+            for p in &group {
+                if let Some(i) = ports.iter().position(|x| x.id == p.id) {
+                    profile_of[i] = Some(name.clone());
+                }
+            }
+            ecn_profiles.push(CumulusEcnProfile { name, ecn: profile_ecn, ecn_off: off });
+        }
+    }
+
+    let lossless_alpha = lossless_alpha(f, d, &ports, &mut findings);
+    crate::common::reserve_not_rendered(
+        f,
+        d,
+        &ports,
+        "NVUE's ingress-lossless-buffer has no reserved size and Cumulus sizes the PFC port buffer from the cable length",
+        &mut findings,
+    );
 
     let pause: Vec<bool> = ports.iter().map(|p| link_pause(d, p, "Cumulus Linux", &mut findings)).collect();
     let pause_only: Vec<&PortView> = ports.iter().zip(&pause).filter(|(_, l)| **l).map(|(p, _)| p).collect();
@@ -218,7 +296,8 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
     let interfaces: Vec<CumulusInterface> = ports
         .iter()
         .zip(&pause)
-        .map(|(p, pause)| {
+        .zip(profile_of)
+        .map(|((p, pause), congestion_control)| {
             let mut mtu = p.settings.mtu;
             if mtu < MTU_RANGE.0 || mtu > MTU_RANGE.1 {
                 let to = mtu.clamp(MTU_RANGE.0, MTU_RANGE.1);
@@ -230,7 +309,14 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
                 mtu = to;
             }
             let pfc_here = !p.pfc_priorities().is_empty();
-            CumulusInterface { name: p.name.clone(), peer: p.peer(f), mtu, pfc_watchdog: pfc_here, link_pause: *pause }
+            CumulusInterface {
+                name: p.name.clone(),
+                peer: p.peer(f),
+                mtu,
+                pfc_watchdog: pfc_here,
+                link_pause: *pause,
+                congestion_control,
+            }
         })
         .collect();
     let mut bonds = crate::lag::cumulus(f, device, &mut findings);
@@ -250,12 +336,83 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         egress_queue_map,
         ecn,
         ecn_off,
+        ecn_profiles,
+        lossless_alpha,
         scheduler,
         link_pause: pause_profile,
         interfaces,
         bonds,
     };
     (config, findings)
+}
+
+/// NVUE's congestion-control entries of a port's ECN thresholds per queue.
+fn cumulus_ecn(set: &[(u8, Option<rocelab_model::qos::Ecn>)]) -> Vec<CumulusEcn> {
+    set.iter()
+        .filter_map(|(q, e)| {
+            e.as_ref().map(|e| CumulusEcn {
+                traffic_class: *q,
+                min: e.kmin.as_bytes(),
+                max: e.kmax.as_bytes(),
+                probability: percent(e.pmax),
+            })
+        })
+        .collect()
+}
+
+/// NVUE's name of a dynamic-threshold alpha (`alpha_1_8`, `alpha_2`), rounded to the nearest
+/// power of two from 1/128 to 64; and whether it was rounded.
+pub fn nvue_alpha(a: f64) -> (String, bool) {
+    let l = a.log2();
+    let r = l.round().clamp(-7.0, 6.0) as i32;
+    let name = if r < 0 { format!("alpha_1_{}", 1u32 << (-r)) } else { format!("alpha_{}", 1u32 << r) };
+    (name, (l - r as f64).abs() > 1e-9)
+}
+
+/// The one `ingress-lossless-buffer shared-alpha` of the switch: the first port's alpha when
+/// the fabric gives it; the ports whose alpha differs (or is given where the first port's is
+/// not) are reported.
+fn lossless_alpha(
+    f: &ResolvedFabric,
+    d: &rocelab_model::ResolvedDevice,
+    ports: &[PortView],
+    findings: &mut Findings,
+) -> Option<String> {
+    let lossless: Vec<&PortView> = ports.iter().filter(|p| !p.pfc_priorities().is_empty()).collect();
+    let given: Vec<&PortView> = lossless.iter().copied().filter(|p| alpha_given(f, d, p)).collect();
+    let first = *lossless.first()?;
+    if given.is_empty() {
+        return None;
+    }
+    if !alpha_given(f, d, first) {
+        findings.push(ports_warning(d, &given, |which| {
+            format!(
+                "the dynamic-threshold alpha of the lossless priority groups of {which} is not rendered: NVUE's advance-buffer-config sets one shared-alpha for the switch (default-global) and port {}'s is not given",
+                first.name
+            )
+        }));
+        return None;
+    }
+    let a = first.settings.alpha;
+    let (name, rounded) = nvue_alpha(a);
+    if rounded {
+        findings.push(Finding::warning(
+            &d.name,
+            None,
+            format!("qos.buffer.alpha {a} is not a power of two; NVUE's shared-alpha takes one, rendered {name}"),
+        ));
+    }
+    let differing: Vec<&PortView> = lossless.iter().copied().filter(|p| p.settings.alpha != a).collect();
+    for (other, group) in group_by(&differing, |p| p.settings.alpha.to_bits()) {
+        findings.push(ports_warning(d, &group, |which| {
+            format!(
+                "the dynamic-threshold alpha {} of the lossless priority groups of {which} is not rendered: NVUE's advance-buffer-config sets one shared-alpha for the switch (default-global); rendered port {}'s, {name}",
+                f64::from_bits(other),
+                first.name
+            )
+        }));
+    }
+    Some(name)
 }
 
 /// Each class's DSCP values to its priority, and every value no class lists to switch priority 0

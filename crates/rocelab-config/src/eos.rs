@@ -18,6 +18,14 @@
 //! assumes (Zhu et al., SIGCOMM 2015). Where hosts mark RoCE with a DSCP the class does not list
 //! (the guide's hosts send ToS 106, DSCP 26, and the leaves keep DSCP 24), edge ports re-mark with
 //! the guide's `pm-RoCE` policy, which sets the DSCP of every packet on the port, as the guide does.
+//!
+//! Per port: ECN thresholds are set per interface (`tx-queue N` / `random-detect ecn …`), so
+//! each port gets its own where the fabric gives them per link speed or per port. The lossless
+//! priority groups' dynamic-threshold alpha and reserved bytes are not rendered: EOS sets them in
+//! a Trident MMU queue profile (`platform trident mmu queue profile NAME` / `ingress
+//! priority-group N threshold …`, `… reserved …`, as Arista AVD renders it) that is applied to
+//! the whole switch, and rocelab has not confirmed the form of its values in Arista's
+//! documentation; the ports that ask for them are reported.
 
 use crate::common::{cabled_ports, no_ports_finding, percent, PortView};
 use crate::finding::{Finding, Findings};
@@ -148,6 +156,13 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (EosConfig, Findings) {
         });
         interfaces.push(interface_config(f, p, policy));
     }
+    crate::common::buffer_not_rendered(
+        f,
+        d,
+        &ports,
+        "rocelab does not render the EOS MMU queue profile (`platform trident mmu queue profile`) that holds them for the whole switch",
+        &mut findings,
+    );
     dscp_maps.sort_by_key(|m| m.traffic_class);
     let vxlan = d.vxlan.map(|v| EosVxlan { ecn_propagation: v.ecn_propagation, dscp_propagation: v.dscp_preservation });
     let config = EosConfig {

@@ -28,8 +28,17 @@
 //! of them; `weight 0` marks on the instantaneous queue, as DCQCN assumes (Zhu et al., SIGCOMM
 //! 2015). Queues no class uses get `bandwidth remaining percent 0`, as the Cisco and Microsoft
 //! examples do, when the fabric gives ETS shares.
+//!
+//! Per port: the queuing policy, and with it the WRED/ECN thresholds, is applied system-wide
+//! (`system qos`), so ports whose thresholds differ from the first port's (by link speed, or a
+//! `qos.ports` override) are reported with their values. The lossless priority groups'
+//! dynamic-threshold alpha and reserved bytes are not rendered (rocelab has no documented NX-OS
+//! command for them); the ports that ask for them are reported.
 
-use crate::common::{link_pause, percent, policy_port, queues, switch_ports, whole_units, PortView};
+use crate::common::{
+    buffer_not_rendered, ecn_switch_wide, link_pause, percent, policy_port_ecn_apart, queues, switch_ports,
+    whole_units, PortView,
+};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -122,12 +131,10 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (NxosConfig, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
     let (ports, pfc) = switch_ports(f, device, &mut findings);
-    let policy = policy_port(
-        d,
-        &ports,
-        "NX-OS applies the network-qos and queuing policies system-wide (`system qos`)",
-        &mut findings,
-    );
+    let why = "NX-OS applies the network-qos and queuing policies system-wide (`system qos`)";
+    let policy = policy_port_ecn_apart(d, &ports, why, &mut findings);
+    ecn_switch_wide(d, &ports, why, &mut findings);
+    buffer_not_rendered(f, d, &ports, "rocelab knows no documented NX-OS command for it", &mut findings);
     let mut class_maps = Vec::new();
     let mut default_qos_group = None;
     let mut network_qos = Vec::new();

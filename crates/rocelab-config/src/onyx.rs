@@ -32,12 +32,23 @@
 //! (lossy) or `inf` (lossless), the lossless group's `shared alpha` is 2 unless
 //! `qos.buffer.alpha` is set, and its `xoff`/`xon` are both twice the larger of the MTU and
 //! 4096 bytes (8192 at MTU 1500 in the Demartek guide, 18432 at MTU 9216 in DOC-2884) unless
-//! the port sets `xoff`. A lossless group's `reserved` is its XOFF size plus the PFC headroom.
+//! the port sets `xoff` or `reserve`. A lossless group's `reserved` is its XOFF size plus the PFC
+//! headroom.
+//!
+//! Per port: everything above is set per interface, so each port gets its own values where the
+//! fabric gives them per link speed or per port: ECN thresholds, the lossless group's `shared
+//! alpha` (an alpha Onyx has no form for is reported with its ports), headroom, and the bytes
+//! the group fills before XOFF. rocelab reads the `xoff` of `ingress-buffer … type lossless
+//! reserved R xoff X xon Y shared alpha A` as that part of the reserved buffer (R − X is the
+//! headroom, as `rocelab check --import` reads it back), which is what `qos.buffer.reserve`
+//! asks for: bytes the group holds on top of its dynamic share before it pauses its upstream. A
+//! port's `reserve` is therefore rendered as its `xoff` and `xon` (a static `xoff` on the port
+//! takes precedence, reported).
 //! Pools not given in `qos.buffer.pools` follow DOC-2884's proportions on a 16 MiB Spectrum:
 //! 5/16 of the switch buffer each for the lossless and lossy ingress pools and the lossy egress
 //! pool, the whole buffer for the lossless egress pool.
 
-use crate::common::{cabled_ports, no_ports_finding, whole_units, PortView};
+use crate::common::{cabled_ports, no_ports_finding, ports_warning, reserve_given, whole_units, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -136,6 +147,28 @@ fn alpha_text(a: f64) -> Option<String> {
     (a >= 1.0 && a.fract() == 0.0 && (a as u64).is_power_of_two()).then(|| format!("{}", a as u64))
 }
 
+/// The Onyx form of alpha `a`, or the NVIDIA examples' when Onyx has none (with `warn`).
+fn onyx_alpha(a: f64, warn: impl FnOnce()) -> String {
+    alpha_text(a).unwrap_or_else(|| {
+        warn();
+        LOSSLESS_PG_ALPHA.to_string()
+    })
+}
+
+/// The warning for an alpha rocelab cannot write in Onyx's form, on `ports` (none: the fabric's).
+fn alpha_finding(d: &rocelab_model::ResolvedDevice, a: f64, ports: &[&PortView]) -> Finding {
+    let text = |which: &str| {
+        format!(
+            "qos.buffer.alpha {a}{which}: the Onyx forms rocelab knows are whole powers of two and inf; rendered the NVIDIA examples' alpha {LOSSLESS_PG_ALPHA}"
+        )
+    };
+    if ports.is_empty() {
+        Finding::warning(&d.name, None, text(""))
+    } else {
+        ports_warning(d, ports, |which| text(&format!(" ({which})")))
+    }
+}
+
 pub fn build(f: &ResolvedFabric, device: usize) -> (OnyxConfig, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
@@ -167,21 +200,20 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (OnyxConfig, Findings) {
         ));
     }
 
-    let lossless_alpha = match f.qos.buffer.alpha {
+    // The fabric-wide alpha; a port whose own differs (a by-speed map, a `qos.ports` override)
+    // renders its own in `interface_config`.
+    let lossless_alpha = match f.qos.buffer.alpha.as_ref().and_then(|a| a.single()) {
         None => LOSSLESS_PG_ALPHA.to_string(),
-        Some(a) => alpha_text(a).unwrap_or_else(|| {
-            findings.push(Finding::warning(
-                &d.name,
-                None,
-                format!(
-                    "qos.buffer.alpha {a}: the Onyx forms rocelab knows are whole powers of two and inf; rendered the NVIDIA examples' alpha {LOSSLESS_PG_ALPHA}"
-                ),
-            ));
-            LOSSLESS_PG_ALPHA.to_string()
-        }),
+        Some(&a) => onyx_alpha(a, || findings.push(alpha_finding(d, a, &[]))),
     };
 
-    let interfaces = ports.iter().map(|p| interface_config(f, d, p, &lossless_alpha, &mut findings)).collect();
+    // Ports whose own alpha Onyx cannot express, by value: one warning each.
+    let mut inexpressible: Vec<(f64, Vec<&PortView>)> = Vec::new();
+    let interfaces =
+        ports.iter().map(|p| interface_config(f, d, p, &lossless_alpha, &mut inexpressible, &mut findings)).collect();
+    for (a, ps) in &inexpressible {
+        findings.push(alpha_finding(d, *a, ps));
+    }
     let config = OnyxConfig {
         hostname: d.name.clone(),
         pfc_priorities: pfc,
@@ -193,11 +225,12 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (OnyxConfig, Findings) {
     (config, findings)
 }
 
-fn interface_config(
+fn interface_config<'a>(
     f: &ResolvedFabric,
     d: &rocelab_model::ResolvedDevice,
-    p: &PortView,
+    p: &'a PortView,
     lossless_alpha: &str,
+    inexpressible: &mut Vec<(f64, Vec<&'a PortView>)>,
     findings: &mut Findings,
 ) -> OnyxInterface {
     let dscp = p.marking() == Marking::Dscp;
@@ -253,7 +286,51 @@ fn interface_config(
             alpha: LOSSY_TC_ALPHA.into(),
         });
     }
-    let xoff = p.settings.xoff.map(|x| x.as_bytes()).unwrap_or(2 * (p.settings.mtu as u64).max(4096));
+    // The port's own alpha where it differs from the fabric-wide one (a by-speed map, a
+    // `qos.ports` override).
+    let by_speed = f.qos.buffer.alpha.as_ref().is_some_and(|a| a.is_by_speed());
+    let lossless_alpha = if by_speed || p.settings.alpha != f.qos.buffer.alpha() {
+        let a = p.settings.alpha;
+        onyx_alpha(a, || match inexpressible.iter_mut().find(|(x, _)| *x == a) {
+            Some((_, ps)) => ps.push(p),
+            None => inexpressible.push((a, vec![p])),
+        })
+    } else {
+        lossless_alpha.to_string()
+    };
+    // The part of the group's reserved buffer filled before XOFF: the port's static `xoff`, else
+    // its `reserve`, else the NVIDIA examples' two frames.
+    let reserve = reserve_given(f, d, p).then(|| p.settings.reserve.as_bytes());
+    let xoff = match (p.settings.xoff, reserve) {
+        (Some(x), r) => {
+            if r.is_some() && !lossless.is_empty() {
+                findings.push(Finding::warning(
+                    &d.name,
+                    Some(&p.name),
+                    format!(
+                        "qos.buffer.reserve {} not rendered: this port's static xoff {} takes Onyx's `xoff`, the part of the priority group's reserved buffer filled before XOFF",
+                        p.settings.reserve,
+                        x
+                    ),
+                ));
+            }
+            x.as_bytes()
+        }
+        (None, Some(r)) if r > 0 => r,
+        (None, r) => {
+            if r == Some(0) && !lossless.is_empty() {
+                findings.push(Finding::warning(
+                    &d.name,
+                    Some(&p.name),
+                    format!(
+                        "qos.buffer.reserve 0B: an Onyx lossless priority group fills part of its reserved buffer before XOFF; rendered the NVIDIA examples' xoff {}",
+                        2 * (p.settings.mtu as u64).max(4096)
+                    ),
+                ));
+            }
+            2 * (p.settings.mtu as u64).max(4096)
+        }
+    };
     let headroom = p.headroom(f);
     for c in &lossless {
         buffers.push(OnyxBuffer {
@@ -264,7 +341,7 @@ fn interface_config(
             reserved: xoff + headroom,
             xoff: Some(xoff),
             xon: Some(xoff),
-            alpha: lossless_alpha.into(),
+            alpha: lossless_alpha.clone(),
         });
         buffers.push(OnyxBuffer {
             direction: "egress".into(),

@@ -26,8 +26,20 @@
 //! as KB of 1000 bytes (as rocelab reads Onyx's) and reported when rounded or out of range. The
 //! interface MTU is the link MTU: the fabric's IP MTU plus the 22 bytes of a tagged frame's
 //! header, Dell's Layer 2 overhead table, at most 9216.
+//!
+//! Per port: the queuing policy is applied per interface (`service-policy output type queuing`),
+//! so ports whose ECN thresholds differ from the first port's (by link speed, or a `qos.ports`
+//! override) get a queuing policy of their own (`ROCELAB-ETS-2`, …) with their own WRED
+//! profiles (`ROCELAB-ECN3-2`, …); the trust map, qos-map and ETS shares stay switch-wide. The
+//! lossless priority groups' dynamic-threshold alpha and reserved bytes are not rendered: OS10
+//! sets them in the network-qos policy (`pause buffer-size … pause-threshold …`, `queue-limit
+//! thresh-mode dynamic N`), whose units and threshold scale (0-10, not an alpha) rocelab does not
+//! map; the ports that ask for them are reported.
 
-use crate::common::{link_pause, percent, policy_port, queues, ranges, switch_ports, whole_units};
+use crate::common::{
+    buffer_not_rendered, ecn_of, group_by, link_pause, percent, policy_port_ecn_apart, queues, ranges,
+    same_policy_but_ecn, switch_ports, whole_units, PortView,
+};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -43,9 +55,21 @@ pub struct Os10Config {
     pub qos_map: Vec<u8>,
     pub pfc_classes: Vec<Os10Pfc>,
     pub wred: Vec<Os10Wred>,
-    /// Egress queues, when the fabric gives ETS shares or ECN.
+    /// Egress queues, when the fabric gives ETS shares or ECN: the `ROCELAB-ETS` policy.
     pub queuing: Vec<Os10Queue>,
+    /// Queuing policies of the ports whose ECN thresholds differ from the first port's.
+    pub more_queuing: Vec<Os10QueuingPolicy>,
+    /// Every queue a queuing policy names, ascending (`class-map type queuing ROCELAB-QN`).
+    pub queue_classes: Vec<u8>,
     pub interfaces: Vec<Os10Interface>,
+}
+
+/// A queuing policy besides `ROCELAB-ETS`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Os10QueuingPolicy {
+    /// `ROCELAB-ETS-2`.
+    pub name: String,
+    pub queues: Vec<Os10Queue>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,6 +116,8 @@ pub struct Os10Interface {
     pub mtu: u32,
     pub pfc: bool,
     pub ets: bool,
+    /// The queuing policy of the port (`ROCELAB-ETS` or one of `more_queuing`), when `ets`.
+    pub queuing: String,
     pub link_pause: bool,
 }
 
@@ -106,10 +132,17 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
     let (ports, pfc) = switch_ports(f, device, &mut findings);
-    let policy = policy_port(
+    let policy = policy_port_ecn_apart(
         d,
         &ports,
         "rocelab applies OS10's trust map, qos-map and queuing policy switch-wide (`system qos`)",
+        &mut findings,
+    );
+    buffer_not_rendered(
+        f,
+        d,
+        &ports,
+        "rocelab does not map them onto OS10's network-qos buffer settings (`pause buffer-size`, `queue-limit thresh-mode dynamic`)",
         &mut findings,
     );
     let mut trust = "dot1p";
@@ -118,6 +151,9 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
     let mut pfc_classes = Vec::new();
     let mut wred = Vec::new();
     let mut queuing = Vec::new();
+    let mut more_queuing: Vec<Os10QueuingPolicy> = Vec::new();
+    // Ports with a queuing policy other than ROCELAB-ETS (none: no policy at all).
+    let mut policy_of: std::collections::HashMap<String, Option<String>> = std::collections::HashMap::new();
     let has_ets = policy.is_some_and(|p| p.has_ets());
     if let Some(p) = policy {
         let dscp = p.marking() == Marking::Dscp;
@@ -152,63 +188,31 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
                     pfc_cos: ranges(&cos),
                 });
             }
-            let w = q.ecn.map(|e| {
-                let name = format!("ROCELAB-ECN{}", q.queue);
-                let (min, r1) = whole_units(e.kmin.as_bytes(), 1000);
-                let (max, r2) = whole_units(e.kmax.as_bytes(), 1000);
-                if r1 || r2 {
-                    findings.push(Finding::warning(
-                        &d.name,
-                        None,
-                        format!("queue {}: OS10 WRED thresholds are whole KB; rendered {min}-{max} KB", q.queue),
-                    ));
-                }
-                let (min, max) = if max > WRED_MAX {
-                    findings.push(Finding::warning(
-                        &d.name,
-                        None,
-                        format!(
-                            "queue {}: ECN maximum {max} KB is above OS10's WRED range of 1-{WRED_MAX}; rendered {WRED_MAX}",
-                            q.queue
-                        ),
-                    ));
-                    (min.min(WRED_MAX), WRED_MAX)
-                } else {
-                    (min, max)
-                };
-                wred.push(Os10Wred { name: name.clone(), min, max, drop_probability: percent(e.pmax) });
-                name
-            });
-            let bandwidth = if !has_ets || q.strict {
-                None
-            } else {
-                match q.ets {
-                    Some(0) | None => {
-                        findings.push(Finding::warning(
-                            &d.name,
-                            None,
-                            format!(
-                                "queue {} ({}) has no ETS share, which OS10's bandwidth percent (1-100) cannot express; rendered 1 %",
-                                q.queue,
-                                q.names()
-                            ),
-                        ));
-                        Some(1)
-                    }
-                    Some(s) => Some(s.min(100) as u8),
-                }
-            };
-            if q.strict || bandwidth.is_some() || w.is_some() {
-                queuing.push(Os10Queue {
-                    name: format!("ROCELAB-Q{}", q.queue),
-                    queue: q.queue,
-                    strict: q.strict,
-                    bandwidth,
-                    wred: w,
-                });
+        }
+        queuing = queuing_policy(d, p, &ecn_of(p), "", has_ets, &mut wred, &mut findings);
+        // Ports whose ECN thresholds differ: a queuing policy each set of thresholds.
+        let same: Vec<&PortView> = ports.iter().filter(|x| same_policy_but_ecn(p, x)).collect();
+        for (set, group) in group_by(&same, ecn_of) {
+            if set == ecn_of(p) {
+                continue;
+            }
+            let suffix = format!("-{}", more_queuing.len() + 2);
+            let name = format!("ROCELAB-ETS{suffix}");
+            let queues = queuing_policy(d, p, &set, &suffix, has_ets, &mut wred, &mut findings);
+            // No ETS and no ECN on these ports: no queuing policy at all.
+            let name = (!queues.is_empty()).then_some(name);
+            for x in &group {
+                policy_of.insert(x.name.clone(), name.clone());
+            }
+            if let Some(name) = name {
+                more_queuing.push(Os10QueuingPolicy { name, queues });
             }
         }
     }
+    let mut queue_classes: Vec<u8> =
+        queuing.iter().chain(more_queuing.iter().flat_map(|m| m.queues.iter())).map(|q| q.queue).collect();
+    queue_classes.sort_unstable();
+    queue_classes.dedup();
     let interfaces = ports
         .iter()
         .map(|p| {
@@ -232,7 +236,11 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
                 peer: p.peer(f),
                 mtu,
                 pfc: !p.pfc_priorities().is_empty(),
-                ets: !queuing.is_empty(),
+                ets: match policy_of.get(&p.name) {
+                    Some(own) => own.is_some(),
+                    None => !queuing.is_empty(),
+                },
+                queuing: policy_of.get(&p.name).cloned().flatten().unwrap_or_else(|| QUEUING.to_string()),
                 link_pause: pause,
             }
         })
@@ -245,7 +253,93 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
         pfc_classes,
         wred,
         queuing,
+        more_queuing,
+        queue_classes,
         interfaces,
     };
     (config, findings)
+}
+
+/// The name of the queuing policy of the first port (and of every port with its ECN thresholds).
+const QUEUING: &str = "ROCELAB-ETS";
+
+/// The queues of a queuing policy: the policy port's ETS shares and strictness with the ECN
+/// thresholds `ecn` (each queue's WRED profile named `ROCELAB-ECN{queue}{suffix}`). The ETS
+/// findings are reported for the first policy (empty `suffix`) only.
+fn queuing_policy(
+    d: &rocelab_model::ResolvedDevice,
+    p: &PortView,
+    ecn: &[(u8, Option<rocelab_model::qos::Ecn>)],
+    suffix: &str,
+    has_ets: bool,
+    wred: &mut Vec<Os10Wred>,
+    findings: &mut Findings,
+) -> Vec<Os10Queue> {
+    let first = suffix.is_empty();
+    let mut queuing = Vec::new();
+    for q in queues(p) {
+        let e = ecn.iter().find(|(x, _)| *x == q.queue).and_then(|(_, e)| e.as_ref());
+        let w = e.map(|e| {
+            let name = format!("ROCELAB-ECN{}{suffix}", q.queue);
+            let (min, r1) = whole_units(e.kmin.as_bytes(), 1000);
+            let (max, r2) = whole_units(e.kmax.as_bytes(), 1000);
+            let on = |what: &str| if first { what.to_string() } else { format!("{what} (policy ROCELAB-ETS{suffix})") };
+            if r1 || r2 {
+                findings.push(Finding::warning(
+                    &d.name,
+                    None,
+                    format!(
+                        "{}: OS10 WRED thresholds are whole KB; rendered {min}-{max} KB",
+                        on(&format!("queue {}", q.queue))
+                    ),
+                ));
+            }
+            let (min, max) = if max > WRED_MAX {
+                findings.push(Finding::warning(
+                    &d.name,
+                    None,
+                    format!(
+                        "{}: ECN maximum {max} KB is above OS10's WRED range of 1-{WRED_MAX}; rendered {WRED_MAX}",
+                        on(&format!("queue {}", q.queue))
+                    ),
+                ));
+                (min.min(WRED_MAX), WRED_MAX)
+            } else {
+                (min, max)
+            };
+            wred.push(Os10Wred { name: name.clone(), min, max, drop_probability: percent(e.pmax) });
+            name
+        });
+        let bandwidth = if !has_ets || q.strict {
+            None
+        } else {
+            match q.ets {
+                Some(0) | None => {
+                    if first {
+                        findings.push(Finding::warning(
+                            &d.name,
+                            None,
+                            format!(
+                                "queue {} ({}) has no ETS share, which OS10's bandwidth percent (1-100) cannot express; rendered 1 %",
+                                q.queue,
+                                q.names()
+                            ),
+                        ));
+                    }
+                    Some(1)
+                }
+                Some(s) => Some(s.min(100) as u8),
+            }
+        };
+        if q.strict || bandwidth.is_some() || w.is_some() {
+            queuing.push(Os10Queue {
+                name: format!("ROCELAB-Q{}", q.queue),
+                queue: q.queue,
+                strict: q.strict,
+                bandwidth,
+                wred: w,
+            });
+        }
+    }
+    queuing
 }

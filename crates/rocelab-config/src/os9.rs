@@ -20,9 +20,16 @@
 //!   `show interfaces TenGigabitEthernet 0/0` (flow control and MTU).
 //!
 //! ECN is not rendered: the FTOS WRED/ECN commands (`wred-profile`, `wred ecn`) are applied
-//! through output QoS policies rocelab does not build, so a class with ECN is reported.
+//! through output QoS policies rocelab does not build, so a class with ECN is reported (with the
+//! ports and their thresholds where they differ by port, e.g. by link speed). Nor are the
+//! lossless priority groups' dynamic-threshold alpha and reserved bytes: FTOS sets buffers per
+//! queue in a `qos-policy-buffer` (`buffer-size`, `pause-threshold`, `shared-threshold-weight`
+//! 0-9, not an alpha) that rocelab does not map; the ports that ask for them are reported.
 
-use crate::common::{policy_port, switch_ports, PortView};
+use crate::common::{
+    buffer_not_rendered, ecn_label, ecn_of, group_by, policy_port_ecn_apart, ports_warning, same_policy_but_ecn,
+    switch_ports, PortView,
+};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -93,16 +100,37 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os9Config, Findings) {
     let d = &f.devices[device];
     let mut findings = Findings::new();
     let (ports, pfc) = switch_ports(f, device, &mut findings);
-    let policy = policy_port(d, &ports, "rocelab renders one DCB map for the switch", &mut findings);
+    let policy = policy_port_ecn_apart(d, &ports, "rocelab renders one DCB map for the switch", &mut findings);
+    buffer_not_rendered(
+        f,
+        d,
+        &ports,
+        "rocelab does not map them onto FTOS's qos-policy-buffer (buffer-size, pause-threshold, shared-threshold-weight)",
+        &mut findings,
+    );
     let hw = hardware_queues(d.model.as_deref());
     let dcb_map = policy.filter(|p| !pfc.is_empty() || p.has_ets()).map(|p| dcb_map(d, p, &pfc, &hw, &mut findings));
     if let Some(p) = policy {
-        for c in p.classes.iter().filter(|c| c.ecn.is_some()) {
-            findings.push(Finding::warning(
-                &d.name,
-                None,
-                format!("class `{}`: rocelab does not render FTOS WRED/ECN; configure the ECN thresholds by hand or mark at the hosts only", c.name),
-            ));
+        let same: Vec<&PortView> = ports.iter().filter(|x| same_policy_but_ecn(p, x)).collect();
+        let sets = group_by(&same, ecn_of);
+        if sets.len() <= 1 {
+            for c in p.classes.iter().filter(|c| c.ecn.is_some()) {
+                findings.push(Finding::warning(
+                    &d.name,
+                    None,
+                    format!("class `{}`: rocelab does not render FTOS WRED/ECN; configure the ECN thresholds by hand or mark at the hosts only", c.name),
+                ));
+            }
+        } else {
+            // Thresholds that differ by port: each set with its ports.
+            for (set, group) in sets.iter().filter(|(set, _)| set.iter().any(|(_, e)| e.is_some())) {
+                findings.push(ports_warning(d, group, |which| {
+                    format!(
+                        "ECN of {which} ({}): rocelab does not render FTOS WRED/ECN; configure the ECN thresholds by hand or mark at the hosts only",
+                        ecn_label(set)
+                    )
+                }));
+            }
         }
         if p.marking() == Marking::Dscp {
             findings.push(Finding::warning(

@@ -158,6 +158,18 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 ));
                 checks.push(check(format!("display qos wred interface {i}"), format!("table {} applied", t.name)));
             }
+            for t in &c.more_wred_tables {
+                checks.push(check(
+                    format!("display qos wred table name {}", t.name),
+                    "ECN enabled on the lossless queue with the file's limits",
+                ));
+                if let Some(x) = c.interfaces.iter().find(|x| x.wred_apply.as_deref() == Some(t.name.as_str())) {
+                    checks.push(check(
+                        format!("display qos wred interface {}", x.name),
+                        format!("table {} applied", t.name),
+                    ));
+                }
+            }
             checks.push(check("display current-configuration", "the file's interface and QoS lines"));
             rb.switch = Some(Step {
                 device: c.hostname.clone(),

@@ -42,6 +42,14 @@ pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
                 .join("; "),
         ));
     }
+    for p in &c.ecn_profiles {
+        if let Some(i) = c.interfaces.iter().find(|i| i.congestion_control.as_deref() == Some(p.name.as_str())) {
+            checks.push(check(
+                format!("nv show interface {} qos", i.name),
+                format!("congestion-control profile {}", p.name),
+            ));
+        }
+    }
     checks.push(check(
         "nv show qos egress-queue-mapping default-global",
         c.egress_queue_map

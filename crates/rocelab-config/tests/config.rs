@@ -15,6 +15,10 @@ mod switches;
 #[path = "config/hosts.rs"]
 mod hosts;
 
+/// Two port speeds on one switch with ECN, alpha and reserve per speed, on every platform.
+#[path = "config/speeds.rs"]
+mod speeds;
+
 fn fabric(yaml: &str) -> ResolvedFabric {
     load_str(yaml, "t.yaml", Path::new(".")).unwrap_or_else(|d| panic!("{d:?}")).fabric
 }

@@ -267,7 +267,19 @@ impl<'de, 'a> de::Deserializer<'de> for De<'a> {
         self.deserialize_unit(v)
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, v: V) -> Result<V::Value, DeError> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, DeError> {
+        if name == crate::speed::BY_SPEED {
+            // A value or a map by link speed: the node's keys decide (`crate::speed`), and the
+            // chosen form is decoded from this same node, so its errors are located as usual.
+            let form = if crate::speed::is_by_speed_node(self.node) {
+                crate::speed::Form::Speeds
+            } else {
+                crate::speed::Form::All
+            };
+            let inner = De { node: self.node, path: self.path.clone() };
+            let r = v.visit_enum(crate::speed::FormAccess { form, de: inner });
+            return self.located(r);
+        }
         v.visit_newtype_struct(self)
     }
 

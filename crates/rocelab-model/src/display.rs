@@ -1,6 +1,7 @@
 //! A readable summary of a resolved fabric: devices (with a host's bond and addresses), ports, links with speed, cable and
-//! propagation delay, the QoS classes, DCQCN parameters with their sources, and the classes
-//! each link carries with PFC at each end.
+//! propagation delay, the QoS classes (ECN per speed where given), the buffer settings, DCQCN
+//! parameters, the hosts' RDMA transport and the simulation model with their sources, and the
+//! classes each link carries with PFC at each end. [`json`] is the same as data.
 
 use crate::fabric::Role;
 use crate::resolve::{PortSettings, ResolvedFabric};
@@ -81,33 +82,44 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
     )?;
     writeln!(
         s,
-        "  pfc {}, response time {}, buffer alpha {}{}",
+        "  pfc {}, response time {}{}",
         if q.pfc.enabled { "on" } else { "off" },
         q.pfc.response_time,
-        q.buffer.alpha(),
         if q.pfc.link_pause { ", 802.3x link pause on" } else { "" }
+    )?;
+    let b = &q.buffer;
+    writeln!(
+        s,
+        "  buffer alpha {}, headroom {}, reserve {}",
+        b.alpha.as_ref().map(|a| a.describe(|v| v.to_string())).unwrap_or_else(|| q.buffer.alpha().to_string()),
+        b.headroom.as_ref().map(|h| h.describe(|v| v.to_string())).unwrap_or_else(|| "computed".into()),
+        b.reserve.as_ref().map(|r| r.describe(|v| v.to_string())).unwrap_or_else(|| "0B".into()),
     )?;
     writeln!(
         s,
-        "  {:10} {:>4}  {:14} {:8} {:4} {:7} {:24} cnp",
-        "class", "prio", "dscp", "lossless", "pfc", "ets", "ecn kmin/kmax/pmax"
+        "  {:10} {:>4}  {:14} {:8} {:4} {:7} {:4} ecn kmin/kmax/pmax",
+        "class", "prio", "dscp", "lossless", "pfc", "ets", "cnp"
     )?;
     for c in &q.classes {
         let dscp = c.dscp.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",");
         let ets =
             if c.strict { "strict".to_string() } else { c.ets.map(|e| format!("{e}%")).unwrap_or_else(|| "-".into()) };
-        let ecn = c.ecn.as_ref().map(|e| format!("{}/{}/{}", e.kmin, e.kmax, e.pmax)).unwrap_or_else(|| "-".into());
+        let ecn = c
+            .ecn
+            .as_ref()
+            .map(|e| e.describe(|e| format!("{}/{}/{}", e.kmin, e.kmax, e.pmax)))
+            .unwrap_or_else(|| "-".into());
         writeln!(
             s,
-            "  {:10} {:>4}  {:14} {:8} {:4} {:7} {:24} {}",
+            "  {:10} {:>4}  {:14} {:8} {:4} {:7} {:4} {}",
             c.name,
             c.priority,
             if dscp.is_empty() { "-".into() } else { dscp },
             if c.lossless { "yes" } else { "no" },
             if q.pfc.enabled && c.pfc_enabled() { "on" } else { "off" },
             ets,
+            if c.cnp { "yes" } else { "" },
             ecn,
-            if c.cnp { "yes" } else { "" }
         )?;
     }
     let p = &f.dcqcn;
@@ -119,7 +131,7 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
         if p.reaction_point { "on" } else { "off" }
     )?;
     if q.dcqcn.enabled {
-        let rows: [(&str, String); 15] = [
+        let rows: [(&str, String); 18] = [
             ("g", format!("{}", p.g)),
             ("alpha_update_interval", p.alpha_update_interval.to_string()),
             ("initial_alpha", format!("{}", p.initial_alpha)),
@@ -135,10 +147,20 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
             ("clamp_target_rate_after_time_increase", p.clamp_target_rate_after_time_increase.to_string()),
             ("max_decrease", format!("{}", p.max_decrease)),
             ("rate_on_first_cnp", p.rate_on_first_cnp.map(|r| r.to_string()).unwrap_or_else(|| "-".into())),
+            ("alpha_update", yaml_name(&p.alpha_update)),
+            ("rate_reduce", yaml_name(&p.rate_reduce)),
+            ("rate_increase", yaml_name(&p.rate_increase)),
         ];
         for (k, v) in rows {
             writeln!(s, "  {k:38} {v:>10}   {}", p.sources.get(k).map(String::as_str).unwrap_or(""))?;
         }
+    }
+
+    write_transport(s, f)?;
+    writeln!(s, "\nsimulation model: {}", f.sim_model.profile.name())?;
+    for k in crate::simmodel::SIM_MODEL_FIELDS {
+        let src = f.sim_model.sources.get(k).map(String::as_str).unwrap_or("");
+        writeln!(s, "  {k:20} {:>12}   {src}", f.sim_model.value_text(k))?;
     }
 
     writeln!(s, "\nlinks: {}", f.links.len())?;
@@ -158,7 +180,63 @@ fn write_summary(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
     Ok(())
 }
 
-/// `roce:pfc cnp:strict default:ets10`, with `pfc(a)`/`pfc(b)` where only one end pauses.
+/// The RDMA transport of the hosts that run RDMA: once when every host runs the same, else per
+/// group of hosts that do.
+fn write_transport(s: &mut String, f: &ResolvedFabric) -> std::fmt::Result {
+    let groups = f.rdma_transport_groups();
+    for (hosts, t) in &groups {
+        if groups.len() == 1 {
+            writeln!(s, "\nrdma transport (every RDMA host, {}):", hosts.len())?;
+        } else {
+            writeln!(s, "\nrdma transport of {}:", host_list(f, hosts))?;
+        }
+        let rows = [
+            ("window", t.window.to_string()),
+            ("ack_every", t.ack_every.to_string()),
+            ("ack_class", t.ack_class.clone().unwrap_or_else(|| "own class".into())),
+            ("timeout", t.timeout.to_string()),
+            ("retry_count", t.retry_count.to_string()),
+            ("cnp", yaml_name(&t.cnp)),
+        ];
+        for (k, v) in rows {
+            writeln!(s, "  {k:20} {v:>12}   {}", t.sources.get(k).map(String::as_str).unwrap_or(""))?;
+        }
+    }
+    Ok(())
+}
+
+/// `a, b, c`, or the first eight and how many more.
+fn host_list(f: &ResolvedFabric, hosts: &[usize]) -> String {
+    let names: Vec<&str> = hosts.iter().take(8).map(|&i| f.devices[i].name.as_str()).collect();
+    match hosts.len() {
+        n if n > 8 => format!("{} and {} more", names.join(", "), n - 8),
+        _ => names.join(", "),
+    }
+}
+
+/// The resolved fabric as `rocelab show --format json` prints it: the fabric's fields and, as
+/// `rdma_transport`, each group of RDMA hosts with its resolved transport (see
+/// [`ResolvedFabric::rdma_transport_groups`]).
+pub fn json(f: &ResolvedFabric) -> serde_json::Value {
+    let mut v = serde_json::to_value(f).unwrap_or_default();
+    let groups: Vec<serde_json::Value> = f
+        .rdma_transport_groups()
+        .into_iter()
+        .map(|(hosts, t)| {
+            let mut g = serde_json::to_value(&t).unwrap_or_default();
+            let names: Vec<&str> = hosts.iter().map(|&i| f.devices[i].name.as_str()).collect();
+            if let Some(m) = g.as_object_mut() {
+                m.insert("hosts".into(), serde_json::json!(names));
+            }
+            g
+        })
+        .collect();
+    if let Some(m) = v.as_object_mut() {
+        m.insert("rdma_transport".into(), serde_json::Value::Array(groups));
+    }
+    v
+}
+
 /// A unit enum's name as the fabric file writes it (`roce-and-iwarp`, `nvme-rdma`).
 fn yaml_name<T: serde::Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
@@ -167,6 +245,7 @@ fn yaml_name<T: serde::Serialize>(v: &T) -> String {
     }
 }
 
+/// `roce:pfc cnp:strict default:ets10`, with `pfc(a)`/`pfc(b)` where only one end pauses.
 fn link_classes(f: &ResolvedFabric, a: &PortSettings, b: &PortSettings) -> String {
     let mut out = Vec::new();
     for (i, c) in f.qos.classes.iter().enumerate() {

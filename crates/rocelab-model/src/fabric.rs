@@ -32,6 +32,11 @@ pub struct Fabric {
     pub description: Option<String>,
     pub topology: Topology,
     pub qos: Qos,
+    /// RDMA transport settings of every adapter's queue pairs (window, ACKs, timeout, CNP);
+    /// an adapter's `transport` overrides them, and unset ones come from the simulation model's
+    /// profile (see [`crate::transport`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<crate::transport::RdmaTransport>,
 }
 
 /// Devices and links, listed, generated, imported, or a mix (a generator plus extra devices
@@ -171,6 +176,10 @@ pub struct Nic {
     /// `rocelab config` uses them for storage attach (NVMe-oF, iSCSI portals, NFS exports).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addresses: Vec<String>,
+    /// RDMA transport settings of this adapter's queue pairs, over `fabric.rdma` (see
+    /// [`crate::transport`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<crate::transport::RdmaTransport>,
 }
 
 /// The address and prefix length of `address/prefix` (IPv4 prefix 0-32, IPv6 0-128); the

@@ -69,6 +69,10 @@ pub struct HpccFlows {
     /// simulator's warm-up ends); default: the times as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
+    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
+    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::transport::Window>,
     /// The flows, read and checked when the scenario loads.
     #[serde(skip)]
     pub flows: Vec<ImportedFlow>,

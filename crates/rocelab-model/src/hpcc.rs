@@ -228,6 +228,7 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
             rdma: None,
             port_names: Vec::new(),
             addresses: Vec::new(),
+            transport: None,
         });
     }
     // Hosts without links have no NIC: drop them rather than invent one.

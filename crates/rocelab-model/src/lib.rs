@@ -33,6 +33,7 @@
 
 pub mod catalog;
 pub mod cdf;
+pub mod dcqcn;
 mod de;
 pub mod diag;
 pub mod display;
@@ -40,7 +41,10 @@ pub mod fabric;
 pub mod flowgen;
 pub mod generators;
 pub mod hpcc;
+pub mod hpcc_config;
 pub mod hpcc_flows;
+pub mod hpcc_import;
+pub mod hpcc_render;
 mod load;
 pub mod node;
 pub mod paths;
@@ -48,7 +52,10 @@ pub mod perftest;
 pub mod qos;
 mod qos_check;
 pub mod resolve;
+pub mod simmodel;
+pub mod speed;
 pub mod storage;
+pub mod transport;
 pub mod units;
 pub mod workload;
 

@@ -6,7 +6,7 @@ use crate::diag::{Diagnostic, Diagnostics, Mark};
 use crate::fabric::{Platform, Scenario};
 use crate::node::{parse, Node, NodeKind};
 use crate::paths::{mark_of, set_path};
-use crate::qos_check::{apply_port_overrides, check_policy};
+use crate::qos_check::{apply_port_settings, check_policy};
 use crate::resolve::{resolve, Origin, Problem, ResolvedFabric};
 use std::path::{Path, PathBuf};
 
@@ -111,8 +111,22 @@ pub fn build(
         ));
     }
     check_policy(&fabric.qos, &mut problems);
+    let classes = &fabric.qos.classes;
+    if let Some(t) = &fabric.rdma {
+        crate::transport::check(t, "fabric.rdma", classes, &mut problems);
+    }
+    for (di, d) in topo.devices.iter().enumerate() {
+        for (ni, t) in d.nics.iter().enumerate().filter_map(|(ni, n)| Some((ni, n.transport.as_ref()?))) {
+            let path = format!("fabric.topology.devices[{di}].nics[{ni}].transport");
+            crate::transport::check(t, &path, classes, &mut problems);
+        }
+    }
+    if let Some(m) = &scenario.simulation.model {
+        crate::simmodel::check(m, &mut problems);
+    }
     let mut resolved = resolve(fabric, devices, links, &mut problems);
-    apply_port_overrides(&mut resolved, &mut problems);
+    resolved.sim_model = scenario.simulation.resolved_model();
+    apply_port_settings(&mut resolved, &mut problems);
     let mut file_diags = Vec::new();
     crate::workload::check(
         &mut scenario.workloads,

@@ -55,16 +55,21 @@ fn named_index(items: &[Node], name: &str) -> Option<usize> {
     items.iter().position(|n| n.get("name").and_then(|v| v.scalar_text()).as_deref() == Some(name))
 }
 
-/// Where the field at `path` was written, or its nearest written ancestor.
+/// Where the field at `path` was written, or its nearest written ancestor. A device's `nics`
+/// may be written as one `nic:` mapping: `nics[0]` finds it there.
 pub fn mark_of(root: &Node, path: &str) -> Mark {
     let Ok(segs) = parse_path(path) else { return root.mark };
     let mut node = root;
     for seg in &segs {
+        fn find<'n>(entries: &'n [(Node, Node)], k: &str) -> Option<&'n Node> {
+            entries.iter().find(|(key, _)| key.scalar_text().as_deref() == Some(k)).map(|(_, v)| v)
+        }
         let next = match (seg, &node.kind) {
             (Segment::Key(k), NodeKind::Map(entries)) => {
-                entries.iter().find(|(key, _)| key.scalar_text().as_deref() == Some(k.as_str())).map(|(_, v)| v)
+                find(entries, k).or_else(|| if k == "nics" { find(entries, "nic") } else { None })
             }
             (Segment::Index(i), NodeKind::Seq(items)) => items.get(*i),
+            (Segment::Index(0), NodeKind::Map(_)) => Some(node),
             (Segment::Named(n), NodeKind::Seq(items)) => named_index(items, n).map(|i| &items[i]),
             (Segment::All, NodeKind::Seq(items)) => items.first(),
             _ => None,

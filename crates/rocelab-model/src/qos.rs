@@ -3,8 +3,10 @@
 //! ECN thresholds, the CNP class, DCQCN parameters, MTU, buffer settings, and per-port
 //! overrides. Vendor-independent; `rocelab-config` renders it per platform.
 
+pub use crate::dcqcn::*;
 use crate::de::recover_vec;
-use crate::units::{Rate, Size, Time};
+pub use crate::speed::BySpeed;
+use crate::units::{Size, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,6 +98,11 @@ impl Qos {
     pub fn effective_roce_tos(&self) -> Option<u8> {
         self.roce_tos.or_else(|| self.rdma_class().and_then(|c| c.dscp.first()).map(|d| (d << 2) | 0b10))
     }
+    /// Whether a setting of the policy is given per link speed (a class's `ecn`, the buffer's
+    /// `alpha`, `headroom` or `reserve`), so that ports of different speeds differ.
+    pub fn has_speed_maps(&self) -> bool {
+        self.buffer.has_speed_maps() || self.classes.iter().any(|c| c.ecn.as_ref().is_some_and(BySpeed::is_by_speed))
+    }
     /// The RoCE path MTU in use: the configured one, else the largest IB MTU that fits in the
     /// port MTU after the RoCEv2 headers (IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 = 60 bytes).
     pub fn effective_roce_mtu(&self) -> u32 {
@@ -123,9 +130,14 @@ pub struct TrafficClass {
     /// Strict priority instead of an ETS share.
     #[serde(default)]
     pub strict: bool,
-    /// ECN marking (RED thresholds on the egress queue).
+    /// ECN marking (RED thresholds on the egress queue): `{kmin, kmax, pmax}` for every port, or
+    /// a map by link speed (`{100G: {kmin: 400KB, …}, 400G: {kmin: 1600KB, …}}`) as the ns-3 HPCC
+    /// simulator's `KMIN_MAP`/`KMAX_MAP`/`PMAX_MAP` and SONiC's per-speed WRED profiles give them:
+    /// a threshold in bytes is a queueing delay that depends on the rate. Each port takes its
+    /// speed's (see [`crate::PortSettings`]); a cabled port whose speed the map lacks is a load
+    /// error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn: Option<Ecn>,
+    pub ecn: Option<BySpeed<Ecn>>,
     /// PFC on this priority; defaults to `lossless`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pfc: Option<bool>,
@@ -188,7 +200,11 @@ impl Default for Pfc {
     }
 }
 
-/// Shared-buffer settings of the switches (Broadcom / Spectrum style MMU).
+/// Shared-buffer settings of the switches (Broadcom / Spectrum style MMU). `alpha`, `headroom`
+/// and `reserve` may be given per link speed (`{100G: …, 400G: …}`): switch buffer profiles are
+/// per speed (SONiC `pg_profile_lookup.ini`, NVIDIA Spectrum buffer tables), and the ns-3 HPCC
+/// simulator's switch-mmu.cc uses a dynamic-threshold shift of 3 (α 1/8) at 100G and 1 (α 1/2)
+/// at 400G. Each port takes its speed's value (see [`crate::PortSettings`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Buffer {
@@ -196,11 +212,17 @@ pub struct Buffer {
     /// (Choudhury & Hahne 1998). Default 1/8 when not given, a common ASIC default for
     /// lossless pools (and the HPCC simulator's shift of 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<f64>,
+    pub alpha: Option<BySpeed<f64>>,
     /// PFC headroom per lossless (port, priority group); default: computed from speed, cable
     /// length, MTU and response time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub headroom: Option<Size>,
+    pub headroom: Option<BySpeed<Size>>,
+    /// Bytes guaranteed to each lossless priority group of a port before it draws on the shared
+    /// pool: Broadcom's "PG min" (`BUFFER_PG` profile `size` in SONiC), Spectrum's reserved
+    /// buffer (Onyx `ingress-buffer … reserved`); the ns-3 HPCC simulator's switch-mmu.cc
+    /// reserves 4 KiB per port. Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve: Option<BySpeed<Size>>,
     /// XON = XOFF threshold minus this offset. Default: two MTUs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub xon_offset: Option<Size>,
@@ -228,9 +250,20 @@ pub struct BufferPools {
     pub egress_lossy: Option<Size>,
 }
 
+/// The dynamic-threshold alpha of a port whose speed has none given: 1/8.
+pub const DEFAULT_ALPHA: f64 = 0.125;
+
 impl Buffer {
+    /// The fabric-wide alpha: the one given for every speed, else [`DEFAULT_ALPHA`]. With a
+    /// by-speed map there is no fabric-wide value: a port's is `PortSettings::alpha`.
     pub fn alpha(&self) -> f64 {
-        self.alpha.unwrap_or(0.125)
+        self.alpha.as_ref().and_then(|a| a.single().copied()).unwrap_or(DEFAULT_ALPHA)
+    }
+    /// Whether any of `alpha`, `headroom` and `reserve` is given per speed.
+    pub fn has_speed_maps(&self) -> bool {
+        self.alpha.as_ref().is_some_and(BySpeed::is_by_speed)
+            || self.headroom.as_ref().is_some_and(BySpeed::is_by_speed)
+            || self.reserve.as_ref().is_some_and(BySpeed::is_by_speed)
     }
 }
 
@@ -254,6 +287,12 @@ pub struct PortOverride {
     pub mtu: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headroom: Option<Size>,
+    /// Dynamic-threshold alpha of this port's lossless priority groups (see `qos.buffer.alpha`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Bytes reserved to each lossless priority group of this port (see `qos.buffer.reserve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve: Option<Size>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub marking: Option<Marking>,
     /// DSCP values per class name that this port maps to the class's priority (a trust map
@@ -295,259 +334,4 @@ pub struct PortDcqcn {
     pub notification_point: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reaction_point: Option<bool>,
-}
-
-/// Where a set of DCQCN defaults comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum DcqcnProfile {
-    /// Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015.
-    #[default]
-    Paper,
-    /// NVIDIA ConnectX-4 and later adapters' firmware defaults (what MLNX_OFED/DOCA hosts run
-    /// unless `/sys/class/net/<if>/ecn/roce_rp|roce_np` or `mlxconfig` change them).
-    NvidiaConnectx,
-}
-
-/// DCQCN: notification point (NP) at the receiver, reaction point (RP) at the sender.
-/// Every parameter may be set; unset ones come from `profile`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Dcqcn {
-    #[serde(default)]
-    pub enabled: bool,
-    #[serde(default)]
-    pub profile: DcqcnProfile,
-    /// Notification point on (default: `enabled`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notification_point: Option<bool>,
-    /// Reaction point on (default: `enabled`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reaction_point: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub g: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha_update_interval: Option<Time>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_alpha: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_increase_timer: Option<Time>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub byte_counter: Option<Size>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fast_recovery_steps: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub additive_increase: Option<Rate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hyper_increase: Option<Rate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cnp_interval: Option<Time>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_rate: Option<Rate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_reduce_interval: Option<Time>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clamp_target_rate: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clamp_target_rate_after_time_increase: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_decrease: Option<f64>,
-    /// `0` (or unset in the profiles): cut as usual on the first CNP.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_on_first_cnp: Option<Rate>,
-}
-
-/// Every DCQCN parameter, resolved, with where each value came from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DcqcnParams {
-    pub notification_point: bool,
-    pub reaction_point: bool,
-    /// EWMA gain of alpha.
-    pub g: f64,
-    /// K: alpha decays when no CNP arrived for this long.
-    pub alpha_update_interval: Time,
-    /// Alpha when a QP is first cut.
-    pub initial_alpha: f64,
-    /// T: the rate-increase timer.
-    pub rate_increase_timer: Time,
-    /// B: the rate-increase byte counter.
-    pub byte_counter: Size,
-    /// F: stages of fast recovery before additive increase.
-    pub fast_recovery_steps: u32,
-    /// R_AI.
-    pub additive_increase: Rate,
-    /// R_HAI.
-    pub hyper_increase: Rate,
-    /// N: at most one CNP per QP per interval at the notification point.
-    pub cnp_interval: Time,
-    pub min_rate: Rate,
-    /// At most one rate cut per interval (0: every CNP cuts).
-    pub rate_reduce_interval: Time,
-    /// Target rate ← current rate on every cut.
-    pub clamp_target_rate: bool,
-    /// Target rate ← current rate on a cut if a timer increase happened since the last cut.
-    pub clamp_target_rate_after_time_increase: bool,
-    /// Largest fraction of the rate one cut takes (1: only alpha/2 bounds it).
-    pub max_decrease: f64,
-    /// Rate set on a QP's first CNP instead of a cut.
-    pub rate_on_first_cnp: Option<Rate>,
-    /// For each parameter name, `profile` (with the profile's source) or `set in the fabric`.
-    pub sources: BTreeMap<&'static str, String>,
-}
-
-pub const DCQCN_PAPER_SOURCE: &str =
-    "Zhu et al., Congestion Control for Large-Scale RDMA Deployments, SIGCOMM 2015 (§5, parameter table)";
-
-/// Where the NVIDIA ConnectX profile's values are documented: NVIDIA's "DCQCN CC Parameters"
-/// page (DOCA / MLNX_OFED documentation, ConnectX-4 and later) and the firmware configuration
-/// as `mlxconfig -d <dev> query` prints it on ConnectX adapters.
-pub const DCQCN_CONNECTX_SOURCE: &str = "NVIDIA ConnectX-4 and later firmware defaults (NVIDIA DOCA/MLNX_OFED \
-     \"DCQCN CC Parameters\"; `mlxconfig query`)";
-
-/// The ConnectX knob (sysfs `ecn/roce_rp|roce_np` name and default) behind each parameter.
-fn connectx_knob(name: &str) -> &'static str {
-    match name {
-        "g" => "dce_tcp_g 1019 (alpha gain (1024-1019)/1024)",
-        "alpha_update_interval" => "dce_tcp_rtt 1 us",
-        "initial_alpha" => "initial_alpha_value 1023 (/1024)",
-        "rate_increase_timer" => "rpg_time_reset 300 us",
-        "byte_counter" => "rpg_byte_reset 32767 B",
-        "fast_recovery_steps" => "rpg_threshold 1",
-        "additive_increase" => "rpg_ai_rate 5 Mb/s",
-        "hyper_increase" => "rpg_hai_rate 50 Mb/s",
-        "cnp_interval" => "min_time_between_cnps 4 us",
-        "min_rate" => "rpg_min_rate 1 Mb/s",
-        "rate_reduce_interval" => "rate_reduce_monitor_period 4 us",
-        "clamp_target_rate" => "clamp_tgt_rate 0",
-        "clamp_target_rate_after_time_increase" => "clamp_tgt_rate_after_time_inc 1",
-        "max_decrease" => "rpg_min_dec_fac 50 (%)",
-        "rate_on_first_cnp" => "rate_to_set_on_first_cnp 0 (off)",
-        _ => "",
-    }
-}
-
-/// One profile's defaults.
-struct DcqcnDefaults {
-    g: f64,
-    alpha_update_interval: Time,
-    initial_alpha: f64,
-    rate_increase_timer: Time,
-    byte_counter: Size,
-    fast_recovery_steps: u32,
-    additive_increase: Rate,
-    hyper_increase: Rate,
-    cnp_interval: Time,
-    min_rate: Rate,
-    rate_reduce_interval: Time,
-    clamp_target_rate: bool,
-    clamp_target_rate_after_time_increase: bool,
-    max_decrease: f64,
-}
-
-impl DcqcnProfile {
-    /// Where this profile's values come from.
-    pub fn source(self) -> &'static str {
-        match self {
-            DcqcnProfile::Paper => DCQCN_PAPER_SOURCE,
-            DcqcnProfile::NvidiaConnectx => DCQCN_CONNECTX_SOURCE,
-        }
-    }
-
-    fn defaults(self) -> DcqcnDefaults {
-        match self {
-            // The paper's table; alpha starts at 1; every CNP cuts, RT <- RC each time, the cut is
-            // alpha/2 (at most half). The paper has no minimum rate: 10 Mb/s is rocelab's floor.
-            DcqcnProfile::Paper => DcqcnDefaults {
-                g: 1.0 / 256.0,
-                alpha_update_interval: Time::us(55),
-                initial_alpha: 1.0,
-                rate_increase_timer: Time::us(55),
-                byte_counter: Size::mb(10),
-                fast_recovery_steps: 5,
-                additive_increase: Rate::mbps(40),
-                hyper_increase: Rate::mbps(200),
-                cnp_interval: Time::us(50),
-                min_rate: Rate::mbps(10),
-                rate_reduce_interval: Time::ZERO,
-                clamp_target_rate: true,
-                clamp_target_rate_after_time_increase: false,
-                max_decrease: 1.0,
-            },
-            // dce_tcp_g 1019 in 1/1024: alpha <- (1019/1024) alpha + (1 - 1019/1024), g = 5/1024.
-            // rpg_gd 11 is 2.0 in the adapter's fixed point: the cut is alpha/2 as in the paper.
-            // rpg_min_dec_fac 50: a cut keeps at least 50% of the rate.
-            DcqcnProfile::NvidiaConnectx => DcqcnDefaults {
-                g: 5.0 / 1024.0,
-                alpha_update_interval: Time::us(1),
-                initial_alpha: 1023.0 / 1024.0,
-                rate_increase_timer: Time::us(300),
-                byte_counter: Size::bytes(32767),
-                fast_recovery_steps: 1,
-                additive_increase: Rate::mbps(5),
-                hyper_increase: Rate::mbps(50),
-                cnp_interval: Time::us(4),
-                min_rate: Rate::mbps(1),
-                rate_reduce_interval: Time::us(4),
-                clamp_target_rate: false,
-                clamp_target_rate_after_time_increase: true,
-                max_decrease: 0.5,
-            },
-        }
-    }
-}
-
-impl Dcqcn {
-    pub fn resolve(&self) -> DcqcnParams {
-        let profile = self.profile;
-        let d = profile.defaults();
-        let mut sources = BTreeMap::new();
-        let mut pick = |name: &'static str, set: bool| {
-            let src = match (set, profile) {
-                (true, _) => "set in the fabric".to_string(),
-                (false, DcqcnProfile::Paper) => DCQCN_PAPER_SOURCE.to_string(),
-                (false, DcqcnProfile::NvidiaConnectx) => format!("{}: {DCQCN_CONNECTX_SOURCE}", connectx_knob(name)),
-            };
-            sources.insert(name, src);
-        };
-        pick("g", self.g.is_some());
-        pick("alpha_update_interval", self.alpha_update_interval.is_some());
-        pick("initial_alpha", self.initial_alpha.is_some());
-        pick("rate_increase_timer", self.rate_increase_timer.is_some());
-        pick("byte_counter", self.byte_counter.is_some());
-        pick("fast_recovery_steps", self.fast_recovery_steps.is_some());
-        pick("additive_increase", self.additive_increase.is_some());
-        pick("hyper_increase", self.hyper_increase.is_some());
-        pick("cnp_interval", self.cnp_interval.is_some());
-        pick("rate_reduce_interval", self.rate_reduce_interval.is_some());
-        pick("clamp_target_rate", self.clamp_target_rate.is_some());
-        pick("clamp_target_rate_after_time_increase", self.clamp_target_rate_after_time_increase.is_some());
-        pick("max_decrease", self.max_decrease.is_some());
-        pick("rate_on_first_cnp", self.rate_on_first_cnp.is_some());
-        pick("min_rate", self.min_rate.is_some());
-        if self.min_rate.is_none() && profile == DcqcnProfile::Paper {
-            sources.insert("min_rate", "rocelab default: a floor so that a QP never stops".to_string());
-        }
-        DcqcnParams {
-            notification_point: self.notification_point.unwrap_or(self.enabled),
-            reaction_point: self.reaction_point.unwrap_or(self.enabled),
-            g: self.g.unwrap_or(d.g),
-            alpha_update_interval: self.alpha_update_interval.unwrap_or(d.alpha_update_interval),
-            initial_alpha: self.initial_alpha.unwrap_or(d.initial_alpha),
-            rate_increase_timer: self.rate_increase_timer.unwrap_or(d.rate_increase_timer),
-            byte_counter: self.byte_counter.unwrap_or(d.byte_counter),
-            fast_recovery_steps: self.fast_recovery_steps.unwrap_or(d.fast_recovery_steps),
-            additive_increase: self.additive_increase.unwrap_or(d.additive_increase),
-            hyper_increase: self.hyper_increase.unwrap_or(d.hyper_increase),
-            cnp_interval: self.cnp_interval.unwrap_or(d.cnp_interval),
-            min_rate: self.min_rate.unwrap_or(d.min_rate),
-            rate_reduce_interval: self.rate_reduce_interval.unwrap_or(d.rate_reduce_interval),
-            clamp_target_rate: self.clamp_target_rate.unwrap_or(d.clamp_target_rate),
-            clamp_target_rate_after_time_increase: self
-                .clamp_target_rate_after_time_increase
-                .unwrap_or(d.clamp_target_rate_after_time_increase),
-            max_decrease: self.max_decrease.unwrap_or(d.max_decrease),
-            rate_on_first_cnp: self.rate_on_first_cnp.filter(|r| r.bits_per_second() > 0),
-            sources,
-        }
-    }
 }

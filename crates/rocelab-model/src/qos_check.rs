@@ -4,9 +4,9 @@
 //! fabric cannot even be described.
 
 use crate::diag::did_you_mean;
-use crate::qos::{Ecn, Marking, Qos};
-use crate::resolve::{problem, PortSettings, Problem, ResolvedFabric};
-use crate::units::Time;
+use crate::qos::{BySpeed, Ecn, Marking, Qos};
+use crate::resolve::{problem, PortId, PortSettings, Problem, ResolvedFabric};
+use crate::units::{Rate, Time};
 use std::collections::HashMap;
 
 pub(crate) const IB_MTUS: [u32; 5] = [256, 512, 1024, 2048, 4096];
@@ -72,7 +72,10 @@ pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
             }
         }
         if let Some(e) = &c.ecn {
-            check_ecn(e, &f("ecn"), problems);
+            check_speeds(e, &f("ecn"), problems);
+            for (speed, e) in e.entries() {
+                check_ecn(e, &speed_path(&f("ecn"), speed), problems);
+            }
         }
         if c.lossless && c.pfc == Some(false) {
             let mut pr = problem(
@@ -104,12 +107,45 @@ pub(crate) fn check_policy(q: &Qos, problems: &mut Vec<Problem>) {
             ));
         }
     }
-    if let Some(a) = q.buffer.alpha {
-        if !(a > 0.0 && a <= 64.0) {
-            problems.push(problem(p("buffer.alpha"), format!("alpha {a} must be above 0 (and at most 64)")));
+    let b = &q.buffer;
+    if let Some(a) = &b.alpha {
+        check_speeds(a, &p("buffer.alpha"), problems);
+        for (speed, a) in a.entries() {
+            check_alpha(*a, speed_path(&p("buffer.alpha"), speed), problems);
+        }
+    }
+    for (name, v) in [("buffer.headroom", &b.headroom), ("buffer.reserve", &b.reserve)] {
+        if let Some(v) = v {
+            check_speeds(v, &p(name), problems);
         }
     }
     check_dcqcn(&q.dcqcn, problems);
+}
+
+/// The path of one entry of a by-speed setting: the setting itself, or `setting.100G`.
+fn speed_path(path: &str, speed: Option<Rate>) -> String {
+    match speed {
+        Some(s) => format!("{path}.{s}"),
+        None => path.to_string(),
+    }
+}
+
+/// A speed of 0 in a by-speed map matches no port.
+fn check_speeds<T>(v: &BySpeed<T>, path: &str, problems: &mut Vec<Problem>) {
+    if v.speeds().is_some_and(|m| m.contains_key(&Rate(0))) {
+        let mut pr = problem(format!("{path}.0"), "a link speed of 0 matches no port".into());
+        pr.diag.expected = Some("link speeds such as `100G`".into());
+        problems.push(pr);
+    }
+}
+
+/// A dynamic-threshold alpha must be a positive, finite number.
+fn check_alpha(a: f64, path: String, problems: &mut Vec<Problem>) {
+    if !(a > 0.0 && a <= 64.0) {
+        let mut pr = problem(path, format!("alpha {a} must be above 0 (and at most 64)"));
+        pr.diag.expected = Some("a number above 0 and at most 64, e.g. 0.125".into());
+        problems.push(pr);
+    }
 }
 
 /// DCQCN parameters out of range (a located error each).
@@ -138,6 +174,16 @@ fn check_dcqcn(d: &crate::qos::Dcqcn, problems: &mut Vec<Problem>) {
         if let Some(t) = v.filter(|t| *t > Time::ms(1000)) {
             problems.push(problem(p(name), format!("{name} {t} is above 1s; DCQCN timers are microseconds")));
         }
+    }
+    let r = d.resolve();
+    if r.rate_reduce == crate::qos::RateReduce::Periodic && r.rate_reduce_interval == Time::ZERO {
+        let field = if d.rate_reduce_interval.is_some() { "rate_reduce_interval" } else { "rate_reduce" };
+        let mut pr = problem(
+            p(field),
+            "a periodic rate reduction needs a rate_reduce_interval above 0: a period of 0 fires without end".into(),
+        );
+        pr.diag.expected = Some("`rate_reduce_interval` above 0, or `rate_reduce: on-cnp`".into());
+        problems.push(pr);
     }
     if d.byte_counter.is_some_and(|b| b.as_bytes() == 0) {
         problems.push(problem(p("byte_counter"), "byte_counter must be above 0 bytes".into()));
@@ -181,10 +227,117 @@ fn check_ets_sum(weights: &[(String, u8)], path: String, on: &str, problems: &mu
     }
 }
 
-/// Applies `qos.ports` overrides to the ports they name; checks the names and the resulting
+/// A setting that may be given per link speed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum SpeedSetting {
+    /// A class's `ecn`, by class index.
+    Ecn(usize),
+    Alpha,
+    Headroom,
+    Reserve,
+}
+
+/// Gives every port the policy at its speed when the policy has by-speed settings, then applies
+/// the `qos.ports` overrides; reports a cabled port whose speed a by-speed setting lacks (unless
+/// an override gives that port the value), override names that do not resolve and the resulting
 /// ETS sums.
-pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Problem>) {
+pub(crate) fn apply_port_settings(f: &mut ResolvedFabric, problems: &mut Vec<Problem>) {
     let q = f.qos.clone();
+    // (setting, speed) -> ports lacking it, in port order.
+    let mut missing: Vec<((SpeedSetting, Rate), Vec<PortId>)> = Vec::new();
+    if q.has_speed_maps() {
+        let b = &q.buffer;
+        let mut maps: Vec<(SpeedSetting, Vec<Rate>)> = Vec::new();
+        fn keys<T>(m: &std::collections::BTreeMap<Rate, T>) -> Vec<Rate> {
+            m.keys().copied().collect()
+        }
+        for (ci, c) in q.classes.iter().enumerate() {
+            if let Some(m) = c.ecn.as_ref().and_then(BySpeed::speeds) {
+                maps.push((SpeedSetting::Ecn(ci), keys(m)));
+            }
+        }
+        if let Some(m) = b.alpha.as_ref().and_then(BySpeed::speeds) {
+            maps.push((SpeedSetting::Alpha, keys(m)));
+        }
+        if let Some(m) = b.headroom.as_ref().and_then(BySpeed::speeds) {
+            maps.push((SpeedSetting::Headroom, keys(m)));
+        }
+        if let Some(m) = b.reserve.as_ref().and_then(BySpeed::speeds) {
+            maps.push((SpeedSetting::Reserve, keys(m)));
+        }
+        for di in 0..f.devices.len() {
+            for pi in 0..f.devices[di].ports.len() {
+                let id = PortId { device: di, port: pi };
+                let speed = f.port_speed(id);
+                if f.port(id).link.is_some() {
+                    for (setting, speeds) in &maps {
+                        if !speeds.contains(&speed) {
+                            match missing.iter_mut().find(|(k, _)| *k == (*setting, speed)) {
+                                Some((_, ports)) => ports.push(id),
+                                None => missing.push(((*setting, speed), vec![id])),
+                            }
+                        }
+                    }
+                }
+                f.devices[di].ports[pi].settings = Some(PortSettings::for_speed(&q, speed));
+            }
+        }
+    }
+    let mut covered = std::collections::HashSet::new();
+    apply_port_overrides(f, &q, &mut covered, problems);
+    for (key, ports) in &mut missing {
+        ports.retain(|p| !covered.contains(&(key.0, p.device, p.port)));
+    }
+    report_missing_speeds(f, &q, &missing, problems);
+}
+
+/// One error per by-speed setting and missing speed, at the setting, naming the first port.
+fn report_missing_speeds(
+    f: &ResolvedFabric,
+    q: &Qos,
+    missing: &[((SpeedSetting, Rate), Vec<PortId>)],
+    problems: &mut Vec<Problem>,
+) {
+    for ((setting, speed), ports) in missing {
+        let Some(first) = ports.first() else { continue };
+        let more = match ports.len() - 1 {
+            0 => String::new(),
+            1 => " (and 1 more port)".to_string(),
+            n => format!(" (and {n} more ports)"),
+        };
+        let what =
+            |field: &str| format!("`{field}` has no entry for {speed}, the speed of {}{more}", f.port_label(*first));
+        let (path, message, expected) = match setting {
+            SpeedSetting::Ecn(ci) => (
+                format!("fabric.qos.classes[{ci}].ecn"),
+                format!("class `{}`: {}", q.classes[*ci].name, what("ecn")),
+                format!("`{speed}: {{kmin, kmax, pmax}}`"),
+            ),
+            SpeedSetting::Alpha => {
+                ("fabric.qos.buffer.alpha".into(), what("alpha"), format!("`{speed}: <alpha, a number above 0>`"))
+            }
+            SpeedSetting::Headroom => {
+                ("fabric.qos.buffer.headroom".into(), what("headroom"), format!("`{speed}: <a size such as 100KB>`"))
+            }
+            SpeedSetting::Reserve => {
+                ("fabric.qos.buffer.reserve".into(), what("reserve"), format!("`{speed}: <a size such as 4KiB>`"))
+            }
+        };
+        let mut p = problem(path, message);
+        p.diag.expected = Some(expected);
+        problems.push(p);
+    }
+}
+
+/// Applies `qos.ports` overrides to the ports they name; checks the names and the resulting
+/// ETS sums. `covered` gets each (setting, device, port) an override gives a value, which a
+/// by-speed setting then need not have.
+fn apply_port_overrides(
+    f: &mut ResolvedFabric,
+    q: &Qos,
+    covered: &mut std::collections::HashSet<(SpeedSetting, usize, usize)>,
+    problems: &mut Vec<Problem>,
+) {
     if q.ports.is_empty() {
         return;
     }
@@ -262,6 +415,9 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
                 ));
             }
         }
+        if let Some(a) = o.alpha {
+            check_alpha(a, format!("fabric.qos.ports[{oi}].alpha"), problems);
+        }
         if let Some(p) = o.cnp_priority.filter(|p| *p > 7) {
             problems.push(problem(
                 format!("fabric.qos.ports[{oi}].cnp_priority"),
@@ -272,8 +428,27 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
     let mut touched: Vec<(usize, usize, usize)> = Vec::new();
     for (oi, di, pi) in targets {
         let o = &q.ports[oi];
+        let id = PortId { device: di, port: pi };
+        let speed = f.port_speed(id);
+        let mut covered = |setting: SpeedSetting| {
+            covered.insert((setting, di, pi));
+        };
+        if o.alpha.is_some() {
+            covered(SpeedSetting::Alpha);
+        }
+        if o.headroom.is_some() {
+            covered(SpeedSetting::Headroom);
+        }
+        if o.reserve.is_some() {
+            covered(SpeedSetting::Reserve);
+        }
+        for (ci, c) in q.classes.iter().enumerate() {
+            if o.ecn.as_ref().is_some_and(|m| m.contains_key(&c.name)) {
+                covered(SpeedSetting::Ecn(ci));
+            }
+        }
         let port = &mut f.devices[di].ports[pi];
-        let s = port.settings.get_or_insert_with(|| PortSettings::from_policy(&q));
+        let s = port.settings.get_or_insert_with(|| PortSettings::for_speed(q, speed));
         if let Some(m) = o.mtu {
             s.mtu = m;
         }
@@ -282,6 +457,12 @@ pub(crate) fn apply_port_overrides(f: &mut ResolvedFabric, problems: &mut Vec<Pr
         }
         if o.headroom.is_some() {
             s.headroom = o.headroom;
+        }
+        if let Some(a) = o.alpha {
+            s.alpha = a;
+        }
+        if let Some(r) = o.reserve {
+            s.reserve = r;
         }
         if let Some(v) = o.link_pause {
             s.link_pause = v;

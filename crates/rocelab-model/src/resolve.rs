@@ -6,7 +6,9 @@
 use crate::catalog::{expand_port_range, switch_model, DEFAULT_SWITCH_BUFFER};
 use crate::diag::{did_you_mean, Diagnostic};
 use crate::fabric::{Bonding, Device, Fabric, Link, Nic, Os, Platform, Role, StorageTarget, Vxlan};
-use crate::qos::{DcqcnParams, Ecn, Marking, Qos};
+use crate::qos::{DcqcnParams, Ecn, Marking, Qos, DEFAULT_ALPHA};
+use crate::simmodel::ResolvedSimModel;
+use crate::transport::{RdmaTransport, ResolvedTransport};
 use crate::units::{Length, Rate, Size, Time};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -24,6 +26,12 @@ pub struct ResolvedFabric {
     pub dcqcn: DcqcnParams,
     /// The RoCE path MTU in use.
     pub roce_mtu: u32,
+    /// `fabric.rdma` as written (see [`ResolvedFabric::rdma_transport`] for what a host runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<RdmaTransport>,
+    /// The scenario's `simulation.model`, resolved (the `hardware` profile when not given): the
+    /// RDMA transport defaults depend on its profile.
+    pub sim_model: ResolvedSimModel,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,7 +76,9 @@ pub struct ResolvedPort {
     /// Index into `links` of the cable plugged in here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link: Option<usize>,
-    /// QoS of this port where a `qos.ports` override changes it.
+    /// QoS of this port where a `qos.ports` override changes it, or, when the policy gives a
+    /// setting per link speed, on every port (with its speed's values); read it through
+    /// [`ResolvedFabric::port_settings`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings: Option<PortSettings>,
 }
@@ -90,12 +100,19 @@ pub struct ResolvedLink {
     pub propagation: Time,
 }
 
-/// The QoS a port applies: the fabric policy with any `qos.ports` overrides.
+/// The QoS a port applies: the fabric policy at the port's speed (its link's when cabled, else
+/// its nominal speed) with any `qos.ports` overrides.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PortSettings {
     pub mtu: u32,
     pub marking: Marking,
+    /// PFC headroom of each lossless priority group (none: computed from speed, cable, MTU and
+    /// response time).
     pub headroom: Option<Size>,
+    /// Dynamic-threshold alpha of the lossless priority groups (`qos.buffer.alpha`; default 1/8).
+    pub alpha: f64,
+    /// Bytes reserved to each lossless priority group (`qos.buffer.reserve`; default 0).
+    pub reserve: Size,
     /// Per class of `qos.classes`, in the same order.
     pub classes: Vec<PortClass>,
     /// IEEE 802.3x link-level pause.
@@ -118,6 +135,7 @@ pub struct PortSettings {
 pub struct PortClass {
     pub pfc: bool,
     pub ets: Option<u8>,
+    /// ECN thresholds of the class on this port: its speed's when the class gives them per speed.
     pub ecn: Option<Ecn>,
     /// 802.1p priority of the class on this port.
     pub priority: u8,
@@ -128,18 +146,41 @@ pub struct PortClass {
 }
 
 impl PortSettings {
+    /// The policy at no particular speed: settings given per speed are left out (no ECN, the
+    /// default alpha, computed headroom, no reserve). Ports use [`PortSettings::for_speed`],
+    /// which [`ResolvedFabric::port_settings`] applies.
     pub fn from_policy(q: &Qos) -> PortSettings {
+        Self::at(q, None)
+    }
+
+    /// The policy on a port running at `speed`: each by-speed setting takes that speed's value,
+    /// or none (default alpha, computed headroom, no reserve, no ECN) if the map lacks it.
+    pub fn for_speed(q: &Qos, speed: Rate) -> PortSettings {
+        Self::at(q, Some(speed))
+    }
+
+    fn at(q: &Qos, speed: Option<Rate>) -> PortSettings {
+        fn pick<T: Clone>(v: Option<&crate::speed::BySpeed<T>>, speed: Option<Rate>) -> Option<T> {
+            let v = v?;
+            match speed {
+                Some(s) => v.at(s).cloned(),
+                None => v.single().cloned(),
+            }
+        }
+        let b = &q.buffer;
         PortSettings {
             mtu: q.mtu,
             marking: q.marking,
-            headroom: q.buffer.headroom,
+            headroom: pick(b.headroom.as_ref(), speed),
+            alpha: pick(b.alpha.as_ref(), speed).unwrap_or(DEFAULT_ALPHA),
+            reserve: pick(b.reserve.as_ref(), speed).unwrap_or_default(),
             classes: q
                 .classes
                 .iter()
                 .map(|c| PortClass {
                     pfc: q.pfc.enabled && c.pfc_enabled(),
                     ets: c.ets,
-                    ecn: c.ecn.clone(),
+                    ecn: pick(c.ecn.as_ref(), speed),
                     priority: c.priority,
                     dscp: c.dscp.clone(),
                     queue: c.queue.unwrap_or(c.priority),
@@ -199,9 +240,55 @@ impl ResolvedFabric {
         let l = &self.links[self.port(id).link?];
         Some(if l.a == id { l.b } else { l.a })
     }
-    /// The QoS in force on a port.
+    /// The speed a port runs at: its link's when cabled, else its nominal speed.
+    pub fn port_speed(&self, id: PortId) -> Rate {
+        match self.port(id).link {
+            Some(l) => self.links[l].speed,
+            None => self.port(id).speed,
+        }
+    }
+    /// The QoS in force on a port: the policy at the port's speed with its overrides.
     pub fn port_settings(&self, id: PortId) -> PortSettings {
-        self.port(id).settings.clone().unwrap_or_else(|| PortSettings::from_policy(&self.qos))
+        match &self.port(id).settings {
+            Some(s) => s.clone(),
+            None if self.qos.has_speed_maps() => PortSettings::for_speed(&self.qos, self.port_speed(id)),
+            None => PortSettings::from_policy(&self.qos),
+        }
+    }
+    /// The RDMA transport of a host's queue pairs: its RDMA adapter's `transport` (the first
+    /// adapter that runs RDMA, else its first adapter) over `fabric.rdma` over the defaults of
+    /// the simulation model's profile, each value with its source. A workload's `window`, where
+    /// given, replaces `window` for its flows. For a host with adapters set differently, see
+    /// [`ResolvedFabric::port_rdma_transport`].
+    pub fn rdma_transport(&self, device: usize) -> ResolvedTransport {
+        let nics = self.devices.get(device).map(|d| d.nics.as_slice()).unwrap_or_default();
+        let nic = nics.iter().find(|n| n.rdma_kind() != crate::fabric::RdmaKind::None).or(nics.first());
+        crate::transport::resolve(nic.and_then(|n| n.transport.as_ref()), self.rdma.as_ref(), self.sim_model.profile)
+    }
+    /// The RDMA transport of the queue pairs sent from port `id`: its adapter's settings over
+    /// `fabric.rdma` over the profile's defaults.
+    pub fn port_rdma_transport(&self, id: PortId) -> ResolvedTransport {
+        let d = &self.devices[id.device];
+        match d.ports.get(id.port).and_then(|p| p.nic).and_then(|n| d.nics.get(n)) {
+            Some(nic) => crate::transport::resolve(nic.transport.as_ref(), self.rdma.as_ref(), self.sim_model.profile),
+            None => self.rdma_transport(id.device),
+        }
+    }
+    /// The hosts that run RDMA, grouped by equal transport settings (values and sources), in
+    /// device order: one group when every host runs the same.
+    pub fn rdma_transport_groups(&self) -> Vec<(Vec<usize>, ResolvedTransport)> {
+        let mut groups: Vec<(Vec<usize>, ResolvedTransport)> = Vec::new();
+        for (i, d) in self.devices.iter().enumerate() {
+            if d.role == Role::Switch || d.nics.iter().all(|n| n.rdma_kind() == crate::fabric::RdmaKind::None) {
+                continue;
+            }
+            let t = self.rdma_transport(i);
+            match groups.iter_mut().find(|(_, g)| *g == t) {
+                Some((hosts, _)) => hosts.push(i),
+                None => groups.push((vec![i], t)),
+            }
+        }
+        groups
     }
     /// The address (`10.0.2.31/24`, `fd00::1/64`: checked at load) the fabric gives a host's
     /// port: its adapter's `addresses`, in the adapter's port order.
@@ -371,6 +458,8 @@ pub(crate) fn resolve(
         qos: fabric.qos.clone(),
         dcqcn: fabric.qos.dcqcn.resolve(),
         roce_mtu: fabric.qos.effective_roce_mtu(),
+        rdma: fabric.rdma.clone(),
+        sim_model: ResolvedSimModel::default(),
     }
 }
 

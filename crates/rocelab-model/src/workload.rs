@@ -136,6 +136,10 @@ pub struct Simulation {
     /// adapters (the one calibrated profile), `ideal` for the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nic_profile: Option<NicProfileName>,
+    /// How the simulator models frames, links and switches: a profile (`hardware`, the default,
+    /// or `hpcc-compat`) and overrides (see [`crate::simmodel`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::simmodel::SimModel>,
 }
 
 fn default_duration() -> Time {
@@ -155,7 +159,16 @@ impl Default for Simulation {
             seed: default_seed(),
             sample_interval: default_sample(),
             nic_profile: None,
+            model: None,
         }
+    }
+}
+
+impl Simulation {
+    /// The simulation model in force: `model` resolved over its profile (the `hardware`
+    /// profile when `model` is not given).
+    pub fn resolved_model(&self) -> crate::simmodel::ResolvedSimModel {
+        self.model.clone().unwrap_or_default().resolve()
     }
 }
 
@@ -237,6 +250,10 @@ pub struct Flow {
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<FlowOp>,
+    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
+    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::transport::Window>,
 }
 
 /// N senders to one receiver, all at once: the storage read / partition-aggregate pattern that
@@ -265,6 +282,10 @@ pub struct Incast {
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<FlowOp>,
+    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
+    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::transport::Window>,
     /// Repeat the incast every this long (each round sends `size` from every sender again),
     /// until the run ends, `stop`, or `count` rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -319,6 +340,10 @@ pub struct Permutation {
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<FlowOp>,
+    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
+    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::transport::Window>,
 }
 
 /// Every host sends to every other host.
@@ -344,6 +369,10 @@ pub struct AllToAll {
     /// RDMA operation of an RC flow: `write` (default), `read` or `send`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<FlowOp>,
+    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
+    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::transport::Window>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -600,6 +629,18 @@ pub(crate) fn check(
         check_window(start, stop, sim, &p, problems);
     }
     crate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
+    let windows = w.flows.iter().map(|x| ("flows", x.window)).chain(w.incast.iter().map(|x| ("incast", x.window)));
+    let windows = windows
+        .chain(w.permutation.iter().map(|x| ("permutation", x.window)))
+        .chain(w.all_to_all.iter().map(|x| ("all_to_all", x.window)))
+        .chain(w.hpcc_flows.iter().map(|x| ("hpcc_flows", x.window)));
+    let mut index = std::collections::HashMap::new();
+    for (list, window) in windows {
+        let i = index.entry(list).and_modify(|i| *i += 1).or_insert(0usize);
+        if let Some(win) = &window {
+            crate::transport::check_window(win, format!("workloads.{list}[{i}].window"), problems);
+        }
+    }
     for (i, x) in w.poisson.iter().enumerate() {
         unique(&x.name, format!("workloads.poisson[{i}].name"), problems);
     }

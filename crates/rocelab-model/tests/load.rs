@@ -12,8 +12,12 @@ mod examples;
 mod flows;
 #[path = "load/hosts.rs"]
 mod hosts;
+#[path = "load/speeds.rs"]
+mod speeds;
 #[path = "load/storage.rs"]
 mod storage;
+#[path = "load/transport.rs"]
+mod transport;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -368,7 +372,7 @@ fn variants_and_sweeps_apply_and_check() {
     assert_eq!(l.variant_names(), ["dcqcn", "broken", "bad-value"]);
     let v = l.variant("dcqcn").unwrap();
     assert!(v.qos.dcqcn.enabled && v.dcqcn.reaction_point);
-    assert_eq!(v.qos.class("roce").unwrap().ecn.as_ref().unwrap().kmax.to_string(), "1500KB");
+    assert_eq!(v.qos.class("roce").unwrap().ecn.as_ref().unwrap().single().unwrap().kmax.to_string(), "1500KB");
     let e = l.variant("broken").unwrap_err();
     assert_eq!(e.0[0].suggestion.as_deref(), Some("did you mean \"roce\"?"));
     // The bad value is reported where the variant wrote it.

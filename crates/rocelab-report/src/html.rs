@@ -42,6 +42,9 @@ const ERROR_HOOK: &str = r#"window.__rocelabErrors=[];window.onerror=function(m,
 /// After load: measures every chart and writes the outcome into `#report-status`.
 const STATUS: &str = r#"(function(){var errs=window.__rocelabErrors||[];var figs=document.querySelectorAll('figure.chart');var list=document.getElementById('report-chart-sizes');var empty=0;for(var i=0;i<figs.length;i++){var f=figs[i];var s=f.querySelector('svg');var r=s?s.getBoundingClientRect():{width:0,height:0};var w=Math.round(r.width),h=Math.round(r.height);var li=document.createElement('li');li.setAttribute('data-chart',f.id);li.setAttribute('data-width',w);li.setAttribute('data-height',h);li.textContent=f.id+' '+w+'x'+h;list.appendChild(li);if(!(w>0&&h>0)){empty++;}}var ok=errs.length===0&&empty===0;var st=document.getElementById('report-status');st.setAttribute('data-status',ok?'ok':'error');st.setAttribute('data-charts',String(figs.length));st.textContent=(ok?'ok':'error')+': '+figs.length+' charts rendered'+(empty?', '+empty+' empty':'')+(errs.length?'; script errors: '+errs.join('; '):'');})();"#;
 
+/// Tables longer than this are in their CSV file only.
+const HTML_ROWS: usize = 2000;
+
 impl Report {
     pub fn new(runs: Vec<RunFile>, source: Option<String>) -> Self {
         Report { runs, source }
@@ -58,11 +61,33 @@ impl Report {
     }
 
     /// The files of the report: `report.html` and one CSV per table, as (file name, content).
+    /// [`Report::write_files`] writes them without holding the queue-depth samples as text.
     pub fn files(&self) -> Vec<(String, String)> {
         let tables = self.tables();
         let mut out = vec![("report.html".to_string(), self.html_with(&tables))];
         out.extend(tables.iter().map(|t| (t.file.clone(), t.to_csv())));
+        let mut q = Vec::new();
+        let _ = tables::write_queue_depth_csv(&self.runs, &mut q);
+        out.push(("queue_depth.csv".to_string(), String::from_utf8(q).unwrap_or_default()));
         out
+    }
+
+    /// Write `report.html` and one CSV per table, each into the writer `open` gives for its file
+    /// name: the tables a row at a time, so that a long run's queue-depth samples (millions of
+    /// rows) never sit in memory as text. Returns the number of CSV files.
+    pub fn write_files<W: std::io::Write>(
+        &self,
+        mut open: impl FnMut(&str) -> std::io::Result<W>,
+    ) -> std::io::Result<usize> {
+        let tables = self.tables();
+        open("report.html")?.write_all(self.html_with(&tables).as_bytes())?;
+        for t in &tables {
+            open(&t.file)?.write_all(t.to_csv().as_bytes())?;
+        }
+        let mut q = open("queue_depth.csv")?;
+        tables::write_queue_depth_csv(&self.runs, &mut q)?;
+        q.flush()?;
+        Ok(tables.len() + 1)
     }
 
     /// The HTML page.
@@ -109,8 +134,11 @@ impl Report {
         h.push_str(
             r#"<h2 id="tables">Tables</h2><p class="sub">Each table is also a CSV file beside this report.</p>"#,
         );
-        for t in tables.iter().skip(1) {
-            if t.rows.len() > 2000 {
+        // The queue-depth samples are built as a table only when they are few enough to show.
+        let samples = tables::queue_depth_rows(&self.runs);
+        let queue = (samples <= HTML_ROWS).then(|| tables::queue_depth(&self.runs));
+        for t in tables.iter().skip(1).chain(queue.as_ref()) {
+            if t.rows.len() > HTML_ROWS {
                 let _ = write!(
                     h,
                     r#"<p>{}: {} rows, in <a href="{}">{}</a> only.</p>"#,
@@ -127,6 +155,12 @@ impl Report {
                 esc(&t.title),
                 t.rows.len(),
                 t.to_html()
+            );
+        }
+        if queue.is_none() {
+            let _ = write!(
+                h,
+                r#"<p>Queue depth samples: {samples} rows, in <a href="queue_depth.csv">queue_depth.csv</a> only.</p>"#
             );
         }
         let _ = write!(

@@ -10,6 +10,7 @@
 
 pub mod chart;
 pub mod figures;
+pub mod hpcc;
 mod html;
 pub mod metrics;
 pub mod pcap;

@@ -59,6 +59,16 @@ impl From<u64> for Cell {
     }
 }
 
+/// A CSV field as RFC 4180 writes it: quoted (quotes doubled) when it holds a comma, a quote or
+/// a line break.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
 /// A table and the CSV file it is written to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
@@ -87,13 +97,7 @@ impl Table {
     /// RFC 4180 CSV: a header line, CRLF line ends, fields with commas, quotes or line breaks
     /// quoted (quotes doubled).
     pub fn to_csv(&self) -> String {
-        let field = |s: &str| {
-            if s.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", s.replace('"', "\"\""))
-            } else {
-                s.to_string()
-            }
-        };
+        let field = csv_field;
         let mut out = String::new();
         let header: Vec<String> = self.columns.iter().map(|c| field(c)).collect();
         out.push_str(&header.join(","));

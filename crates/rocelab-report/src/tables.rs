@@ -3,7 +3,7 @@
 
 use crate::metrics::{quantile, slowdown, RunMetrics};
 use crate::run::RunFile;
-use crate::table::{Cell, Table};
+use crate::table::{csv_field, Cell, Table};
 
 fn us(ps: u64) -> Cell {
     Cell::Num(ps as f64 / 1e6, 2)
@@ -187,11 +187,20 @@ pub fn switches(runs: &[RunFile]) -> Table {
     t
 }
 
-/// Sampled egress queue depth, one row per sample of every port whose queue was ever non-empty.
-pub fn queue_depth(runs: &[RunFile]) -> Table {
-    let mut t = Table::new("Queue depth samples", "queue_depth.csv", &["run", "port", "time (us)", "queue (B)"]);
+const QUEUE_DEPTH_TITLE: &str = "Queue depth samples";
+const QUEUE_DEPTH_FILE: &str = "queue_depth.csv";
+const QUEUE_DEPTH_COLUMNS: [&str; 4] = ["run", "port", "time (us)", "queue (B)"];
+
+/// Each sample of every port whose queue was ever non-empty, in table order: (run label, port
+/// name, time, depth) to `row`. One series at a time, so that a run's millions of samples never
+/// become cells in memory at once.
+fn each_queue_sample(
+    runs: &[RunFile],
+    mut row: impl FnMut(&str, &str, f64, u64) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     for run in runs {
         let Some(q) = &run.results.queue_samples else { continue };
+        let label = run.label();
         for (port, depths) in q.ports.iter().zip(&q.depth_bytes) {
             if depths.iter().all(|d| *d == 0) {
                 continue;
@@ -199,16 +208,43 @@ pub fn queue_depth(runs: &[RunFile]) -> Table {
             let Some(p) = run.results.ports.get(*port) else { continue };
             let name = run.names.port(p.node, p.port);
             for (k, d) in depths.iter().enumerate() {
-                t.push(vec![
-                    run.label().into(),
-                    name.clone().into(),
-                    Cell::Num((k as u64 * q.interval_ps) as f64 / 1e6, 3),
-                    (*d as u64).into(),
-                ]);
+                row(&label, &name, (k as u64 * q.interval_ps) as f64 / 1e6, *d as u64)?;
             }
         }
     }
+    Ok(())
+}
+
+/// Rows of the queue-depth table.
+pub fn queue_depth_rows(runs: &[RunFile]) -> usize {
+    let mut n = 0;
+    let _ = each_queue_sample(runs, |_, _, _, _| {
+        n += 1;
+        Ok(())
+    });
+    n
+}
+
+/// Sampled egress queue depth, one row per sample of every port whose queue was ever non-empty
+/// (in memory: for a short run; [`write_queue_depth_csv`] writes a long one).
+pub fn queue_depth(runs: &[RunFile]) -> Table {
+    let mut t = Table::new(QUEUE_DEPTH_TITLE, QUEUE_DEPTH_FILE, &QUEUE_DEPTH_COLUMNS);
+    let _ = each_queue_sample(runs, |run, port, time, depth| {
+        t.push(vec![run.into(), port.into(), Cell::Num(time, 3), depth.into()]);
+        Ok(())
+    });
     t
+}
+
+/// `queue_depth.csv`, written row by row: what `queue_depth(runs).to_csv()` gives, without
+/// holding the table.
+pub fn write_queue_depth_csv(runs: &[RunFile], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let header: Vec<String> = QUEUE_DEPTH_COLUMNS.iter().map(|c| csv_field(c)).collect();
+    write!(w, "{}\r\n", header.join(","))?;
+    each_queue_sample(runs, |run, port, time, depth| {
+        let time = Cell::Num(time, 3).csv();
+        write!(w, "{},{},{time},{depth}\r\n", csv_field(run), csv_field(port))
+    })
 }
 
 /// One row per storage job and direction of each run, with fio's figures and the initiator's
@@ -283,7 +319,8 @@ pub fn jobs(runs: &[RunFile]) -> Table {
     t
 }
 
-/// Every table of the report (the jobs table when the runs have storage jobs).
+/// Every table of the report (the jobs table when the runs have storage jobs) but the queue-depth
+/// samples, which can be millions of rows: see [`queue_depth`] and [`write_queue_depth_csv`].
 pub fn all(r: &[RunFile]) -> Vec<Table> {
     let mut t = vec![runs(r)];
     if r.iter().any(|run| !run.results.jobs.is_empty()) {
@@ -293,7 +330,7 @@ pub fn all(r: &[RunFile]) -> Vec<Table> {
     if r.iter().any(|run| !run.results.perftest.is_empty()) {
         t.push(perftest(r));
     }
-    t.extend([ports(r), switches(r), queue_depth(r)]);
+    t.extend([ports(r), switches(r)]);
     t
 }
 
@@ -384,11 +421,22 @@ mod tests {
     }
 
     #[test]
+    fn the_queue_depth_csv_written_row_by_row_is_the_tables() {
+        let runs = vec![crate::testdata::run_file(None, None), crate::testdata::run_file(Some("ecn"), None)];
+        let t = queue_depth(&runs);
+        assert!(!t.rows.is_empty());
+        assert_eq!(queue_depth_rows(&runs), t.rows.len());
+        let mut w = Vec::new();
+        write_queue_depth_csv(&runs, &mut w).unwrap();
+        assert_eq!(String::from_utf8(w).unwrap(), t.to_csv());
+    }
+
+    #[test]
     fn tables_have_a_row_per_thing_and_a_csv_each() {
         let runs = vec![crate::testdata::run_file(None, None), crate::testdata::run_file(Some("ecn"), None)];
         let t = all(&runs);
         let files: Vec<&str> = t.iter().map(|t| t.file.as_str()).collect();
-        assert_eq!(files, ["runs.csv", "flows.csv", "ports.csv", "switches.csv", "queue_depth.csv"]);
+        assert_eq!(files, ["runs.csv", "flows.csv", "ports.csv", "switches.csv"]);
         assert_eq!(t[0].rows.len(), 2);
         assert_eq!(t[1].rows.len(), 2 * runs[0].results.flows.len());
         assert_eq!(t[3].rows.len(), 2);

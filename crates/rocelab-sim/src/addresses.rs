@@ -120,8 +120,10 @@ mod tests {
     fn a_hosts_first_port_has_the_hosts_address_and_its_others_follow_the_last_node() {
         // h0 (one port), s1, h2 (three ports), h3 (two ports): four nodes, so the made-up
         // addresses of the second and later ports are 10.0.0.4, 10.0.0.5, 10.0.0.6.
-        let spec =
-            NetworkSpec { nodes: vec![host(&[None]), switch(), host(&[None; 3]), host(&[None; 2])], links: vec![] };
+        let spec = NetworkSpec {
+            nodes: vec![host(&[None]), switch(), host(&[None; 3]), host(&[None; 2])],
+            ..Default::default()
+        };
         let book = AddressBook::new(&spec);
         let ip = |a| Ipv4Addr::from(book.ipv4(a)).to_string();
         assert_eq!(ip(0), "10.0.0.0");
@@ -139,7 +141,7 @@ mod tests {
         let given = Some(Ipv4Addr::new(192, 168, 10, 21));
         let spec = NetworkSpec {
             nodes: vec![host(&[None, given]), host(&[given.map(|_| [192, 168, 10, 1].into())])],
-            links: vec![],
+            ..Default::default()
         };
         let book = AddressBook::new(&spec);
         assert_eq!(Ipv4Addr::from(book.ipv4(port_address(0, 1))), Ipv4Addr::new(192, 168, 10, 21));
@@ -156,8 +158,10 @@ mod tests {
         // Three nodes: made-up addresses would be 10.0.0.0-10.0.0.2 for the first ports, then
         // 10.0.0.3 on. h0's second port is given h2's own, h1's is given 10.0.0.3.
         let (own2, next) = (Some(Ipv4Addr::new(10, 0, 0, 2)), Some(Ipv4Addr::new(10, 0, 0, 3)));
-        let spec =
-            NetworkSpec { nodes: vec![host(&[None, own2]), host(&[None, next]), host(&[None, None])], links: vec![] };
+        let spec = NetworkSpec {
+            nodes: vec![host(&[None, own2]), host(&[None, next]), host(&[None, None])],
+            ..Default::default()
+        };
         let book = AddressBook::new(&spec);
         let ip = |a| Ipv4Addr::from(book.ipv4(a)).to_string();
         assert_eq!((ip(0), ip(port_address(0, 1))), ("10.0.0.0".into(), "10.0.0.2".into()));

@@ -36,12 +36,19 @@ impl EcnSpec {
     /// stay reproducible and cheap.
     #[inline]
     pub fn should_mark(&self, queue_bytes: u64, rng: &mut Rng) -> bool {
+        self.should_mark_with(queue_bytes, || rng.next_f64())
+    }
+
+    /// [`EcnSpec::should_mark`] with the uniform variate from `draw`, called only in the linear
+    /// region (the ns-3 HPCC simulator's draws, [`crate::rng::ns3`], follow the same rule).
+    #[inline]
+    pub fn should_mark_with(&self, queue_bytes: u64, draw: impl FnOnce() -> f64) -> bool {
         if queue_bytes <= self.kmin_bytes {
             false
         } else if queue_bytes > self.kmax_bytes {
             true
         } else {
-            rng.next_f64() < self.mark_probability(queue_bytes)
+            draw() < self.mark_probability(queue_bytes)
         }
     }
 }

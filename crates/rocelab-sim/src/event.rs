@@ -74,6 +74,9 @@ pub enum Event {
     QpTimer { qp: u32, gen: u32 },
     /// Take a queue-depth sample.
     Sample,
+    /// Every sized flow has completed and the run stops as soon as they have
+    /// ([`crate::SimConfig::stop_when_done`]): the end time becomes this instant.
+    StopRun,
     /// The timer of TCP endpoint `ep` (`connection << 1 | side`): its retransmission and
     /// delayed-ACK timers and its application's, merged (one pending per endpoint); stale
     /// unless `gen` matches.

@@ -78,6 +78,8 @@ pub struct Hop {
 /// The paths of a network: its routes and what each port's link is.
 pub struct Paths {
     routes: Routes,
+    /// Bytes each frame takes on the wire beyond itself.
+    overhead: u32,
     /// Per global port: (peer node, rate, propagation + the peer node's latency).
     link: Vec<(u32, u64, Time)>,
     /// Per node: a host's receive drain rate, if it has one.
@@ -124,7 +126,7 @@ impl Paths {
                 NodeKind::Switch(_) => None,
             })
             .collect();
-        Paths { routes, link, drain }
+        Paths { routes, link, drain, overhead: spec.wire.overhead_bytes as u32 }
     }
 
     /// The hops from host `src` to host `dst` (see the module's note on equal-cost paths), the
@@ -135,7 +137,7 @@ impl Paths {
             .iter()
             .map(|&p| {
                 let (_, rate_bps, delay_ps) = self.link[p as usize];
-                Hop { rate_bps, delay_ps, overhead_bytes: wire::WIRE_OVERHEAD, link: true }
+                Hop { rate_bps, delay_ps, overhead_bytes: self.overhead, link: true }
             })
             .collect();
         if let Some(rate_bps) = self.drain.get(dst).copied().flatten() {
@@ -164,12 +166,18 @@ pub struct Framing {
     pub payload: u32,
     /// Header and trailer bytes of a packet.
     pub header: u32,
+    /// Smallest frame: 64 bytes on Ethernet, none under a simulator's own framing.
+    pub min_frame: u32,
 }
 
 impl Framing {
     /// RoCEv2 packets of the flow's `payload_bytes`.
     pub fn rocev2(flow: &FlowSpec) -> Framing {
-        Framing { payload: flow.payload_bytes.max(1), header: rocev2_header_bytes(flow.class.tagged) }
+        Framing {
+            payload: flow.payload_bytes.max(1),
+            header: rocev2_header_bytes(flow.class.tagged),
+            min_frame: wire::MIN_FRAME,
+        }
     }
 
     /// The framing of `flow` over `spec`'s hosts: RoCEv2 packets; TCP segments of the
@@ -178,20 +186,25 @@ impl Framing {
     pub fn of(spec: &NetworkSpec, flow: &FlowSpec) -> Framing {
         let (mss, timestamps) = crate::tcp::stack::flow_mss(spec, flow.src, flow.dst);
         let tcp = crate::tcp::tcp_header_bytes(flow.class.tagged, timestamps);
+        let min_frame = wire::MIN_FRAME;
         match flow.transport {
-            Transport::Raw | Transport::Rc(_) => Framing::rocev2(flow),
-            Transport::Tcp(_) => Framing { payload: mss, header: tcp },
+            // The network's own framing of RDMA packets, where it has one (`WireSpec`).
+            Transport::Raw | Transport::Rc(_) => match spec.wire.header_bytes {
+                Some(header) => Framing { payload: flow.payload_bytes.max(1), header, min_frame: 0 },
+                None => Framing::rocev2(flow),
+            },
+            Transport::Tcp(_) => Framing { payload: mss, header: tcp, min_frame },
             Transport::Iwarp(_) => {
                 use crate::storage::protocol::iwarp::{max_payload, stream_bytes};
                 let per = max_payload(mss, true);
                 let fpdu = stream_bytes(per, mss, true).1 as u32;
-                Framing { payload: per, header: tcp + fpdu - per }
+                Framing { payload: per, header: tcp + fpdu - per, min_frame }
             }
         }
     }
 
     fn frame(&self, payload: u64) -> u64 {
-        (self.header as u64 + payload).max(wire::MIN_FRAME as u64)
+        (self.header as u64 + payload).max(self.min_frame as u64)
     }
 }
 
@@ -394,7 +407,8 @@ impl FctReport {
     /// The HPCC simulator's `fct.txt`: one line per completed flow, in completion order, as its
     /// `qp_finish` prints them —
     /// `sip dip sport dport size start_ns fct_ns standalone_fct_ns` — with addresses as 8 hex
-    /// digits ([`crate::packet::node_ipv4`]: 10.0.0.0/8 plus the node index). `dport` gives the
+    /// digits as that simulator gives them ([`crate::routing::hpcc_ip`] of the node index, so
+    /// that an imported topology's node ids are that simulator's). `dport` gives the
     /// destination-port column of each flow (HPCC's analysis scripts tell background flows
     /// (100) from incast flows (200) by it).
     pub fn hpcc_fct_txt(&self, traffic: &Traffic, dport: impl Fn(usize) -> u16) -> String {
@@ -406,8 +420,8 @@ impl FctReport {
             let _ = writeln!(
                 out,
                 "{:08x} {:08x} {} {} {} {} {} {}",
-                crate::packet::node_ipv4(spec.src as u32),
-                crate::packet::node_ipv4(spec.dst as u32),
+                crate::routing::hpcc_ip(spec.src as u32),
+                crate::routing::hpcc_ip(spec.dst as u32),
                 spec.udp_src_port,
                 dport(f.flow),
                 f.size_bytes,

@@ -9,21 +9,27 @@
 
 use crate::cc::{CcAlgorithm, DcqcnParams};
 use crate::nic::NicProfile;
+use crate::packet::wire;
 use crate::perftest::{PerftestKind, PerftestLength, PerftestSpec};
-use crate::rdma::RdmaOp;
+use crate::rdma::{RcConfig, RdmaOp};
+use crate::routing::Ecmp;
 use crate::spec::{
-    BondMode, BufferSpec, DscpMap, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind, NodeSpec, PfcPortSpec,
-    PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust,
-    MAX_FRAME_BYTES,
+    BondMode, BufferSpec, CnpMode, DscpMap, EcnMarking, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind,
+    NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec,
+    TrafficClassSpec, Trust, WireSpec, MAX_FRAME_BYTES,
 };
 use crate::tcp::{CcKind, TcpStackSpec};
-use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, IPERF_PORT};
+use crate::time::Serialization;
+use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, Transport, IPERF_PORT};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::{Bonding, NicVendor};
 use rocelab_model::flowgen::host_rate_bps as line_rate;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
+use rocelab_model::simmodel::{self, ResolvedSimModel};
 use rocelab_model::storage::{CongestionControl, Iperf, TcpSettings};
+use rocelab_model::transport::{self, Window};
+use rocelab_model::units::Size;
 use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
 use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
@@ -68,6 +74,10 @@ pub struct Names {
 pub const DPORT_BACKGROUND: u16 = 100;
 /// `fct.txt` destination port of incast flows, as HPCC's `fct_analysis.py` selects them.
 pub const DPORT_INCAST: u16 = 200;
+
+/// The first source port of the flows between a pair of hosts in the HPCC simulator
+/// (`portNumder[i][j] = 10000` in its `scratch/third.cc`).
+pub const HPCC_FIRST_PORT: u16 = 10000;
 
 impl Names {
     /// Name of flow `i`.
@@ -119,10 +129,15 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
         nodes.push(NodeSpec { name: d.name.clone(), kind });
     }
     lossless_hops_without_pfc(f, &mut warnings);
-    let spec = NetworkSpec { nodes, links };
+    let spec = NetworkSpec { nodes, links, wire: wire_spec(&f.sim_model), ecmp: ecmp(&f.sim_model) };
     let seed = seed.unwrap_or(scenario.simulation.seed);
-    let traffic = traffic(scenario, f, seed, &mut names);
+    let mut traffic = traffic(scenario, f, seed, &mut names);
     names.dports.resize(names.flows.len(), crate::packet::wire::ROCEV2_UDP_PORT);
+    // Each flow's destination port in the HPCC simulator's terms (`fct.txt`, and that
+    // simulator's ECMP key under `ecmp: hpcc`).
+    for (flow, &dport) in traffic.flows.iter_mut().zip(&names.dports) {
+        flow.hpcc_dport = Some(dport);
+    }
     let config = SimConfig {
         seed,
         end_time_ps: scenario.simulation.duration.as_ps(),
@@ -130,8 +145,56 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
             queue_interval_ps: Some(scenario.simulation.sample_interval.as_ps()),
             ..Default::default()
         },
+        stop_when_done: f.sim_model.stop_when_done,
+        ecn_draws: match f.sim_model.ecn_random {
+            simmodel::EcnRandom::Rocelab => crate::EcnDraws::Rocelab,
+            // That simulator's set-up takes six streams per node and two more before its first
+            // draw (measured: the first ECN draw of each run in ../shared/data/hpcc-reference,
+            // 18 nodes -> stream 110, 376 nodes -> 2258; see `rng::ns3`). Its nodes are the
+            // topology file's, which an imported fabric keeps as its devices, in order.
+            simmodel::EcnRandom::Hpcc => {
+                crate::EcnDraws::Ns3 { first_stream: 6 * f.devices.len() as u64 + 2, run: seed }
+            }
+        },
     };
     Built { spec, traffic, config, names, warnings }
+}
+
+/// The frames on the wire as the simulator model says ([`WireSpec`]).
+fn wire_spec(m: &ResolvedSimModel) -> WireSpec {
+    let bytes = |s: Size| s.as_bytes().min(u32::MAX as u64) as u32;
+    WireSpec {
+        overhead_bytes: if m.preamble_and_gap { wire::WIRE_OVERHEAD as u16 } else { 0 },
+        serialization: match m.serialization {
+            simmodel::Serialization::Exact => Serialization::Exact,
+            simmodel::Serialization::TruncateNs => Serialization::TruncateNs,
+        },
+        pfc_frame_bytes: bytes(m.pfc_frame),
+        header_bytes: m.header.map(bytes),
+        ack_frame_bytes: m.ack_frame.map(bytes),
+        ib_path_mtu: m.payload.is_none() && m.header.is_none(),
+    }
+}
+
+fn ecmp(m: &ResolvedSimModel) -> Ecmp {
+    match m.ecmp {
+        simmodel::EcmpHash::Rocelab => Ecmp::Rocelab,
+        simmodel::EcmpHash::Hpcc => Ecmp::Hpcc,
+    }
+}
+
+/// Payload bytes per RDMA (and open-loop) packet: the simulator model's, else the RoCE path MTU.
+fn payload(f: &ResolvedFabric) -> u32 {
+    f.sim_model.payload.map_or(f.roce_mtu, |p| p.as_bytes().min(u32::MAX as u64) as u32)
+}
+
+/// A window in packets of `payload` bytes.
+fn window_packets(w: Window, payload: u32) -> u32 {
+    match w {
+        Window::None => RcConfig::NO_WINDOW,
+        Window::Packets(n) => n.clamp(1, RcConfig::NO_WINDOW),
+        Window::Bytes(b) => b.as_bytes().div_ceil(payload.max(1) as u64).clamp(1, RcConfig::NO_WINDOW as u64) as u32,
+    }
 }
 
 fn port_ref(sim_port: &[Vec<Option<usize>>], id: PortId) -> PortRef {
@@ -192,7 +255,7 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
             let id = PortId { device: di, port: *pi };
             let s = f.port_settings(id);
             HostPortSpec {
-                pfc: PfcPortSpec { enabled: pfc_mask(f, id), ..Default::default() },
+                pfc: pfc_port(f, id),
                 mtu: s.mtu.clamp(*crate::tcp::stack::MTU_RANGE.start(), *crate::tcp::stack::MTU_RANGE.end()),
                 link_pause: s.link_pause,
                 ipv4: port_ipv4(f, id),
@@ -220,6 +283,26 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
     }
     h.nic.notification_point = np;
     h.nic.reaction_point = rp;
+    // The RDMA transport: the adapter's, over the fabric's, over the simulator model's defaults.
+    let t = f.rdma_transport(di);
+    h.nic.rc.window_packets = window_packets(t.window, payload(f));
+    h.nic.rc.ack_every_packets = t.ack_every.max(1);
+    h.nic.rc.timeout_ps = t.timeout.duration().map_or(NO_TIMEOUT, |d| d.as_ps().max(1));
+    h.nic.rc.retry_count = t.retry_count.min(7) as u32;
+    h.nic.arbiter = match f.sim_model.nic_arbiter {
+        simmodel::NicArbiter::RoundRobin => crate::spec::NicArbiter::RoundRobin,
+        simmodel::NicArbiter::Hpcc => crate::spec::NicArbiter::Ns3,
+    };
+    h.nic.cnp = match t.cnp {
+        transport::CnpMode::Packet => CnpMode::Packet,
+        transport::CnpMode::AckFlag => CnpMode::AckFlag,
+    };
+    h.nic.ack_class = t.ack_class.as_deref().and_then(|name| f.qos.class(name)).map(|c| FlowClass {
+        priority: c.priority,
+        dscp: c.dscp.first().copied().unwrap_or(c.priority << 3),
+        ecn_capable: false,
+        tagged: f.qos.marking == Marking::Pcp,
+    });
     if let Some(c) = f.qos.cnp_class() {
         let priority = settings.as_ref().and_then(|s| s.cnp_priority).unwrap_or(c.priority);
         h.nic.cnp_class = FlowClass {
@@ -232,6 +315,19 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
         h.nic.cnp_class.tagged = f.qos.marking == Marking::Pcp;
     }
     h
+}
+
+/// A local ACK timeout of exponent 0 disables the timer (IBA §9.7.6.1.3): a timeout no run
+/// reaches.
+const NO_TIMEOUT: crate::Time = crate::MAX_END_TIME + 1;
+
+/// PFC at a port: its priorities, and pauses as the simulator model has them.
+fn pfc_port(f: &ResolvedFabric, id: PortId) -> PfcPortSpec {
+    PfcPortSpec {
+        enabled: pfc_mask(f, id),
+        until_resume: f.sim_model.pause == simmodel::PauseModel::UntilResume,
+        ..Default::default()
+    }
 }
 
 /// Priorities with PFC on at a port.
@@ -276,7 +372,7 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
             let link = &f.links[f.port(id).link.expect("cabled")];
             let peer = if link.a == id { link.b } else { link.a };
             let mut port = SwitchPortSpec { link_pause: s.link_pause, ..Default::default() };
-            port.pfc.enabled = pfc_mask(f, id);
+            port.pfc = pfc_port(f, id);
             for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
                 let prio = pc.priority as usize & 7;
                 // 802.3x protects every class of the port that PFC does not: its PG holds back
@@ -296,8 +392,9 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
                         threshold: s
                             .xoff
                             .map(|x| XoffThreshold::Static(x.as_bytes()))
-                            .unwrap_or(XoffThreshold::Dynamic),
+                            .unwrap_or(XoffThreshold::DynamicAlpha(s.alpha)),
                         xon_offset_bytes: xon_offset,
+                        reserved_bytes: s.reserve.as_bytes(),
                         ..PriorityGroupSpec::lossless(headroom)
                     };
                 }
@@ -319,6 +416,15 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
         qos,
         ports,
         ecmp_seed: seed ^ (di as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ecn_marking: match f.sim_model.ecn_marking {
+            simmodel::EcnMarking::Enqueue => EcnMarking::Enqueue,
+            simmodel::EcnMarking::Dequeue => EcnMarking::Dequeue,
+        },
+        control_in_buffer: f.sim_model.control_in_buffer,
+        admission: match f.sim_model.mmu_admission {
+            simmodel::MmuAdmission::Rocelab => crate::Admission::Headroom,
+            simmodel::MmuAdmission::Hpcc => crate::Admission::Ns3,
+        },
         ..Default::default()
     }
 }
@@ -366,11 +472,12 @@ struct Template<'a> {
     transport: Option<FlowTransport>,
     op: Option<FlowOp>,
     size: Option<u64>,
+    window: Option<Window>,
 }
 
 fn template(f: &ResolvedFabric, src: usize, dst: usize, t: &Template) -> FlowSpec {
     let mut flow = FlowSpec::greedy(src, dst, class_of(f, t.class));
-    flow.payload_bytes = f.roce_mtu;
+    flow.payload_bytes = payload(f);
     flow.size_bytes = t.size;
     if let RateSpec::Rate(r) = t.rate {
         flow.rate_bps = Some(r.bits_per_second().min(line_rate(f, src)));
@@ -381,7 +488,13 @@ fn template(f: &ResolvedFabric, src: usize, dst: usize, t: &Template) -> FlowSpe
         FlowOp::Send => RdmaOp::Send,
     };
     match flow_transport(t.transport, f, src, dst) {
-        FlowTransport::Rc => flow.rc(op),
+        FlowTransport::Rc => {
+            let mut flow = flow.rc(op);
+            if let (Transport::Rc(rc), Some(w)) = (&mut flow.transport, t.window) {
+                rc.window_packets = Some(window_packets(w, flow.payload_bytes));
+            }
+            flow
+        }
         FlowTransport::Iwarp => flow.iwarp(op),
         FlowTransport::Tcp => flow.tcp(TcpFlow::default()),
         FlowTransport::Raw => flow,
@@ -489,9 +602,10 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         }
     };
     let host = |n: &str| f.devices.iter().position(|d| d.name == n).expect("hosts are checked when the scenario loads");
-    let tmpl = |class, rate, transport, op, size: Option<u64>| Template { class, rate, transport, op, size };
+    let tmpl =
+        |class, rate, transport, op, size: Option<u64>, window| Template { class, rate, transport, op, size, window };
     for x in &w.flows {
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()), x.window);
         let mut flow = template(f, host(&x.from), host(&x.to), &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
@@ -505,7 +619,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     for x in &w.incast {
         let senders = resolve_hosts(&x.senders, f);
         let dst = host(&x.receiver);
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()), x.window);
         let mut flow = template(f, senders.first().copied().unwrap_or(dst), dst, &tm);
         flow.stop_ps = x.stop.map(|s| s.as_ps());
         let port = flow.udp_src_port;
@@ -521,7 +635,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         let hosts = resolve_hosts(&x.hosts, f);
         let rates: Vec<u64> = hosts.iter().map(|&h| line_rate(f, h)).collect();
         let cdf = x.distribution.as_ref().expect("the distribution is read when the scenario loads");
-        let flow = template(f, hosts[0], hosts[1], &tmpl(&x.class, RateSpec::Line, None, None, None));
+        let flow = template(f, hosts[0], hosts[1], &tmpl(&x.class, RateSpec::Line, None, None, None, None));
         let arrivals = PoissonArrivals {
             hosts: &hosts,
             host_rate_bps: &rates,
@@ -536,23 +650,30 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
         name_new(&t, names, &x.name, DPORT_BACKGROUND);
     }
     for x in &w.hpcc_flows {
-        // Source ports count up per sender, like the HPCC simulator's per-host port counter.
-        let mut next_port: std::collections::HashMap<usize, u16> = Default::default();
+        // Source ports as the HPCC simulator numbers them: per (source, destination) pair from
+        // 10000, in the file's order (`portNumder` in its `scratch/third.cc`).
+        let mut next_port: std::collections::HashMap<(usize, usize), u16> = Default::default();
         for imp in &x.flows {
             let class = &f.qos.classes[imp.class].name;
-            let mut flow = template(f, imp.src, imp.dst, &tmpl(class, RateSpec::Line, None, None, Some(imp.size)));
-            let k = next_port.entry(imp.src).or_insert(0);
-            flow.udp_src_port = flow.udp_src_port.wrapping_add(*k);
+            let tm = tmpl(class, RateSpec::Line, None, None, Some(imp.size), x.window);
+            let mut flow = template(f, imp.src, imp.dst, &tm);
+            let k = next_port.entry((imp.src, imp.dst)).or_insert(HPCC_FIRST_PORT);
+            flow.udp_src_port = *k;
             *k = k.wrapping_add(1);
             flow.size_bytes = Some(imp.size);
             flow.start_ps = imp.start.as_ps();
+            if f.sim_model.serialization == simmodel::Serialization::TruncateNs {
+                // That simulator's start: the file's seconds as a double, in whole nanoseconds.
+                let seconds = imp.start.as_ps() as f64 / crate::time::SECOND as f64;
+                flow.start_ps = crate::time::ns3_seconds_ns(seconds) * crate::time::NS;
+            }
             t.push(flow);
             name_new(&t, names, &x.name, imp.dport);
         }
     }
     for x in &w.permutation {
         let hosts = resolve_hosts(&x.hosts, f);
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()), x.window);
         let mut flow = template(f, hosts[0], hosts[1], &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());
@@ -561,7 +682,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     }
     for x in &w.all_to_all {
         let hosts = resolve_hosts(&x.hosts, f);
-        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()));
+        let tm = tmpl(&x.class, x.rate, x.transport, x.op, x.size.map(|s| s.as_bytes()), x.window);
         let mut flow = template(f, hosts[0], hosts[1], &tm);
         flow.start_ps = x.start.as_ps();
         flow.stop_ps = x.stop.map(|s| s.as_ps());

@@ -70,26 +70,26 @@ pub use cc::{CcAlgorithm, DcqcnParams};
 pub use ecn::EcnSpec;
 pub use error::SimError;
 pub use fct::{Completion, FctReport};
-pub use mmu::{PriorityGroup, XoffThreshold};
+pub use mmu::{Admission, PriorityGroup, XoffThreshold};
 pub use nic::NicProfile;
 pub use observer::{Direction, DropCause, NoObserver, Observer};
 pub use packet::{Ecn, Packet};
 pub use perftest::{PerftestKind, PerftestLength, PerftestResults, PerftestSpec};
 pub use rdma::{RcConfig, RdmaOp};
 pub use sched::{TrafficClass, Tsa};
-pub use sim::{run, run_with_observer, Sampling, SimConfig, Simulation, MAX_END_TIME};
+pub use sim::{run, run_with_observer, EcnDraws, Sampling, SimConfig, Simulation, MAX_END_TIME};
 pub use spec::NicSpec;
 pub use spec::{
-    BufferSpec, DscpMap, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId, NodeKind, NodeSpec,
-    PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec, TrafficClassSpec,
-    Trust,
+    BufferSpec, CnpMode, DscpMap, EcnMarking, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId,
+    NodeKind, NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec,
+    TrafficClassSpec, Trust, WireSpec,
 };
 pub use stats::{
     Conservation, FlowResults, FrameCounts, HostResults, IperfResults, IperfStream, IwarpResults, LinkPauseCounters,
     PortResults, PriorityCounters, QueueSamples, RdmaFlowResults, Results, SwitchResults, TcpConnResults,
     TcpEndResults, SCHEMA_VERSION,
 };
-pub use time::{Time, MS, NS, SECOND, US};
+pub use time::{Serialization, Time, MS, NS, SECOND, US};
 pub use traffic::{
     FlowClass, FlowSpec, IperfSpec, OnOff, PoissonArrivals, RcFlow, SizeDistribution, TcpFlow, Traffic, Transport,
 };

@@ -83,7 +83,7 @@ pub enum Verdict {
 
 /// Result of [`Mmu::admit`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Admission {
+pub struct AdmissionResult {
     /// Where the packet went.
     pub verdict: Verdict,
     /// This arrival asserted XOFF for the PG (send PFC pause upstream).
@@ -140,6 +140,21 @@ impl Slot {
     }
 }
 
+/// How a lossless priority group's frames are admitted around XOFF.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Admission {
+    /// Once XOFF holds, every frame goes to headroom until XON; XOFF when a frame first does not
+    /// fit in the shared pool; a frame is dropped when headroom cannot take it.
+    #[default]
+    Headroom,
+    /// The ns-3 HPCC simulator's `SwitchMmu`: every frame goes to the shared pool when it fits
+    /// under the threshold of the moment (XOFF or not), to headroom otherwise, and is dropped
+    /// only when it fits in neither; XOFF once the PG has headroom bytes or its shared bytes
+    /// reach the threshold as this frame leaves it (`CheckShouldPause`), for every frame
+    /// admitted; the shared pool's size bounds nothing but the threshold.
+    Ns3,
+}
+
 /// The shared-buffer MMU of one switch.
 #[derive(Clone, Debug)]
 pub struct Mmu {
@@ -190,13 +205,13 @@ impl Mmu {
     }
 
     /// Charge `bytes` arriving on (`port`, `pg`).
-    pub fn admit(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> Admission {
+    pub fn admit(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> AdmissionResult {
         self.admit_at(Self::index(port, pg), bytes)
     }
 
-    /// [`Mmu::admit`] by index.
-    #[inline]
-    pub fn admit_at(&mut self, i: usize, bytes: u64) -> Admission {
+    /// [`Mmu::admit`] by index (always inlined: the switch's arrival is its one hot caller).
+    #[inline(always)]
+    pub fn admit_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
         let st = self.slots[i];
         let old_shared = st.shared();
         let new_nonhead = st.used - st.headroom_used + bytes;
@@ -204,7 +219,7 @@ impl Mmu {
         let delta = new_shared - old_shared;
         if delta == 0 {
             self.slots[i].used += bytes;
-            return Admission { verdict: Verdict::Reserved, xoff: false };
+            return AdmissionResult { verdict: Verdict::Reserved, xoff: false };
         }
         let fits_shared =
             !st.xoff && new_shared <= self.threshold(st.limit) && self.shared_used + delta <= self.shared_size;
@@ -212,10 +227,10 @@ impl Mmu {
             self.slots[i].used += bytes;
             self.shared_used += delta;
             self.peak_shared_used = self.peak_shared_used.max(self.shared_used);
-            return Admission { verdict: Verdict::Shared, xoff: false };
+            return AdmissionResult { verdict: Verdict::Shared, xoff: false };
         }
         if !st.lossless {
-            return Admission { verdict: Verdict::Drop(DropReason::LossyThreshold), xoff: false };
+            return AdmissionResult { verdict: Verdict::Drop(DropReason::LossyThreshold), xoff: false };
         }
         let xoff = !st.xoff;
         let slot = &mut self.slots[i];
@@ -223,10 +238,49 @@ impl Mmu {
         if st.headroom_used + bytes <= st.headroom {
             slot.used += bytes;
             slot.headroom_used += bytes;
-            Admission { verdict: Verdict::Headroom, xoff }
+            AdmissionResult { verdict: Verdict::Headroom, xoff }
         } else {
-            Admission { verdict: Verdict::Drop(DropReason::HeadroomOverflow), xoff }
+            AdmissionResult { verdict: Verdict::Drop(DropReason::HeadroomOverflow), xoff }
         }
+    }
+
+    /// [`Mmu::admit_at`] under [`Admission::Ns3`] (`SwitchMmu::CheckIngressAdmission`,
+    /// `UpdateIngressAdmission` and `CheckShouldPause` of the ns-3 HPCC simulator).
+    /// Lossy PGs are admitted as [`Mmu::admit_at`] admits them. The caller picks this or that
+    /// by the switch's [`Admission`] (one test where the switch's settings are already in hand,
+    /// not one per slot).
+    #[inline(never)]
+    pub fn admit_ns3_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
+        let st = self.slots[i];
+        if !st.lossless {
+            return self.admit_at(i, bytes);
+        }
+        let old_shared = st.shared();
+        let new_nonhead = st.used - st.headroom_used + bytes;
+        let new_shared = new_nonhead.saturating_sub(st.reserved);
+        let delta = new_shared - old_shared;
+        let verdict = if delta == 0 {
+            self.slots[i].used += bytes;
+            Verdict::Reserved
+        } else if new_shared <= self.threshold(st.limit) {
+            self.slots[i].used += bytes;
+            self.shared_used += delta;
+            self.peak_shared_used = self.peak_shared_used.max(self.shared_used);
+            Verdict::Shared
+        } else if st.headroom_used + bytes <= st.headroom {
+            let slot = &mut self.slots[i];
+            slot.used += bytes;
+            slot.headroom_used += bytes;
+            Verdict::Headroom
+        } else {
+            return AdmissionResult { verdict: Verdict::Drop(DropReason::HeadroomOverflow), xoff: false };
+        };
+        let st = self.slots[i];
+        let xoff = !st.xoff && (st.headroom_used > 0 || st.shared() >= self.threshold(st.limit));
+        if xoff {
+            self.slots[i].xoff = true;
+        }
+        AdmissionResult { verdict, xoff }
     }
 
     /// Free `bytes` of a departing packet charged to (`port`, `pg`). Returns true when this
@@ -292,6 +346,43 @@ mod tests {
 
     fn lossy(reserved: u64) -> PgConfig {
         PgConfig { lossless: false, reserved, headroom: 0, threshold: XoffThreshold::Dynamic, xon_offset: 0 }
+    }
+
+    /// Under [`Admission::Ns3`] XOFF goes up as soon as a frame leaves the PG at the threshold
+    /// (not when the next one does not fit), and a frame that fits under the threshold goes to
+    /// the shared pool while XOFF holds; under [`Admission::Headroom`] the same frames go to
+    /// headroom until XON.
+    #[test]
+    fn ns3_admission_pauses_at_the_threshold_and_shares_while_paused() {
+        let mut cfg = vec![lossy(0); 8];
+        // No reserve, 2000 B of headroom, an XON offset that keeps XOFF up throughout.
+        cfg[3] = lossless(0, 2_000, 100_000);
+        let pg3 = Mmu::index(0, 3);
+        let (mut ns3, mut headroom) = (Mmu::new(cfg.clone(), 10_000, 1.0), Mmu::new(cfg, 10_000, 1.0));
+        let shared = |verdict| AdmissionResult { verdict, xoff: false };
+        // Threshold = α × free shared bytes: 10000 for the first frame.
+        assert_eq!(ns3.admit_ns3_at(pg3, 4_000), shared(Verdict::Shared));
+        assert_eq!(headroom.admit_at(pg3, 4_000), shared(Verdict::Shared));
+        // 6000 shared fits the threshold of 6000; it leaves 6000 ≥ 4000: ns-3 pauses now.
+        assert_eq!(ns3.admit_ns3_at(pg3, 2_000), AdmissionResult { verdict: Verdict::Shared, xoff: true });
+        assert_eq!(headroom.admit_at(pg3, 2_000), shared(Verdict::Shared));
+        // 7000 does not fit under 4000: headroom for both; the headroom MMU pauses only now.
+        assert_eq!(ns3.admit_ns3_at(pg3, 1_000), shared(Verdict::Headroom));
+        assert_eq!(headroom.admit_at(pg3, 1_000), AdmissionResult { verdict: Verdict::Headroom, xoff: true });
+        // 4000 leave (1000 of them from headroom): 3000 shared, threshold 7000, XOFF still up.
+        assert!(!ns3.release_at(pg3, 4_000) && !headroom.release_at(pg3, 4_000));
+        assert!(ns3.pg(0, 3).xoff && headroom.pg(0, 3).xoff);
+        // A frame that fits under the threshold: shared under ns-3, headroom under XOFF here.
+        assert_eq!(ns3.admit_ns3_at(pg3, 1_000), shared(Verdict::Shared));
+        assert_eq!(headroom.admit_at(pg3, 1_000), shared(Verdict::Headroom));
+        assert_eq!((ns3.shared_used(), ns3.pg(0, 3).headroom_used), (4_000, 0));
+        // 2000 more fit the threshold exactly (6000); then 1500 go to headroom, and 1000 more
+        // fit in neither (over the threshold, past the headroom): dropped.
+        assert_eq!(ns3.admit_ns3_at(pg3, 2_000), shared(Verdict::Shared));
+        assert_eq!(ns3.admit_ns3_at(pg3, 1_500), shared(Verdict::Headroom));
+        assert_eq!(ns3.admit_ns3_at(pg3, 1_000), shared(Verdict::Drop(DropReason::HeadroomOverflow)));
+        // A lossy PG is admitted the same way under both.
+        assert_eq!(ns3.admit_ns3_at(Mmu::index(0, 0), 500), headroom.admit_at(Mmu::index(0, 0), 500));
     }
 
     /// One port, PG0 lossy and PG3 lossless, everything else unused.

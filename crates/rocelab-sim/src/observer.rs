@@ -56,6 +56,37 @@ pub trait Observer {
     fn on_drop(&mut self, _time: Time, _port: usize, _packet: &Packet, _cause: DropCause) {}
 }
 
+/// Two observers, both told everything (e.g. a capture and a PFC trace in one run).
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn on_packet(&mut self, time: Time, port: usize, packet: &Packet, dir: Direction) {
+        self.0.on_packet(time, port, packet, dir);
+        self.1.on_packet(time, port, packet, dir);
+    }
+    fn on_tcp(&mut self, time: Time, port: usize, packet: &Packet, header: &TcpHeader, dir: Direction) {
+        self.0.on_tcp(time, port, packet, header, dir);
+        self.1.on_tcp(time, port, packet, header, dir);
+    }
+    fn wants_stream_headers(&self) -> bool {
+        self.0.wants_stream_headers() || self.1.wants_stream_headers()
+    }
+    fn on_stream_header(&mut self, conn: u32, side: u32, seq: u32, header: &[u8]) {
+        self.0.on_stream_header(conn, side, seq, header);
+        self.1.on_stream_header(conn, side, seq, header);
+    }
+    fn on_pfc(&mut self, time: Time, port: usize, frame: &PfcFrame, dir: Direction) {
+        self.0.on_pfc(time, port, frame, dir);
+        self.1.on_pfc(time, port, frame, dir);
+    }
+    fn on_link_pause(&mut self, time: Time, port: usize, quanta: u16, dir: Direction) {
+        self.0.on_link_pause(time, port, quanta, dir);
+        self.1.on_link_pause(time, port, quanta, dir);
+    }
+    fn on_drop(&mut self, time: Time, port: usize, packet: &Packet, cause: DropCause) {
+        self.0.on_drop(time, port, packet, cause);
+        self.1.on_drop(time, port, packet, cause);
+    }
+}
+
 /// The observer that observes nothing.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoObserver;

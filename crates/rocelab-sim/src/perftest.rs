@@ -218,7 +218,7 @@ impl PerftestSpec {
 
     /// The queue pair settings of its flows.
     pub fn rc_flow(&self) -> RcFlow {
-        RcFlow { op: self.test.op(), message_bytes: self.size, tx_depth: self.depth() }
+        RcFlow { op: self.test.op(), message_bytes: self.size, tx_depth: self.depth(), window_packets: None }
     }
 
     /// Whether the server answers each message (`ib_write_lat`, `ib_send_lat`).
@@ -241,6 +241,7 @@ impl PerftestSpec {
             rate_bps: None,
             on_off: None,
             transport: Transport::Rc(self.rc_flow()),
+            hpcc_dport: None,
         };
         let mut v: Vec<FlowSpec> = (0..self.qps).map(|i| qp(self.client, self.server, i as u16)).collect();
         if self.ping_pong() {
@@ -292,7 +293,7 @@ impl PerftestSpec {
             }
             _ => {}
         }
-        crate::traffic::validate_rc(path, self.path_mtu, &self.rc_flow())
+        crate::traffic::validate_rc(path, self.path_mtu, &self.rc_flow(), net.wire.ib_path_mtu)
     }
 }
 

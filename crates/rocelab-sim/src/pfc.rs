@@ -120,6 +120,22 @@ impl PauseState {
         PauseChange::Paused { until: self.until, gen: self.gen }
     }
 
+    /// Apply a timer of `quanta` received at `now` by a port whose pauses last until the resume
+    /// frame ([`crate::spec::PfcPortSpec::until_resume`]): a pause has no end (`until` is
+    /// `Time::MAX`, nothing to schedule), a 0-quanta frame resumes.
+    pub fn on_frame_until_resume(&mut self, now: Time, quanta: u16) -> PauseChange {
+        if quanta == 0 {
+            return if self.resume(now) { PauseChange::Resumed } else { PauseChange::None };
+        }
+        if !self.paused {
+            self.paused = true;
+            self.since = now;
+        }
+        self.until = Time::MAX;
+        self.gen = self.gen.wrapping_add(1);
+        PauseChange::Paused { until: Time::MAX, gen: self.gen }
+    }
+
     /// The expiry scheduled with `gen` fires at `now`; true when this resumed the priority.
     pub fn on_expire(&mut self, now: Time, gen: u32) -> bool {
         if self.paused && gen == self.gen && now >= self.until {
@@ -262,6 +278,19 @@ mod tests {
         assert!(s.is_paused());
         assert!(s.on_expire(until, g2));
         assert_eq!(s.paused_time(until), until);
+    }
+
+    #[test]
+    fn a_pause_until_resume_has_no_end() {
+        let mut s = PauseState::default();
+        assert_eq!(s.on_frame_until_resume(100, 1), PauseChange::Paused { until: Time::MAX, gen: 1 });
+        assert!(!s.on_expire(u64::MAX - 1, 1), "no quanta run out");
+        assert!(s.is_paused());
+        // A second pause changes nothing but the generation; the resume ends it.
+        assert!(matches!(s.on_frame_until_resume(200, 0xFFFF), PauseChange::Paused { .. }));
+        assert_eq!(s.on_frame_until_resume(1_100, 0), PauseChange::Resumed);
+        assert_eq!(s.paused_time(2_000), 1_000);
+        assert_eq!(s.on_frame_until_resume(1_200, 0), PauseChange::None);
     }
 
     #[test]

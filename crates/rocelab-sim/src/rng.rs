@@ -4,6 +4,8 @@
 //! Kept in-crate so that a run is a pure function of scenario and seed on every platform and
 //! every version of the dependency tree.
 
+pub mod ns3;
+
 /// splitmix64 step; also used as a cheap, well-mixed hash for ECMP.
 #[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {

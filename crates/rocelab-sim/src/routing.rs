@@ -90,12 +90,14 @@ pub struct Topology<'a> {
     pub peer_port: &'a [u32],
     /// Node → the global id of its port 0 (read only for `addressed_ports`' hosts).
     pub first_port: &'a [u32],
+    /// Next hops listed in the ns-3 HPCC simulator's order ([`Ecmp::Hpcc`]) rather than by port.
+    pub hpcc_order: bool,
 }
 
 impl<'a> Topology<'a> {
     /// A topology whose hosts are each reached as one node.
     pub fn nodes(adjacency: &'a [Vec<(u32, u32)>], is_host: &'a [bool]) -> Self {
-        Topology { adjacency, is_host, addressed_ports: &[], peer_port: &[], first_port: &[] }
+        Topology { adjacency, is_host, addressed_ports: &[], peer_port: &[], first_port: &[], hpcc_order: false }
     }
 
     /// Whether `node`'s ports are destinations of their own.
@@ -149,8 +151,31 @@ impl Routes {
         // A set's entry and, for a set in `wide`, its index there.
         let mut interned: HashMap<Vec<u32>, (u32, u32)> = HashMap::new();
         let mut dist = vec![u32::MAX; n];
+        // The ns-3 HPCC simulator's breadth-first search takes a node's neighbours in the order of
+        // its `map<Ptr<Node>, Interface>`, by address: its hosts, small objects from the heap,
+        // in the order they were made (by id); then its switches, whose `SwitchNode` (over 4 MB
+        // of byte counters each) glibc maps with mmap, at falling addresses (by id, the last
+        // first). It lists a node's next hops in the order the search reached them (`rank`).
+        let by_id: Vec<Vec<(u32, u32)>> = if topo.hpcc_order {
+            topo.adjacency
+                .iter()
+                .map(|a| {
+                    let mut a = a.clone();
+                    a.sort_by_key(|&(port, v)| {
+                        let host = topo.is_host[v as usize];
+                        (!host, if host { v as i64 } else { -(v as i64) }, port)
+                    });
+                    a
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let adjacency = if topo.hpcc_order { &by_id[..] } else { topo.adjacency };
+        let mut rank = vec![u32::MAX; if topo.hpcc_order { n } else { 0 }];
         let mut queue = std::collections::VecDeque::new();
         let mut hops = Vec::new();
+        let mut ranked: Vec<(u32, u32)> = Vec::new();
         for (k, &(dst, dst_port)) in dests.iter().enumerate() {
             dist.fill(u32::MAX);
             dist[dst] = 0;
@@ -162,12 +187,17 @@ impl Routes {
                 dist[v as usize] = 1;
                 queue.push_back(v as usize);
             }
+            let mut popped = 0;
             while let Some(u) = queue.pop_front() {
                 // Do not route through hosts other than the destination itself.
                 if u != dst && topo.is_host[u] {
                     continue;
                 }
-                for &(_, v) in &topo.adjacency[u] {
+                if topo.hpcc_order {
+                    rank[u] = popped;
+                    popped += 1;
+                }
+                for &(_, v) in &adjacency[u] {
                     let v = v as usize;
                     if dist[v] == u32::MAX {
                         dist[v] = dist[u] + 1;
@@ -180,6 +210,7 @@ impl Routes {
                     continue;
                 }
                 hops.clear();
+                ranked.clear();
                 for &(port, v) in &topo.adjacency[u] {
                     let v = v as usize;
                     let transit_ok = if v == dst {
@@ -189,7 +220,15 @@ impl Routes {
                     };
                     if transit_ok && dist[v] != u32::MAX && dist[v] + 1 == dist[u] {
                         hops.push(port);
+                        if topo.hpcc_order {
+                            ranked.push((rank[v], port));
+                        }
                     }
+                }
+                if topo.hpcc_order {
+                    ranked.sort_unstable();
+                    hops.clear();
+                    hops.extend(ranked.iter().map(|&(_, port)| port));
                 }
                 if hops.is_empty() {
                     continue;
@@ -310,6 +349,56 @@ impl Routes {
     }
 }
 
+/// How a node chooses among equal-cost next hops, and in what order it lists them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Ecmp {
+    /// rocelab's own: next hops in port order, chosen by a 64-bit mix of the packet's 5-tuple
+    /// hash and the switch's seed ([`ecmp_select`]).
+    #[default]
+    Rocelab,
+    /// The ns-3 HPCC simulator's (`SwitchNode::GetOutDev` in alibaba-edu/High-Precision-
+    /// Congestion-Control): MurmurHash3 of (source IP, destination IP, source port | destination
+    /// port << 16) seeded with the switch's node id ([`hpcc_ecmp_hash`]), modulo the number of
+    /// next hops, listed in the order of its breadth-first search from the destination
+    /// (`CalculateRoute` in `scratch/third.cc`: neighbours taken by node id). A packet's
+    /// `flow_hash` then holds its port word (see `Packet::flow_hash`), and addresses are that
+    /// simulator's ([`hpcc_ip`] of the node index). With the same topology and flows, every
+    /// packet takes the path it takes there.
+    Hpcc,
+}
+
+/// The ns-3 HPCC simulator's address of node `id` (`node_id_to_ip` in its `scratch/third.cc`):
+/// 11.(id / 256).(id % 256).1, computed there as 0x0b000001 + (id / 256) × 0x10000 +
+/// (id % 256) × 0x100.
+pub fn hpcc_ip(id: u32) -> u32 {
+    0x0b00_0001u32.wrapping_add((id / 256).wrapping_mul(0x1_0000)).wrapping_add((id % 256) * 0x100)
+}
+
+/// The ns-3 HPCC simulator's ECMP hash (`SwitchNode::EcmpHash`): MurmurHash3, x86 32-bit
+/// variant, of the 12 bytes `sip`, `dip`, `ports` (each little-endian, as that simulator lays
+/// them out in memory), seeded with `seed` (the switch's node id).
+pub fn hpcc_ecmp_hash(sip: u32, dip: u32, ports: u32, seed: u32) -> u32 {
+    let mut h = seed;
+    for k in [sip, dip, ports] {
+        let k = k.wrapping_mul(0xcc9e_2d51).rotate_left(15).wrapping_mul(0x1b87_3593);
+        h ^= k;
+        h = h.rotate_left(13);
+        h = h.wrapping_add(h << 2).wrapping_add(0xe654_6b64);
+    }
+    h ^= 12;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+/// The port word of the ns-3 HPCC simulator's ECMP key: source port in the low half,
+/// destination port in the high half.
+pub fn hpcc_port_word(sport: u16, dport: u16) -> u64 {
+    sport as u64 | (dport as u64) << 16
+}
+
 /// Choose among `n` equal-cost next hops for a packet whose 5-tuple hashes to `flow_hash`.
 #[inline]
 pub fn ecmp_select(flow_hash: u64, switch_seed: u64, n: usize) -> usize {
@@ -323,6 +412,72 @@ pub fn ecmp_select(flow_hash: u64, switch_seed: u64, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hpcc_hash_and_addresses_follow_that_simulator() {
+        assert_eq!(hpcc_ip(0), 0x0b00_0001);
+        assert_eq!(hpcc_ip(1), 0x0b00_0101);
+        assert_eq!(hpcc_ip(255), 0x0b00_ff01);
+        assert_eq!(hpcc_ip(256), 0x0b01_0001);
+        assert_eq!(hpcc_port_word(10000, 100), 10000 | 100 << 16);
+        // The 12 bytes 0x0b000101, 0x0b000001, 10000 | 100 << 16 with seed 17, by the
+        // algorithm as its C source writes it (computed step by step in `murmur_by_steps`).
+        assert_eq!(
+            hpcc_ecmp_hash(0x0b00_0101, 0x0b00_0001, 10000 | 100 << 16, 17),
+            murmur_by_steps(&[0x0b00_0101, 0x0b00_0001, 10000 | 100 << 16], 17)
+        );
+        // Seeds and keys matter.
+        assert_ne!(hpcc_ecmp_hash(1, 2, 3, 4), hpcc_ecmp_hash(1, 2, 3, 5));
+        assert_ne!(hpcc_ecmp_hash(1, 2, 3, 4), hpcc_ecmp_hash(2, 1, 3, 4));
+    }
+
+    /// MurmurHash3_x86_32 over whole 32-bit blocks, written out as the reference does it with
+    /// 64-bit intermediate arithmetic masked to 32 bits.
+    fn murmur_by_steps(blocks: &[u32], seed: u32) -> u32 {
+        let m = |x: u64| x & 0xFFFF_FFFF;
+        let rotl = |x: u64, r: u32| m((x << r) | (x >> (32 - r)));
+        let mut h = seed as u64;
+        for &b in blocks {
+            let mut k = m(b as u64 * 0xcc9e2d51);
+            k = rotl(k, 15);
+            k = m(k * 0x1b873593);
+            h ^= k;
+            h = rotl(h, 13);
+            h = m(h * 5 + 0xe6546b64);
+        }
+        h ^= 4 * blocks.len() as u64;
+        h ^= h >> 16;
+        h = m(h * 0x85ebca6b);
+        h ^= h >> 13;
+        h = m(h * 0xc2b2ae35);
+        h ^= h >> 16;
+        h as u32
+    }
+
+    #[test]
+    fn murmur3_reference_vectors() {
+        // Published MurmurHash3_x86_32 values: "" with seed 0 is 0, with seed 1 0x514E28B7;
+        // the 4-byte key 0x00000000 with seed 0 is 0x2362F9DE. The 32-bit-block form agrees
+        // with them (an empty key has no block and XORs its length 0).
+        assert_eq!(murmur_by_steps(&[], 0), 0);
+        assert_eq!(murmur_by_steps(&[], 1), 0x514E_28B7);
+        assert_eq!(murmur_by_steps(&[0], 0), 0x2362_F9DE);
+    }
+
+    #[test]
+    fn hpcc_order_lists_next_hops_as_the_search_reached_them() {
+        // The diamond: s2 and s5 list s3 first by port. The ns-3 order takes a node's
+        // switches by falling id: from h1 the search reaches s5, then s4 before s3, so s2 lists
+        // s4 (port 3) first; from h0, s2, then s4 before s3, so s5 lists s4 (port 9) first.
+        let (adj, is_host) = diamond();
+        let by_port = Routes::compute(&Topology::nodes(&adj, &is_host));
+        assert_eq!(by_port.next_hops(2, 1), &[2, 3]);
+        assert_eq!(by_port.next_hops(5, 0), &[8, 9]);
+        let hpcc = Routes::compute(&Topology { hpcc_order: true, ..Topology::nodes(&adj, &is_host) });
+        assert_eq!(hpcc.next_hops(2, 1), &[3, 2], "s4 (port 3) before s3 (port 2)");
+        assert_eq!(hpcc.next_hops(5, 0), &[9, 8], "s4 (port 9) before s3 (port 8)");
+        assert_eq!(hpcc.next_hops(3, 1), &[5], "one path: the same");
+    }
 
     /// h0 - s2 = {s3, s4} = s5 - h1 : a diamond with two equal paths.
     fn diamond() -> (Vec<Vec<(u32, u32)>>, Vec<bool>) {
@@ -434,6 +589,7 @@ mod tests {
                 addressed_ports: addressed,
                 peer_port: &self.peer_port,
                 first_port: &self.first_port,
+                hpcc_order: false,
             }
         }
     }

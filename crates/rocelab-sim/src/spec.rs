@@ -16,12 +16,12 @@ use crate::mmu::XoffThreshold;
 use crate::packet::wire;
 use crate::pfc::MAX_QUANTA;
 use crate::sched::Tsa;
-use crate::time::Time;
+use crate::time::{Serialization, Time};
 use serde::{Deserialize, Serialize};
 
 mod host;
 use host::validate_host;
-pub use host::{BondMode, HostPortSpec, HostRxSpec, HostSpec, NicSpec};
+pub use host::{BondMode, CnpMode, HostPortSpec, HostRxSpec, HostSpec, NicArbiter, NicSpec};
 
 /// Index of a node in [`NetworkSpec::nodes`].
 pub type NodeId = usize;
@@ -71,6 +71,68 @@ pub struct NetworkSpec {
     pub nodes: Vec<NodeSpec>,
     /// Full-duplex links; every port is on exactly one link.
     pub links: Vec<LinkSpec>,
+    /// How frames are sized and timed on every link.
+    #[serde(default)]
+    pub wire: WireSpec,
+    /// How switches and hosts choose among equal-cost next hops.
+    #[serde(default)]
+    pub ecmp: crate::routing::Ecmp,
+}
+
+/// How frames are sized and timed on the wire, the same on every link. The default is
+/// Ethernet's and RoCEv2's; the ns-3 HPCC simulator's choices ([`WireSpec::hpcc`]) differ in
+/// each field, and a line-by-line comparison with it needs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireSpec {
+    /// Bytes each frame takes on the wire beyond itself: 20 on Ethernet, the preamble and
+    /// start-of-frame delimiter (8) and the minimum inter-frame gap (12 bytes, IEEE 802.3
+    /// clause 4.4.2).
+    pub overhead_bytes: u16,
+    /// How a frame's duration is rounded.
+    pub serialization: Serialization,
+    /// Bytes of a PFC (and IEEE 802.3x PAUSE) frame: 64, a minimum-size MAC control frame
+    /// (IEEE 802.1Qbb clause 36).
+    pub pfc_frame_bytes: u32,
+    /// Header bytes of every RDMA and open-loop data packet, whatever its opcode, in place of
+    /// the RoCEv2 headers (`None`, see [`crate::rdma::wire`]); its frames have no minimum size.
+    pub header_bytes: Option<u32>,
+    /// Bytes of every ACK and NAK frame, in place of the RoCEv2 size (`None`).
+    pub ack_frame_bytes: Option<u32>,
+    /// An RC queue pair's payload per packet must be an InfiniBand path MTU (256 to 4096
+    /// bytes, IBA §9.7.1): true unless the framing is a simulator's own.
+    pub ib_path_mtu: bool,
+}
+
+impl Default for WireSpec {
+    fn default() -> Self {
+        WireSpec {
+            overhead_bytes: wire::WIRE_OVERHEAD as u16,
+            serialization: Serialization::Exact,
+            pfc_frame_bytes: wire::PFC_FRAME,
+            header_bytes: None,
+            ack_frame_bytes: None,
+            ib_path_mtu: true,
+        }
+    }
+}
+
+impl WireSpec {
+    /// The ns-3 HPCC simulator's framing (alibaba-edu/High-Precision-Congestion-Control): no
+    /// preamble or gap; durations in whole nanoseconds; a data packet is its payload and 48
+    /// bytes of headers (`CustomHeader::GetStaticWholeHeaderSize`: a 14-byte "PPP" header that
+    /// stands for Ethernet, IPv4 20, UDP 8, its 6-byte sequence header); an ACK is 60 bytes
+    /// (`RdmaHw::ReceiveUdp` pads it to 60); a PFC frame 43 (its 9-byte `PauseHeader`, IPv4 and
+    /// the 14-byte header); payloads of any size (1000 bytes in its configurations).
+    pub fn hpcc() -> Self {
+        WireSpec {
+            overhead_bytes: 0,
+            serialization: Serialization::TruncateNs,
+            pfc_frame_bytes: 43,
+            header_bytes: Some(48),
+            ack_frame_bytes: Some(60),
+            ib_path_mtu: false,
+        }
+    }
 }
 
 /// A host or a switch.
@@ -114,16 +176,22 @@ pub struct PfcPortSpec {
     pub enabled: PriorityMask,
     /// Pause time this port requests in XOFF frames, in quanta of 512 bit times.
     pub quanta: u16,
+    /// A pause this port receives lasts until the resume frame, whatever its quanta, and the
+    /// XOFF it sends is sent once, not refreshed: the ns-3 HPCC simulator's PFC
+    /// (`QbbNetDevice::Receive` ignores the pause time). Off, as IEEE 802.1Qbb has it: a pause
+    /// runs out after its quanta, and the sender refreshes it while the condition holds.
+    #[serde(default)]
+    pub until_resume: bool,
 }
 
 impl Default for PfcPortSpec {
     fn default() -> Self {
-        PfcPortSpec { enabled: PriorityMask::NONE, quanta: MAX_QUANTA }
+        PfcPortSpec { enabled: PriorityMask::NONE, quanta: MAX_QUANTA, until_resume: false }
     }
 }
 
 /// A shared-buffer switch.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SwitchSpec {
     /// Packet buffer.
     pub buffer: BufferSpec,
@@ -135,6 +203,50 @@ pub struct SwitchSpec {
     pub latency_ps: Time,
     /// Seed mixed into the ECMP hash, so that tiers do not polarise.
     pub ecmp_seed: u64,
+    /// When an egress queue decides to mark ECN.
+    #[serde(default)]
+    pub ecn_marking: EcnMarking,
+    /// RDMA control frames (ACKs, NAKs and CNPs) are charged to the buffer like any frame, as
+    /// in a real switch. Off, the MMU does not account them: they take no buffer, are never
+    /// dropped for it and never trigger PFC, as the ns-3 HPCC simulator treats them (its queue
+    /// 0 in `SwitchNode::SendToDev`).
+    #[serde(default = "yes")]
+    pub control_in_buffer: bool,
+    /// How the MMU admits a lossless PG's frames around XOFF.
+    #[serde(default)]
+    pub admission: crate::mmu::Admission,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for SwitchSpec {
+    fn default() -> Self {
+        SwitchSpec {
+            buffer: BufferSpec::default(),
+            qos: QosSpec::default(),
+            ports: Vec::new(),
+            latency_ps: 0,
+            ecmp_seed: 0,
+            ecn_marking: EcnMarking::Enqueue,
+            control_in_buffer: true,
+            admission: crate::mmu::Admission::Headroom,
+        }
+    }
+}
+
+/// When an egress queue decides whether to mark a packet CE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EcnMarking {
+    /// As the packet joins the queue, against the queue ahead of it (RED as Floyd & Jacobson
+    /// state it, deciding at queue admission as WRED/ECN profiles do).
+    #[default]
+    Enqueue,
+    /// As the packet leaves, against the queue behind it (the ns-3 HPCC simulator's
+    /// `SwitchNode::SwitchNotifyDequeue` with `SwitchMmu::ShouldSendCN`), which signals
+    /// congestion one queue's delay sooner.
+    Dequeue,
 }
 
 /// The packet buffer of a switch (one shared-buffer MMU; see [`crate::mmu`]).
@@ -543,6 +655,7 @@ mod tests {
                 rate_bps: 100_000_000_000,
                 delay_ps: 1000,
             }],
+            ..Default::default()
         }
     }
 
@@ -572,7 +685,7 @@ mod tests {
         assert!(e.contains("nodes[1]") && e.contains("xon_bytes"), "{e}");
         let mut s = two_hosts();
         if let NodeKind::Host(h) = &mut s.nodes[0].kind {
-            h.ports[0].pfc = PfcPortSpec { enabled: PriorityMask::of(&[3]), quanta: 0 };
+            h.ports[0].pfc = PfcPortSpec { enabled: PriorityMask::of(&[3]), quanta: 0, ..Default::default() };
         }
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("ports[0].pfc") && e.contains("0 quanta"), "{e}");

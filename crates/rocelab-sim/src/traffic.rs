@@ -130,13 +130,17 @@ pub struct RcFlow {
     pub message_bytes: u64,
     /// Most messages posted and not completed (perftest's `--tx-depth`).
     pub tx_depth: u32,
+    /// Most packets outstanding for this queue pair, in place of its NIC's
+    /// ([`crate::rdma::RcConfig::window_packets`]); `None`: the NIC's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_packets: Option<u32>,
 }
 
 impl RcFlow {
     /// Messages of `op`: unsized flows in 64 KiB messages (perftest's default bandwidth-test
-    /// size, `DEF_SIZE_BW`), 128 outstanding (perftest's `DEF_TX_BW`).
+    /// size, `DEF_SIZE_BW`), 128 outstanding (perftest's `DEF_TX_BW`), the NIC's window.
     pub fn new(op: RdmaOp) -> Self {
-        RcFlow { op, message_bytes: 65536, tx_depth: 128 }
+        RcFlow { op, message_bytes: 65536, tx_depth: 128, window_packets: None }
     }
 }
 
@@ -166,6 +170,12 @@ pub struct FlowSpec {
     /// Open loop, or an RDMA queue pair.
     #[serde(default)]
     pub transport: Transport,
+    /// The destination port the flow has in the ns-3 HPCC simulator's files: its flow file's
+    /// `dport` (100 for background and 200 for incast flows, by its scripts' convention). It
+    /// is the destination port of that simulator's ECMP key ([`crate::routing::Ecmp::Hpcc`]);
+    /// `None`: RoCEv2's 4791. The packets themselves carry 4791.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hpcc_dport: Option<u16>,
 }
 
 impl FlowSpec {
@@ -183,6 +193,7 @@ impl FlowSpec {
             rate_bps: None,
             on_off: None,
             transport: Transport::Raw,
+            hpcc_dport: None,
         }
     }
 
@@ -516,7 +527,7 @@ impl Traffic {
                 return Err(SimError::traffic(format!("{path}.stop_ps"), "stop is not after start"));
             }
             match f.transport {
-                Transport::Rc(rc) => validate_rc(&path, f.payload_bytes, &rc)?,
+                Transport::Rc(rc) => validate_rc(&path, f.payload_bytes, &rc, net.wire.ib_path_mtu)?,
                 Transport::Iwarp(rc) => validate_message(&path, &rc)?,
                 Transport::Raw | Transport::Tcp(_) => {}
             }
@@ -557,8 +568,10 @@ impl Traffic {
 }
 
 /// Check the queue pair of a flow (or of a perftest test) at `path`.
-pub(crate) fn validate_rc(path: &str, path_mtu: u32, rc: &RcFlow) -> Result<(), SimError> {
-    if !crate::rdma::wire::PATH_MTUS.contains(&path_mtu) {
+/// Unless `ib_path_mtu` is off ([`crate::spec::WireSpec::ib_path_mtu`]), its payload per packet
+/// must be an InfiniBand path MTU.
+pub(crate) fn validate_rc(path: &str, path_mtu: u32, rc: &RcFlow, ib_path_mtu: bool) -> Result<(), SimError> {
+    if ib_path_mtu && !crate::rdma::wire::PATH_MTUS.contains(&path_mtu) {
         return Err(SimError::traffic(
             format!("{path}.payload_bytes"),
             format!("an RC queue pair's path MTU is 256, 512, 1024, 2048 or 4096 bytes, got {path_mtu}"),
@@ -577,6 +590,15 @@ fn validate_message(path: &str, rc: &RcFlow) -> Result<(), SimError> {
     }
     if rc.tx_depth == 0 {
         return Err(SimError::traffic(format!("{path}.transport.tx_depth"), "tx_depth 0 posts nothing; use 1 or more"));
+    }
+    if rc.window_packets.is_some_and(|w| w == 0 || w > crate::rdma::RcConfig::NO_WINDOW) {
+        return Err(SimError::traffic(
+            format!("{path}.transport.window_packets"),
+            format!(
+                "a window is 1 to {} packets (half the 24-bit PSN space); use None for none",
+                crate::rdma::RcConfig::NO_WINDOW
+            ),
+        ));
     }
     Ok(())
 }

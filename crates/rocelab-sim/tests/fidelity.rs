@@ -355,9 +355,24 @@ fn queue_sampling_and_refusal_of_oversized_outputs() {
     let peak: u64 = r.ports[s.ports[k]].peak_queue_bytes.iter().sum();
     assert!(max_sampled > 0 && max_sampled <= peak);
 
-    // Every nanosecond for ten seconds over the switch ports: refused before running.
+    // At most 64 samples per port: the 1001 samples halve four times (every 16 µs, 63 of them),
+    // each the larger of its pair, so the series keeps its peak.
+    cfg.sampling.max_samples_per_port = 64;
+    let r2 = run_checked(&spec, &traffic, &cfg);
+    let s2 = r2.queue_samples.as_ref().expect("samples");
+    assert_eq!(s2.interval_ps, 16 * US);
+    assert!(s2.depth_bytes.iter().all(|d| d.len() == 63), "{:?}", s2.depth_bytes[0].len());
+    assert_eq!(*s2.depth_bytes[k].iter().max().unwrap() as u64, max_sampled, "the peak is kept");
+    for (a, b) in s.depth_bytes[k].chunks(16).zip(&s2.depth_bytes[k]) {
+        assert_eq!(*a.iter().max().unwrap(), *b, "each kept sample is the peak of the 16 it stands for");
+    }
+
+    // Every nanosecond for ten seconds: each series halves down to 2048 samples or fewer; over
+    // more ports than `max_values` allows at that many, the run is refused before it starts.
+    cfg.sampling.max_samples_per_port = rocelab_sim::Sampling::SAMPLES_PER_PORT;
     cfg.end_time_ps = 10 * SECOND;
     cfg.sampling.queue_interval_ps = Some(NS);
+    cfg.sampling.max_values = 5_000;
     match run(&spec, &traffic, &cfg) {
         Err(SimError::OutputTooLarge { estimated, limit, hint }) => {
             assert!(estimated > limit);

@@ -5,7 +5,9 @@
 //! Mapping conventions (what `rocelab-config` renders): a lossless priority p goes to priority
 //! group p, every class to its switch traffic class (its `queue`, by default its priority); DSCP
 //! values go to the priority of their class; PFC lands on the class's priority and group, ETS
-//! and ECN on its queue.
+//! and ECN on its queue. Each port carries its own resolved settings
+//! ([`ResolvedFabric::port_settings`]): where the policy gives ECN, alpha, headroom or reserve
+//! per link speed, ports of different speeds get different profiles.
 
 use crate::state::{DeviceState, EcnState, End, HostRdma, LinkState, Policy, PortQos, PortState, Sched, State, Trust};
 use rocelab_model::fabric::{RdmaKind, Role};
@@ -41,11 +43,15 @@ fn profile(f: &ResolvedFabric, s: &PortSettings, host: bool) -> PortQos {
             p.pfc |= 1 << prio;
             p.headroom[prio as usize] = s.headroom.map(|h| h.as_bytes());
             p.xoff[prio as usize] = s.xoff.map(|x| x.as_bytes());
+            p.reserve[prio as usize] = Some(s.reserve.as_bytes());
         }
         p.sched[queue] = if c.strict { Sched::Strict } else { pc.ets.map(Sched::Ets).unwrap_or(Sched::Unset) };
         p.ecn[queue] =
             pc.ecn.as_ref().map(|e| EcnState { kmin: e.kmin.as_bytes(), kmax: e.kmax.as_bytes(), pmax: e.pmax });
     }
+    // The port's own alpha: its speed's where `qos.buffer.alpha` is given by speed, a
+    // `qos.ports` override's, else the policy's.
+    p.alpha = Some(s.alpha);
     p.dcbx_willing = s.dcbx_willing.or_else(|| q.dcbx.map(|d| if host { d.hosts_willing } else { d.switches_willing }));
     if host {
         let bit = |on: bool| match (on, rdma_priority) {
@@ -71,13 +77,19 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
     let policy_settings = PortSettings::from_policy(q);
     let mut profiles = vec![profile(f, &policy_settings, false), profile(f, &policy_settings, true)];
     let mut devices = Vec::with_capacity(f.devices.len());
-    for d in &f.devices {
+    for (di, d) in f.devices.iter().enumerate() {
         let host = d.role != Role::Switch;
         let mut ports = Vec::with_capacity(d.ports.len());
-        for p in &d.ports {
+        for (pi, p) in d.ports.iter().enumerate() {
+            // The port's own settings (its speed's where the policy gives settings by speed);
+            // ports that follow the policy as it is share its profile.
             let qos = match &p.settings {
-                None => host as u32,
+                None if !q.has_speed_maps() => host as u32,
                 Some(s) => State::intern(&mut profiles, profile(f, s, host)),
+                None => {
+                    let s = f.port_settings(rocelab_model::resolve::PortId { device: di, port: pi });
+                    State::intern(&mut profiles, profile(f, &s, host))
+                }
             };
             ports.push(PortState {
                 name: p.name.clone(),

@@ -92,6 +92,12 @@ pub struct PortQos {
     pub headroom: [Option<u64>; 8],
     /// Static XOFF threshold per priority group, bytes (`None`: dynamic threshold).
     pub xoff: [Option<u64>; 8],
+    /// Dynamic-threshold alpha of the port's lossless priority groups (`None`: the policy's).
+    /// Ports of different speeds may differ (`qos.buffer.alpha` by speed).
+    pub alpha: Option<f64>,
+    /// Bytes reserved to each priority group before it draws on the shared pool (`None`: none
+    /// known, read as 0).
+    pub reserve: [Option<u64>; 8],
     /// DCBX willing (`None`: DCBX off or unknown).
     pub dcbx_willing: Option<bool>,
     /// Host and storage ports only.
@@ -117,6 +123,8 @@ impl PortQos {
             ecn: [None; 8],
             headroom: [None; 8],
             xoff: [None; 8],
+            alpha: None,
+            reserve: [None; 8],
             dcbx_willing: None,
             host: None,
             unknown: false,
@@ -213,7 +221,8 @@ pub struct Policy {
     pub dcqcn: bool,
     /// PFC response time for the headroom calculation.
     pub response_time: Time,
-    /// Dynamic threshold alpha of the lossless pools.
+    /// Dynamic threshold alpha of the lossless pools: the fabric-wide one (a port's own is
+    /// [`PortQos::alpha`]).
     pub alpha: f64,
     /// Class names by priority, for findings.
     pub class_names: [Option<String>; 8],

@@ -284,3 +284,71 @@ fabric:
     );
     assert!(check(&s).is_empty(), "{:#?}", check(&s));
 }
+
+/// A leaf-spine of 100G host ports and 400G uplinks whose ECN thresholds, alpha, headroom and
+/// reserve are given per link speed (`tests/fabrics/two-speed-ecn.yaml` works the figures out):
+/// each port is judged with its own ECN thresholds against the XOFF point of its own alpha and
+/// reserve, so the 100G Kmax above its XOFF point is a note on the host ports only, and the 400G
+/// Kmax, below its port's (higher) XOFF point, is none. The 25G entries of the maps, a speed no
+/// port runs at, are no finding either.
+#[test]
+fn each_port_of_a_two_speed_switch_is_judged_with_its_own_ecn_alpha_and_reserve() {
+    let f = findings("two-speed-ecn.yaml");
+    assert_eq!(f.len(), 1, "{f:#?}");
+    let n = &f[0];
+    assert_eq!((n.id, n.severity), ("ECN-ABOVE-XOFF", Severity::Note));
+    assert_eq!((n.device.as_str(), n.port.as_deref()), ("leaf1", Some("Ethernet0")));
+    assert_eq!(
+        n.what,
+        "ECN Kmax 4000000 B is above the XOFF point of about 3490254 B of one congested ingress (this port's alpha 0.125, reserve 4096 B) (also on 3 other ports: leaf1:Ethernet4, leaf2:Ethernet0, leaf2:Ethernet4)"
+    );
+}
+
+/// The same fabric with one alpha for every speed: the 400G ports' XOFF point falls to what a
+/// 1/8 share of the pool gives, below their 6.4 MB Kmax, and the uplinks are reported too, each
+/// with its own switch's figure (the spine's pool holds two 400G ports' headroom).
+#[test]
+fn one_alpha_for_both_speeds_moves_the_400g_xoff_point_below_its_kmax() {
+    let path = fabrics().join("two-speed-ecn.yaml");
+    let yaml =
+        std::fs::read_to_string(&path).unwrap().replace("alpha: {25G: 0.0625, 100G: 0.125, 400G: 0.5}", "alpha: 0.125");
+    let loaded = rocelab_model::load_str(&yaml, "two-speed-ecn.yaml", &fabrics()).unwrap_or_else(|d| panic!("{d:?}"));
+    let f = check(&from_intent(&loaded.fabric));
+    let got: Vec<(String, &str)> = f
+        .iter()
+        .map(|x| {
+            assert_eq!((x.id, x.severity), ("ECN-ABOVE-XOFF", Severity::Note), "{x:#?}");
+            (format!("{}:{}", x.device, x.port.as_deref().unwrap_or("")), x.what.as_str())
+        })
+        .collect();
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert!(got.iter().any(|(p, w)| p == "leaf1:Ethernet0" && w.contains("about 3490254 B")), "{got:#?}");
+    // Leaf uplinks: 16,384 + 0.125 × 31,375,424 / 1.125; spine ports: 16,384 + 0.125 ×
+    // (32,000,000 − 800,000 − 32,768) / 1.125.
+    assert!(
+        got.iter().any(|(_, w)| w.starts_with("ECN Kmax 6400000 B is above the XOFF point of about 3502542 B")
+            && w.contains("(this port's alpha 0.125, reserve 16384 B)")),
+        "{got:#?}"
+    );
+    assert!(got.iter().any(|(p, w)| p.starts_with("spine1:") && w.contains("about 3479409 B")), "{got:#?}");
+}
+
+/// Headroom given per speed is judged per port: 50 KB is short at 400G (the 1.5 µs response
+/// alone is 75,000 bytes there) and ample at 100G, so only the 400G ports are reported.
+#[test]
+fn headroom_given_per_speed_is_short_on_the_400g_ports_only() {
+    let path = fabrics().join("two-speed-ecn.yaml");
+    let yaml = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("headroom: {100G: 100KB, 400G: 400KB}", "headroom: {100G: 100KB, 400G: 50KB}");
+    let loaded = rocelab_model::load_str(&yaml, "two-speed-ecn.yaml", &fabrics()).unwrap_or_else(|d| panic!("{d:?}"));
+    let f = check(&from_intent(&loaded.fabric));
+    let short: Vec<&rocelab_verify::Finding> = f.iter().filter(|x| x.id == "HEADROOM-SHORT").collect();
+    assert!(!short.is_empty(), "{f:#?}");
+    for x in &short {
+        assert!(x.what.starts_with("priority group 3 has 50000 B of headroom"), "{}", x.what);
+        assert!(x.what.contains(" at 400G over "), "{}", x.what);
+    }
+    // Every 400G port (two leaf uplinks, two spine ports), and no 100G port.
+    assert_eq!(short.len(), 4, "{short:#?}");
+}

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod builtin;
+mod import;
 mod out;
 mod sim;
 
@@ -168,6 +169,12 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Import another tool's files as a rocelab scenario: `rocelab import hpcc CONFIG --out DIR`
+    /// (the ns-3 HPCC simulator's config.txt, topology and flows).
+    Import {
+        #[command(subcommand)]
+        what: import::ImportCommand,
+    },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
         /// Print this example's YAML.
@@ -196,6 +203,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             check(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
         Command::Examples { name } => examples(name.as_deref()),
+        Command::Import { what } => Ok(import::run(what)),
         Command::Sim { file, seed, out, variant, example, format, all, pcap, pcap_port, pcap_flow, pcap_limit } => {
             sim::run(&sim::SimArgs {
                 file: file.as_deref(),
@@ -319,7 +327,12 @@ fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, forma
     };
     match format {
         Format::Text => out!("{}", rocelab_model::display::summary(&fabric)),
-        Format::Json => outln!("{}", serde_json::to_string_pretty(&fabric).map_err(|e| e.to_string())?),
+        Format::Json => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&rocelab_model::display::json(&fabric)).map_err(|e| e.to_string())?
+            )
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

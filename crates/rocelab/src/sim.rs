@@ -1,9 +1,11 @@
 //! `rocelab sim`: load, build the simulator's input, run with a progress bar, write the
-//! results, the report, the HPCC simulator's `fct.txt` (when flows have sizes) and a capture. Glue only: the mapping and the summary live in
-//! `rocelab-sim`, the report and the capture encoder in `rocelab-report`.
+//! results, the report, the HPCC simulator's `fct.txt` (when flows have sizes) and `pfc.txt`, and
+//! a capture. Glue only: the mapping and the summary live in `rocelab-sim`, the report, the PFC
+//! trace and the capture encoder in `rocelab-report`.
 
 use crate::out::{out, outln};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rocelab_report::hpcc::PfcTrace;
 use rocelab_report::pcap::{resolve_filter, PcapObserver};
 use rocelab_report::run::{run_dir, run_label, Index, IndexEntry, INDEX_SCHEMA_VERSION};
 use rocelab_report::{Report, RunFile, SweepPoint};
@@ -62,13 +64,38 @@ fn write_fct(dir: &Path, built: &Built, results: &Results) -> Result<(), String>
     }
 }
 
-/// Writes `report.html` and the CSV files of the report into `dir`.
+/// `dir/pfc.txt`, the HPCC simulator's PFC trace, written as the run goes (created empty: a run
+/// without PFC frames has an empty trace, as there).
+fn pfc_trace(dir: &Path, built: &Built) -> Result<PfcTrace<std::io::BufWriter<std::fs::File>>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("pfc.txt");
+    let file = std::fs::File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    Ok(PfcTrace::new(std::io::BufWriter::new(file), &built.spec))
+}
+
+/// Finish the PFC trace of `dir`.
+fn finish_trace<W: std::io::Write>(dir: &Path, trace: PfcTrace<W>) -> Result<(), String> {
+    trace.finish().map(|_| ()).map_err(|e| format!("cannot write {}: {e}", dir.join("pfc.txt").display()))
+}
+
+/// Writes `report.html` and the CSV files of the report into `dir`, a row at a time.
 pub fn write_report(dir: &Path, report: &Report) -> Result<usize, String> {
-    let files = report.files();
-    for (name, text) in &files {
-        write(&dir.join(name), text)?;
-    }
-    Ok(files.len() - 1)
+    let mut last = dir.to_path_buf();
+    report
+        .write_files(|name| {
+            last = dir.join(name);
+            std::fs::File::create(&last).map(std::io::BufWriter::new)
+        })
+        .map_err(|e| format!("cannot write {}: {e}", last.display()))
+}
+
+/// Writes `value` as pretty JSON into `path`, streamed (a long run's results are tens of MB).
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), String> {
+    use std::io::Write as _;
+    let err = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| err(&e))?);
+    serde_json::to_writer_pretty(&mut w, value).map_err(|e| err(&e))?;
+    w.flush().map_err(|e| err(&e))
 }
 
 pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
@@ -95,9 +122,15 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         eprintln!("warning: {w}");
     }
     let what = fabric.name.clone();
-    let result = match a.pcap {
-        None => simulate(&built, &what, &mut NoObserver),
-        Some(path) => {
+    let mut trace = a.out.map(|dir| pfc_trace(dir, &built)).transpose()?;
+    let result = match (a.pcap, trace.take()) {
+        (None, None) => simulate(&built, &what, &mut NoObserver),
+        (None, Some(mut t)) => {
+            let r = simulate(&built, &what, &mut t);
+            trace = Some(t);
+            r
+        }
+        (Some(path), t) => {
             let filter = match resolve_filter(&built.spec, &built.names, a.pcap_ports, a.pcap_flows, a.pcap_limit) {
                 Ok(f) => f,
                 Err(e) => {
@@ -109,8 +142,19 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
                 std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             }
             let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-            let mut capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
-            let r = simulate(&built, &what, &mut capture);
+            let capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
+            let (r, capture) = match t {
+                Some(t) => {
+                    let mut both = (capture, t);
+                    let r = simulate(&built, &what, &mut both);
+                    trace = Some(both.1);
+                    (r, both.0)
+                }
+                None => {
+                    let mut capture = capture;
+                    (simulate(&built, &what, &mut capture), capture)
+                }
+            };
             let (stats, _) = capture.finish()?;
             eprintln!(
                 "captured {} frames ({} bytes) to {}{}",
@@ -136,6 +180,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
     let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
     if let Some(dir) = a.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        if let Some(t) = trace {
+            finish_trace(dir, t)?;
+        }
         write_fct(dir, &built, &results)?;
         write_fio(dir, &built, &results)?;
     }
@@ -147,17 +194,16 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         warnings: built.warnings.clone(),
         results,
     };
-    let json_text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
-    if let Some(dir) = a.out {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        write(&dir.join("results.json"), &json_text)?;
-        write(&dir.join("summary.txt"), &text)?;
-        write_report(dir, &Report::new(vec![run], Some(loaded.file.clone())))?;
-    }
     if a.json {
-        outln!("{json_text}");
+        outln!("{}", serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?);
     } else {
         out!("{text}");
+    }
+    if let Some(dir) = a.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        write_json(&dir.join("results.json"), &run)?;
+        write(&dir.join("summary.txt"), &text)?;
+        write_report(dir, &Report::new(vec![run], Some(loaded.file.clone())))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -217,16 +263,17 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
             eprintln!("warning: {label}: {w}");
         }
         let what = format!("{label} ({} of {})", k + 1, plan.len());
-        let results = match simulate(&built, &what, &mut NoObserver) {
+        let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
+        let run_path = dir.join(&rel);
+        let mut trace = pfc_trace(&run_path, &built)?;
+        let results = match simulate(&built, &what, &mut trace) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {label}: the run was refused: {e}");
                 return Ok(ExitCode::from(2));
             }
         };
-        let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
-        let run_path = dir.join(&rel);
-        std::fs::create_dir_all(&run_path).map_err(|e| format!("cannot create {}: {e}", run_path.display()))?;
+        finish_trace(&run_path, trace)?;
         let text = rocelab_sim::summary::summary(&results, &built.names, &built.warnings);
         write_fct(&run_path, &built, &results)?;
         write_fio(&run_path, &built, &results)?;
@@ -238,7 +285,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
             warnings: built.warnings.clone(),
             results,
         };
-        write(&run_path.join("results.json"), &serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?)?;
+        write_json(&run_path.join("results.json"), &run)?;
         write(&run_path.join("summary.txt"), &text)?;
         index.runs.push(IndexEntry {
             label: label.clone(),

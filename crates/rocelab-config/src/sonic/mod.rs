@@ -18,12 +18,21 @@
 //! `dynamic_th` is log2 of the dynamic-threshold alpha (alpha = 2^dynamic_th); an alpha that is
 //! not a power of two is rounded to the nearest one and reported. A lossless profile's `xoff` is
 //! the PFC headroom (the fabric's, else rocelab's headroom function), `xon` is two frames of the
-//! port MTU unless `qos.buffer.xon_offset` gives it, and `size` is the same as `xon`. Pools not
+//! port MTU unless `qos.buffer.xon_offset` gives it, and `size` ("size of reserved buffer for
+//! ingress lossless", sonic-net/SONiC `doc/qos/dynamically-headroom-calculation.md`) is the
+//! port's `qos.buffer.reserve` where the fabric gives one, else the same as `xon`.
+//!
+//! Per port: every port's lossless priority groups point (`BUFFER_PG`) at a profile of their own
+//! speed, cable and MTU, so ports of different speeds get their own headroom, `dynamic_th` (from
+//! the port's alpha) and `size` (its reserve); ports that share a profile name but not its
+//! values (a `qos.ports` override) get a profile with `_xoffN`, `_thN` (SONiC's own suffix for a
+//! `dynamic_th` that is not the default) or `_sizeN` before `_profile`. ECN thresholds are per
+//! queue of each port (`QUEUE` → a `WRED_PROFILE` named by its thresholds). Pools not
 //! given in `qos.buffer.pools` split the switch buffer: the ingress lossless pool holds the
 //! buffer less the headroom of every lossless priority group (which is its `xoff`), the egress
 //! lossless pool the whole buffer, the egress lossy pool a third of it.
 
-use crate::common::{cabled_ports, no_ports_finding, percent, PortView};
+use crate::common::{cabled_ports, no_ports_finding, percent, ports_warning, reserve_given, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::ResolvedFabric;
@@ -318,13 +327,16 @@ pub struct QueueRow {
 pub enum PgProfile {
     IngressLossy,
     /// `pg_lossless_SPEED_CABLEm_MTU_profile`, as SONiC's buffer manager names them; with
-    /// `_xoffN` before `_profile` where ports of the same speed, cable and MTU need different
-    /// headroom (a `qos.ports` override, a different MTU at the other end).
+    /// `_xoffN`, `_thN` or `_sizeN` before `_profile` where ports of the same speed, cable and MTU
+    /// need a different headroom, `dynamic_th` or reserved size (a `qos.ports` override, a
+    /// different MTU at the other end).
     Lossless {
         speed_mbps: u64,
         cable_m: u64,
         mtu: u32,
         xoff: Option<u64>,
+        th: Option<i32>,
+        size: Option<u64>,
     },
 }
 
@@ -332,11 +344,18 @@ impl fmt::Display for PgProfile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PgProfile::IngressLossy => f.write_str("ingress_lossy_profile"),
-            PgProfile::Lossless { speed_mbps, cable_m, mtu, xoff: None } => {
-                write!(f, "pg_lossless_{speed_mbps}_{cable_m}m_{mtu}_profile")
-            }
-            PgProfile::Lossless { speed_mbps, cable_m, mtu, xoff: Some(x) } => {
-                write!(f, "pg_lossless_{speed_mbps}_{cable_m}m_{mtu}_xoff{x}_profile")
+            PgProfile::Lossless { speed_mbps, cable_m, mtu, xoff, th, size } => {
+                write!(f, "pg_lossless_{speed_mbps}_{cable_m}m_{mtu}")?;
+                if let Some(x) = xoff {
+                    write!(f, "_xoff{x}")?;
+                }
+                if let Some(t) = th {
+                    write!(f, "_th{t}")?;
+                }
+                if let Some(s) = size {
+                    write!(f, "_size{s}")?;
+                }
+                f.write_str("_profile")
             }
         }
     }
@@ -455,18 +474,22 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
         findings.push(no_ports_finding(d));
     }
     let mut c = SonicConfig::default();
-    let (th, rounded) = dynamic_th(f.qos.buffer.alpha());
-    if rounded {
+    // The fabric-wide alpha (not rounded where it is one); ports whose own alpha is rounded are
+    // collected by value and reported after the loop.
+    let fabric_alpha =
+        f.qos.buffer.alpha.as_ref().and_then(|a| a.single()).copied().unwrap_or_else(|| f.qos.buffer.alpha());
+    let (fabric_th, fabric_rounded) = dynamic_th(fabric_alpha);
+    if fabric_rounded && !f.qos.buffer.alpha.as_ref().is_some_and(|a| a.is_by_speed()) {
         findings.push(Finding::warning(
             &d.name,
             None,
             format!(
-                "qos.buffer.alpha {} is not a power of two; SONiC's dynamic_th takes log2(alpha), rendered {th} (alpha {})",
-                f.qos.buffer.alpha(),
-                2f64.powi(th)
+                "qos.buffer.alpha {fabric_alpha} is not a power of two; SONiC's dynamic_th takes log2(alpha), rendered {fabric_th} (alpha {})",
+                2f64.powi(fabric_th)
             ),
         ));
     }
+    let mut rounded: Vec<(u64, Vec<&PortView>)> = Vec::new();
     (c.portchannel, c.portchannel_member) = crate::lag::sonic(f, device, &mut findings);
     c.tc_to_queue_map.insert(MAP.into(), identity());
     c.map_pfc_priority_to_queue.insert(MAP.into(), identity());
@@ -504,7 +527,25 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
             }
         }
         let dscp = m.dscp;
-        port_tables(f, p, dscp, th, &mut c, &mut headroom_total, &mut seen);
+        let (th, r) = dynamic_th(p.settings.alpha);
+        if r && p.settings.alpha != fabric_alpha && !p.pfc_priorities().is_empty() {
+            match rounded.iter_mut().find(|(a, _)| *a == p.settings.alpha.to_bits()) {
+                Some((_, ps)) => ps.push(p),
+                None => rounded.push((p.settings.alpha.to_bits(), vec![p])),
+            }
+        }
+        let size = reserve_given(f, d, p).then(|| p.settings.reserve.as_bytes());
+        port_tables(f, p, dscp, (th, size), &mut c, &mut headroom_total, &mut seen);
+    }
+    for (a, ps) in &rounded {
+        let a = f64::from_bits(*a);
+        let (th, _) = dynamic_th(a);
+        findings.push(ports_warning(d, ps, |which| {
+            format!(
+                "alpha {a} of {which} is not a power of two; SONiC's dynamic_th takes log2(alpha), rendered {th} (alpha {})",
+                2f64.powi(th)
+            )
+        }));
     }
     if let Some(m) = dscp_map {
         c.dscp_to_tc_map.insert(MAP.into(), as_fields(&m));
@@ -605,8 +646,9 @@ struct Seen {
     headroom: Vec<(HeadroomKey, u64)>,
     schedulers: Vec<SchedulerName>,
     wred: Vec<WredName>,
-    /// Lossless profile (without `xoff`) → the headroom of its first port.
-    profiles: Vec<(PgProfile, u64)>,
+    /// Lossless profile (without suffixes) → the headroom, `dynamic_th` and `size` of its
+    /// first port.
+    profiles: Vec<(PgProfile, (u64, i32, u64))>,
 }
 
 impl Seen {
@@ -631,7 +673,7 @@ fn port_tables(
     f: &ResolvedFabric,
     p: &PortView,
     dscp: bool,
-    th: i32,
+    (th, reserve): (i32, Option<u64>),
     c: &mut SonicConfig,
     headroom_total: &mut u64,
     seen: &mut Seen,
@@ -727,26 +769,35 @@ fn port_tables(
         let headroom = seen.headroom(f, p);
         let frame = p.settings.mtu as u64 + 22;
         let xon = f.qos.buffer.xon_offset.map(|x| x.as_bytes()).unwrap_or(2 * frame);
-        let mut profile = PgProfile::Lossless { speed_mbps, cable_m, mtu: p.settings.mtu, xoff: None };
+        let size = reserve.unwrap_or(xon);
+        let base = PgProfile::Lossless { speed_mbps, cable_m, mtu: p.settings.mtu, xoff: None, th: None, size: None };
         let row = || {
             fields(&[
                 ("pool", "ingress_lossless_pool".into()),
                 ("xon", xon.to_string()),
                 ("xoff", headroom.to_string()),
-                ("size", xon.to_string()),
+                ("size", size.to_string()),
                 ("dynamic_th", th.to_string()),
             ])
         };
-        match seen.profiles.iter().find(|(p, _)| *p == profile) {
+        let mut profile = base;
+        match seen.profiles.iter().find(|(p, _)| *p == base) {
             None => {
-                seen.profiles.push((profile, headroom));
-                c.buffer_profile.insert(profile.to_string(), row());
+                seen.profiles.push((base, (headroom, th, size)));
+                c.buffer_profile.insert(base.to_string(), row());
             }
-            Some((_, h)) if *h == headroom => {}
-            Some(_) => {
-                // Same name, other headroom: a profile of its own rather than one port's value
-                // for both.
-                profile = PgProfile::Lossless { speed_mbps, cable_m, mtu: p.settings.mtu, xoff: Some(headroom) };
+            Some((_, first)) if *first == (headroom, th, size) => {}
+            Some((_, (h, t, z))) => {
+                // Same name, other values: a profile of its own rather than one port's values for
+                // both.
+                profile = PgProfile::Lossless {
+                    speed_mbps,
+                    cable_m,
+                    mtu: p.settings.mtu,
+                    xoff: (*h != headroom).then_some(headroom),
+                    th: (*t != th).then_some(th),
+                    size: (*z != size).then_some(size),
+                };
                 c.buffer_profile.entry(profile.to_string()).or_insert_with(row);
             }
         }

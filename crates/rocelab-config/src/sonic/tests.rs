@@ -25,7 +25,8 @@ fn typed_values_serialize_as_config_db_strings() {
     assert_eq!(serde_json::to_string(&Metres(40)).unwrap(), "\"40m\"");
     assert_eq!(SchedulerName::Dwrr(90).to_string(), "scheduler.dwrr90");
     assert_eq!(
-        PgProfile::Lossless { speed_mbps: 100_000, cable_m: 5, mtu: 9100, xoff: None }.to_string(),
+        PgProfile::Lossless { speed_mbps: 100_000, cable_m: 5, mtu: 9100, xoff: None, th: None, size: None }
+            .to_string(),
         "pg_lossless_100000_5m_9100_profile"
     );
     let wd = PfcWdRow { poll_interval: Some(NumStr(200)), ..Default::default() };

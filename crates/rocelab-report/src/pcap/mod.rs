@@ -331,7 +331,7 @@ mod tests {
         };
         let spec = NetworkSpec {
             nodes: vec![host(vec![port(None), port(Some([192, 168, 10, 21].into()))]), host(vec![port(None)])],
-            links: vec![],
+            ..Default::default()
         };
         let book = AddressBook::new(&spec);
         let mut p = packet(0x04, 1024, false);

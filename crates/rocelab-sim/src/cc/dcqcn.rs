@@ -62,6 +62,60 @@ pub struct DcqcnParams {
     pub max_decrease: f64,
     /// Rate (both RC and RT) set on a QP's first CNP instead of a cut; `None`: cut as usual.
     pub rate_on_first_cnp_bps: Option<u64>,
+    /// How α moves.
+    #[serde(default)]
+    pub alpha_update: AlphaUpdate,
+    /// When the rate is cut.
+    #[serde(default)]
+    pub rate_reduce: RateReduce,
+    /// How the rate climbs back.
+    #[serde(default)]
+    pub rate_increase: RateIncrease,
+}
+
+/// How the reaction point's α moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AlphaUpdate {
+    /// The paper: α ← (1 − g)·α + g at every cut, and α ← (1 − g)·α for every
+    /// `alpha_update_interval` without a CNP.
+    #[default]
+    OnCnp,
+    /// ConnectX: once per `alpha_update_interval`, α ← (1 − g)·α + g if a CNP arrived in that
+    /// period, else α ← (1 − g)·α (NVIDIA "DCQCN CC Parameters": "Every
+    /// DcQcnDceAlphaUpdatePeriod α is updated. If the CNP is received during this period, alpha
+    /// is incremented. Otherwise, it is decremented."; the ns-3 HPCC simulator's
+    /// `RdmaHw::UpdateAlphaMlx`).
+    Periodic,
+}
+
+/// When the reaction point cuts its rate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RateReduce {
+    /// At the CNP, unless within `rate_reduce_interval` of the last cut (a CNP then cuts
+    /// nothing): the paper, where every CNP cuts (`rate_reduce_interval` 0).
+    #[default]
+    OnCnp,
+    /// Once per `rate_reduce_interval` from the first CNP, at the end of a period in which CNPs
+    /// arrived (NVIDIA `rate_reduce_monitor_period`, "the time period between rate reductions";
+    /// the ns-3 HPCC simulator's `RdmaHw::CheckRateDecreaseMlx`).
+    Periodic,
+}
+
+/// How the reaction point's rate climbs back after a cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RateIncrease {
+    /// The paper: the timer and the byte counter each advance a stage; fast recovery while both
+    /// are at most F, hyper increase (RT += i·R_HAI, i = min(stages) − F) when both are past
+    /// it, additive increase otherwise.
+    #[default]
+    Paper,
+    /// ConnectX: the paper's stages, hyper increase by R_HAI per step (`rpg_hai_rate`, "used
+    /// to increase rpTargetRate in the RPR_HYPER_INCREASE state").
+    Connectx,
+    /// The ns-3 HPCC simulator's `RdmaHw::RateIncEventMlx`: the timer alone, F fast
+    /// recoveries, one additive increase, then hyper increase by R_HAI per timer event; the
+    /// byte counter plays no part.
+    TimerOnly,
 }
 
 impl DcqcnParams {
@@ -83,6 +137,19 @@ impl DcqcnParams {
             clamp_target_rate_after_time_increase: p.clamp_target_rate_after_time_increase,
             max_decrease: p.max_decrease,
             rate_on_first_cnp_bps: p.rate_on_first_cnp.map(|r| r.bits_per_second()),
+            alpha_update: match p.alpha_update {
+                rocelab_model::qos::AlphaUpdate::OnCnp => AlphaUpdate::OnCnp,
+                rocelab_model::qos::AlphaUpdate::Periodic => AlphaUpdate::Periodic,
+            },
+            rate_reduce: match p.rate_reduce {
+                rocelab_model::qos::RateReduce::OnCnp => RateReduce::OnCnp,
+                rocelab_model::qos::RateReduce::Periodic => RateReduce::Periodic,
+            },
+            rate_increase: match p.rate_increase {
+                rocelab_model::qos::RateIncrease::Paper => RateIncrease::Paper,
+                rocelab_model::qos::RateIncrease::Connectx => RateIncrease::Connectx,
+                rocelab_model::qos::RateIncrease::TimerOnly => RateIncrease::TimerOnly,
+            },
         }
     }
 
@@ -136,8 +203,15 @@ pub struct ReactionPoint {
     /// Target rate RT.
     rt: f64,
     alpha: f64,
-    /// Reference time of α's lazy decay.
+    /// [`AlphaUpdate::OnCnp`]: reference time of α's lazy decay. [`AlphaUpdate::Periodic`]: the
+    /// start of the current α period.
     alpha_at: Time,
+    /// A CNP arrived in the current α period ([`AlphaUpdate::Periodic`]).
+    cnp_in_period: bool,
+    /// [`RateReduce::Periodic`]: the first CNP's time (the periods count from it) and the check
+    /// that will cut the rate for the CNPs since the last one, if any.
+    reduce_origin: Time,
+    reduce_at: Option<Time>,
     timer_stage: u32,
     byte_stage: u32,
     bytes: u64,
@@ -146,15 +220,27 @@ pub struct ReactionPoint {
     time_increase_since_cut: bool,
     /// Rate limiting in force (from the first cut until RC is back at line rate).
     limited: bool,
-    ever_cut: bool,
+    /// A CNP has arrived (the first one sets α to `initial_alpha`).
+    ever_cnp: bool,
+    /// Rates kept in whole bit/s, each step truncated as the ns-3 HPCC simulator's `DataRate`
+    /// arithmetic does ([`ReactionPoint::with_whole_bps`]).
+    whole_bps: bool,
     /// CNPs received.
     pub cnps: u64,
-    /// CNPs that did not cut (within `rate_reduce_interval` of the last cut).
+    /// CNPs that did not cut: within `rate_reduce_interval` of the last cut ([`RateReduce::
+    /// OnCnp`]), or after another in the same period ([`RateReduce::Periodic`]).
     pub cnps_ignored: u64,
     /// Rate cuts.
     pub cuts: u64,
     /// Lowest rate reached (bit/s).
     pub min_rate_seen: f64,
+}
+
+/// What a rate-increase event does.
+enum Increase {
+    FastRecovery,
+    Additive,
+    Hyper(u32),
 }
 
 impl ReactionPoint {
@@ -168,6 +254,9 @@ impl ReactionPoint {
             rt: line,
             alpha: p.initial_alpha,
             alpha_at: 0,
+            cnp_in_period: false,
+            reduce_origin: 0,
+            reduce_at: None,
             timer_stage: 0,
             byte_stage: 0,
             bytes: 0,
@@ -175,11 +264,30 @@ impl ReactionPoint {
             last_cut: None,
             time_increase_since_cut: false,
             limited: false,
-            ever_cut: false,
+            ever_cnp: false,
+            whole_bps: false,
             cnps: 0,
             cnps_ignored: 0,
             cuts: 0,
             min_rate_seen: line,
+        }
+    }
+
+    /// The same with its rates in whole bit/s, truncated at every step as the ns-3 HPCC
+    /// simulator's `DataRate` holds them (a cut `DataRate(rate × (1 − α/2))`, a recovery
+    /// `rate / 2 + target / 2`, each half truncated), so that its rates are that simulator's to
+    /// the bit.
+    pub fn with_whole_bps(mut self) -> Self {
+        self.whole_bps = true;
+        self
+    }
+
+    /// `r`, truncated to a whole bit/s when rates are kept so.
+    fn bps(&self, r: f64) -> f64 {
+        if self.whole_bps {
+            r.trunc()
+        } else {
+            r
         }
     }
 
@@ -193,10 +301,11 @@ impl ReactionPoint {
         self.rt
     }
 
-    /// α at `now` (with the decay due by then).
+    /// α at `now` (with the updates due by then).
     pub fn alpha_at(&self, now: Time) -> f64 {
-        let (a, _) = self.decayed_alpha(now);
-        a
+        let mut rp = self.clone();
+        rp.advance_alpha(now);
+        rp.alpha
     }
 
     /// The (timer, byte) stage counters.
@@ -204,27 +313,100 @@ impl ReactionPoint {
         (self.timer_stage, self.byte_stage)
     }
 
-    fn decayed_alpha(&self, now: Time) -> (f64, Time) {
-        let k = self.p.alpha_update_interval_ps.max(1);
-        let n = now.saturating_sub(self.alpha_at) / k;
-        if n == 0 {
-            return (self.alpha, self.alpha_at);
+    /// Bring α up to `now`. [`AlphaUpdate::OnCnp`]: the decay of every whole interval since
+    /// the last update (exact, and no timer event). [`AlphaUpdate::Periodic`]: the update at the
+    /// end of each period passed, α ← (1 − g)·α + g after a period with a CNP, (1 − g)·α after
+    /// one without; a period ending exactly at `now` is over.
+    fn advance_alpha(&mut self, now: Time) {
+        self.advance_alpha_to(now, true);
+    }
+
+    /// [`Self::advance_alpha`] over the period ends before `now`, or at or before it
+    /// (`inclusive`). A CNP that arrives at the very end of a periodic α period counts in that
+    /// period: the ns-3 HPCC simulator schedules the arrival of an ACK (a link's delay and its
+    /// serialization before it) ahead of the update (one interval before), and runs events of
+    /// one instant in the order they were scheduled.
+    fn advance_alpha_to(&mut self, now: Time, inclusive: bool) {
+        if !self.ever_cnp {
+            return;
         }
-        let factor = (1.0 - self.p.g).powi(n.min(i32::MAX as u64) as i32);
-        (self.alpha * factor, self.alpha_at + n * k)
+        let k = self.p.alpha_update_interval_ps.max(1);
+        let passed = now.saturating_sub(self.alpha_at);
+        let n = if inclusive { passed / k } else { passed.saturating_sub(1) / k };
+        if n == 0 {
+            return;
+        }
+        let g = self.p.g;
+        let mut rest = n;
+        if self.p.alpha_update == AlphaUpdate::Periodic {
+            self.alpha = (1.0 - g) * self.alpha + if self.cnp_in_period { g } else { 0.0 };
+            self.cnp_in_period = false;
+            rest -= 1;
+        }
+        self.alpha *= (1.0 - g).powi(rest.min(i32::MAX as u64) as i32);
+        self.alpha_at += n * k;
+    }
+
+    /// The rate cut: RT ← RC when clamping says so, RC ← RC·(1 − min(α/2, max_decrease)),
+    /// floored at the minimum rate; the increase stages start over.
+    fn cut(&mut self, now: Time) {
+        if self.p.clamp_target_rate || (self.p.clamp_target_rate_after_time_increase && self.time_increase_since_cut) {
+            self.rt = self.rc;
+        }
+        let cut = (self.alpha / 2.0).min(self.p.max_decrease);
+        self.rc = self.bps(self.rc * (1.0 - cut)).max(self.p.min_rate_bps as f64).min(self.line_bps);
+        self.rt = self.rt.max(self.rc);
+        self.min_rate_seen = self.min_rate_seen.min(self.rc);
+        self.timer_stage = 0;
+        self.byte_stage = 0;
+        self.bytes = 0;
+        self.timer_at = Some(now + self.p.rate_increase_timer_ps.max(1));
+        self.last_cut = Some(now);
+        self.time_increase_since_cut = false;
+        self.limited = true;
+        self.cuts += 1;
+    }
+
+    /// [`RateReduce::Periodic`]: the check due now cuts the rate for the CNPs since the last.
+    fn check(&mut self, now: Time) {
+        self.reduce_at = None;
+        self.advance_alpha(now);
+        self.cut(now);
+    }
+
+    /// [`RateReduce::Periodic`]: the next check after `now`, at the first CNP's time plus a whole
+    /// number of periods and 1 ns (the ns-3 HPCC simulator's `ScheduleDecreaseRateMlx` puts its
+    /// checks 1 ns after the α updates of the same instant).
+    fn next_check(&self, now: Time) -> Time {
+        let iv = self.p.rate_reduce_interval_ps.max(1);
+        let first = self.reduce_origin + iv + crate::time::NS;
+        if now < first {
+            return first;
+        }
+        first + ((now - first) / iv + 1) * iv
     }
 
     fn increase(&mut self) {
         let f = self.p.fast_recovery_steps;
         let (t, b) = (self.timer_stage, self.byte_stage);
-        if t > f && b > f {
-            let i = t.min(b) - f;
-            self.rt += i as f64 * self.p.hyper_increase_bps as f64;
-        } else if t > f || b > f {
-            self.rt += self.p.additive_increase_bps as f64;
+        let step = match self.p.rate_increase {
+            // The stage before this event (t − 1) below F: fast recovery; at F: additive; past it:
+            // hyper, R_HAI each (`RdmaHw::RateIncEventMlx`).
+            RateIncrease::TimerOnly if t <= f => Increase::FastRecovery,
+            RateIncrease::TimerOnly if t == f + 1 => Increase::Additive,
+            RateIncrease::TimerOnly => Increase::Hyper(1),
+            RateIncrease::Paper if t > f && b > f => Increase::Hyper(t.min(b) - f),
+            RateIncrease::Connectx if t > f && b > f => Increase::Hyper(1),
+            _ if t > f || b > f => Increase::Additive,
+            _ => Increase::FastRecovery,
+        };
+        match step {
+            Increase::Hyper(i) => self.rt += i as f64 * self.p.hyper_increase_bps as f64,
+            Increase::Additive => self.rt += self.p.additive_increase_bps as f64,
+            Increase::FastRecovery => {}
         }
         self.rt = self.rt.min(self.line_bps);
-        self.rc = ((self.rt + self.rc) / 2.0).min(self.line_bps);
+        self.rc = (self.bps(self.rt / 2.0) + self.bps(self.rc / 2.0)).min(self.line_bps);
         // Released once within one part per million of line rate: fast recovery approaches RT
         // geometrically and would never reach it exactly.
         if self.rc >= self.line_bps * (1.0 - 1e-6) {
@@ -239,56 +421,73 @@ impl ReactionPoint {
 impl CongestionControl for ReactionPoint {
     fn on_cnp(&mut self, now: Time) {
         self.cnps += 1;
+        let first = !self.ever_cnp;
+        if first {
+            // α starts at `initial_alpha` (ConnectX `initial_alpha_value`; 1 in the paper and in
+            // the ns-3 HPCC simulator, whose first CNP does not count in its first α period).
+            self.ever_cnp = true;
+            self.alpha = self.p.initial_alpha;
+            self.alpha_at = now;
+            self.reduce_origin = now;
+            if let Some(r) = self.p.rate_on_first_cnp_bps {
+                self.rc = (r as f64).min(self.line_bps).max(self.p.min_rate_bps as f64);
+                self.rt = self.rc;
+                self.min_rate_seen = self.min_rate_seen.min(self.rc);
+                self.limited = true;
+            }
+        } else {
+            if self.reduce_at.is_some_and(|t| t <= now) {
+                // A check due at this instant runs before this CNP, which belongs to the next
+                // period: that simulator scheduled the check a period ago, ahead of the CNP.
+                self.check(now);
+            }
+            // A periodic α counts a CNP at a period's last instant in that period (the ns-3
+            // simulator's update event at that instant runs after it); the paper's decay timer
+            // runs out first.
+            self.advance_alpha_to(now, self.p.alpha_update == AlphaUpdate::OnCnp);
+            if self.p.alpha_update == AlphaUpdate::Periodic {
+                self.cnp_in_period = true;
+            }
+        }
+        if self.p.rate_reduce == RateReduce::Periodic {
+            // One cut at the next check for every CNP since the last.
+            if self.reduce_at.is_some() {
+                self.cnps_ignored += 1;
+            } else {
+                self.reduce_at = Some(self.next_check(now));
+            }
+            return;
+        }
+        if first && self.p.rate_on_first_cnp_bps.is_some() {
+            self.timer_stage = 0;
+            self.byte_stage = 0;
+            self.bytes = 0;
+            self.timer_at = Some(now + self.p.rate_increase_timer_ps.max(1));
+            self.last_cut = Some(now);
+            return;
+        }
         if let (Some(last), iv) = (self.last_cut, self.p.rate_reduce_interval_ps) {
             if iv > 0 && now < last.saturating_add(iv) {
                 self.cnps_ignored += 1;
                 return;
             }
         }
-        let (alpha, _) = self.decayed_alpha(now);
-        let first = !self.ever_cut;
         if first {
-            self.alpha = self.p.initial_alpha;
-        } else {
-            self.alpha = alpha;
+            // The paper cuts from RC with RT ← RC on the first CNP.
+            self.rt = self.rc;
         }
-        match (first, self.p.rate_on_first_cnp_bps) {
-            (true, Some(r)) => {
-                self.rc = (r as f64).min(self.line_bps);
-                self.rt = self.rc;
-            }
-            _ => {
-                if first
-                    || self.p.clamp_target_rate
-                    || (self.p.clamp_target_rate_after_time_increase && self.time_increase_since_cut)
-                {
-                    self.rt = self.rc;
-                }
-                let cut = (self.alpha / 2.0).min(self.p.max_decrease);
-                self.rc *= 1.0 - cut;
-            }
+        self.cut(now);
+        if self.p.alpha_update == AlphaUpdate::OnCnp {
+            self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g;
+            self.alpha_at = now;
         }
-        self.rc = self.rc.max(self.p.min_rate_bps as f64).min(self.line_bps);
-        self.rt = self.rt.max(self.rc);
-        self.min_rate_seen = self.min_rate_seen.min(self.rc);
-        self.alpha = (1.0 - self.p.g) * self.alpha + self.p.g;
-        self.alpha_at = now;
-        self.timer_stage = 0;
-        self.byte_stage = 0;
-        self.bytes = 0;
-        self.timer_at = Some(now + self.p.rate_increase_timer_ps.max(1));
-        self.last_cut = Some(now);
-        self.time_increase_since_cut = false;
-        self.limited = true;
-        self.ever_cut = true;
-        self.cuts += 1;
     }
 
     fn on_ack(&mut self, _now: Time, _acked_bytes: u64, _rtt: Option<Time>) {}
 
     #[inline]
     fn on_sent(&mut self, _now: Time, frame_bytes: u64) {
-        if !self.limited {
+        if !self.limited || self.p.rate_increase == RateIncrease::TimerOnly {
             return;
         }
         self.bytes += frame_bytes;
@@ -301,6 +500,9 @@ impl CongestionControl for ReactionPoint {
     }
 
     fn on_timer(&mut self, now: Time) {
+        if self.reduce_at.is_some_and(|t| t <= now) {
+            self.check(now);
+        }
         let Some(at) = self.timer_at else {
             return;
         };
@@ -314,10 +516,10 @@ impl CongestionControl for ReactionPoint {
     }
 
     fn next_timer(&self) -> Option<Time> {
-        if self.limited {
-            self.timer_at
-        } else {
-            None
+        let increase = if self.limited { self.timer_at } else { None };
+        match (increase, self.reduce_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -328,169 +530,4 @@ impl CongestionControl for ReactionPoint {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::time::US;
-
-    const LINE: u64 = 100_000_000_000;
-
-    fn params() -> DcqcnParams {
-        DcqcnParams {
-            g: 1.0 / 256.0,
-            alpha_update_interval_ps: 55 * US,
-            initial_alpha: 1.0,
-            rate_increase_timer_ps: 55 * US,
-            byte_counter_bytes: 10_000_000,
-            fast_recovery_steps: 5,
-            additive_increase_bps: 40_000_000,
-            hyper_increase_bps: 200_000_000,
-            min_rate_bps: 10_000_000,
-            cnp_interval_ps: 50 * US,
-            rate_reduce_interval_ps: 0,
-            clamp_target_rate: true,
-            clamp_target_rate_after_time_increase: false,
-            max_decrease: 1.0,
-            rate_on_first_cnp_bps: None,
-        }
-    }
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() <= 1e-6 * b.abs().max(1.0)
-    }
-
-    #[test]
-    fn a_cnp_cuts_by_alpha_over_two_and_raises_alpha() {
-        let mut rp = ReactionPoint::new(params(), LINE);
-        assert_eq!(rp.rate_bps(), None, "unlimited before the first CNP");
-        rp.on_cnp(0);
-        // α = 1: RC halves; RT keeps the old rate; α ← (1 − g)·1 + g = 1.
-        assert!(close(rp.current_rate(), 50e9));
-        assert!(close(rp.target_rate(), 100e9));
-        assert!(close(rp.alpha_at(0), 1.0));
-        assert_eq!(rp.rate_bps(), Some(rp.current_rate()));
-        assert_eq!(rp.next_timer(), Some(55 * US));
-        // Second CNP 10 µs later (no decay yet): RT ← RC = 50G, RC ← 25G.
-        rp.on_cnp(10 * US);
-        assert!(close(rp.target_rate(), 50e9));
-        assert!(close(rp.current_rate(), 25e9));
-        assert_eq!(rp.cuts, 2);
-    }
-
-    #[test]
-    fn alpha_decays_once_per_interval_without_cnp() {
-        let mut rp = ReactionPoint::new(params(), LINE);
-        rp.on_cnp(0);
-        let g = 1.0 / 256.0;
-        assert!(close(rp.alpha_at(54 * US), 1.0), "no decay within K");
-        assert!(close(rp.alpha_at(55 * US), 1.0 - g));
-        assert!(close(rp.alpha_at(3 * 55 * US + 1), (1.0 - g).powi(3)));
-        // The next cut uses the decayed α, then raises it.
-        rp.on_cnp(110 * US);
-        let a = (1.0 - g) * (1.0 - g);
-        assert!(close(rp.alpha_at(110 * US), (1.0 - g) * a + g));
-    }
-
-    #[test]
-    fn fast_recovery_then_additive_then_hyper_increase() {
-        let mut p = params();
-        p.byte_counter_bytes = u64::MAX / 2; // timer stages only at first
-        let mut rp = ReactionPoint::new(p, LINE);
-        rp.on_cnp(0);
-        rp.on_cnp(1); // RT = 50G, RC = 25G
-        let (mut rt, mut rc) = (50e9, 25e9);
-        // Timer stages 1..=5 (≤ F, byte stage 0 ≤ F): fast recovery, RT unchanged.
-        for k in 1..=5u64 {
-            rp.on_timer(1 + k * 55 * US);
-            rc = (rt + rc) / 2.0;
-            assert!(close(rp.target_rate(), rt), "stage {k}");
-            assert!(close(rp.current_rate(), rc), "stage {k}");
-        }
-        // Stage 6: timer > F, bytes ≤ F: additive, RT += R_AI.
-        rp.on_timer(1 + 6 * 55 * US);
-        rt += 40e6;
-        rc = (rt + rc) / 2.0;
-        assert!(close(rp.target_rate(), rt) && close(rp.current_rate(), rc));
-        // Six byte stages as well: both above F, hyper increase with i = min(7, 6) − 5 = 1.
-        let mut rp2 = rp.clone();
-        rp2.p.byte_counter_bytes = 1000;
-        rp2.bytes = 0;
-        for _ in 0..5 {
-            rp2.on_sent(0, 1000); // byte stages 1..=5: additive (timer stage 6 > F)
-        }
-        let before = rp2.target_rate();
-        assert!(close(before, rt + 5.0 * 40e6));
-        rp2.on_sent(0, 1000); // byte stage 6 > F and timer stage 6 > F: hyper, i = 1
-        assert!(close(rp2.target_rate(), before + 200e6));
-        rp2.on_timer(1 + 7 * 55 * US); // timer stage 7: i = min(7, 6) − 5 = 1
-        assert!(close(rp2.target_rate(), before + 400e6));
-    }
-
-    #[test]
-    fn min_rate_floor_and_line_rate_cap() {
-        let mut rp = ReactionPoint::new(params(), LINE);
-        for k in 0..100 {
-            rp.on_cnp(k * US);
-        }
-        assert!(close(rp.current_rate(), 10e6), "floored at min_rate: {}", rp.current_rate());
-        assert!(rp.min_rate_seen >= 10e6);
-        // Many timer increases bring it back to line rate and release the limiter, never above.
-        let mut t = 100 * US;
-        let mut guard = 0;
-        while rp.rate_bps().is_some() {
-            t = rp.next_timer().expect("timer runs while limited");
-            rp.on_timer(t);
-            assert!(rp.current_rate() <= LINE as f64 && rp.target_rate() <= LINE as f64);
-            guard += 1;
-            assert!(guard < 100_000, "never recovered");
-        }
-        assert_eq!(rp.current_rate(), LINE as f64);
-        assert_eq!(rp.next_timer(), None);
-        let _ = t;
-    }
-
-    #[test]
-    fn connectx_knobs_rate_reduce_interval_and_clamping() {
-        let mut p = params();
-        p.rate_reduce_interval_ps = 4 * US;
-        p.clamp_target_rate = false;
-        p.clamp_target_rate_after_time_increase = true;
-        p.initial_alpha = 1023.0 / 1024.0;
-        let mut rp = ReactionPoint::new(p, LINE);
-        rp.on_cnp(0);
-        assert!(close(rp.current_rate(), 100e9 * (1.0 - 1023.0 / 2048.0)));
-        rp.on_cnp(2 * US);
-        assert_eq!((rp.cuts, rp.cnps_ignored), (1, 1), "within the 4 µs monitor period");
-        // A cut without a timer increase since the last one leaves RT where it was.
-        let rt = rp.target_rate();
-        rp.on_cnp(5 * US);
-        assert!(close(rp.target_rate(), rt));
-        // After a timer increase, the next cut clamps RT to RC.
-        rp.on_timer(5 * US + 55 * US);
-        let rc = rp.current_rate();
-        rp.on_cnp(70 * US);
-        assert!(close(rp.target_rate(), rc));
-        // max_decrease bounds a cut.
-        let mut p2 = params();
-        p2.max_decrease = 0.25;
-        let mut rp = ReactionPoint::new(p2, LINE);
-        rp.on_cnp(0);
-        assert!(close(rp.current_rate(), 75e9));
-        // rate_on_first_cnp sets both rates.
-        let mut p3 = params();
-        p3.rate_on_first_cnp_bps = Some(20_000_000_000);
-        let mut rp = ReactionPoint::new(p3, LINE);
-        rp.on_cnp(0);
-        assert!(close(rp.current_rate(), 20e9) && close(rp.target_rate(), 20e9));
-    }
-
-    #[test]
-    fn notification_point_spaces_cnps_per_qp() {
-        let mut np = NotificationPoint::default();
-        assert!(np.on_ce(0, 50 * US));
-        assert!(!np.on_ce(10 * US, 50 * US));
-        assert!(!np.on_ce(49 * US, 50 * US));
-        assert!(np.on_ce(50 * US, 50 * US));
-        assert!(!np.on_ce(60 * US, 50 * US));
-        assert_eq!((np.ce_packets, np.cnps_sent), (5, 2));
-    }
-}
+mod tests;

@@ -15,7 +15,7 @@
 
 pub mod dcqcn;
 
-pub use dcqcn::{DcqcnParams, NotificationPoint, ReactionPoint};
+pub use dcqcn::{AlphaUpdate, DcqcnParams, NotificationPoint, RateIncrease, RateReduce, ReactionPoint};
 
 use crate::time::Time;
 use serde::{Deserialize, Serialize};

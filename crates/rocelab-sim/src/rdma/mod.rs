@@ -75,8 +75,12 @@ pub const MAX_MESSAGE_BYTES: u64 = 1 << 31;
 pub struct RcConfig {
     /// Path MTU: payload bytes per packet (256, 512, 1024, 2048 or 4096).
     pub path_mtu: u32,
-    /// Most packets outstanding (sent and not acknowledged). Default 128: NVIDIA ConnectX
-    /// firmware's `LOG_TX_PSN_WINDOW` of 7 as `mlxconfig query` prints it (2⁷ packets).
+    /// Most packets outstanding (sent and not acknowledged). Default [`RcConfig::NO_WINDOW`]:
+    /// a ConnectX queue pair doing RDMA WRITE or SEND has no window of packets; it is paced by
+    /// its rate limiter (DCQCN) and bounded by its send queue and the PSN space. (ConnectX's
+    /// `LOG_TX_PSN_WINDOW`, 7 in `mlxconfig query`, bounds what its READ responder and
+    /// retransmission tracking keep, not what a requester may send.) The ns-3 HPCC simulator
+    /// runs its DCQCN without one either (`HAS_WIN 0`).
     pub window_packets: u32,
     /// The responder acknowledges the last packet of every message, and within a long message
     /// every `ack_every_packets` packets. The InfiniBand specification lets a responder coalesce
@@ -93,11 +97,17 @@ pub struct RcConfig {
     pub retry_count: u32,
 }
 
+impl RcConfig {
+    /// No window: as many packets outstanding as the 24-bit PSN space tells apart, 2²³ − 1
+    /// (PSNs are compared within half the space, IBA §9.7.1).
+    pub const NO_WINDOW: u32 = (1 << 23) - 1;
+}
+
 impl Default for RcConfig {
     fn default() -> Self {
         RcConfig {
             path_mtu: 4096,
-            window_packets: 128,
+            window_packets: Self::NO_WINDOW,
             ack_every_packets: 16,
             timeout_ps: local_ack_timeout(14),
             retry_count: 7,

@@ -193,6 +193,14 @@ impl Requester {
         self.una_psn
     }
 
+    /// Whether a packet waits to be sent and the window lets it go (its work request may not be
+    /// ready yet).
+    pub fn has_packet(&self) -> bool {
+        !self.failed
+            && self.send_idx < self.wqes.len()
+            && psn_diff(self.next_psn, self.una_psn) < self.cfg.window_packets as i32
+    }
+
     /// The next packet to send at `now`, if any; sending it is the caller's commitment.
     pub fn poll(&mut self, now: Time) -> TxPoll {
         if self.failed || self.send_idx >= self.wqes.len() {

@@ -13,7 +13,8 @@
 //!
 //! At most one ACK/NAK is pending: a newer one replaces it (a NAK for PSN `p` acknowledges
 //! everything before `p`, an ACK for `p` everything up to it, so the newer one says all the
-//! older one did).
+//! older one did). A responder made with [`Responder::queueing_acks`] keeps each one instead and
+//! sends them all, in order, as the ns-3 HPCC simulator's NIC does with its ACK queue.
 
 use super::wire::{self, read_response_opcode};
 use super::{packets_of, psn_add, psn_diff, RcConfig};
@@ -46,6 +47,8 @@ pub struct ControlAck {
     pub syndrome: u8,
     /// AETH MSN.
     pub msn: u32,
+    /// It carries a congestion notification (see [`crate::spec::CnpMode::AckFlag`]).
+    pub cnp: bool,
 }
 
 /// A READ response packet to send.
@@ -82,7 +85,9 @@ pub struct Responder {
     msn: u32,
     nak_sent: bool,
     since_ack: u32,
-    pending: Option<ControlAck>,
+    pending: VecDeque<ControlAck>,
+    /// Keep every ACK and NAK made, none replacing another.
+    queue_acks: bool,
     reads: VecDeque<ReadJob>,
     /// NAKs sent.
     pub naks: u64,
@@ -101,7 +106,8 @@ impl Responder {
             msn: 0,
             nak_sent: false,
             since_ack: 0,
-            pending: None,
+            pending: VecDeque::new(),
+            queue_acks: false,
             reads: VecDeque::new(),
             naks: 0,
             duplicates: 0,
@@ -129,8 +135,9 @@ impl Responder {
                 self.nak_sent = true;
                 self.naks += 1;
                 self.since_ack = 0;
-                self.pending =
-                    Some(ControlAck { psn: self.epsn, syndrome: wire::SYNDROME_NAK_PSN_SEQUENCE, msn: self.msn });
+                let nak =
+                    ControlAck { psn: self.epsn, syndrome: wire::SYNDROME_NAK_PSN_SEQUENCE, msn: self.msn, cnp: false };
+                self.push_control(nak);
             }
             return RxVerdict::OutOfSequence;
         }
@@ -167,7 +174,33 @@ impl Responder {
 
     fn ack(&mut self, psn: u32) {
         self.since_ack = 0;
-        self.pending = Some(ControlAck { psn, syndrome: wire::SYNDROME_ACK, msn: self.msn });
+        self.push_control(ControlAck { psn, syndrome: wire::SYNDROME_ACK, msn: self.msn, cnp: false });
+    }
+
+    fn push_control(&mut self, a: ControlAck) {
+        if !self.queue_acks {
+            self.pending.clear();
+        }
+        self.pending.push_back(a);
+    }
+
+    /// The same responder, keeping every ACK and NAK it makes until sent, in order, instead of
+    /// the newest alone.
+    pub fn queueing_acks(mut self) -> Self {
+        self.queue_acks = true;
+        self
+    }
+
+    /// Flag the newest pending ACK or NAK as carrying a congestion notification; false when
+    /// none is pending.
+    pub fn flag_cnp(&mut self) -> bool {
+        match self.pending.back_mut() {
+            Some(a) => {
+                a.cnp = true;
+                true
+            }
+            None => false,
+        }
     }
 
     fn queue_read(&mut self, psn: u32, len: u32, ready_at: Time, again: bool) {
@@ -177,12 +210,12 @@ impl Responder {
 
     /// Whether an ACK or NAK is waiting to be sent.
     pub fn has_control(&self) -> bool {
-        self.pending.is_some()
+        !self.pending.is_empty()
     }
 
     /// The pending ACK or NAK, to be sent now.
     pub fn take_control(&mut self) -> Option<ControlAck> {
-        self.pending.take()
+        self.pending.pop_front()
     }
 
     /// When the next READ response can go: `Some(t)` (maybe in the past), `None` if none queued.
@@ -241,8 +274,19 @@ mod tests {
         // Unsent ACKs coalesce: two messages, one ACK (the newer) pending.
         r.on_request(SEND_ONLY, 10, 8, 0, 0);
         r.on_request(SEND_ONLY, 11, 8, 0, 0);
-        assert_eq!(r.take_control(), Some(ControlAck { psn: 11, syndrome: SYNDROME_ACK, msn: 3 }));
+        assert_eq!(r.take_control(), Some(ControlAck { psn: 11, syndrome: SYNDROME_ACK, msn: 3, cnp: false }));
         assert!(!r.has_control());
+    }
+
+    #[test]
+    fn a_queueing_responder_keeps_every_ack_and_its_flag() {
+        let mut r = resp(1).queueing_acks();
+        r.on_request(WRITE_FIRST, 0, 1024, 0, 0);
+        assert!(r.flag_cnp(), "the ACK of packet 0 carries the flag");
+        r.on_request(WRITE_LAST, 1, 1024, 0, 0);
+        let a: Vec<(u32, bool)> = std::iter::from_fn(|| r.take_control()).map(|a| (a.psn, a.cnp)).collect();
+        assert_eq!(a, [(0, true), (1, false)], "both sent, in order");
+        assert!(!r.flag_cnp(), "nothing pending");
     }
 
     #[test]
@@ -251,7 +295,10 @@ mod tests {
         r.on_request(WRITE_FIRST, 0, 1024, 0, 0);
         // PSN 1 lost: 2, 3, 4 arrive.
         assert_eq!(r.on_request(WRITE_MIDDLE, 2, 1024, 0, 0), RxVerdict::OutOfSequence);
-        assert_eq!(r.take_control(), Some(ControlAck { psn: 1, syndrome: SYNDROME_NAK_PSN_SEQUENCE, msn: 0 }));
+        assert_eq!(
+            r.take_control(),
+            Some(ControlAck { psn: 1, syndrome: SYNDROME_NAK_PSN_SEQUENCE, msn: 0, cnp: false })
+        );
         assert_eq!(r.on_request(WRITE_MIDDLE, 3, 1024, 0, 0), RxVerdict::OutOfSequence);
         assert_eq!(r.on_request(WRITE_LAST, 4, 1024, 0, 0), RxVerdict::OutOfSequence);
         assert_eq!(r.take_control(), None, "NAK once per episode");

@@ -195,6 +195,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.finished_sending = true;
                     if flow.spec.size_bytes.is_some() && flow.completed_at.is_none() {
                         flow.completed_at = Some(now);
+                        self.flow_done(now);
                     }
                 } else if visible >= stop && idle {
                     // Stopped: nothing more is posted, and the last message is done.

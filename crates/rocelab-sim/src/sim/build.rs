@@ -4,7 +4,7 @@
 use super::build_rdma::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use super::rdma::NO_QP;
 use super::tcp::TcpHosts;
-use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt};
+use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
 use crate::mmu::{Mmu, PgConfig};
@@ -14,9 +14,9 @@ use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
 use crate::pfc::{pause_duration, PauseState, XoffState};
 use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
-use crate::routing::{Routes, Topology};
+use crate::routing::{Ecmp, Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
-use crate::spec::{NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
+use crate::spec::{EcnMarking, NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
 use crate::stats::{
     Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
     SCHEMA_VERSION,
@@ -109,7 +109,8 @@ impl<'a, O: Observer> Simulation<'a, O> {
             return;
         }
         self.sim.run_until(time);
-        self.reached = time;
+        // A run that stops when its flows are done may have ended before `time`.
+        self.reached = time.min(self.sim.end);
     }
 
     /// Simulated time reached: every event at or before it has been processed.
@@ -171,7 +172,7 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
             });
         }
         let ports: u64 = (0..spec.nodes.len()).filter(|&n| !spec.is_host(n)).map(|n| spec.port_count(n) as u64).sum();
-        let samples = config.end_time_ps / iv + 1;
+        let samples = config.sampling.kept_per_port(iv, config.end_time_ps);
         let values = samples.saturating_mul(ports);
         let limit = config.sampling.max_values;
         if values > limit {
@@ -180,11 +181,12 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
                 estimated: values,
                 limit,
                 hint: format!(
-                    "queue sampling every {} for {} over {ports} switch ports; sample at least every {} \
-                     (simulation.sample_interval), shorten the run (simulation.duration), or raise \
-                     sampling.max_values",
+                    "queue sampling every {} for {} over {ports} switch ports ({samples} samples each, at most \
+                     {}); sample at least every {} (simulation.sample_interval), shorten the run \
+                     (simulation.duration), or raise sampling.max_values",
                     crate::time::human(iv),
                     crate::time::human(config.end_time_ps),
+                    config.sampling.max_samples_per_port,
                     crate::time::human(min_iv.min(u64::MAX as u128) as u64),
                 ),
             });
@@ -210,11 +212,13 @@ fn build<'o, O: Observer>(
     let gid = |node: usize, port: usize| first_port[node] + port as u32;
 
     // Link ends: peer, rate, delay per global port.
-    let mut link_of: Vec<Option<(u32, u64, Time)>> = vec![None; total as usize];
+    let mut link_of: Vec<Option<(u32, LinkRate, Time)>> = vec![None; total as usize];
     for l in &spec.links {
         let (a, b) = (gid(l.a.node, l.a.port), gid(l.b.node, l.b.port));
-        link_of[a as usize] = Some((b, l.rate_bps, l.delay_ps));
-        link_of[b as usize] = Some((a, l.rate_bps, l.delay_ps));
+        // Each port's rate with the run's framing (bytes per frame on the wire, rounding).
+        let rate = LinkRate::new(l.rate_bps).with_framing(spec.wire.overhead_bytes, spec.wire.serialization);
+        link_of[a as usize] = Some((b, rate, l.delay_ps));
+        link_of[b as usize] = Some((a, rate, l.delay_ps));
     }
     let mut port_node = vec![0u32; total as usize];
     for node in 0..n {
@@ -260,6 +264,7 @@ fn build<'o, O: Observer>(
                         rx: RxBuffer::new(rx.drain_bps, rx.capacity_bytes, rx.xoff_bytes, rx.xon_bytes),
                         rx_gen: 0,
                         rx_drops: 0,
+                        ns3_qps: (h.nic.arbiter == crate::spec::NicArbiter::Ns3).then(|| (Vec::new(), 0)),
                     });
                 }
             }
@@ -299,14 +304,24 @@ fn build<'o, O: Observer>(
                         });
                     }
                 }
-                switches.push(SwitchRt::new(
+                let mut sw = SwitchRt::new(
                     node as u32,
                     gid(node, 0),
                     Mmu::new(cfg, s.shared_pool_bytes(), s.buffer.alpha),
                     s.qos,
                     mix64(s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
                     s.buffer.cell_bytes,
-                ));
+                );
+                sw.ecn_at_dequeue = s.ecn_marking == EcnMarking::Dequeue;
+                sw.control_in_buffer = s.control_in_buffer;
+                sw.hpcc_ecmp = spec.ecmp == Ecmp::Hpcc;
+                sw.mmu_ns3 = s.admission == crate::mmu::Admission::Ns3;
+                sw.quirks = sw.ecn_at_dequeue
+                    || !sw.control_in_buffer
+                    || sw.hpcc_ecmp
+                    || sw.mmu_ns3
+                    || matches!(config.ecn_draws, super::EcnDraws::Ns3 { .. });
+                switches.push(sw);
             }
         }
     }
@@ -339,6 +354,7 @@ fn build<'o, O: Observer>(
         addressed_ports: &addressed_ports,
         peer_port: &peer_port,
         first_port: &first_port[..n],
+        hpcc_order: spec.ecmp == Ecmp::Hpcc,
     });
 
     let mut queue = EventQueue::new();
@@ -355,13 +371,7 @@ fn build<'o, O: Observer>(
     let mut qps = Vec::new();
     let mut tests = Vec::with_capacity(traffic.perftest.len());
     for (i, (f, owner)) in specs.iter().enumerate() {
-        let hash = five_tuple_hash(
-            node_ipv4(f.src as u32),
-            node_ipv4(f.dst as u32),
-            wire::IPPROTO_UDP,
-            f.udp_src_port,
-            wire::ROCEV2_UDP_PORT,
-        );
+        let hash = flow_hash(spec.ecmp, f);
         let Some(port) = host_port(&routes, &ports, f.src, f.dst, hash, None) else {
             return Err(SimError::traffic(
                 owner.path(),
@@ -425,6 +435,7 @@ fn build<'o, O: Observer>(
             },
             hash,
             psn: 0,
+            _pad: 0,
             sent_packets: 0,
             sent_bytes: 0,
             delivered_packets: 0,
@@ -454,8 +465,9 @@ fn build<'o, O: Observer>(
 
     let samples = config.sampling.queue_interval_ps.map(|interval| {
         let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
-        let expected = (config.end_time_ps / interval + 1) as usize;
-        SampleState { interval, depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(), ports: sp }
+        let cap = (config.sampling.max_samples_per_port.max(2) as usize + 1) & !1;
+        let expected = ((config.end_time_ps / interval + 1) as usize).min(cap);
+        SampleState { interval, depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(), ports: sp, cap }
     });
     if samples.is_some() {
         queue.push(0, Event::Sample);
@@ -494,10 +506,20 @@ fn build<'o, O: Observer>(
         storage,
         routes,
         rng: Rng::new(config.seed),
+        ns3: match config.ecn_draws {
+            super::EcnDraws::Rocelab => None,
+            super::EcnDraws::Ns3 { first_stream, run } => Some(crate::rng::ns3::Ns3Streams::new(first_stream, run)),
+        },
         obs: observer,
         cons: Conservation::default(),
         events: 0,
         samples,
+        wire: WireRt {
+            header: spec.wire.header_bytes,
+            ack: spec.wire.ack_frame_bytes,
+            pfc_frame: spec.wire.pfc_frame_bytes,
+        },
+        open_flows: stop_when_done_flows(traffic, config),
     };
     // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.
     for (i, (f, owner)) in specs.iter().enumerate() {
@@ -511,12 +533,41 @@ fn build<'o, O: Observer>(
     Ok(sim)
 }
 
+/// The `flow_hash` of the packets of flow `f` from its source: the 5-tuple hash, or under
+/// [`Ecmp::Hpcc`] the ns-3 HPCC simulator's port word (see `SwitchNode::GetOutDev`).
+pub(super) fn flow_hash(ecmp: Ecmp, f: &FlowSpec) -> u64 {
+    match ecmp {
+        Ecmp::Rocelab => five_tuple_hash(
+            node_ipv4(f.src as u32),
+            node_ipv4(f.dst as u32),
+            wire::IPPROTO_UDP,
+            f.udp_src_port,
+            wire::ROCEV2_UDP_PORT,
+        ),
+        Ecmp::Hpcc => crate::routing::hpcc_port_word(f.udp_src_port, f.hpcc_dport.unwrap_or(wire::ROCEV2_UDP_PORT)),
+    }
+}
+
+/// The flows a run that stops when its flows are done waits for ([`SimConfig::stop_when_done`]):
+/// every flow, when all of them are sized and nothing else runs; else `u64::MAX` (never done).
+fn stop_when_done_flows(traffic: &Traffic, config: &SimConfig) -> u64 {
+    let only_sized_flows = traffic.flows.iter().all(|f| f.size_bytes.is_some())
+        && traffic.perftest.is_empty()
+        && traffic.iperf.is_empty()
+        && traffic.storage.is_empty();
+    if config.stop_when_done && only_sized_flows && !traffic.flows.is_empty() {
+        traffic.flows.len() as u64
+    } else {
+        u64::MAX
+    }
+}
+
 fn new_port(
     node: u32,
     local: u32,
     aux: u32,
     is_host: bool,
-    (peer, rate_bps, prop, peer_latency): (u32, u64, Time, Time),
+    (peer, rate, prop, peer_latency): (u32, LinkRate, Time, Time),
     pfc: PfcPortSpec,
     tsa: &[Tsa; 8],
 ) -> PortRt {
@@ -529,7 +580,7 @@ fn new_port(
         peer_aux: 0,
         peer_local: 0,
         peer_is_host: false,
-        rate: LinkRate::new(rate_bps),
+        rate,
         prop,
         arrival_delay: prop + peer_latency,
         busy: false,
@@ -539,7 +590,8 @@ fn new_port(
         ecn_enabled: 0,
         pfc_enabled: pfc.enabled,
         pfc_quanta: pfc.quanta,
-        pause_time: pause_duration(pfc.quanta, rate_bps),
+        pfc_until_resume: pfc.until_resume,
+        pause_time: pause_duration(pfc.quanta, rate.bps()),
         pfc_pending: false,
         pfc_pending_enable: 0,
         pfc_pending_xoff: 0,

@@ -9,8 +9,8 @@ use crate::packet::{five_tuple_hash, node_ipv4, wire};
 use crate::perftest::PerftestLength;
 use crate::rdma::{Requester, Responder, PSN_MASK};
 use crate::rng::mix64;
-use crate::routing::{ecmp_select, Routes};
-use crate::spec::{NetworkSpec, NicSpec, NodeKind};
+use crate::routing::{ecmp_select, hpcc_port_word, Ecmp, Routes};
+use crate::spec::{CnpMode, NetworkSpec, NicSpec, NodeKind};
 use crate::stats::{FrameCounts, RdmaFlowResults};
 use crate::time::Time;
 use crate::traffic::{FlowSpec, Transport};
@@ -109,13 +109,18 @@ pub(super) fn build_qp(
         unreachable!("build_qp is called for RC flows");
     };
     let udp = [f.udp_src_port, responder_udp_port(flow)];
-    let rev_hash = five_tuple_hash(
-        node_ipv4(f.dst as u32),
-        node_ipv4(f.src as u32),
-        wire::IPPROTO_UDP,
-        udp[1],
-        wire::ROCEV2_UDP_PORT,
-    );
+    // The responder's packets: under the ns-3 HPCC simulator's ECMP, its ACKs carry the data's
+    // two ports swapped (`qbbHeader` sport/dport in `RdmaHw::ReceiveUdp`).
+    let rev_hash = match spec.ecmp {
+        Ecmp::Hpcc => hpcc_port_word(f.hpcc_dport.unwrap_or(wire::ROCEV2_UDP_PORT), f.udp_src_port),
+        Ecmp::Rocelab => five_tuple_hash(
+            node_ipv4(f.dst as u32),
+            node_ipv4(f.src as u32),
+            wire::IPPROTO_UDP,
+            udp[1],
+            wire::ROCEV2_UDP_PORT,
+        ),
+    };
     let resp_port = match resp_port {
         Some(p) => p,
         None => host_port(routes, ports, f.dst, f.src, rev_hash, Some(req_port)).ok_or_else(|| {
@@ -139,19 +144,38 @@ pub(super) fn build_qp(
     let psn0 = (mix64(seed ^ (flow as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)) as u32) & PSN_MASK;
     let mut req_cfg = rn.rc;
     req_cfg.path_mtu = f.payload_bytes;
+    if let Some(w) = rc.window_packets {
+        req_cfg.window_packets = w;
+    }
     let mut resp_cfg = sn.rc;
     resp_cfg.path_mtu = f.payload_bytes;
     Ok(QpRt {
         flow,
         op: rc.op,
         req: Requester::new(req_cfg, psn0),
-        resp: Responder::new(resp_cfg, psn0),
-        cc: CcState::new(&sender.cc, line, sender.reaction_point),
+        // The ns-3 HPCC simulator's NIC queues every ACK (`RdmaEnqueueHighPrioQ`).
+        resp: match sn.arbiter {
+            crate::spec::NicArbiter::Ns3 => Responder::new(resp_cfg, psn0).queueing_acks(),
+            crate::spec::NicArbiter::RoundRobin => Responder::new(resp_cfg, psn0),
+        },
+        cc: match CcState::new(&sender.cc, line, sender.reaction_point) {
+            // The ns-3 HPCC simulator's timing goes with its whole-bit/s rates.
+            CcState::Dcqcn(rp) if ports[sender_port as usize].rate.truncates_ns() => {
+                CcState::Dcqcn(rp.with_whole_bps())
+            }
+            cc => cc,
+        },
         np: NotificationPoint::default(),
         np_on: np_interval.is_some(),
         cnp_interval: np_interval.unwrap_or(0),
         cnp_pending: false,
         cnp_class: receiver.cnp_class,
+        // Only a responder sends ACKs: a READ's data receiver (the requester) sends CNPs.
+        cnp_flag: receiver.cnp == CnpMode::AckFlag && data_from_req,
+        cnp_on_ack: false,
+        ack_class: sn.ack_class,
+        pace_ns3: ports[sender_port as usize].rate.truncates_ns(),
+        next_avail: 0,
         last_tx_at: 0,
         last_tx_wire: 0,
         parked_until: [Time::MAX; 2],

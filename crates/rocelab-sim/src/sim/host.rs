@@ -63,6 +63,9 @@ impl<O: Observer> Sim<'_, O> {
         if !nic.ctrl.is_empty() && self.rc_send_control(port) {
             return;
         }
+        if self.nics[nic_idx].ns3_qps.is_some() && self.ns3_transmit(port) {
+            return;
+        }
         let mut tries = self.nics[nic_idx].ready.len();
         while tries > 0 {
             tries -= 1;
@@ -104,8 +107,13 @@ impl<O: Observer> Sim<'_, O> {
                 }
                 SourcePoll::Send { payload } => {
                     let spec = &flow.spec;
-                    let header = crate::packet::rocev2_header_bytes(spec.class.tagged);
-                    let frame = (header + payload).max(wire::MIN_FRAME);
+                    let (header, frame) = match self.wire.header {
+                        Some(h) => (h, h + payload),
+                        None => {
+                            let h = crate::packet::rocev2_header_bytes(spec.class.tagged);
+                            (h, (h + payload).max(wire::MIN_FRAME))
+                        }
+                    };
                     let pkt = Packet {
                         kind: PacketKind::Data,
                         flow: f,
@@ -192,6 +200,7 @@ impl<O: Observer> Sim<'_, O> {
                 flow.last_delivery = flow.last_delivery.max(delivered_at);
                 if flow.completed_at.is_none() && flow.complete_bytes == flow.delivered_bytes {
                     flow.completed_at = Some(delivered_at);
+                    self.flow_done(delivered_at);
                 }
                 self.pool.free(id);
                 if xoff {

@@ -181,6 +181,7 @@ impl<O: Observer> Sim<'_, O> {
             f.finished_sending = true;
             if f.spec.size_bytes.is_some() && f.completed_at.is_none() {
                 f.completed_at = Some(at);
+                self.flow_done(at);
             }
         } else if at >= app.stop && idle {
             self.flows[flow as usize].finished_sending = true;

@@ -101,7 +101,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn start_link_pause_tx(&mut self, port: u32) {
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let ser = p.rate.bytes_time(super::pfc_wire_bytes());
+        let ser = p.rate.frame_time(self.wire.pfc_frame as u64);
         let quanta = p.lp.pending_quanta;
         p.lp.pending = false;
         p.lp.sent += 1;

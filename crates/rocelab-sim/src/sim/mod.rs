@@ -9,11 +9,13 @@
 mod app;
 mod build;
 mod build_rdma;
+mod config;
 mod host;
 mod iwarp;
 mod link_pause;
 mod rdma;
 mod rdma_rx;
+mod sampling;
 mod storage;
 mod storage_build;
 pub(crate) mod storage_tcp;
@@ -28,7 +30,7 @@ use crate::event::{Event, EventQueue, TimerSlot};
 use crate::mmu::Mmu;
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{Direction, Observer};
-use crate::packet::{prefetch_at, wire, PacketPool};
+use crate::packet::{prefetch_at, PacketPool};
 use crate::pfc::{PauseChange, PauseState, PfcFrame, XoffAction, XoffState};
 use crate::ring::Ring;
 use crate::rng::Rng;
@@ -38,45 +40,12 @@ use crate::spec::{PriorityMask, QosSpec};
 use crate::stats::{Conservation, PriorityCounters};
 use crate::time::{LinkRate, Time};
 use crate::traffic::FlowSpec;
-use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
-
-/// How long to run and what to record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SimConfig {
-    /// Seed of the run's random choices (ECN marking).
-    pub seed: u64,
-    /// Simulated time to stop at (events at exactly this time are processed).
-    pub end_time_ps: Time,
-    /// Queue sampling.
-    pub sampling: Sampling,
-}
-
-impl SimConfig {
-    /// Run until `end_time_ps` with `seed` and no sampling.
-    pub fn new(seed: u64, end_time_ps: Time) -> Self {
-        SimConfig { seed, end_time_ps, sampling: Sampling::default() }
-    }
-}
-
-/// Periodic queue-depth sampling and the cap on recorded values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sampling {
-    /// Sample every switch port's egress queue depth at this interval; `None` = no sampling.
-    pub queue_interval_ps: Option<Time>,
-    /// Refuse runs that would record more values than this (4 bytes each).
-    pub max_values: u64,
-}
-
-impl Default for Sampling {
-    /// No sampling; at most 50 million recorded values (200 MB).
-    fn default() -> Self {
-        Sampling { queue_interval_ps: None, max_values: 50_000_000 }
-    }
-}
+pub use config::{EcnDraws, Sampling, SimConfig};
+pub(crate) use sampling::SampleState;
 
 /// Runtime state of one port (both directions of a full-duplex link end), laid out by use:
 /// the fields the packet path touches on every frame come first, in three cache lines (the
@@ -133,6 +102,9 @@ pub(crate) struct PortRt {
     pub counters: [PriorityCounters; 8],
     pub node: u32,
     pub pfc_quanta: u16,
+    /// Pauses received last until the resume frame; XOFFs sent are not refreshed
+    /// ([`crate::spec::PfcPortSpec::until_resume`]).
+    pub pfc_until_resume: bool,
     /// Duration of `pfc_quanta` at this port's rate.
     pub pause_time: Time,
     /// Propagation delay of the link (PFC frames only).
@@ -203,6 +175,18 @@ pub(crate) struct SwitchRt {
     pub pg_priorities: [u8; 8],
     /// Global index of the switch's port 0 (its ports are numbered contiguously).
     pub first_port: u32,
+    /// ECN is decided as a packet leaves its egress queue, not as it joins it
+    /// ([`crate::spec::EcnMarking::Dequeue`]).
+    pub ecn_at_dequeue: bool,
+    /// The MMU accounts RDMA control frames ([`crate::spec::SwitchSpec::control_in_buffer`]).
+    pub control_in_buffer: bool,
+    /// Next hops chosen by the ns-3 HPCC simulator's hash ([`crate::routing::Ecmp::Hpcc`]).
+    pub hpcc_ecmp: bool,
+    /// Lossless PGs admitted by the ns-3 HPCC simulator's rules ([`crate::mmu::Admission::Ns3`]).
+    pub mmu_ns3: bool,
+    /// Any of the four above, or the ns-3 simulator's ECN draws: the switch's frames take the
+    /// path that reads them; without, a path that does not (`switch_arrive_as`).
+    pub quirks: bool,
     pub qos: QosSpec,
     pub drops_lossy: u64,
     pub drops_headroom: u64,
@@ -235,6 +219,10 @@ pub(crate) struct NicRt {
     pub rx: RxBuffer,
     pub rx_gen: u32,
     pub rx_drops: u64,
+    /// Under [`crate::spec::NicArbiter::Ns3`], the queue pairs that send data from this NIC (by
+    /// QP index, in the order they were created) and the index of the last that sent; their
+    /// data endpoints are then in neither `ready` nor `pacing`.
+    pub ns3_qps: Option<(Vec<u32>, usize)>,
 }
 
 /// Laid out by use (`repr(C)`, from a cache-line boundary): what an open-loop flow's send
@@ -254,6 +242,8 @@ pub(crate) struct FlowRt {
     pub sent_packets: u64,
     pub sent_bytes: u64,
     pub source: FlowSource,
+    /// Keeps the receive counters on a cache line of their own (see the layout note above).
+    pub _pad: u64,
     pub delivered_packets: u64,
     pub delivered_bytes: u64,
     pub ce_packets: u64,
@@ -280,10 +270,15 @@ const _: () = assert!(
         && std::mem::offset_of!(FlowRt, finished_sending) < 192
 );
 
-pub(crate) struct SampleState {
-    pub interval: Time,
-    pub ports: Vec<usize>,
-    pub depth: Vec<Vec<u32>>,
+/// Frame sizes that differ from RoCEv2's on the wire ([`crate::spec::WireSpec`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WireRt {
+    /// Header bytes of every data packet, in place of the RoCEv2 headers by opcode.
+    pub header: Option<u32>,
+    /// Bytes of an ACK or NAK frame.
+    pub ack: Option<u32>,
+    /// Bytes of a PFC or PAUSE frame.
+    pub pfc_frame: u32,
 }
 
 /// One simulation. Owns all its state: several can run in one process.
@@ -313,10 +308,16 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub storage: storage::StorageRt,
     pub routes: Routes,
     pub rng: Rng,
+    /// The ns-3 HPCC simulator's ECN draws, when the run takes them ([`EcnDraws::Ns3`]).
+    pub ns3: Option<crate::rng::ns3::Ns3Streams>,
     pub obs: &'o mut O,
     pub cons: Conservation,
     pub events: u64,
     pub samples: Option<SampleState>,
+    pub wire: WireRt,
+    /// Sized flows still to complete before the run may stop early (`SimConfig::stop_when_done`;
+    /// `u64::MAX` when the run does not stop early).
+    pub open_flows: u64,
 }
 
 /// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of
@@ -370,15 +371,10 @@ fn arrival_packet(ev: Event) -> u32 {
     }
 }
 
-/// Serialization time of a PFC frame on the wire.
-fn pfc_wire_bytes() -> u64 {
-    (wire::PFC_FRAME + wire::WIRE_OVERHEAD) as u64
-}
-
 impl<O: Observer> Sim<'_, O> {
     /// Process the events at or before `limit` (and before the end time).
     pub fn run_until(&mut self, limit: Time) {
-        let limit = limit.min(self.end);
+        let mut limit = limit.min(self.end);
         while let Some((t, ev)) = self.queue.pop_until(limit) {
             self.now = t;
             self.events += 1;
@@ -415,6 +411,10 @@ impl<O: Observer> Sim<'_, O> {
                 }
             } else if let Event::WireArrive { port, pkt } = ev {
                 self.wire_arrive(port, pkt);
+            } else if let Event::StopRun = ev {
+                // The events of this instant still run; none after it.
+                self.end = self.end.min(t);
+                limit = limit.min(t);
             } else {
                 self.handle_other(ev);
             }
@@ -428,7 +428,7 @@ impl<O: Observer> Sim<'_, O> {
     /// instructions on the line-rate fat tree).
     fn handle_other(&mut self, ev: Event) {
         match ev {
-            Event::TxDone { .. } | Event::WireArrive { .. } => unreachable!(),
+            Event::TxDone { .. } | Event::WireArrive { .. } | Event::StopRun => unreachable!(),
             Event::PfcArrive { port, enable, xoff, quanta } => self.pfc_arrive(port, enable, xoff, quanta),
             Event::PauseExpire { port, prio, gen } => {
                 let now = self.now;
@@ -566,7 +566,7 @@ impl<O: Observer> Sim<'_, O> {
         self.observe(port, id, Direction::Tx);
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let ser = p.rate.bytes_time((frame + wire::WIRE_OVERHEAD) as u64);
+        let ser = p.rate.frame_time(frame as u64);
         let c = &mut p.tcq[priority as usize];
         c.tx_packets += 1;
         c.tx_bytes += frame as u64;
@@ -583,7 +583,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Data frame `id`, sent on `port`, reaches the peer.
-    #[inline]
+    #[inline(always)]
     fn wire_arrive(&mut self, port: u32, id: u32) {
         let p = &self.ports[port as usize];
         let (peer, aux, local) = (p.peer, p.peer_aux, p.peer_local);
@@ -601,7 +601,7 @@ impl<O: Observer> Sim<'_, O> {
         }
         let now = self.now;
         let p = &mut self.ports[port as usize];
-        let ser = p.rate.bytes_time(pfc_wire_bytes());
+        let ser = p.rate.frame_time(self.wire.pfc_frame as u64);
         let (enable, xoff, quanta) = (p.pfc_pending_enable, p.pfc_pending_xoff, p.pfc_quanta);
         p.pfc_pending = false;
         p.pfc_pending_enable = 0;
@@ -627,6 +627,10 @@ impl<O: Observer> Sim<'_, O> {
     /// Queue a PFC timer for `prio` on `port` (merged with one already pending) and send it as
     /// soon as the wire is free.
     fn request_pfc(&mut self, port: u32, prio: u8, xoff: bool) {
+        if let Some(s) = self.ns3.as_mut().filter(|_| !self.ports[port as usize].is_host) {
+            // The IP identification of that simulator's PFC frame takes a stream.
+            s.skip();
+        }
         let p = &mut self.ports[port as usize];
         p.pfc_pending = true;
         p.pfc_pending_enable |= 1 << prio;
@@ -653,8 +657,11 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].assert(now, p.pause_time) {
+            let refresh = !p.pfc_until_resume;
             self.request_pfc(port, prio, true);
-            self.arm_refresh(port, prio, refresh_at, gen);
+            if refresh {
+                self.arm_refresh(port, prio, refresh_at, gen);
+            }
         }
     }
 
@@ -706,7 +713,14 @@ impl<O: Observer> Sim<'_, O> {
             if !p.pfc_enabled.contains(prio) {
                 continue;
             }
-            match p.pause[prio as usize].on_frame(now, frame.quanta[prio as usize], p.rate.bps()) {
+            let quanta = frame.quanta[prio as usize];
+            let change = if p.pfc_until_resume {
+                p.pause[prio as usize].on_frame_until_resume(now, quanta)
+            } else {
+                p.pause[prio as usize].on_frame(now, quanta, p.rate.bps())
+            };
+            match change {
+                PauseChange::Paused { until: Time::MAX, .. } => p.paused |= 1 << prio,
                 PauseChange::Paused { until, gen } => {
                     p.paused |= 1 << prio;
                     let seq = self.queue.reserve_seq();
@@ -730,18 +744,15 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    #[inline(never)]
-    fn sample(&mut self) {
-        let Some(s) = self.samples.as_mut() else {
+    /// A sized flow completed at `at` (now or, for a delivery still draining into host memory,
+    /// later): a run that stops as soon as its flows are done ends with the last of them.
+    pub(crate) fn flow_done(&mut self, at: Time) {
+        if self.open_flows == u64::MAX {
             return;
-        };
-        for (k, &p) in s.ports.iter().enumerate() {
-            let d = self.ports[p].total_queue_bytes.min(u32::MAX as u64) as u32;
-            s.depth[k].push(d);
         }
-        let next = self.now + s.interval;
-        if next <= self.end {
-            self.queue.push(next, Event::Sample);
+        self.open_flows -= 1;
+        if self.open_flows == 0 {
+            self.queue.push(at.max(self.now), Event::StopRun);
         }
     }
 }

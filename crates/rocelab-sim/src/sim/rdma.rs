@@ -60,6 +60,20 @@ pub(crate) struct QpRt {
     pub cnp_interval: Time,
     pub cnp_pending: bool,
     pub cnp_class: FlowClass,
+    /// The notification point flags the responder's ACKs instead of sending a CNP
+    /// ([`crate::spec::CnpMode::AckFlag`]); `cnp_on_ack`: a flag is due, for the next ACK the
+    /// responder makes.
+    pub cnp_flag: bool,
+    pub cnp_on_ack: bool,
+    /// Marking of the responder's ACKs and NAKs (`None`: the flow's class).
+    pub ack_class: Option<FlowClass>,
+    /// The rate limiter as the ns-3 HPCC simulator's (the data port's
+    /// [`crate::time::Serialization::TruncateNs`]): each data packet sets when the next may go,
+    /// its size at the rate of that moment in whole nanoseconds (`RdmaHw::UpdateNextAvail`), and
+    /// a later rate change leaves that time as it is (its DCQCN does not call `ChangeRate`).
+    pub pace_ns3: bool,
+    /// When the next data packet may go, under `pace_ns3`.
+    pub next_avail: Time,
     /// Rate limiter of the data sender: when its last data packet started and its wire bytes;
     /// the next may start `wire bytes / rate` later, at the rate in force when it is asked (a
     /// token bucket follows rate changes at once).
@@ -116,6 +130,7 @@ impl QpRt {
     #[inline]
     pub fn data_gate(&self, now: Time) -> Option<Time> {
         let mut t = match self.rate_limit() {
+            _ if self.pace_ns3 => self.next_avail,
             Some(r) => self.last_tx_at + (self.last_tx_wire as f64 * 8e12 / r).ceil() as Time,
             None => 0,
         };
@@ -145,18 +160,102 @@ pub(crate) enum EpPoll {
 }
 
 impl<O: Observer> Sim<'_, O> {
-    /// Put `ep` in its NIC's ready list (if it is not scheduled) and try to send.
+    /// Put `ep` in its NIC's ready list (if it is not scheduled) and try to send. Under the
+    /// ns-3 arbiter a requester sending data joins its NIC's list of queue pairs once, at its
+    /// first kick (when the flow starts), as that simulator adds a queue pair as it creates it.
     pub(super) fn rc_kick(&mut self, q: u32, side: u32) {
         let qp = &mut self.qps[q as usize];
+        let port = qp.port[side as usize];
+        let nic = self.ports[port as usize].aux as usize;
+        if side == REQUESTER && qp.op.data_from_requester() {
+            if let Some((list, _)) = self.nics[nic].ns3_qps.as_mut() {
+                if !qp.sched[side as usize] {
+                    qp.sched[side as usize] = true;
+                    list.push(q);
+                }
+                self.try_transmit(port);
+                return;
+            }
+        }
         if qp.sched[side as usize] {
             return;
         }
         qp.sched[side as usize] = true;
-        let port = qp.port[side as usize];
         let ep = qp.flow << 1 | side;
-        let nic = self.ports[port as usize].aux as usize;
         self.nics[nic].ready.push_back(ep);
         self.try_transmit(port);
+    }
+
+    /// The ns-3 HPCC simulator's choice of the next queue pair of the NIC behind `port`
+    /// (`RdmaEgressQueue::GetNextQindex`, see [`crate::spec::NicArbiter::Ns3`]): scanning from
+    /// the one after the last that sent, the first that is not paused, has a packet and may
+    /// send now (its rate limiter); the finished ones the scan passed leave the list. Sends its
+    /// packet and returns true; or, when none can send now, asks for a wake-up at the earliest
+    /// time one can and returns false.
+    #[inline(never)]
+    pub(super) fn ns3_transmit(&mut self, port: u32) -> bool {
+        let now = self.now;
+        let nic_idx = self.ports[port as usize].aux as usize;
+        let Some((mut list, mut last)) = self.nics[nic_idx].ns3_qps.take() else { return false };
+        let paused = self.ports[port as usize].paused;
+        let n = list.len();
+        let (mut res, mut min_finished) = (None, None);
+        for k in 1..=n {
+            let idx = (k + last) % n;
+            let qp = &self.qps[list[idx] as usize];
+            let flow = &self.flows[qp.flow as usize];
+            if paused & (1 << flow.spec.class.priority) == 0 && qp.req.has_packet() {
+                if qp.data_gate(now).is_some() {
+                    continue;
+                }
+                res = Some(idx);
+                break;
+            } else if flow.completed_at.is_some() {
+                min_finished = Some(min_finished.map_or(idx, |m: usize| m.min(idx)));
+            }
+        }
+        if let Some(m) = min_finished {
+            let mut next = m;
+            for i in m + 1..n {
+                let q = list[i];
+                if self.flows[self.qps[q as usize].flow as usize].completed_at.is_none() {
+                    if res == Some(i) {
+                        res = Some(next);
+                    }
+                    list[next] = q;
+                    next += 1;
+                }
+            }
+            for &q in &list[next..] {
+                self.qps[q as usize].sched[REQUESTER as usize] = false;
+            }
+            list.truncate(next);
+        }
+        let chosen = res.map(|r| {
+            last = r;
+            list[r]
+        });
+        let wake = if chosen.is_none() {
+            list.iter()
+                .filter(|&&q| self.qps[q as usize].req.has_packet())
+                .filter_map(|&q| self.qps[q as usize].data_gate(now))
+                .min()
+        } else {
+            None
+        };
+        self.nics[nic_idx].ns3_qps = Some((list, last));
+        if let Some(q) = chosen {
+            let ep = self.qps[q as usize].flow << 1 | REQUESTER;
+            return matches!(self.rc_poll(port, ep), EpPoll::Sent);
+        }
+        if let Some(t) = wake {
+            let nic = &mut self.nics[nic_idx];
+            if t < nic.wake_at {
+                nic.wake_at = t;
+                self.queue.push(t, crate::event::Event::NicWake { port });
+            }
+        }
+        false
     }
 
     /// Put `ep` in its NIC's control list (ACK, NAK or CNP pending) and try to send.
@@ -255,7 +354,7 @@ impl<O: Observer> Sim<'_, O> {
                 self.qps[q as usize].ctrl_queued[side as usize] = false;
                 continue;
             }
-            let class = if cnp { qp.cnp_class } else { self.flows[f as usize].spec.class };
+            let class = if cnp { qp.cnp_class } else { qp.ack_class.unwrap_or(self.flows[f as usize].spec.class) };
             if self.ports[port as usize].paused & (1 << class.priority) != 0 {
                 self.nics[nic_idx].ctrl.push_back(ep);
                 continue;
@@ -269,8 +368,15 @@ impl<O: Observer> Sim<'_, O> {
                 if wire::syndrome_is_ack(a.syndrome) {
                     qp.acks_sent += 1;
                 }
+                // A congestion flag rides on the ACK as an echoed CE (`CnpMode::AckFlag`).
+                let ecn = if a.cnp {
+                    qp.np.cnps_sent += 1;
+                    Ecn::Ce
+                } else {
+                    Ecn::NotEct
+                };
                 let aeth = wire::pack_aeth(a.syndrome, a.msn);
-                self.rc_emit(q, side, PacketKind::Ack, wire::ACKNOWLEDGE, a.psn, 0, aeth, class, Ecn::NotEct);
+                self.rc_emit(q, side, PacketKind::Ack, wire::ACKNOWLEDGE, a.psn, 0, aeth, class, ecn);
             }
             let qp = &mut self.qps[q as usize];
             let more = (qp.cnp_pending && qp.data_side() != side) || (side == RESPONDER && qp.resp.has_control());
@@ -351,7 +457,12 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let qp = &mut self.qps[q as usize];
         let f = qp.flow;
-        let header = wire::header_bytes(opcode, payload, class.tagged);
+        // RoCEv2's headers by opcode, or the network's own framing (`WireSpec`).
+        let header = match (kind, self.wire.header, self.wire.ack) {
+            (PacketKind::Ack, _, Some(ack)) => ack,
+            (PacketKind::Request | PacketKind::ReadResponse, Some(h), _) => h,
+            _ => wire::header_bytes(opcode, payload, class.tagged),
+        };
         let frame = header + payload;
         let pkt = Packet {
             kind,
@@ -381,7 +492,14 @@ impl<O: Observer> Sim<'_, O> {
         } else {
             // Data: the rate limiter and the congestion control's byte counter.
             qp.last_tx_at = now;
-            qp.last_tx_wire = frame + crate::packet::wire::WIRE_OVERHEAD;
+            qp.last_tx_wire = frame + self.ports[qp.port[side as usize] as usize].rate.overhead();
+            if qp.pace_ns3 {
+                // A `DataRate` is whole bit/s; the gap whole nanoseconds of the double.
+                if let Some(r) = qp.rate_limit() {
+                    qp.next_avail =
+                        now + crate::time::ns3_tx_time_ns(qp.last_tx_wire as u64, r as u64) * crate::time::NS;
+                }
+            }
             qp.cc.on_sent(now, frame as u64);
             let fl = &mut self.flows[f as usize];
             fl.sent_packets += 1;

@@ -28,7 +28,15 @@ impl<O: Observer> Sim<'_, O> {
             self.qps[q as usize].ctrl.delivered += 1;
             self.pool.free(id);
             match pkt.kind {
-                PacketKind::Ack => self.rc_on_ack(q, &pkt),
+                PacketKind::Ack => {
+                    if pkt.ecn == Ecn::Ce {
+                        // The notification point's flag on the ACK (`CnpMode::AckFlag`).
+                        let qp = &mut self.qps[q as usize];
+                        qp.cnps_received += 1;
+                        qp.cc.on_cnp(now);
+                    }
+                    self.rc_on_ack(q, &pkt)
+                }
                 PacketKind::Cnp => {
                     let qp = &mut self.qps[q as usize];
                     qp.cnps_received += 1;
@@ -62,8 +70,14 @@ impl<O: Observer> Sim<'_, O> {
                     let qp = &mut self.qps[q as usize];
                     let side = qp.data_side() ^ 1;
                     if qp.np_on && qp.np.on_ce(now, qp.cnp_interval) {
-                        qp.cnp_pending = true;
-                        self.rc_ctrl_kick(q, side);
+                        if qp.cnp_flag {
+                            // Carried by the ACK this packet's arrival schedules (or the next).
+                            qp.np.cnps_sent -= 1;
+                            qp.cnp_on_ack = true;
+                        } else {
+                            qp.cnp_pending = true;
+                            self.rc_ctrl_kick(q, side);
+                        }
                     }
                 }
                 if pkt.kind == PacketKind::ReadResponse {
@@ -83,6 +97,10 @@ impl<O: Observer> Sim<'_, O> {
         let t = qp.timing[RESPONDER as usize];
         let reth = if wire::has_reth(pkt.bth_opcode) { pkt.ext } else { 0 };
         let v = qp.resp.on_request(pkt.bth_opcode, pkt.psn, pkt.payload_bytes, reth, now + t.read_latency);
+        // A congestion flag due (`CnpMode::AckFlag`) rides on the newest ACK.
+        if qp.cnp_on_ack && qp.resp.flag_cnp() {
+            qp.cnp_on_ack = false;
+        }
         let control = qp.resp.has_control();
         if let RxVerdict::Accepted { payload, message_end } = v {
             let flow = &mut self.flows[pkt.flow as usize];

@@ -5,16 +5,20 @@
 use super::{Queued, Sim, SwitchRt};
 use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
-use crate::packet::{prefetch, Ecn, Packet};
-use crate::routing::ecmp_select;
+use crate::packet::{prefetch, Ecn, Packet, PacketKind};
+use crate::routing::{address_node, ecmp_select, hpcc_ecmp_hash, hpcc_ip};
 use crate::spec::{QosSpec, Trust};
 
 /// How many entries ahead of its head a dequeue fetches an egress queue (two cache lines).
 const QUEUE_PREFETCH_AHEAD: usize = 8;
 
+/// `Queued::pg_slot` of a frame the MMU does not account (`SwitchRt::control_in_buffer`).
+const UNACCOUNTED: u32 = u32::MAX;
+
 impl SwitchRt {
     /// A switch with its counters at zero; the priority maps are copied out of `qos` (see the
-    /// layout of [`SwitchRt`]) and inverted into the priorities of each PG.
+    /// layout of [`SwitchRt`]) and inverted into the priorities of each PG. ECN marking at
+    /// enqueue, every PG accounted, rocelab's ECMP: set the fields to change them.
     pub(crate) fn new(node: u32, first_port: u32, mmu: Mmu, qos: QosSpec, ecmp_seed: u64, cell: u32) -> SwitchRt {
         let mut pg_priorities = [0u8; 8];
         for (prio, &pg) in qos.priority_to_pg.iter().enumerate() {
@@ -29,6 +33,11 @@ impl SwitchRt {
             priority_to_tc: qos.priority_to_tc,
             pg_priorities,
             first_port,
+            ecn_at_dequeue: false,
+            control_in_buffer: true,
+            hpcc_ecmp: false,
+            mmu_ns3: false,
+            quirks: false,
             qos,
             drops_lossy: 0,
             drops_headroom: 0,
@@ -44,6 +53,19 @@ impl SwitchRt {
             frame as u64
         } else {
             (frame as u64).div_ceil(cell) * cell
+        }
+    }
+
+    /// Which of `n` equal-cost next hops `pkt` takes (the ns-3 hash read only where `QUIRKS`).
+    #[inline(always)]
+    pub(crate) fn next_hop<const QUIRKS: bool>(&self, pkt: &Packet, n: usize) -> usize {
+        if QUIRKS && self.hpcc_ecmp && n > 1 {
+            // The ns-3 HPCC simulator's `SwitchNode::GetOutDev`: its addresses, the packet's
+            // port word (`Packet::flow_hash` under `Ecmp::Hpcc`), the switch's node id as seed.
+            let (sip, dip) = (hpcc_ip(address_node(pkt.src)), hpcc_ip(address_node(pkt.dst)));
+            (hpcc_ecmp_hash(sip, dip, pkt.flow_hash as u32, self.node) % n as u32) as usize
+        } else {
+            ecmp_select(pkt.flow_hash, self.ecmp_seed, n)
         }
     }
 
@@ -67,6 +89,23 @@ impl<O: Observer> Sim<'_, O> {
     /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx` (the
     /// port's `local` and `aux`, passed by the caller from the sending port's copy).
     pub(super) fn switch_arrive(&mut self, port: u32, sw_idx: u32, local: u32, id: u32) {
+        if self.switches[sw_idx as usize].quirks {
+            self.switch_arrive_quirks(port, sw_idx, local, id)
+        } else {
+            self.switch_arrive_as::<false>(port, sw_idx, local, id)
+        }
+    }
+
+    /// The arrival at a switch with simulator-model settings, out of the event loop.
+    #[inline(never)]
+    fn switch_arrive_quirks(&mut self, port: u32, sw_idx: u32, local: u32, id: u32) {
+        self.switch_arrive_as::<true>(port, sw_idx, local, id)
+    }
+
+    /// [`Sim::switch_arrive`], with the switch's simulator-model settings read where `QUIRKS`
+    /// (see [`SwitchRt::quirks`]), left out of the common path where not.
+    #[inline(always)]
+    fn switch_arrive_as<const QUIRKS: bool>(&mut self, port: u32, sw_idx: u32, local: u32, id: u32) {
         let now = self.now;
         let (sw_idx, local) = (sw_idx as usize, local as usize);
         let sw = &self.switches[sw_idx];
@@ -93,12 +132,17 @@ impl<O: Observer> Sim<'_, O> {
             self.drop_packet(port, id, prio, DropCause::NoRoute);
             return;
         }
-        let egress = hops[ecmp_select(pkt.flow_hash, sw.ecmp_seed, hops.len())];
+        let egress = hops[sw.next_hop::<QUIRKS>(pkt, hops.len())];
         let charge = sw.charge(frame);
 
         let sw = &mut self.switches[sw_idx];
+        if QUIRKS && !sw.control_in_buffer && matches!(pkt.kind, PacketKind::Ack | PacketKind::Cnp) {
+            self.enqueue::<QUIRKS>(egress, tc, id, UNACCOUNTED, frame, prio);
+            return;
+        }
         let pg_slot = Mmu::index(local, pg);
-        let adm = sw.mmu.admit_at(pg_slot, charge);
+        let adm =
+            if QUIRKS && sw.mmu_ns3 { sw.mmu.admit_ns3_at(pg_slot, charge) } else { sw.mmu.admit_at(pg_slot, charge) };
         if adm.xoff {
             let prios = sw.pg_priorities[pg as usize];
             for pr in 0..8u8 {
@@ -116,26 +160,52 @@ impl<O: Observer> Sim<'_, O> {
             self.drop_packet(port, id, prio, DropCause::Mmu(reason));
             return;
         }
-
-        let e = &mut self.ports[egress as usize];
-        let q = &mut e.tcq[tc as usize];
-        if e.ecn_enabled & (1 << tc) != 0 {
-            let pkt = self.pool.get_mut(id);
-            let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
-            if pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(q.bytes, &mut self.rng) {
-                pkt.ecn = Ecn::Ce;
-                e.counters[prio as usize].ecn_marked += 1;
-            }
+        if !(QUIRKS && self.switches[sw_idx].ecn_at_dequeue) {
+            self.mark_ecn::<QUIRKS>(egress, tc, id, prio, None);
         }
+        self.enqueue::<QUIRKS>(egress, tc, id, pg_slot as u32, frame, prio);
+    }
+
+    /// RED/ECN on egress queue `tc` of port `egress` for packet `id`: against the queue ahead of
+    /// it (at enqueue), or against `behind` bytes (at dequeue, the queue it leaves behind).
+    #[inline(always)]
+    fn mark_ecn<const QUIRKS: bool>(&mut self, egress: u32, tc: u8, id: u32, prio: u8, behind: Option<u64>) {
+        let e = &mut self.ports[egress as usize];
+        if e.ecn_enabled & (1 << tc) == 0 {
+            return;
+        }
+        let depth = behind.unwrap_or(e.tcq[tc as usize].bytes);
+        let pkt = self.pool.get_mut(id);
+        let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
+        let mark = match &mut self.ns3 {
+            // That simulator decides for every packet of the queue (ACKs too, marked or not),
+            // and so draws for each: the same draws, in the same order.
+            Some(s) if QUIRKS => {
+                ecn.should_mark_with(depth, || s.next_uniform()) && pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce
+            }
+            _ => pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(depth, &mut self.rng),
+        };
+        if mark {
+            pkt.ecn = Ecn::Ce;
+            e.counters[prio as usize].ecn_marked += 1;
+        }
+    }
+
+    /// Queue frame `id` (charged to `pg_slot`) on class `tc` of port `egress`, or send it at
+    /// once when the port is idle with nothing queued.
+    #[inline(always)]
+    fn enqueue<const QUIRKS: bool>(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, prio: u8) {
+        let e = &mut self.ports[egress as usize];
         // An idle port with nothing queued sends the frame at once: the frame would go through
-        // its empty queue and out, the scheduler choosing the only eligible class.
+        // its empty queue and out, the scheduler choosing the only eligible class. (Marking at
+        // dequeue would measure an empty queue behind it: never above Kmin.)
         if e.backlog == 0 && !e.pfc_pending && e.paused & (1 << prio) == 0 && self.wire_free(egress) {
-            self.send_through(egress, tc, id, pg_slot as u32, frame, prio);
+            self.send_through::<QUIRKS>(egress, tc, id, pg_slot, frame, prio);
             return;
         }
         let e = &mut self.ports[egress as usize];
         let q = &mut e.tcq[tc as usize];
-        q.queue.push_back(Queued { id, pg_slot: pg_slot as u32, frame: frame as u16, priority: prio });
+        q.queue.push_back(Queued { id, pg_slot, frame: frame as u16, priority: prio });
         q.bytes += frame as u64;
         if q.bytes > q.peak {
             q.peak = q.bytes;
@@ -152,7 +222,7 @@ impl<O: Observer> Sim<'_, O> {
     /// Send frame `id` on the free port `egress`, whose queues are empty, as if it went through
     /// queue `tc`: its depth peaks at the frame, the scheduler picks `tc` (the DWRR deficits
     /// move as in a dequeue), and the buffer is released as the frame leaves.
-    fn send_through(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, prio: u8) {
+    fn send_through<const QUIRKS: bool>(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, prio: u8) {
         let p = &mut self.ports[egress as usize];
         let q = &mut p.tcq[tc as usize];
         debug_assert!(q.queue.is_empty() && q.bytes == 0);
@@ -161,14 +231,17 @@ impl<O: Observer> Sim<'_, O> {
         debug_assert_eq!(chosen, Some(tc));
         let sw_idx = p.aux as usize;
         self.start_data_tx(egress, id, frame, prio);
-        self.release(sw_idx, pg_slot, frame);
+        self.release::<QUIRKS>(sw_idx, pg_slot, frame);
     }
 
     /// Return the charge of a frame of `frame` bytes to ingress PG `pg_slot` of switch
     /// `sw_idx`, which may resume the upstream (XON). Inlined in its two callers, the XON apart:
     /// as a call, saving and restoring registers cost more than the release itself.
     #[inline(always)]
-    fn release(&mut self, sw_idx: usize, pg_slot: u32, frame: u32) {
+    fn release<const QUIRKS: bool>(&mut self, sw_idx: usize, pg_slot: u32, frame: u32) {
+        if QUIRKS && pg_slot == UNACCOUNTED {
+            return;
+        }
         let sw = &mut self.switches[sw_idx];
         let charge = sw.charge(frame);
         if sw.mmu.release_at(pg_slot as usize, charge) {
@@ -246,9 +319,18 @@ impl<O: Observer> Sim<'_, O> {
         }
         p.total_queue_bytes -= q.frame as u64;
         let sw_idx = p.aux as usize;
+        let quirks = self.switches[sw_idx].quirks;
+        if quirks && self.switches[sw_idx].ecn_at_dequeue {
+            let behind = self.ports[port as usize].tcq[tc as usize].bytes;
+            self.mark_ecn::<true>(port, tc, q.id, q.priority, Some(behind));
+        }
         self.start_data_tx(port, q.id, q.frame as u32, q.priority);
         // The buffer is freed as the frame leaves; this may resume the upstream (XON).
-        self.release(sw_idx, q.pg_slot, q.frame as u32);
+        if quirks {
+            self.release::<true>(sw_idx, q.pg_slot, q.frame as u32);
+        } else {
+            self.release::<false>(sw_idx, q.pg_slot, q.frame as u32);
+        }
     }
 }
 

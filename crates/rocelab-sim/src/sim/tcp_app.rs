@@ -152,6 +152,7 @@ impl<O: Observer> Sim<'_, O> {
         f.last_delivery = f.last_delivery.max(at);
         if f.completed_at.is_none() && f.spec.size_bytes.is_some_and(|s| rcv >= s) {
             f.completed_at = Some(at);
+            self.flow_done(at);
         }
     }
 

@@ -81,6 +81,44 @@ pub struct NicSpec {
     /// Marking of the CNPs it sends. Default priority 6 and DSCP 48, NVIDIA ConnectX's
     /// `cnp_802p_prio` and `cnp_dscp` defaults, not ECN-capable.
     pub cnp_class: FlowClass,
+    /// Marking of the ACKs and NAKs it sends as a responder; `None`: its queue pair's own
+    /// class, as RoCE adapters send them (the QP's traffic class and service level).
+    #[serde(default)]
+    pub ack_class: Option<FlowClass>,
+    /// How its notification point signals congestion.
+    #[serde(default)]
+    pub cnp: CnpMode,
+    /// How it chooses the next queue pair to send from.
+    #[serde(default)]
+    pub arbiter: NicArbiter,
+}
+
+/// How a NIC chooses the queue pair whose data packet goes next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NicArbiter {
+    /// Round robin over the queue pairs that can send now: one that has sent, or has just
+    /// become able to, goes behind the others.
+    #[default]
+    RoundRobin,
+    /// The ns-3 HPCC simulator's (`RdmaEgressQueue::GetNextQindex`): its queue pairs in the
+    /// order they were created, scanned from the one after the last that sent for the first
+    /// that can send now; finished ones dropped from the list as the scan passes them. A new
+    /// queue pair goes next when the last that sent is the last in the list.
+    Ns3,
+}
+
+/// How a notification point tells the sender of CE-marked data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CnpMode {
+    /// A congestion notification packet of its own (RoCEv2 annex A17: BTH opcode 0x81), at
+    /// most one per `cnp_interval` per queue pair: what RoCE adapters send.
+    #[default]
+    Packet,
+    /// A flag on the ACK of the marked packet, at most one per `cnp_interval`: the ns-3 HPCC
+    /// simulator's (`RdmaHw::ReceiveUdp` sets `qbbHeader::FLAG_CNP` on the ACK of every packet
+    /// that arrived with ECN bits). The ACK carries it as its ECN field set to CE (an echo of
+    /// the mark; a switch never marks an ACK, which is not ECN-capable).
+    AckFlag,
 }
 
 impl Default for NicSpec {
@@ -92,6 +130,9 @@ impl Default for NicSpec {
             notification_point: true,
             reaction_point: true,
             cnp_class: FlowClass { priority: 6, dscp: 48, ecn_capable: false, tagged: true },
+            ack_class: None,
+            cnp: CnpMode::Packet,
+            arbiter: NicArbiter::RoundRobin,
         }
     }
 }

@@ -437,7 +437,7 @@ fn qp_flow(session: &Session, role: usize, path_mtu: u32, index: usize) -> FlowS
     let mut f = FlowSpec::greedy(src, dst, session.class);
     f.payload_bytes = path_mtu;
     f.udp_src_port = 0xC000 | (mix64(index as u64 ^ 0x5354_4F52_4147_4500) & 0x3FFF) as u16;
-    f.transport = Transport::Rc(RcFlow { op, message_bytes: 65536, tx_depth: 1 });
+    f.transport = Transport::Rc(RcFlow { op, message_bytes: 65536, tx_depth: 1, window_packets: None });
     f
 }
 

@@ -97,7 +97,13 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
             }
         }
     }
-    let mut xoff: HashMap<u32, u64> = HashMap::new();
+    // Per switch: the bytes reserved to its lossless priority groups, which the shared pool does
+    // not hold either.
+    let mut reserved: HashMap<u32, u64> = HashMap::new();
+    for n in &needs {
+        *reserved.entry(n.end.device).or_default() += s.qos(n.end).reserve[n.pg as usize].unwrap_or(0);
+    }
+    let mut shared_of: HashMap<u32, f64> = HashMap::new();
     for (dev, t) in &total {
         let d = &s.devices[*dev as usize];
         let Some(buf) = d.buffer else { continue };
@@ -136,24 +142,40 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 others: Vec::new(),
             });
         }
-        // The XOFF point of one congested priority group under a dynamic threshold:
-        // T = alpha × (shared − T), so T = alpha × shared / (1 + alpha) (Choudhury & Hahne).
-        // Not defined when headroom leaves no shared pool (reported above).
-        if *t < buf {
-            let shared = (buf - *t) as f64;
-            xoff.insert(*dev, (pol.alpha * shared / (1.0 + pol.alpha)) as u64);
+        // The shared pool: the buffer less headroom and reserved bytes. Not defined when they
+        // leave none (headroom alone is reported above).
+        let r = reserved.get(dev).copied().unwrap_or(0);
+        if t + r < buf {
+            shared_of.insert(*dev, (buf - t - r) as f64);
         }
     }
-    out.extend(ecn(cx, &xoff));
+    out.extend(ecn(cx, &shared_of));
     out.extend(ets(cx));
     out
 }
 
-/// Check 4.
-fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
+/// The XOFF point of one congested lossless priority group of a port under a dynamic threshold:
+/// its reserved bytes, then its share of the shared pool, T = alpha × (shared − T), so
+/// T = alpha × shared / (1 + alpha) (Choudhury & Hahne), with the port's own alpha.
+fn dynamic_xoff(alpha: f64, reserve: u64, shared: f64) -> u64 {
+    reserve + (alpha * shared / (1.0 + alpha)) as u64
+}
+
+/// Check 4. Each port is judged with its own settings: the ECN thresholds of its egress queue
+/// (its speed's, where the policy gives them per speed) against the XOFF point of its own
+/// lossless priority group (its static XOFF, else its alpha and reserved bytes on the switch's
+/// shared pool), the point at which a port of its speed pauses its upstream when it is the one
+/// congested ingress.
+fn ecn(cx: &Ctx, shared: &HashMap<u32, f64>) -> Vec<Draft> {
     let s = cx.s;
     let pol = &s.policy;
     let mut out = Vec::new();
+    // Whether alpha or reserve differ by port (per speed, or a port override): then the findings
+    // say which the port has.
+    let per_port = s
+        .profiles
+        .iter()
+        .any(|q| q.alpha.is_some_and(|a| a != pol.alpha) || q.reserve.iter().flatten().any(|r| *r > 0));
     for (pi, q) in s.profiles.iter().enumerate() {
         let ports: Vec<End> = cx.egress[pi].iter().copied().filter(|e| cx.is_switch_port(*e)).collect();
         if ports.is_empty() {
@@ -194,15 +216,22 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                     others: Vec::new(),
                 });
             }
-            // The XOFF point: per port, static if configured, else the switch's dynamic one.
+            // The XOFF point: per port, static if configured, else its dynamic one.
+            let pg = q.priority_to_pg[p as usize] as usize & 7;
+            let alpha = q.alpha.unwrap_or(pol.alpha);
+            let reserve = q.reserve[pg].unwrap_or(0);
             let mut by_xoff: HashMap<u64, Vec<End>> = HashMap::new();
             for port in &ports {
-                let pg = q.priority_to_pg[p as usize] as usize & 7;
-                let x = q.xoff[pg].or_else(|| dynamic_xoff.get(&port.device).copied());
+                let x = q.xoff[pg].or_else(|| shared.get(&port.device).map(|sh| dynamic_xoff(alpha, reserve, *sh)));
                 if let Some(x) = x {
                     by_xoff.entry(x).or_default().push(*port);
                 }
             }
+            let of_port = if per_port && q.xoff[pg].is_none() {
+                format!(" (this port's alpha {alpha}, reserve {reserve} B)")
+            } else {
+                String::new()
+            };
             let mut groups: Vec<(u64, Vec<End>)> = by_xoff.into_iter().collect();
             groups.sort_by_key(|(x, _)| *x);
             for (x, ports) in groups {
@@ -213,7 +242,7 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                         ports,
                         device: None,
                         class: Some(pol.class_label(p)),
-                        what: format!("ECN Kmin {} B is not below the PFC XOFF point of about {x} B", e.kmin),
+                        what: format!("ECN Kmin {} B is not below the PFC XOFF point of about {x} B{of_port}", e.kmin),
                         why: "PFC pauses the upstream before any packet is marked, so DCQCN never sees congestion and PFC does all the work".into(),
                         fix: format!("lower Kmin below {x} B, or raise the XOFF threshold"),
                         source: SRC_DCQCN,
@@ -226,7 +255,10 @@ fn ecn(cx: &Ctx, dynamic_xoff: &HashMap<u32, u64>) -> Vec<Draft> {
                         ports,
                         device: None,
                         class: Some(pol.class_label(p)),
-                        what: format!("ECN Kmax {} B is above the XOFF point of about {x} B of one congested ingress", e.kmax),
+                        what: format!(
+                            "ECN Kmax {} B is above the XOFF point of about {x} B of one congested ingress{of_port}",
+                            e.kmax
+                        ),
                         why: "with a single congested ingress, PFC triggers before marking reaches Pmax; with many ingresses feeding the queue it does not".into(),
                         fix: "consider Kmax below the XOFF point".into(),
                         source: SRC_DCQCN,

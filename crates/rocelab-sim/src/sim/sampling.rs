@@ -1,0 +1,57 @@
+//! Queue-depth sampling: every switch port's egress queue at an interval, in bounded memory
+//! (see [`super::Sampling::max_samples_per_port`]).
+
+use super::Sim;
+use crate::event::Event;
+use crate::observer::Observer;
+use crate::time::Time;
+
+pub(crate) struct SampleState {
+    pub interval: Time,
+    pub ports: Vec<usize>,
+    pub depth: Vec<Vec<u32>>,
+    /// Samples kept per port before a halving ([`super::Sampling::max_samples_per_port`], even).
+    pub cap: usize,
+}
+
+impl SampleState {
+    /// Keep the larger of each pair of neighbouring samples, at twice the interval (sample `k`
+    /// is now the peak of old samples `2k` and `2k + 1`, at time `2k × interval`).
+    fn halve(&mut self) {
+        for d in &mut self.depth {
+            let n = d.len() / 2;
+            for k in 0..n {
+                d[k] = d[2 * k].max(d[2 * k + 1]);
+            }
+            if d.len() % 2 == 1 {
+                d[n] = d[d.len() - 1];
+                d.truncate(n + 1);
+            } else {
+                d.truncate(n);
+            }
+        }
+        self.interval = self.interval.saturating_mul(2);
+    }
+}
+
+impl<O: Observer> Sim<'_, O> {
+    /// Take a sample of every sampled port and schedule the next one.
+    #[inline(never)]
+    pub(super) fn sample(&mut self) {
+        let Some(s) = self.samples.as_mut() else {
+            return;
+        };
+        for (k, &p) in s.ports.iter().enumerate() {
+            let d = self.ports[p].total_queue_bytes.min(u32::MAX as u64) as u32;
+            s.depth[k].push(d);
+        }
+        if s.depth.first().is_some_and(|d| d.len() >= s.cap) {
+            s.halve();
+        }
+        // Sample `k` is at `k × interval` (the interval may just have doubled).
+        let next = s.depth.first().map_or(self.now + s.interval, |d| d.len() as Time * s.interval);
+        if next <= self.end {
+            self.queue.push(next, Event::Sample);
+        }
+    }
+}

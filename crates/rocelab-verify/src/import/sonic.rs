@@ -246,6 +246,22 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                             q.headroom[*pg] = Some(xoff);
                         }
                     }
+                    // The lossless PGs' dynamic threshold: alpha = 2^dynamic_th (SAI's
+                    // `SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH`; Mellanox SAI reads -7 to 6 as
+                    // 1/128 to 64, at most -8 as 0 and at least 7 as unlimited), as `rocelab
+                    // config` renders a port's alpha.
+                    if let Some(th) = bp.get("dynamic_th").and_then(Value::as_str).and_then(|t| t.parse::<i32>().ok()) {
+                        if (-7..=6).contains(&th) {
+                            q.alpha = Some(2f64.powi(th));
+                        } else {
+                            report(
+                                line_of(text, prof, 1),
+                                format!(
+                                    "BUFFER_PROFILE|{prof} dynamic_th {th}: an alpha of 0 or unlimited, not checked"
+                                ),
+                            );
+                        }
+                    }
                 }
                 None => report(line_of(text, key, 1), format!("BUFFER_PG|{key}: no BUFFER_PROFILE {prof}")),
             }
@@ -286,6 +302,21 @@ mod tests {
     "LOOPBACK_INTERFACE": {"Loopback0|10.1.0.1/32": {}}
 }"#;
 
+    /// A `dynamic_th` outside -7..=6 (an alpha of 0 or unlimited on Mellanox SAI) is reported
+    /// with its line and leaves the port's alpha to the policy.
+    #[test]
+    fn a_dynamic_th_out_of_range_is_reported() {
+        let db = DB.replace("\"dynamic_th\": \"-3\"", "\"dynamic_th\": \"7\"");
+        let c = parse(&db, "leaf2.json", "x");
+        assert_eq!(c.ports[0].2.alpha, None);
+        let n = c.not_understood.iter().find(|n| n.text.contains("dynamic_th 7")).expect("reported");
+        assert_eq!(
+            n.text,
+            "BUFFER_PROFILE|pg_lossless_100000_5m_profile dynamic_th 7: an alpha of 0 or unlimited, not checked"
+        );
+        assert_eq!(n.line, 21);
+    }
+
     #[test]
     fn reads_maps_queues_buffers_and_reports_the_rest() {
         let c = parse(DB, "leaf2.json", "x");
@@ -294,6 +325,8 @@ mod tests {
         assert_eq!((name.as_str(), *speed), ("Ethernet0", Rate::gbps(100)));
         assert_eq!((q.trust, q.pfc, q.dscp_to_priority[26], q.priority_to_pg[3]), (Trust::Dscp, 0b11000, 3, 3));
         assert_eq!(q.ecn[3].map(|e| (e.kmin, e.kmax)), Some((1_048_576, 2_097_152)));
+        // `dynamic_th` -3: the lossless groups' alpha is 1/8.
+        assert_eq!(q.alpha, Some(0.125));
         // DWRR 14 and 15 + 15: shares of 44, rounded, the largest absorbing the rounding.
         assert_eq!(
             (q.sched[0], q.sched[3], q.sched[4], q.sched[6]),

@@ -297,20 +297,11 @@ fn host(scenario: &Scenario, f: &ResolvedFabric, di: usize, cabled: &[usize]) ->
         transport::CnpMode::Packet => CnpMode::Packet,
         transport::CnpMode::AckFlag => CnpMode::AckFlag,
     };
-    h.nic.ack_class = t.ack_class.as_deref().and_then(|name| f.qos.class(name)).map(|c| FlowClass {
-        priority: c.priority,
-        dscp: c.dscp.first().copied().unwrap_or(c.priority << 3),
-        ecn_capable: false,
-        tagged: f.qos.marking == Marking::Pcp,
-    });
+    h.nic.ack_class =
+        t.ack_class.as_deref().and_then(|name| f.qos.class(name)).map(|c| marking(f, c, c.priority, false));
     if let Some(c) = f.qos.cnp_class() {
         let priority = settings.as_ref().and_then(|s| s.cnp_priority).unwrap_or(c.priority);
-        h.nic.cnp_class = FlowClass {
-            priority,
-            dscp: c.dscp.first().copied().unwrap_or(priority << 3),
-            ecn_capable: false,
-            tagged: f.qos.marking == Marking::Pcp,
-        };
+        h.nic.cnp_class = marking(f, c, priority, false);
     } else {
         h.nic.cnp_class.tagged = f.qos.marking == Marking::Pcp;
     }
@@ -456,10 +447,16 @@ fn lossless_hops_without_pfc(f: &ResolvedFabric, warnings: &mut Vec<String>) {
 
 fn class_of(f: &ResolvedFabric, name: &str) -> FlowClass {
     let c = f.qos.class(name).expect("workload classes are checked when the scenario loads");
+    marking(f, c, c.priority, f.qos.dcqcn.enabled || c.ecn.is_some())
+}
+
+/// How frames of class `c` are marked at `priority`: its first DSCP value (else the priority's
+/// class selector), tagged when the fabric marks by PCP.
+fn marking(f: &ResolvedFabric, c: &rocelab_model::qos::TrafficClass, priority: u8, ecn_capable: bool) -> FlowClass {
     FlowClass {
-        priority: c.priority,
-        dscp: c.dscp.first().copied().unwrap_or(c.priority << 3),
-        ecn_capable: f.qos.dcqcn.enabled || c.ecn.is_some(),
+        priority,
+        dscp: c.dscp.first().copied().unwrap_or(priority << 3),
+        ecn_capable,
         tagged: f.qos.marking == Marking::Pcp,
     }
 }

@@ -212,6 +212,21 @@ fn simulation_model_errors_are_located() {
     assert_eq!(e.suggestion.as_deref(), Some("did you mean \"until-resume\"?"));
     let e = one_error(&sim("{ecmp: ns3}"));
     assert_eq!(e.expected.as_deref(), Some("one of `rocelab`, `hpcc`"));
+    let e = one_error(&sim("{ecn_random: ns3}"));
+    assert_eq!(
+        (e.path.as_str(), e.expected.as_deref()),
+        ("simulation.model.ecn_random", Some("one of `rocelab`, `hpcc`"))
+    );
+    let e = one_error(&sim("{nic_arbiter: round_robin}"));
+    assert_eq!(e.path, "simulation.model.nic_arbiter");
+    assert_eq!(e.suggestion.as_deref(), Some("did you mean \"round-robin\"?"));
+    let e = one_error(&sim("{mmu_admission: hpc}"));
+    assert_eq!(
+        (e.path.as_str(), e.suggestion.as_deref()),
+        ("simulation.model.mmu_admission", Some("did you mean \"hpcc\"?"))
+    );
+    let e = one_error(&sim("{stop_when_done: maybe}"));
+    assert_eq!((e.path.as_str(), e.line), ("simulation.model.stop_when_done", 20));
     // A bare number is bytes, as for every size.
     let l = load(&sim("{ack_frame: 60, header: 0}")).unwrap();
     assert_eq!(

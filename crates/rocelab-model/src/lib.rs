@@ -46,6 +46,7 @@ pub mod hpcc_flows;
 pub mod hpcc_import;
 pub mod hpcc_render;
 mod load;
+pub mod names;
 pub mod node;
 pub mod paths;
 pub mod perftest;

@@ -348,6 +348,9 @@ pub(crate) fn resolve(
     let mut port_index: Vec<HashMap<String, usize>> = Vec::with_capacity(devices.len());
     let mut addresses: HashMap<std::net::IpAddr, String> = HashMap::default();
     for (d, origin) in &devices {
+        if let Err(e) = crate::names::device(&d.name) {
+            problems.push(crate::names::located(origin.path("devices", "name"), e));
+        }
         if by_name.contains_key(&d.name) {
             problems.push(problem(origin.path("devices", "name"), format!("duplicate device name `{}`", d.name)));
             continue;
@@ -532,6 +535,7 @@ fn resolve_device(
     };
     let duplicate = |name: &str| format!("device `{}` has two ports named `{name}`", d.name);
     let model = d.model.as_deref().and_then(switch_model);
+    let platform = d.platform.or(model.map(|m| m.platform)).unwrap_or(Platform::Generic);
     let mut buffer = None;
     let mut buffer_source = None;
     match d.role {
@@ -567,6 +571,11 @@ fn resolve_device(
             for (gi, g) in groups.iter().enumerate() {
                 match expand_port_range(&g.names) {
                     Ok(names) => {
+                        // One report per group: its names differ only in their numbers.
+                        if let Some(e) = names.iter().find_map(|n| crate::names::switch_port(platform, n).err()) {
+                            let field = if d.ports.is_empty() { "model".into() } else { format!("ports[{gi}].names") };
+                            problems.push(crate::names::located(origin.path("devices", &field), e));
+                        }
                         for n in names {
                             if let Err(n) = push(&mut ports, n, g.speed, &g.speeds, None) {
                                 problems.push(problem(origin.path("devices", &format!("ports[{gi}]")), duplicate(&n)));
@@ -630,6 +639,14 @@ fn resolve_device(
                         format!("{} port names for {} ports", nic.port_names.len(), nic.ports),
                     ));
                 }
+                for (pi, name) in nic.port_names.iter().enumerate() {
+                    if let Err(e) = crate::names::host_port(d.os, name) {
+                        problems.push(crate::names::located(
+                            origin.path("devices", &format!("nics[{ni}].port_names[{pi}]")),
+                            e,
+                        ));
+                    }
+                }
                 for p in 0..nic.ports as usize {
                     let name = nic.port_names.get(p).cloned().unwrap_or_else(|| format!("p{n}"));
                     n += 1;
@@ -643,11 +660,7 @@ fn resolve_device(
     let rd = ResolvedDevice {
         name: d.name.clone(),
         role: d.role,
-        platform: if d.role == Role::Switch {
-            Some(d.platform.or(model.map(|m| m.platform)).unwrap_or(Platform::Generic))
-        } else {
-            None
-        },
+        platform: if d.role == Role::Switch { Some(platform) } else { None },
         model: d.model.clone(),
         os: d.os,
         nics: d.nics.clone(),

@@ -22,6 +22,7 @@ pub mod nxos;
 pub mod onyx;
 pub mod os10;
 pub mod os9;
+pub mod quote;
 pub mod runbook;
 mod runbook_switch;
 pub mod sonic;
@@ -193,7 +194,11 @@ pub fn render_one(
                 // straight from serde_json, without building a template value of a spine's
                 // hundreds of ports (tested equal in `sonic_fast_path_equals_the_template`).
                 Typed::Sonic(s) if t.is_builtin(template) => sonic_json(&s.config_db),
-                _ => t.render(template, &typed)?,
+                // A filter's refusal (a name a switch CLI cannot take) says which device.
+                _ => t.render(template, &typed).map_err(|mut e| {
+                    e.message = format!("device `{}`: {}", d.name, e.message);
+                    e
+                })?,
             };
             let file = DeviceFile { device: d.name.clone(), file_name: format!("{}.{suffix}", d.name), text };
             Ok((Some((typed, file)), findings))

@@ -12,6 +12,7 @@
 //! pfc counters`, `show queue counters` and `pfcwd show config`; nvme-cli's `nvme list`.
 
 use crate::finding::Finding;
+use crate::quote::{ps_lossy as ps, sh_dq_lossy as dq, sh_lossy as sh};
 use crate::templates::{TemplateError, Templates};
 use crate::Typed;
 use rocelab_model::resolve::ResolvedFabric;
@@ -208,7 +209,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
             let pfc = first.and_then(|(_, row)| row.pfc_enable).map(|p| p.to_string()).unwrap_or_default();
             let mut checks = vec![
                 check(
-                    format!("redis-cli -n 4 hgetall \"PORT_QOS_MAP|{i}\""),
+                    format!("redis-cli -n 4 hgetall \"PORT_QOS_MAP|{}\"", dq(&i)),
                     format!("pfc_enable {pfc} and the ROCELAB maps"),
                 ),
                 check("show pfc counters", "PFC frames on the lossless priorities only, under congestion"),
@@ -244,7 +245,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 match p.driver.as_str() {
                     "mlx5" => {
                         checks.push(check(
-                            format!("mlnx_qos -i {}", p.name),
+                            format!("mlnx_qos -i {}", sh(&p.name)),
                             format!(
                                 "Priority trust state: {}; PFC enabled on priority {}",
                                 p.trust,
@@ -253,29 +254,29 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                         ));
                         for c in &p.dcqcn {
                             checks.push(check(
-                                format!("cat /sys/class/net/{}/ecn/roce_np/enable/{}", p.name, c.priority),
+                                format!("cat /sys/class/net/{}/ecn/roce_np/enable/{}", sh(&p.name), c.priority),
                                 format!("{} (DCQCN notification point)", c.np),
                             ));
                         }
                         if let Some(t) = p.roce_tos {
                             let dev_port = p.lag_rdma_port.as_ref().unwrap_or(&p.name);
-                            checks.push(check("cat /sys/kernel/config/rdma_cm/$(ls /sys/class/net/IF/device/infiniband/)/ports/1/default_roce_tos".replace("IF", dev_port), format!("{t}")));
+                            checks.push(check("cat /sys/kernel/config/rdma_cm/$(ls /sys/class/net/IF/device/infiniband/)/ports/1/default_roce_tos".replace("IF", &sh(dev_port)), format!("{t}")));
                         }
                         for pr in &p.pfc_priorities {
                             checks.push(check(
-                                format!("ethtool -S {} | grep prio{pr}_pause", p.name),
+                                format!("ethtool -S {} | grep prio{pr}_pause", sh(&p.name)),
                                 "pause counters that rise only under congestion",
                             ));
                         }
                     }
                     "bnxt_re" => {
                         checks.push(check(
-                            format!("lldptool -t -i {} -V PFC", p.name),
+                            format!("lldptool -t -i {} -V PFC", sh(&p.name)),
                             format!("PFC enabled on {}", list(&p.pfc_priorities)),
                         ));
                         if p.ets.is_some() {
                             checks.push(check(
-                                format!("lldptool -t -i {} -V ETS-CFG", p.name),
+                                format!("lldptool -t -i {} -V ETS-CFG", sh(&p.name)),
                                 "the file's TSA, up2tc and tcbw",
                             ));
                         }
@@ -283,16 +284,19 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                     "qedr" => checks.push(check("lsmod | grep qed", "qed, qede and qedr loaded")),
                     "dcb" => {
                         let d = p.dcb.as_ref().expect("dcb ports carry their settings");
-                        checks.push(check(format!("dcb pfc show dev {}", p.name), format!("prio-pfc {}", d.prio_pfc)));
+                        checks.push(check(
+                            format!("dcb pfc show dev {}", sh(&p.name)),
+                            format!("prio-pfc {}", d.prio_pfc),
+                        ));
                         if let Some(e) = &p.ets {
                             checks.push(check(
-                                format!("dcb ets show dev {}", p.name),
+                                format!("dcb ets show dev {}", sh(&p.name)),
                                 format!("willing off, tc-tsa {}, tc-bw {}", e.dcb_tsa, e.dcb_bw),
                             ));
                         }
                         if !d.dscp_prio.is_empty() {
                             checks.push(check(
-                                format!("dcb app show dev {} dscp-prio", p.name),
+                                format!("dcb app show dev {} dscp-prio", sh(&p.name)),
                                 d.dscp_prio.iter().map(|(v, pr)| format!("{v}:{pr}")).collect::<Vec<_>>().join(" "),
                             ));
                         }
@@ -301,13 +305,13 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 }
                 if let Some(v) = &p.vlan {
                     checks.push(check(
-                        format!("cat /proc/net/vlan/{}", v.name),
+                        format!("cat /proc/net/vlan/{}", sh(&v.name)),
                         format!("EGRESS priority mappings: {}", v.egress_qos_map),
                     ));
                 }
                 if let Some(a) = &p.address {
                     let iface = p.vlan.as_ref().map_or(&p.name, |v| &v.name);
-                    checks.push(check(format!("ip -br addr show dev {iface}"), format!("{iface} UP, with {a}")));
+                    checks.push(check(format!("ip -br addr show dev {}", sh(iface)), format!("{iface} UP, with {a}")));
                 }
             }
             if !checks.is_empty() {
@@ -315,7 +319,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                     device: h.hostname.clone(),
                     platform: "Linux".into(),
                     file: file.clone(),
-                    apply: format!("as root: `bash {file}` (adapter section)"),
+                    apply: format!("as root: `bash {}` (adapter section)", sh(file)),
                     checks,
                 });
             }
@@ -327,29 +331,29 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 apply: "the same script's host tuning section".into(),
                 checks: vec![
                     check(
-                        format!("ip link show {p0}"),
+                        format!("ip link show {}", sh(&p0)),
                         format!("mtu {}", h.ports.first().map(|p| p.mtu).unwrap_or(1500)),
                     ),
                     check(
-                        format!("ethtool -a {p0}"),
+                        format!("ethtool -a {}", sh(&p0)),
                         "RX/TX pause off where PFC is used (on only where the fabric asks for link-level pause)",
                     ),
-                    check(format!("ethtool -g {p0}"), "current ring sizes equal to the pre-set maximums"),
+                    check(format!("ethtool -g {}", sh(&p0)), "current ring sizes equal to the pre-set maximums"),
                     check(
-                        format!("ethtool -k {p0}"),
+                        format!("ethtool -k {}", sh(&p0)),
                         "rx-checksumming, tx-checksumming, scatter-gather, tcp-segmentation-offload and generic-segmentation-offload on",
                     ),
                     check(
                         format!(
                             "sysctl {}",
-                            h.tuning.sysctls.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(" ")
+                            h.tuning.sysctls.iter().map(|(k, _)| sh(k)).collect::<Vec<_>>().join(" ")
                         ),
                         h.tuning.sysctls.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", "),
                     ),
                     check("cat /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor", "performance on every CPU"),
                 ]
                 .into_iter()
-                .chain(h.tuning.module_params.iter().map(|(path, v)| check(format!("cat {path}"), v.clone())))
+                .chain(h.tuning.module_params.iter().map(|(path, v)| check(format!("cat {}", sh(path)), v.clone())))
                 .chain(source_route_checks(&h.source_routes))
                 .collect(),
             });
@@ -391,7 +395,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 device: w.hostname.clone(),
                 platform: "Windows Server".into(),
                 file: file.clone(),
-                apply: format!("elevated PowerShell: `.\\{file}`"),
+                apply: format!("elevated PowerShell: `{}`", ps_script(file)),
                 checks: vec![
                     check("Get-NetQosFlowControl", format!("Enabled True for priority {} only", list(&w.pfc_on))),
                     check(
@@ -400,7 +404,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                     ),
                     check("Get-NetQosTrafficClass", "the file's ETS shares (rest in [Default])"),
                     check(
-                        format!("Get-NetAdapterQos -Name \"{a}\""),
+                        format!("Get-NetAdapterQos -Name {}", ps(&a)),
                         "Enabled True; operational flow control on the lossless priority",
                     ),
                     check(
@@ -411,7 +415,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 .into_iter()
                 .chain(w.ips.iter().map(|ip| {
                     check(
-                        format!("Get-NetIPAddress -InterfaceAlias \"{}\"", ip.alias),
+                        format!("Get-NetIPAddress -InterfaceAlias {}", ps(&ip.alias)),
                         format!("IPAddress {}, PrefixLength {}", ip.address, ip.prefix),
                     )
                 }))
@@ -434,6 +438,17 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
     rb
 }
 
+/// The PowerShell command that runs script `file` of the current folder: `.\\FILE` as always
+/// for a plain name, else the call operator on the quoted path (a quoted path alone is a string,
+/// not a command).
+fn ps_script(file: &str) -> String {
+    if ps(file).starts_with('"') {
+        format!(".\\{file}")
+    } else {
+        format!("& {}", ps(&format!(".\\{file}")))
+    }
+}
+
 /// What to check on a bonded Linux host: the bond's mode and members
 /// (`/proc/net/bonding/BOND`), that LACP found its partner, the RoCE LAG's one RDMA device, the
 /// VLAN interface and the addresses on the bond.
@@ -444,19 +459,19 @@ fn bond_checks(b: &crate::linux::LinuxBond) -> Vec<Check> {
         state.push_str(&format!("{} under Active Aggregator Info (the switches answer LACP)", b.members.len()));
     }
     state.push_str(&format!("; Slave Interface: {}, each with MII Status: up", b.members.join(", ")));
-    let mut checks = vec![check(format!("cat /proc/net/bonding/{}", b.name), state)];
+    let mut checks = vec![check(format!("cat /proc/net/bonding/{}", sh(&b.name)), state)];
     if b.roce_lag {
         checks.push(check("rdma link show", "one RDMA device for both members, `mlx5_bond_N/1 state ACTIVE`"));
     }
     if let Some(v) = &b.vlan {
         checks.push(check(
-            format!("cat /proc/net/vlan/{}", v.name),
+            format!("cat /proc/net/vlan/{}", sh(&v.name)),
             format!("EGRESS priority mappings: {}", v.egress_qos_map),
         ));
     }
     if !b.addresses.is_empty() {
         checks.push(check(
-            format!("ip -br addr show dev {}", b.iface),
+            format!("ip -br addr show dev {}", sh(&b.iface)),
             format!("{} UP, with {}", b.iface, b.addresses.join(" ")),
         ));
     }
@@ -470,7 +485,7 @@ fn source_route_checks(routes: &[crate::linux::SourceRoute]) -> Vec<Check> {
     }
     let keys: Vec<String> = routes
         .iter()
-        .flat_map(|r| ["arp_ignore", "arp_announce", "rp_filter"].map(|k| format!("{}.{k}", r.sysctl_conf)))
+        .flat_map(|r| ["arp_ignore", "arp_announce", "rp_filter"].map(|k| sh(&format!("{}.{k}", r.sysctl_conf))))
         .collect();
     let values = routes
         .iter()

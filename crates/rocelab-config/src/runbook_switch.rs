@@ -3,6 +3,7 @@
 //! show. The commands are the ones each module's documentation lists (`cumulus.rs`, `nxos.rs`,
 //! `os10.rs`, `os9.rs`).
 
+use crate::quote::sh_lossy;
 use crate::runbook::{check, list, Check, Step};
 use crate::{cumulus, nxos, os10, os9};
 
@@ -11,7 +12,8 @@ fn step(device: &str, platform: &str, file: &str, apply: &str, checks: Vec<Check
 }
 
 pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
-    let i = c.interfaces.first().map(|i| i.name.clone()).unwrap_or_else(|| "swp1".into());
+    // NVUE runs in bash: the interface name is a shell word.
+    let i = sh_lossy(c.interfaces.first().map_or("swp1", |i| i.name.as_str()));
     let mut checks = Vec::new();
     if let Some(mode) = &c.roce_mode {
         checks.push(check("nv show qos roce", format!("mode {mode}; pfc-priority {}", list(&c.pfc_priorities))));
@@ -45,7 +47,7 @@ pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
     for p in &c.ecn_profiles {
         if let Some(i) = c.interfaces.iter().find(|i| i.congestion_control.as_deref() == Some(p.name.as_str())) {
             checks.push(check(
-                format!("nv show interface {} qos", i.name),
+                format!("nv show interface {} qos", sh_lossy(&i.name)),
                 format!("congestion-control profile {}", p.name),
             ));
         }
@@ -79,7 +81,10 @@ pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
         &c.hostname,
         "NVIDIA Cumulus Linux",
         file,
-        &format!("copy to the switch and run `bash {file}` (it ends with `nv config apply` and `nv config save`)"),
+        &format!(
+            "copy to the switch and run `bash {}` (it ends with `nv config apply` and `nv config save`)",
+            sh_lossy(file)
+        ),
         checks,
     )
 }

@@ -75,11 +75,13 @@ pub struct NfsExport {
     pub clients: Vec<String>,
 }
 
-/// `store-1` → `STORE_1`.
+/// `store-1` → `STORE_1`; `1array` → `_1ARRAY`: a shell variable name starts with a letter or
+/// `_` (POSIX.1-2017 XBD 3.235), and hostnames may start with a digit.
 pub fn var_name(device: &str, what: &str) -> String {
     let base: String =
         device.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
-    format!("{base}_{what}")
+    let lead = if base.starts_with(|c: char| c.is_ascii_digit()) { "_" } else { "" };
+    format!("{lead}{base}_{what}")
 }
 
 fn addresses(f: &ResolvedFabric, device: usize) -> Vec<String> {

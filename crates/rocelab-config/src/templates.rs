@@ -70,7 +70,26 @@ fn environment() -> Environment<'static> {
     );
     // A misspelt field is an error, never an empty string in a switch configuration.
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // One filter per output language ([`crate::quote`]), for every name or other value from the
+    // fabric file: `sh` in the bash scripts (Linux hosts, Cumulus NVUE) and the runbook's shell
+    // commands (`shdq` where the value sits inside double quotes), `ps` in the PowerShell script, `cli` in switch configurations,
+    // `comment` in comment lines of any of them (a line break is all that ends one).
+    env.add_filter("sh", |v: Value| quote_filter(v, crate::quote::sh));
+    env.add_filter("shdq", |v: Value| quote_filter(v, crate::quote::sh_dq));
+    env.add_filter("ps", |v: Value| quote_filter(v, crate::quote::ps));
+    env.add_filter("comment", |v: Value| quote_filter(v, crate::quote::comment));
+    env.add_filter("cli", |v: Value| quote_filter(v, crate::quote::cli));
     env
+}
+
+/// Applies a quoting function to a template value: strings and numbers (as their text); a value
+/// it refuses fails the rendering with its reason, so no file is written with it.
+fn quote_filter(v: Value, f: fn(&str) -> Result<String, crate::quote::Unquotable>) -> Result<String, minijinja::Error> {
+    let text = match v.as_str() {
+        Some(s) => s.to_string(),
+        None => v.to_string(),
+    };
+    f(&text).map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.0))
 }
 
 impl Templates {

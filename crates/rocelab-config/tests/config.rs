@@ -15,6 +15,10 @@ mod switches;
 #[path = "config/hosts.rs"]
 mod hosts;
 
+/// Hostile names: quoted in scripts, refused by switch CLIs, filtered in every template.
+#[path = "config/hostile.rs"]
+mod hostile;
+
 /// Two port speeds on one switch with ECN, alpha and reserve per speed, on every platform.
 #[path = "config/speeds.rs"]
 mod speeds;
@@ -661,8 +665,9 @@ fabric:
     let f = fabric(yaml);
     let (text, _) = device_text(&f, "client");
     assert!(text.contains("nvme connect-all -t rdma -a 192.168.10.10 -s 4420 || [ $? -eq 114 ]"), "{text}");
+    // The backticks escaped: inside the double quotes they would run `nfs-1` as a command.
     assert!(text.contains(
-        ": \"${NFS_1_ADDR:?set NFS_1_ADDR to an address of storage target `nfs-1` on the storage network}\""
+        ": \"${NFS_1_ADDR:?set NFS_1_ADDR to an address of storage target \\`nfs-1\\` on the storage network}\""
     ));
     assert!(text.contains("mount -o rdma,port=20049 ${NFS_1_ADDR}:${NFS_1_EXPORT} /mnt/nfs-1-rdma"));
     assert!(text.contains("iscsiadm -m iface -I iser -o update -n iface.transport_name -v iser"));

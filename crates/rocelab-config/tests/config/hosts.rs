@@ -142,7 +142,7 @@ fn nfs_server_exports_its_share_to_each_client() {
     assert_sequence(
         &server,
         &[
-            ": \"${NFS_1_EXPORT:?set NFS_1_EXPORT to the path `nfs-1` exports over NFS}\"",
+            ": \"${NFS_1_EXPORT:?set NFS_1_EXPORT to the path \\`nfs-1\\` exports over NFS}\"",
             "grep -qx \"rdma 20049\" /proc/fs/nfsd/portlist || echo rdma 20049 > /proc/fs/nfsd/portlist",
             "EXPORT_LINE=\"${NFS_1_EXPORT} 10.0.2.31(rw,sync,insecure,no_root_squash) 10.0.2.51(rw,sync,insecure,no_root_squash)\"",
             "grep -qxF \"$EXPORT_LINE\" /etc/exports || echo \"$EXPORT_LINE\" >> /etc/exports",

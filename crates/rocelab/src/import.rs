@@ -80,7 +80,10 @@ fn hpcc(config: &Path, dir: &Path, force: bool, opts: ImportOptions) -> ExitCode
         return fail(format!("{}: {e}", dir.display()));
     }
     for (name, source) in &imp.files {
-        let target = dir.join(name);
+        let target = match crate::outpath::file_in(dir, name) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
         // Importing into the config's own folder: the file is already there.
         let same = match (std::fs::canonicalize(source), std::fs::canonicalize(&target)) {
             (Ok(a), Ok(b)) => a == b,

@@ -14,6 +14,7 @@ mod bench;
 mod builtin;
 mod import;
 mod out;
+mod outpath;
 mod sim;
 
 use out::{out, outln};
@@ -455,7 +456,7 @@ fn config(
     let r = rocelab_config::render(&fabric, &t).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for f in &r.files {
-        let path = dir.join(&f.file_name);
+        let path = outpath::file_in(dir, &f.file_name)?;
         std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let path = dir.join("RUNBOOK.md");

@@ -229,6 +229,8 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
         for p in &points {
             let point =
                 p.and_then(|i| sweep.as_ref().map(|(f, vals)| SweepPoint { field: f.clone(), value: vals[i].clone() }));
+            // The run's folder, from the variant's name and the sweep value, stays under DIR.
+            crate::outpath::path_in(dir, &Path::new("runs").join(run_dir(v.as_deref(), point.as_ref())))?;
             match loaded.run_point(v.as_deref(), *p) {
                 Ok((scenario, fabric)) => {
                     if scenario.workloads.is_empty() {
@@ -264,7 +266,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
         }
         let what = format!("{label} ({} of {})", k + 1, plan.len());
         let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
-        let run_path = dir.join(&rel);
+        let run_path = crate::outpath::path_in(dir, &rel)?;
         let mut trace = pfc_trace(&run_path, &built)?;
         let results = match simulate(&built, &what, &mut trace) {
             Ok(r) => r,

@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 mod config_check;
 #[path = "cli/hpcc_reference.rs"]
 mod hpcc_reference;
+#[path = "cli/names.rs"]
+mod names;
 
 fn rocelab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rocelab")).args(args).current_dir(workspace()).output().expect("runs rocelab")

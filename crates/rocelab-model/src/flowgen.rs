@@ -134,10 +134,10 @@ fn read_cdf(
     match source {
         CdfSource::File(f) => {
             let file = base_dir.join(f);
-            let text = match std::fs::read_to_string(&file) {
+            let text = match crate::input::read_text_limited(&file, crate::input::MAX_CDF_BYTES, "a CDF file") {
                 Ok(t) => t,
                 Err(e) => {
-                    problems.push(problem(path.into(), format!("cannot read the CDF file `{}`: {e}", file.display())));
+                    problems.push(problem(path.into(), format!("cannot read the CDF file: {e}")));
                     return None;
                 }
             };
@@ -244,10 +244,10 @@ fn check_hpcc(
 ) {
     let file = base_dir.join(&x.file);
     let shown = file.display().to_string();
-    let text = match std::fs::read_to_string(&file) {
+    let text = match crate::input::read_text_limited(&file, crate::input::MAX_TRACE_BYTES, "an HPCC flow file") {
         Ok(t) => t,
         Err(e) => {
-            problems.push(problem(format!("{p}.file"), format!("cannot read HPCC flow file `{shown}`: {e}")));
+            problems.push(problem(format!("{p}.file"), format!("cannot read the HPCC flow file: {e}")));
             return;
         }
     };

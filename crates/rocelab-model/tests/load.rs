@@ -6,6 +6,8 @@ use rocelab_model::perftest::PerftestTest;
 use rocelab_model::{load_str, Diagnostic, Diagnostics, Loaded, Role};
 use std::path::{Path, PathBuf};
 
+#[path = "load/bounds.rs"]
+mod bounds;
 #[path = "load/examples.rs"]
 mod examples;
 #[path = "load/flows.rs"]

@@ -209,7 +209,15 @@ fn decode<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, Lo
 }
 
 fn read(file: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(file).map_err(|e| error(file, 0, 0, "", format!("cannot read: {e}")))
+    rocelab_model::input::read_text_limited(file, rocelab_model::input::MAX_RESULTS_BYTES, "a results file").map_err(
+        |e| {
+            let message = match e.io {
+                Some(io) => format!("cannot read: {io}"),
+                None => e.message,
+            };
+            error(file, 0, 0, "", message)
+        },
+    )
 }
 
 /// Checks a schema version field (`versions` is the JSON pointer to it), locating it in `text`.

@@ -26,6 +26,10 @@ pub const MAX_TRACE_BYTES: u64 = 512 << 20;
 /// table, `mlnx_qos`), or a links file: 16 MiB, a hundred times a large switch's running config.
 pub const MAX_DEVICE_OUTPUT_BYTES: u64 = 16 << 20;
 
+/// Largest Jinja template given with `config --templates`: 1 MiB, a hundred times the largest
+/// built-in template.
+pub const MAX_TEMPLATE_BYTES: u64 = 1 << 20;
+
 /// Largest `results.json` read back by `report`: 1 GiB, above what a run that passes the
 /// simulator's output limits writes (50 million sampled values at most, a few hundred MB).
 pub const MAX_RESULTS_BYTES: u64 = 1 << 30;

@@ -308,6 +308,24 @@ mod tests {
     }
 
     #[test]
+    fn a_results_file_over_the_size_limit_is_refused_unread() {
+        // A sparse file: its length is past the limit, its blocks are never written or read.
+        let d = dir("big");
+        let file = d.join("results.json");
+        std::fs::File::create(&file).unwrap().set_len(rocelab_model::input::MAX_RESULTS_BYTES + 1).unwrap();
+        let e = read_run(&file).unwrap_err();
+        assert_eq!((e.line, e.column), (0, 0));
+        assert!(
+            e.message.ends_with(
+                "is 1073741825 bytes, more than the 1073741824 bytes rocelab reads for a results file; give the \
+                 path of the right file"
+            ),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
     fn a_results_file_round_trips() {
         let d = dir("roundtrip");
         let r = run();

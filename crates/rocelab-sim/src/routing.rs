@@ -142,12 +142,16 @@ impl Routes {
     /// Refuses a fabric whose table would pass `limit` bytes, before allocating it: an
     /// allocation that large aborts the process instead of failing.
     pub fn check_size(topo: &Topology<'_>, limit: u64) -> Result<(), crate::SimError> {
-        let bytes = Self::table_bytes(topo);
+        let hosts = topo.is_host.iter().filter(|&&h| h).count();
+        Self::refuse_table(topo.adjacency.len(), hosts, Self::table_bytes(topo), limit)
+    }
+
+    /// The refusal of a table of `bytes` over `limit` for `nodes` nodes and `hosts` hosts (the
+    /// least it can take is `nodes × hosts × 4` bytes, known before the routes are worked out).
+    pub fn refuse_table(nodes: usize, hosts: usize, bytes: u128, limit: u64) -> Result<(), crate::SimError> {
         if bytes <= limit as u128 {
             return Ok(());
         }
-        let nodes = topo.adjacency.len();
-        let hosts = topo.is_host.iter().filter(|&&h| h).count();
         Err(crate::SimError::MemoryTooLarge {
             what: format!("the routing table ({nodes} nodes × {hosts} hosts or more, 4 bytes each)"),
             estimated_bytes: bytes.min(u64::MAX as u128) as u64,

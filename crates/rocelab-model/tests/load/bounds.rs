@@ -201,3 +201,27 @@ fn a_bad_hpcc_topology_line_is_one_error_without_a_cascade() {
     assert!(e.iter().all(|d| d.file.ends_with("topo.txt")), "{e:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_hpcc_topology_over_the_size_limit_is_refused_unread() {
+    // A sparse file: past the limit by its length, nothing written or read.
+    let dir = scratch("hpcc-big");
+    std::fs::File::create(dir.join("topo.txt")).unwrap().set_len(rocelab_model::input::MAX_TRACE_BYTES + 1).unwrap();
+    let text = "fabric:\n  name: h\n  topology:\n    import: {hpcc: topo.txt}\n  qos:\n    marking: dscp\n    \
+                classes:\n      - {name: roce, priority: 3, dscp: [26], lossless: true}\n";
+    let e = match load_str(text, "s.yaml", &dir) {
+        Ok(_) => panic!("expected an error"),
+        Err(d) => d.0,
+    };
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert_eq!((e[0].line, e[0].column, e[0].path.as_str()), (4, 20, "fabric.topology.import.hpcc"));
+    assert!(
+        e[0].message.ends_with(
+            "topo.txt` is 536870913 bytes, more than the 536870912 bytes rocelab reads for an HPCC topology file; \
+             give the path of the right file"
+        ),
+        "{}",
+        e[0].message
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

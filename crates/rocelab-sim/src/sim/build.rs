@@ -94,6 +94,12 @@ impl<'a, O: Observer> Simulation<'a, O> {
         config: &SimConfig,
         observer: &'a mut O,
     ) -> Result<Self, SimError> {
+        // The routing table's least size (nodes × hosts) is refused before the spec is
+        // validated or anything of the run is built; `build` checks its exact size.
+        let n = spec.nodes.len();
+        let hosts = (0..n).filter(|&i| spec.is_host(i)).count();
+        let least = n as u128 * hosts as u128 * 4;
+        Routes::refuse_table(n, hosts, least, crate::routing::MAX_ROUTE_TABLE_BYTES)?;
         spec.validate()?;
         traffic.validate(spec)?;
         check_config(spec, config)?;

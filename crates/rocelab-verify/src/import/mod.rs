@@ -205,7 +205,7 @@ fn stem_of(path: &Path) -> String {
 
 fn read_text(path: &Path) -> Result<String, ImportError> {
     let bytes =
-        rocelab_model::input::read_limited(path, rocelab_model::input::MAX_DEVICE_OUTPUT_BYTES, "a device's output")
+        rocelab_model::input::read_limited(path, rocelab_model::input::MAX_DEVICE_OUTPUT_BYTES, "an imported file")
             .map_err(|e| match e.io {
                 Some(io) => ImportError(format!("{}: cannot read: {io}", path.display())),
                 None => ImportError(e.message),

@@ -665,7 +665,18 @@ pub(crate) fn check(
             }
         }
     }
-    crate::flowgen::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
+    // Flows all the workloads expand to, bounded together as each entry is alone.
+    let mut counts: Vec<(String, f64)> = vec![("workloads.flows".into(), w.flows.len() as f64)];
+    for (i, x) in w.incast.iter().enumerate() {
+        let senders = expand_hosts(&x.senders, fabric, "", &mut Vec::new()).len();
+        counts.push((format!("workloads.incast[{i}]"), x.round_count(sim) as f64 * senders as f64));
+    }
+    let generated =
+        crate::flowgen::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
+    let paths = (0..w.poisson.len())
+        .map(|i| format!("workloads.poisson[{i}]"))
+        .chain((0..w.hpcc_flows.len()).map(|i| format!("workloads.hpcc_flows[{i}]")));
+    counts.extend(paths.zip(generated));
     let groups = w
         .permutation
         .iter()
@@ -695,8 +706,27 @@ pub(crate) fn check(
             ));
         }
         check_rate_size(rate, size, &p, problems);
+        counts.push((p.clone(), flows));
         check_class(fabric, class, format!("{p}.class"), problems);
         check_window(start, stop, sim, &p, problems);
+    }
+    // An entry over the bound alone is already an error of its own; else the error is at the
+    // entry that takes the sum over it.
+    let max = crate::flowgen::MAX_FLOWS;
+    if counts.iter().all(|(_, c)| *c <= max) {
+        let mut total = 0.0;
+        if let Some((path, _)) = counts.iter().find(|(_, c)| {
+            total += c;
+            total > max
+        }) {
+            problems.push(problem(
+                path.clone(),
+                format!(
+                    "with the workloads before it, this one brings the run to about {total:.0} flows; rocelab \
+                     simulates at most {max:.0} in one run: split the workloads over variants or runs"
+                ),
+            ));
+        }
     }
     crate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
     let windows = w.flows.iter().map(|x| ("flows", x.window)).chain(w.incast.iter().map(|x| ("incast", x.window)));

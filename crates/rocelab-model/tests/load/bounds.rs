@@ -225,3 +225,29 @@ fn an_hpcc_topology_over_the_size_limit_is_refused_unread() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn flows_are_bounded_per_entry_and_for_all_workloads_together() {
+    // All-to-all of 4000 hosts is 15 996 000 flows: over the bound alone.
+    let text = generator("single-switch: {hosts: 4000, speed: 25G}")
+        .replace("  flows:\n", "  all_to_all:\n    - {name: a, hosts: [host1-4000], class: roce}\n  flows:\n");
+    let e = one_error(&text);
+    assert_eq!((e.line, e.column, e.path.as_str()), (13, 24, "workloads.all_to_all[0].hosts"));
+    assert_eq!(
+        e.message,
+        "all-to-all of 4000 hosts is 15996000 flows; rocelab simulates at most 10000000: list fewer hosts"
+    );
+    // Two of 2500 hosts are 6 247 500 flows each, under the bound, and too many together.
+    let text = generator("single-switch: {hosts: 2500, speed: 25G}").replace(
+        "  flows:\n",
+        "  all_to_all:\n    - {name: a, hosts: [host1-2500], class: roce}\n    \
+         - {name: b, hosts: [host1-2500], class: roce}\n  flows:\n",
+    );
+    let e = one_error(&text);
+    assert_eq!((e.line, e.column, e.path.as_str()), (14, 7, "workloads.all_to_all[1]"));
+    assert_eq!(
+        e.message,
+        "with the workloads before it, this one brings the run to about 12495001 flows; rocelab simulates at most \
+         10000000 in one run: split the workloads over variants or runs"
+    );
+}

@@ -384,6 +384,16 @@ impl Generator {
         if let Some((field, _)) = speeds.iter().find(|(_, s)| s.is_some_and(|s| s.0 == 0)) {
             return Err((format!("{kind}.{field}"), "the speed must be above 0 (e.g. `100G`)".into()));
         }
+        match self {
+            Generator::FatTree(f) if f.k < 2 || f.k % 2 != 0 => {
+                return Err((format!("{kind}.k"), format!("`k` must be an even number of at least 2, not {}", f.k)))
+            }
+            Generator::LeafSpine(l) if l.leaves == 0 || l.spines == 0 => {
+                let field = if l.leaves == 0 { "leaves" } else { "spines" };
+                return Err((format!("{kind}.{field}"), "`leaves` and `spines` must be at least 1".into()));
+            }
+            _ => {}
+        }
         let n = self.device_count();
         if n > MAX_GENERATED_DEVICES as u128 {
             let msg = match self {

@@ -55,6 +55,9 @@ fn a_fat_tree_too_large_names_k_not_an_overflowed_count() {
         "k = 4294967294 builds 19807040623954398371368665091 devices (k³/4 hosts and 5k²/4 switches); rocelab \
          builds at most 200000, so k is at most 90"
     );
+    let e = one_error(&generator("fat-tree: {k: 5, host_speed: 100G}"));
+    assert_eq!((e.line, e.column, e.path.as_str()), (5, 21, "fabric.topology.generator.fat-tree.k"));
+    assert_eq!(e.message, "`k` must be an even number of at least 2, not 5");
     // k = 90 is the largest that builds.
     assert!(rocelab_model::generators::Generator::FatTree(rocelab_model::generators::FatTree {
         k: 90,

@@ -132,9 +132,12 @@ impl Templates {
         for (name, text) in BUILTIN {
             match found.iter().find(|(n, _)| n == name) {
                 Some((_, path)) => {
-                    let src = std::fs::read_to_string(path).map_err(|e| TemplateError {
-                        location: path.display().to_string(),
-                        message: format!("cannot read: {e}"),
+                    let max = rocelab_model::input::MAX_TEMPLATE_BYTES;
+                    let src = rocelab_model::input::read_text_limited(path, max, "a template").map_err(|e| {
+                        TemplateError {
+                            location: path.display().to_string(),
+                            message: e.io.map_or(e.message, |io| format!("cannot read: {io}")),
+                        }
                     })?;
                     let origin = path.display().to_string();
                     env.add_template_owned(name.to_string(), src).map_err(|e| located(&origin, &e))?;

@@ -721,6 +721,18 @@ fn template_overrides_replace_built_ins_by_name() {
 }
 
 #[test]
+fn a_template_over_the_size_limit_is_refused() {
+    let dir = std::env::temp_dir().join(format!("rocelab-config-tpl-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("nvidia-onyx.j2");
+    std::fs::write(&path, "x".repeat(rocelab_model::input::MAX_TEMPLATE_BYTES as usize + 1)).unwrap();
+    let e = Templates::with_overrides(&dir).err().unwrap();
+    assert_eq!(e.location, path.display().to_string());
+    assert!(e.message.ends_with("is 1048577 bytes, more than the 1048576 bytes rocelab reads for a template; give the path of the right file"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn output_is_deterministic() {
     let f = fabric(SONIC);
     let a = render(&f, &Templates::builtin()).unwrap();

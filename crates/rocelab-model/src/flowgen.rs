@@ -102,6 +102,8 @@ pub const MAX_FLOWS: f64 = 10_000_000.0;
 
 /// Checks the Poisson and HPCC-flow workloads and reads their files. Problems in the scenario
 /// go to `problems` (located by path), problems in the files read go to `file_diags`.
+/// Checks the Poisson and HPCC workloads; the flows each expands to (estimated for Poisson
+/// arrivals), for the bound on all workloads together.
 pub(crate) fn check(
     poisson: &mut [Poisson],
     hpcc: &mut [HpccFlows],
@@ -110,13 +112,16 @@ pub(crate) fn check(
     base_dir: &Path,
     problems: &mut Vec<Problem>,
     file_diags: &mut Vec<Diagnostic>,
-) {
+) -> Vec<f64> {
+    let mut flows = Vec::new();
     for (i, x) in poisson.iter_mut().enumerate() {
-        check_poisson(x, &format!("workloads.poisson[{i}]"), sim, fabric, base_dir, problems, file_diags);
+        flows.push(check_poisson(x, &format!("workloads.poisson[{i}]"), sim, fabric, base_dir, problems, file_diags));
     }
     for (i, x) in hpcc.iter_mut().enumerate() {
         check_hpcc(x, &format!("workloads.hpcc_flows[{i}]"), sim, fabric, base_dir, problems, file_diags);
+        flows.push(x.flows.len() as f64);
     }
+    flows
 }
 
 /// Line rate of a host: its first cabled port's link speed (0 when it has no link).
@@ -134,10 +139,10 @@ fn read_cdf(
     match source {
         CdfSource::File(f) => {
             let file = base_dir.join(f);
-            let text = match std::fs::read_to_string(&file) {
+            let text = match crate::input::read_text_limited(&file, crate::input::MAX_CDF_BYTES, "a CDF file") {
                 Ok(t) => t,
                 Err(e) => {
-                    problems.push(problem(path.into(), format!("cannot read the CDF file `{}`: {e}", file.display())));
+                    problems.push(problem(path.into(), format!("cannot read the CDF file: {e}")));
                     return None;
                 }
             };
@@ -175,7 +180,7 @@ fn check_poisson(
     base_dir: &Path,
     problems: &mut Vec<Problem>,
     file_diags: &mut Vec<Diagnostic>,
-) {
+) -> f64 {
     let hosts = expand_hosts(&x.hosts, fabric, &format!("{p}.hosts"), problems);
     if hosts.len() < 2 {
         problems.push(problem(format!("{p}.hosts"), "Poisson arrivals need at least two hosts".into()));
@@ -229,8 +234,10 @@ fn check_poisson(
                     ),
                 ));
             }
+            return flows;
         }
     }
+    0.0
 }
 
 fn check_hpcc(
@@ -244,10 +251,10 @@ fn check_hpcc(
 ) {
     let file = base_dir.join(&x.file);
     let shown = file.display().to_string();
-    let text = match std::fs::read_to_string(&file) {
+    let text = match crate::input::read_text_limited(&file, crate::input::MAX_TRACE_BYTES, "an HPCC flow file") {
         Ok(t) => t,
         Err(e) => {
-            problems.push(problem(format!("{p}.file"), format!("cannot read HPCC flow file `{shown}`: {e}")));
+            problems.push(problem(format!("{p}.file"), format!("cannot read the HPCC flow file: {e}")));
             return;
         }
     };

@@ -187,6 +187,11 @@ pub struct FatTree {
 /// an hour of swapping.
 pub const MAX_GENERATED_DEVICES: u64 = 200_000;
 
+/// Most links a generator will build: a million, above the 546 750 of the largest fat tree
+/// under [`MAX_GENERATED_DEVICES`] (k = 90), so that `bottleneck_links`, `links_per_spine` or a
+/// target's `ports` cannot ask for billions of cables.
+pub const MAX_GENERATED_LINKS: u64 = 1_000_000;
+
 /// Builds switches port by port: ports on a known model come from its front panel in order,
 /// otherwise they are named by the platform's convention as they are used.
 struct SwitchBuilder {
@@ -327,26 +332,112 @@ fn host_prefix(t: &HostTemplate) -> &str {
 }
 
 impl Generator {
-    /// How many devices the generator would build, to refuse absurd sizes up front.
-    pub fn device_count(&self) -> u64 {
+    /// How many devices the generator would build, to refuse absurd sizes up front. Counted in
+    /// `u128`, where no product of the `u32` fields overflows.
+    pub fn device_count(&self) -> u128 {
         match self {
-            Generator::Direct(d) => d.hosts as u64 + d.target.count as u64,
-            Generator::SingleSwitch(s) => 1 + s.hosts as u64 + s.targets.as_ref().map_or(0, |t| t.count as u64),
-            Generator::TwoSwitch(t) => 2 + t.hosts[0] as u64 + t.hosts[1] as u64,
-            Generator::LeafSpine(l) => l.leaves as u64 * (1 + l.hosts_per_leaf as u64) + l.spines as u64,
+            Generator::Direct(d) => d.hosts as u128 + d.target.count as u128,
+            Generator::SingleSwitch(s) => 1 + s.hosts as u128 + s.targets.as_ref().map_or(0, |t| t.count as u128),
+            Generator::TwoSwitch(t) => 2 + t.hosts[0] as u128 + t.hosts[1] as u128,
+            Generator::LeafSpine(l) => l.leaves as u128 * (1 + l.hosts_per_leaf as u128) + l.spines as u128,
             Generator::FatTree(f) => {
-                let k = f.k as u64;
+                let k = f.k as u128;
                 k * k * k / 4 + 5 * k * k / 4
             }
         }
     }
 
-    pub fn generate(&self) -> Result<(Vec<Device>, Vec<Link>), String> {
+    /// How many links the generator would build (as [`Generator::device_count`]); a leaf-spine
+    /// whose uplinks per spine are not known yet counts one.
+    pub fn link_count(&self) -> u128 {
+        let targets = |t: &TargetTemplate| t.count as u128 * t.ports as u128;
+        match self {
+            Generator::Direct(d) => d.hosts as u128,
+            Generator::SingleSwitch(s) => s.hosts as u128 + s.targets.as_ref().map_or(0, targets),
+            Generator::TwoSwitch(t) => t.hosts[0] as u128 + t.hosts[1] as u128 + t.bottleneck_links as u128,
+            Generator::LeafSpine(l) => {
+                let per_spine = l.uplinks_per_spine().unwrap_or(1) as u128;
+                l.leaves as u128 * (l.hosts_per_leaf as u128 + l.spines as u128 * per_spine)
+            }
+            Generator::FatTree(f) => 3 * (f.k as u128).pow(3) / 4,
+        }
+    }
+
+    /// Refuses a generator that would build more than [`MAX_GENERATED_DEVICES`] devices or
+    /// [`MAX_GENERATED_LINKS`] links, before anything is built: the field to blame (relative to
+    /// the generator's own mapping, e.g. `fat-tree.k`) and what is wrong.
+    pub fn check_size(&self) -> Result<(), (String, String)> {
+        let (kind, main) = match self {
+            Generator::Direct(_) => ("direct", "hosts"),
+            Generator::SingleSwitch(_) => ("single-switch", "hosts"),
+            Generator::TwoSwitch(_) => ("two-switch", "hosts"),
+            Generator::LeafSpine(_) => ("leaf-spine", "leaves"),
+            Generator::FatTree(_) => ("fat-tree", "k"),
+        };
+        let speeds: Vec<(&str, Option<Rate>)> = match self {
+            Generator::Direct(d) => vec![("speed", Some(d.speed))],
+            Generator::SingleSwitch(s) => vec![("speed", Some(s.speed)), ("target_speed", s.target_speed)],
+            Generator::TwoSwitch(t) => vec![("host_speed", Some(t.host_speed)), ("bottleneck", Some(t.bottleneck))],
+            Generator::LeafSpine(l) => vec![("host_speed", Some(l.host_speed)), ("uplink_speed", Some(l.uplink_speed))],
+            Generator::FatTree(f) => vec![("host_speed", Some(f.host_speed)), ("fabric_speed", f.fabric_speed)],
+        };
+        if let Some((field, _)) = speeds.iter().find(|(_, s)| s.is_some_and(|s| s.0 == 0)) {
+            return Err((format!("{kind}.{field}"), "the speed must be above 0 (e.g. `100G`)".into()));
+        }
+        match self {
+            Generator::FatTree(f) if f.k < 2 || f.k % 2 != 0 => {
+                return Err((format!("{kind}.k"), format!("`k` must be an even number of at least 2, not {}", f.k)))
+            }
+            Generator::LeafSpine(l) if l.leaves == 0 || l.spines == 0 => {
+                let field = if l.leaves == 0 { "leaves" } else { "spines" };
+                return Err((format!("{kind}.{field}"), "`leaves` and `spines` must be at least 1".into()));
+            }
+            _ => {}
+        }
         let n = self.device_count();
-        if n > MAX_GENERATED_DEVICES {
-            return Err(format!(
-                "the generator would build {n} devices; rocelab builds at most {MAX_GENERATED_DEVICES}"
+        if n > MAX_GENERATED_DEVICES as u128 {
+            let msg = match self {
+                Generator::FatTree(f) => format!(
+                    "k = {} builds {n} devices (k³/4 hosts and 5k²/4 switches); rocelab builds at most \
+                     {MAX_GENERATED_DEVICES}, so k is at most 90",
+                    f.k
+                ),
+                _ => format!("the generator would build {n} devices; rocelab builds at most {MAX_GENERATED_DEVICES}"),
+            };
+            return Err((format!("{kind}.{main}"), msg));
+        }
+        let l = self.link_count();
+        if l > MAX_GENERATED_LINKS as u128 {
+            let field = match self {
+                Generator::SingleSwitch(_) => "targets.ports",
+                Generator::TwoSwitch(_) => "bottleneck_links",
+                Generator::LeafSpine(l) if l.links_per_spine.is_some() => "links_per_spine",
+                Generator::LeafSpine(_) => "oversubscription",
+                _ => main,
+            };
+            return Err((
+                format!("{kind}.{field}"),
+                format!("the generator would build {l} links; rocelab builds at most {MAX_GENERATED_LINKS}"),
             ));
+        }
+        if let Generator::SingleSwitch(SingleSwitch { targets: Some(t), .. }) = self {
+            if t.ports > crate::resolve::MAX_NIC_PORTS {
+                return Err((
+                    format!("{kind}.targets.ports"),
+                    format!(
+                        "{} ports per target; rocelab models at most {} on one adapter",
+                        t.ports,
+                        crate::resolve::MAX_NIC_PORTS
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn generate(&self) -> Result<(Vec<Device>, Vec<Link>), String> {
+        if let Err((_, msg)) = self.check_size() {
+            return Err(msg);
         }
         match self {
             Generator::Direct(d) => direct(d),

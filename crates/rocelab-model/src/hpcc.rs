@@ -154,11 +154,11 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                 _ => Err(Diagnostic::error(at(ln, c), "", format!("`{t}` is not a node id below {nodes}"))),
             }
         };
+        // One error per line: the first bad field; what follows it on the line is not read.
         let (a, b) = match (node(0), node(1)) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
-                diags.extend(a.err());
-                diags.extend(b.err());
+                diags.extend(a.err().or(b.err()));
                 continue;
             }
         };

@@ -49,8 +49,15 @@ pub fn parse_flows(text: &str) -> Result<(Vec<HpccFlowLine>, Vec<Diagnostic>), V
     };
     let count = match header.split_whitespace().collect::<Vec<_>>().as_slice() {
         [n] => match n.parse::<usize>() {
-            Ok(n) if n <= 100_000_000 => n,
-            Ok(n) => return Err(vec![Diagnostic::error(at(l1, 1), "", format!("implausible flow count {n}"))]),
+            // Bounded before any line is read: rocelab simulates at most `MAX_FLOWS` flows.
+            Ok(n) if n as f64 <= crate::flowgen::MAX_FLOWS => n,
+            Ok(n) => {
+                return Err(vec![Diagnostic::error(
+                    at(l1, 1),
+                    "",
+                    format!("flow count {n} is above the {:.0} flows rocelab simulates", crate::flowgen::MAX_FLOWS),
+                )])
+            }
             Err(_) => return Err(vec![first_line_error(l1, header)]),
         },
         _ => return Err(vec![first_line_error(l1, header)]),

@@ -705,7 +705,7 @@ pub fn import_config(config: &Path, opts: &ImportOptions) -> Result<HpccImport, 
         return Err(fail(diags));
     };
     let read = |p: &Path| {
-        read_text(p, u64::MAX)
+        read_text(p, crate::input::MAX_TRACE_BYTES)
             .map_err(|m| fail(vec![read_err(&p.display().to_string(), Mark { line: 1, column: 1 }, m)]))
     };
     let topology = read(&topo_path)?;
@@ -764,11 +764,7 @@ fn file_name(p: &Path, or: &str) -> String {
 }
 
 fn read_text(p: &Path, max: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))?;
-    if meta.len() > max {
-        return Err(format!("`{}` is {} bytes, above the {max} rocelab reads", p.display(), meta.len()));
-    }
-    std::fs::read_to_string(p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))
+    Ok(crate::input::read_text_limited(p, max, "an HPCC simulator file")?)
 }
 
 #[cfg(test)]

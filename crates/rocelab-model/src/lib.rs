@@ -45,6 +45,7 @@ pub mod hpcc_config;
 pub mod hpcc_flows;
 pub mod hpcc_import;
 pub mod hpcc_render;
+pub mod input;
 mod load;
 pub mod names;
 pub mod node;

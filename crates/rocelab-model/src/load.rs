@@ -26,8 +26,12 @@ pub struct Loaded {
 /// Reads and loads a scenario file.
 pub fn load_file(path: &Path) -> Result<Loaded, Diagnostics> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        let mut d = Diagnostic::error(Mark { line: 0, column: 0 }, "", format!("cannot read the file: {e}"));
+    let text = crate::input::read_text_limited(path, crate::input::MAX_FABRIC_BYTES, "a fabric file").map_err(|e| {
+        let message = match e.io {
+            Some(io) => format!("cannot read the file: {io}"),
+            None => e.message,
+        };
+        let mut d = Diagnostic::error(Mark { line: 0, column: 0 }, "", message);
         d.file = file.clone();
         Diagnostics(vec![d])
     })?;
@@ -42,8 +46,84 @@ pub fn load_str(text: &str, file: &str, base_dir: &Path) -> Result<Loaded, Diagn
         d.file = file.to_string();
         Diagnostics(vec![d])
     })?;
-    let (scenario, fabric, warnings) = build(&root, file, base_dir)?;
+    let sweep = check_sweep(&root, file);
+    let (scenario, fabric, warnings) = match build(&root, file, base_dir) {
+        Ok(built) if sweep.is_empty() => built,
+        Ok(_) => return Err(Diagnostics(sweep)),
+        Err(mut all) => {
+            all.0.extend(sweep);
+            all.sort();
+            return Err(all);
+        }
+    };
     Ok(Loaded { file: file.to_string(), base_dir: base_dir.to_path_buf(), root, scenario, fabric, warnings })
+}
+
+/// When the first field of `path` missing from `root` is one the scenario does not have, the
+/// decoder's "unknown field" diagnostic for it (with the fields it expected and a "did you
+/// mean"): setting `workloads.nosuch[x].class` fails on `nosuch`, not on what follows it. The
+/// field is added to a copy at a mark no file has, and the decoder's diagnostic at that mark is
+/// the one about it.
+fn unknown_field(root: &Node, path: &str) -> Option<Diagnostic> {
+    use crate::paths::{parse_path, Segment};
+    let segs = parse_path(path).ok()?;
+    let mut node = root;
+    let mut walked = String::new();
+    for seg in &segs {
+        let next = match (seg, &node.kind) {
+            (Segment::Key(k), NodeKind::Map(entries)) => {
+                match entries.iter().find(|(key, _)| key.scalar_text().as_deref() == Some(k.as_str())) {
+                    Some((_, v)) => v,
+                    None => {
+                        let field = if walked.is_empty() { k.clone() } else { format!("{walked}.{k}") };
+                        let probe_mark = Mark { line: usize::MAX, column: usize::MAX };
+                        let mut probe = root.clone();
+                        set_path(&mut probe, &field, Node::new(NodeKind::Null, probe_mark), probe_mark, "").ok()?;
+                        // The added key takes the mark of the override; find the diagnostic there.
+                        let (_, diags) = decode::<Scenario>(&probe, "");
+                        return diags
+                            .into_iter()
+                            .find(|d| d.line == usize::MAX && d.message.starts_with("unknown field"));
+                    }
+                }
+            }
+            (Segment::Index(i), NodeKind::Seq(items)) => items.get(*i)?,
+            (Segment::Named(n), NodeKind::Seq(items)) => {
+                items.iter().find(|it| it.get("name").and_then(Node::scalar_text).as_deref() == Some(n.as_str()))?
+            }
+            _ => return None,
+        };
+        walked = match seg {
+            Segment::Key(k) if walked.is_empty() => k.clone(),
+            Segment::Key(k) => format!("{walked}.{k}"),
+            Segment::Index(i) => format!("{walked}[{i}]"),
+            Segment::Named(n) => format!("{walked}[{n}]"),
+            Segment::All => format!("{walked}[*]"),
+        };
+        node = next;
+    }
+    None
+}
+
+/// Most devices of one fabric, generated, imported and listed together: a million, the most
+/// nodes the HPCC topology reader accepts; a generator builds at most
+/// [`crate::generators::MAX_GENERATED_DEVICES`].
+pub const MAX_DEVICES: usize = 1_000_000;
+
+/// A sweep without values would run nothing, not even the base, and leave `report` nothing to
+/// read: an error at `sweep.values`. Checked once for the file, not again for each variant.
+fn check_sweep(root: &Node, file: &str) -> Vec<Diagnostic> {
+    let Some(values) = root.get("sweep").and_then(|s| s.get("values")) else { return Vec::new() };
+    match &values.kind {
+        NodeKind::Seq(items) if items.is_empty() => {
+            let mut d = Diagnostic::error(values.mark, "sweep.values", "the sweep has no values, so it runs nothing")
+                .expected("a list of at least one value, e.g. `values: [1ms, 2ms]`")
+                .suggest(Some("give the values, or remove `sweep`".into()));
+            d.file = file.to_string();
+            vec![d]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Decodes and resolves one node tree.
@@ -64,22 +144,33 @@ pub fn build(
     let topo = &fabric.topology;
     let mut devices = Vec::new();
     let mut links = Vec::new();
+    let mut source_failed = false;
     if let Some(g) = &topo.generator {
-        match g.generate() {
+        match g
+            .check_size()
+            .map_err(|(field, e)| (format!("fabric.topology.generator.{field}"), e))
+            .and_then(|()| g.generate().map_err(|e| ("fabric.topology.generator".to_string(), e)))
+        {
             Ok((d, l)) => {
                 devices.extend(d.into_iter().map(|d| (d, Origin::Generated)));
                 links.extend(l.into_iter().map(|l| (l, Origin::Generated)));
             }
-            Err(e) => problems.push(crate::resolve::problem("fabric.topology.generator".into(), e)),
+            Err((path, e)) => {
+                source_failed = true;
+                problems.push(crate::resolve::problem(path, e))
+            }
         }
     }
     if let Some(imp) = &topo.import {
         let path = base_dir.join(&imp.hpcc);
-        match std::fs::read_to_string(&path) {
-            Err(e) => problems.push(crate::resolve::problem(
-                "fabric.topology.import.hpcc".into(),
-                format!("cannot read HPCC topology `{}`: {e}", path.display()),
-            )),
+        match crate::input::read_text_limited(&path, crate::input::MAX_TRACE_BYTES, "an HPCC topology file") {
+            Err(e) => {
+                source_failed = true;
+                problems.push(crate::resolve::problem(
+                    "fabric.topology.import.hpcc".into(),
+                    format!("cannot read the HPCC topology: {e}"),
+                ))
+            }
             Ok(text) => match crate::hpcc::parse_topology(
                 &text,
                 imp.switch_platform.unwrap_or(Platform::Generic),
@@ -94,6 +185,7 @@ pub fn build(
                     }
                 }
                 Err(ds) => {
+                    source_failed = true;
                     for mut d in ds {
                         d.file = path.display().to_string();
                         all.push(d);
@@ -104,7 +196,19 @@ pub fn build(
     }
     devices.extend(topo.devices.iter().cloned().enumerate().map(|(i, d)| (d, Origin::Listed(i))));
     links.extend(topo.links.iter().cloned().enumerate().map(|(i, l)| (l, Origin::Listed(i))));
-    if devices.is_empty() && topo.generator.is_none() && topo.import.is_none() {
+    if devices.len() > MAX_DEVICES {
+        problems.push(crate::resolve::problem(
+            "fabric.topology".into(),
+            format!(
+                "the topology has {} devices (generated, imported and listed); rocelab models at most {MAX_DEVICES}",
+                devices.len()
+            ),
+        ));
+        devices.clear();
+        links.clear();
+        source_failed = true;
+    }
+    if devices.is_empty() && !source_failed && topo.generator.is_none() && topo.import.is_none() {
         problems.push(crate::resolve::problem(
             "fabric.topology".into(),
             "the topology has no devices: list `devices` and `links`, or use a `generator` or an `import`".into(),
@@ -128,19 +232,23 @@ pub fn build(
     let mut resolved = resolve(fabric, devices, links, &mut problems);
     resolved.sim_model = scenario.simulation.resolved_model();
     apply_port_settings(&mut resolved, &mut problems);
-    let mut file_diags = Vec::new();
-    crate::workload::check(
-        &mut scenario.workloads,
-        &scenario.simulation,
-        &resolved,
-        base_dir,
-        &mut problems,
-        &mut file_diags,
-    );
-    for d in file_diags {
-        all.push(d);
+    // Workloads name hosts of the topology: when a generator or an import failed, those hosts
+    // are missing and every workload would say so, a cascade that hides the one real error.
+    if !source_failed {
+        let mut file_diags = Vec::new();
+        crate::workload::check(
+            &mut scenario.workloads,
+            &scenario.simulation,
+            &resolved,
+            base_dir,
+            &mut problems,
+            &mut file_diags,
+        );
+        for d in file_diags {
+            all.push(d);
+        }
+        crate::storage::check(&scenario, &resolved, &mut problems);
     }
-    crate::storage::check(&scenario, &resolved, &mut problems);
     for p in problems {
         let mark = mark_of(root, &p.path);
         let mut d = p.diag;
@@ -180,6 +288,11 @@ impl Loaded {
         let mut diags = Diagnostics::default();
         for (path, value, mark) in &o.entries {
             if let Err(mut d) = set_path(&mut root, path, (*value).clone(), *mark, what) {
+                if let Some(u) = unknown_field(&self.root, path) {
+                    d.message = format!("cannot set `{path}`: {}", u.message);
+                    d.expected = u.expected;
+                    d.suggestion = u.suggestion;
+                }
                 d.file = self.file.clone();
                 diags.push(d);
             }

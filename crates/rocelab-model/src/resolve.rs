@@ -384,6 +384,10 @@ pub(crate) fn resolve(
             problems.push(problem(origin.path("links", "b"), format!("link from `{}` to its own device", l.a)));
             continue;
         }
+        if l.speed.is_some_and(|s| s.0 == 0) && matches!(origin, Origin::Listed(_)) {
+            problems.push(problem(origin.path("links", "speed"), "the speed must be above 0 (e.g. `100G`)".into()));
+            continue;
+        }
         let mut used = false;
         for (id, field) in [(a, "a"), (b, "b")] {
             if let Some(prev) = out_devices[id.device].ports[id.port].link {
@@ -406,6 +410,10 @@ pub(crate) fn resolve(
         }
         let pa = &out_devices[a.device].ports[a.port];
         let pb = &out_devices[b.device].ports[b.port];
+        // A port of speed 0 is already an error where its speed is written.
+        if pa.speed.0 == 0 || pb.speed.0 == 0 {
+            continue;
+        }
         let speed = match l.speed {
             Some(s) => {
                 let mut ok = true;
@@ -515,6 +523,26 @@ fn other_speeds(p: &ResolvedPort) -> String {
     }
 }
 
+/// Most ports of one adapter. Real RDMA adapters have one to four (ConnectX dual-port, Broadcom
+/// and Marvell quad-port); 16 leaves room for breakout and multi-host adapters while a typo
+/// (`ports: 2147483647`) is an error before anything is built.
+pub const MAX_NIC_PORTS: u32 = 16;
+
+/// Most ports of one switch, after its port ranges are expanded: 4096, above the largest modular
+/// chassis (576 400G ports on an Arista 7800R3, each broken out to four).
+pub const MAX_SWITCH_PORTS: usize = 4096;
+
+/// A port speed of zero cannot carry a frame: the simulator would divide by it and a switch
+/// config would set the port to speed 0. `path` is the port group's or adapter's.
+fn check_speeds(speed: Rate, speeds: &[Rate], path: &str, problems: &mut Vec<Problem>) {
+    if speed.0 == 0 {
+        problems.push(problem(format!("{path}.speed"), "the speed must be above 0 (e.g. `100G`)".into()));
+    }
+    if let Some(i) = speeds.iter().position(|s| s.0 == 0) {
+        problems.push(problem(format!("{path}.speeds[{i}]"), "the speed must be above 0 (e.g. `25G`)".into()));
+    }
+}
+
 fn resolve_device(
     fabric: &Fabric,
     d: &Device,
@@ -569,6 +597,19 @@ fn resolve_device(
                 &[]
             };
             for (gi, g) in groups.iter().enumerate() {
+                if matches!(origin, Origin::Listed(_)) {
+                    check_speeds(g.speed, &g.speeds, &origin.path("devices", &format!("ports[{gi}]")), problems);
+                }
+                if ports.len() >= MAX_SWITCH_PORTS && matches!(origin, Origin::Listed(_)) {
+                    problems.push(problem(
+                        origin.path("devices", &format!("ports[{gi}]")),
+                        format!(
+                            "switch `{}` has more than {MAX_SWITCH_PORTS} ports, the most rocelab models on one switch",
+                            d.name
+                        ),
+                    ));
+                    break;
+                }
                 match expand_port_range(&g.names) {
                     Ok(names) => {
                         // One report per group: its names differ only in their numbers.
@@ -622,6 +663,22 @@ fn resolve_device(
             }
             let mut n = 0;
             for (ni, nic) in d.nics.iter().enumerate() {
+                // Generated and imported adapters get their ports from bounded counts (a direct
+                // target has one per host, an HPCC host one per link).
+                if nic.ports > MAX_NIC_PORTS && matches!(origin, Origin::Listed(_)) {
+                    let mut p = problem(
+                        origin.path("devices", &format!("nics[{ni}].ports")),
+                        format!(
+                            "{} ports on one adapter; rocelab models at most {MAX_NIC_PORTS} (real adapters have 1 to 4)",
+                            nic.ports
+                        ),
+                    );
+                    p.diag.suggestion = Some("give the adapter's port count, or list several `nics`".into());
+                    problems.push(p);
+                }
+                if matches!(origin, Origin::Listed(_)) {
+                    check_speeds(nic.speed, &nic.speeds, &origin.path("devices", &format!("nics[{ni}]")), problems);
+                }
                 if nic.addresses.len() > nic.ports as usize {
                     problems.push(problem(
                         origin.path("devices", &format!("nics[{ni}].addresses")),
@@ -647,7 +704,10 @@ fn resolve_device(
                         ));
                     }
                 }
-                for p in 0..nic.ports as usize {
+                // Past the bound, the first ports are made so that the links to them resolve and the
+                // one error above is all that is reported.
+                let count = if matches!(origin, Origin::Listed(_)) { nic.ports.min(MAX_NIC_PORTS) } else { nic.ports };
+                for p in 0..count as usize {
                     let name = nic.port_names.get(p).cloned().unwrap_or_else(|| format!("p{n}"));
                     n += 1;
                     if let Err(name) = push(&mut ports, name, nic.speed, &nic.speeds, Some(ni)) {

@@ -347,6 +347,11 @@ fn check_devices(devices: &[Device], problems: &mut Vec<Problem>) {
         }
         if d.cpu.as_ref().is_some_and(|c| c.cores == 0) {
             problems.push(problem(format!("{p}.cpu.cores"), "a host has at least one core".into()));
+        } else if let Some(c) = d.cpu.as_ref().filter(|c| c.cores > MAX_CORES) {
+            problems.push(problem(
+                format!("{p}.cpu.cores"),
+                format!("{} cores; rocelab models at most {MAX_CORES} on one host", c.cores),
+            ));
         }
         if let Some(m) = d.storage.as_ref().and_then(|s| s.model.as_ref()) {
             m.check(&format!("{p}.storage.model"), problems);
@@ -484,10 +489,22 @@ fn check_job(j: &Job, p: &str, sim_end: Time, fabric: &ResolvedFabric, problems:
             format!("the block size {} must be a multiple of 512 bytes (a sector), below 4GiB", j.bs),
         ));
     }
-    for (f, v) in [("iodepth", j.iodepth), ("numjobs", j.numjobs)] {
+    for (f, v, max) in [("iodepth", j.iodepth, MAX_IODEPTH), ("numjobs", j.numjobs, MAX_NUMJOBS)] {
         if v == 0 {
             problems.push(problem(format!("{p}.{f}"), format!("`{f}` must be at least 1")));
+        } else if v > max {
+            problems.push(problem(format!("{p}.{f}"), format!("`{f}` is {v}; rocelab runs at most {max}")));
         }
+    }
+    let outstanding = u64::from(j.iodepth) * u64::from(j.numjobs);
+    if j.iodepth <= MAX_IODEPTH && j.numjobs <= MAX_NUMJOBS && outstanding > MAX_OUTSTANDING_IOS {
+        problems.push(problem(
+            format!("{p}.iodepth"),
+            format!(
+                "iodepth {} × numjobs {} is {outstanding} IOs outstanding; rocelab runs at most {MAX_OUTSTANDING_IOS} per initiator",
+                j.iodepth, j.numjobs
+            ),
+        ));
     }
     for (f, v) in [("rwmixread", j.rwmixread), ("percentage_random", j.percentage_random)] {
         if v.is_some_and(|v| v > 100) {
@@ -498,7 +515,9 @@ fn check_job(j: &Job, p: &str, sim_end: Time, fabric: &ResolvedFabric, problems:
         problems
             .push(problem(format!("{p}.rwmixread"), "`rwmixread` applies to `rw: rw` and `rw: randrw` only".into()));
     }
-    if j.size.is_some_and(|s| s.as_bytes() < j.bs.as_bytes()) {
+    if j.size.is_some_and(|s| s.as_bytes() == 0) {
+        problems.push(problem(format!("{p}.size"), "the region must be above 0 bytes".into()));
+    } else if j.size.is_some_and(|s| s.as_bytes() < j.bs.as_bytes()) {
         problems.push(problem(format!("{p}.size"), format!("the region is smaller than one block ({})", j.bs)));
     }
     if j.runtime == Time::ZERO {
@@ -553,6 +572,25 @@ pub fn protocol_name(p: StorageProtocol) -> String {
     serde_json::to_value(p).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
+/// Most parallel connections of one iperf run: iperf3's own cap on `-P` (`MAX_STREAMS`, 128, in
+/// its `src/iperf.h`; above it iperf3 stops with "Number of parallel streams too large").
+pub const MAX_IPERF_PARALLEL: u32 = 128;
+
+/// Most IOs outstanding per job clone: 65536, the deepest NVMe queue (the specification's 16-bit
+/// queue size); fio's `iodepth` goes no further on any engine that reaches a device.
+pub const MAX_IODEPTH: u32 = 65536;
+
+/// Most clones of one job: 4096, fio threads or processes far past the cores of any host.
+pub const MAX_NUMJOBS: u32 = 4096;
+
+/// Most IOs one job keeps outstanding on one initiator (`iodepth` × `numjobs`): about a million,
+/// so that the simulator's per-IO state stays within a few hundred MB per job.
+pub const MAX_OUTSTANDING_IOS: u64 = 1 << 20;
+
+/// Most cores of one host: 4096, above the hardware threads of the largest servers (two
+/// 192-core processors with SMT are 768).
+pub const MAX_CORES: u32 = 4096;
+
 fn check_iperf(x: &Iperf, p: &str, sim_end: Time, fabric: &ResolvedFabric, problems: &mut Vec<Problem>) {
     let c = host(fabric, &x.client, format!("{p}.client"), problems);
     let s = host(fabric, &x.server, format!("{p}.server"), problems);
@@ -562,6 +600,19 @@ fn check_iperf(x: &Iperf, p: &str, sim_end: Time, fabric: &ResolvedFabric, probl
     check_class(fabric, &x.class, format!("{p}.class"), problems);
     if x.parallel == 0 {
         problems.push(problem(format!("{p}.parallel"), "at least one connection".into()));
+    } else if x.parallel > MAX_IPERF_PARALLEL {
+        let mut pr = problem(
+            format!("{p}.parallel"),
+            format!("{} connections; iperf3 runs at most {MAX_IPERF_PARALLEL} (`-P`)", x.parallel),
+        );
+        pr.diag.suggestion = Some("run several iperf entries between other hosts for more connections".into());
+        problems.push(pr);
+    }
+    if x.bytes.is_some_and(|b| b.as_bytes() == 0) {
+        problems.push(problem(
+            format!("{p}.bytes"),
+            "the bytes to send must be above 0; leave `bytes` out to send until the end".into(),
+        ));
     }
     if x.stop.is_some_and(|s| s <= x.start) {
         problems.push(problem(format!("{p}.stop"), format!("stop is not after start {}", x.start)));

@@ -312,6 +312,18 @@ impl Incast {
     }
 }
 
+impl Incast {
+    /// How many rounds [`Incast::rounds`] lists, without listing them (it stops at
+    /// [`MAX_INCAST_ROUNDS`]; this does not).
+    pub fn round_count(&self, sim: &Simulation) -> u64 {
+        let Some(every) = self.every.filter(|e| e.0 > 0) else { return 1 };
+        let end = self.stop.unwrap_or(sim.duration).min(sim.duration);
+        let span = end.0.saturating_sub(self.start.0);
+        let fit = span.div_ceil(every.0);
+        self.count.map_or(fit, |c| fit.min(u64::from(c)))
+    }
+}
+
 /// Most rounds a repeated incast may have.
 pub const MAX_INCAST_ROUNDS: usize = 1_000_000;
 
@@ -423,6 +435,9 @@ pub fn resolve_hosts(names: &[String], fabric: &ResolvedFabric) -> Vec<usize> {
     expand_hosts(names, fabric, "", &mut Vec::new())
 }
 
+/// Most hosts one list may select (repeats included): the most devices a generator builds.
+pub const MAX_SELECTED_HOSTS: usize = crate::generators::MAX_GENERATED_DEVICES as usize;
+
 /// Expands host names against the fabric; unknown names are reported at `path`.
 pub(crate) fn expand_hosts(
     names: &[String],
@@ -441,6 +456,13 @@ pub(crate) fn expand_hosts(
             .collect();
     }
     for (i, n) in names.iter().enumerate() {
+        if n == "*" && out.len() + fabric.devices.len() > MAX_SELECTED_HOSTS {
+            problems.push(problem(
+                format!("{path}[{i}]"),
+                format!("the list selects more than {MAX_SELECTED_HOSTS} hosts, more than a fabric has"),
+            ));
+            break;
+        }
         if n == "*" {
             out.extend(
                 fabric.devices.iter().enumerate().filter(|(_, d)| d.role != crate::Role::Switch).map(|(i, _)| i),
@@ -454,6 +476,13 @@ pub(crate) fn expand_hosts(
                 continue;
             }
         };
+        if out.len() + expanded.len() > MAX_SELECTED_HOSTS {
+            problems.push(problem(
+                format!("{path}[{i}]"),
+                format!("the list selects more than {MAX_SELECTED_HOSTS} hosts, more than a fabric has"),
+            ));
+            break;
+        }
         for name in expanded {
             match host_index(fabric, &name) {
                 Ok(idx) => out.push(idx),
@@ -490,6 +519,23 @@ pub(crate) fn check_class(fabric: &ResolvedFabric, class: &str, path: String, pr
         let mut p = problem(path, format!("no class `{class}`"));
         p.diag.suggestion = did_you_mean(class, fabric.qos.classes.iter().map(|c| c.name.as_str()));
         problems.push(p);
+    }
+}
+
+/// A flow at rate 0 never sends and one of 0 bytes never completes: both are refused where they
+/// are written rather than by the simulator.
+fn check_rate_size(rate: RateSpec, size: Option<Size>, path: &str, problems: &mut Vec<Problem>) {
+    if rate == RateSpec::Rate(crate::units::Rate(0)) {
+        problems.push(problem(
+            format!("{path}.rate"),
+            "the rate must be above 0; give a rate such as `10G`, or `line` for the port's speed".into(),
+        ));
+    }
+    if size.is_some_and(|s| s.as_bytes() == 0) {
+        problems.push(problem(
+            format!("{path}.size"),
+            "the size must be above 0 bytes; leave `size` out for a flow that sends until it stops".into(),
+        ));
     }
 }
 
@@ -538,6 +584,7 @@ pub(crate) fn check(
         }
         check_class(fabric, &f.class, format!("{p}.class"), problems);
         check_window(f.start, f.stop, sim, &p, problems);
+        check_rate_size(f.rate, f.size, &p, problems);
         for (field, host) in [("from", &f.from), ("to", &f.to)] {
             match f.transport {
                 Some(FlowTransport::Rc) => {
@@ -586,6 +633,7 @@ pub(crate) fn check(
         }
         check_class(fabric, &x.class, format!("{p}.class"), problems);
         check_window(x.start, x.stop, sim, &p, problems);
+        check_rate_size(x.rate, x.size, &p, problems);
         match (x.every, x.count) {
             (Some(e), _) if e == Time::ZERO => {
                 problems.push(problem(format!("{p}.every"), "`every` must be above 0".into()))
@@ -600,33 +648,85 @@ pub(crate) fn check(
             _ => {}
         }
         if x.every.is_some_and(|e| e.0 > 0) {
-            let rounds = x.rounds(sim).len();
-            if rounds >= MAX_INCAST_ROUNDS || (rounds * senders.len()) as f64 > crate::flowgen::MAX_FLOWS {
+            // Counted, not listed: `every: 1ns` over seconds is billions of rounds.
+            let rounds = x.round_count(sim);
+            let flows = rounds as f64 * senders.len() as f64;
+            if rounds > MAX_INCAST_ROUNDS as u64 || flows > crate::flowgen::MAX_FLOWS {
+                let field = if x.count.is_some_and(|c| u64::from(c) == rounds) { "count" } else { "every" };
                 problems.push(problem(
-                    format!("{p}.every"),
+                    format!("{p}.{field}"),
                     format!(
-                        "{rounds} rounds of {} senders are too many flows; raise `every` or set `count`",
-                        senders.len()
+                        "{rounds} rounds of {} senders are {flows:.0} flows; rocelab simulates at most \
+                         {MAX_INCAST_ROUNDS} rounds and {:.0} flows: raise `every` or lower `count`",
+                        senders.len(),
+                        crate::flowgen::MAX_FLOWS
                     ),
                 ));
             }
         }
     }
-    crate::flowgen::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
-    let groups =
-        w.permutation.iter().map(|x| ("permutation", "a permutation", &x.name, &x.hosts, &x.class, x.start, x.stop));
-    let groups = groups
-        .chain(w.all_to_all.iter().map(|x| ("all_to_all", "all-to-all", &x.name, &x.hosts, &x.class, x.start, x.stop)));
+    // Flows all the workloads expand to, bounded together as each entry is alone.
+    let mut counts: Vec<(String, f64)> = vec![("workloads.flows".into(), w.flows.len() as f64)];
+    for (i, x) in w.incast.iter().enumerate() {
+        let senders = expand_hosts(&x.senders, fabric, "", &mut Vec::new()).len();
+        counts.push((format!("workloads.incast[{i}]"), x.round_count(sim) as f64 * senders as f64));
+    }
+    let generated =
+        crate::flowgen::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
+    let paths = (0..w.poisson.len())
+        .map(|i| format!("workloads.poisson[{i}]"))
+        .chain((0..w.hpcc_flows.len()).map(|i| format!("workloads.hpcc_flows[{i}]")));
+    counts.extend(paths.zip(generated));
+    let groups = w
+        .permutation
+        .iter()
+        .map(|x| ("permutation", "a permutation", &x.name, &x.hosts, &x.class, x.start, x.stop, x.rate, x.size));
+    let groups = groups.chain(
+        w.all_to_all
+            .iter()
+            .map(|x| ("all_to_all", "all-to-all", &x.name, &x.hosts, &x.class, x.start, x.stop, x.rate, x.size)),
+    );
     let mut index = std::collections::HashMap::new();
-    for (list, what, name, hosts, class, start, stop) in groups {
+    for (list, what, name, hosts, class, start, stop, rate, size) in groups {
         let i = index.entry(list).and_modify(|i| *i += 1).or_insert(0usize);
         let p = format!("workloads.{list}[{i}]");
         unique(name, format!("{p}.name"), problems);
-        if expand_hosts(hosts, fabric, &format!("{p}.hosts"), problems).len() < 2 {
+        let n = expand_hosts(hosts, fabric, &format!("{p}.hosts"), problems).len();
+        // A permutation is one flow per host, all-to-all one per ordered pair.
+        let flows = if list == "all_to_all" { n as f64 * (n as f64 - 1.0) } else { n as f64 };
+        if n < 2 {
             problems.push(problem(format!("{p}.hosts"), format!("{what} needs at least two hosts")));
+        } else if flows > crate::flowgen::MAX_FLOWS {
+            problems.push(problem(
+                format!("{p}.hosts"),
+                format!(
+                    "{what} of {n} hosts is {flows:.0} flows; rocelab simulates at most {:.0}: list fewer hosts",
+                    crate::flowgen::MAX_FLOWS
+                ),
+            ));
         }
+        check_rate_size(rate, size, &p, problems);
+        counts.push((p.clone(), flows));
         check_class(fabric, class, format!("{p}.class"), problems);
         check_window(start, stop, sim, &p, problems);
+    }
+    // An entry over the bound alone is already an error of its own; else the error is at the
+    // entry that takes the sum over it.
+    let max = crate::flowgen::MAX_FLOWS;
+    if counts.iter().all(|(_, c)| *c <= max) {
+        let mut total = 0.0;
+        if let Some((path, _)) = counts.iter().find(|(_, c)| {
+            total += c;
+            total > max
+        }) {
+            problems.push(problem(
+                path.clone(),
+                format!(
+                    "with the workloads before it, this one brings the run to about {total:.0} flows; rocelab \
+                     simulates at most {max:.0} in one run: split the workloads over variants or runs"
+                ),
+            ));
+        }
     }
     crate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
     let windows = w.flows.iter().map(|x| ("flows", x.window)).chain(w.incast.iter().map(|x| ("incast", x.window)));

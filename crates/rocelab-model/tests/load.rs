@@ -6,6 +6,8 @@ use rocelab_model::perftest::PerftestTest;
 use rocelab_model::{load_str, Diagnostic, Diagnostics, Loaded, Role};
 use std::path::{Path, PathBuf};
 
+#[path = "load/bounds.rs"]
+mod bounds;
 #[path = "load/examples.rs"]
 mod examples;
 #[path = "load/flows.rs"]
@@ -295,7 +297,8 @@ fn generator_counts() {
 fn generator_errors_point_at_the_generator() {
     let text = "fabric:\n  name: g\n  topology:\n    generator:\n      fat-tree: {k: 5, host_speed: 100G}\n  qos:\n    classes: []\n";
     let e = one_error(text);
-    assert_eq!((e.path.as_str(), e.line), ("fabric.topology.generator", 5));
+    // At the generator's field `k` itself.
+    assert_eq!((e.path.as_str(), e.line), ("fabric.topology.generator.fat-tree.k", 5));
     assert!(e.message.contains("even"), "{}", e.message);
     let text = "fabric:\n  name: g\n  topology:\n    generator:\n      fat-tree: {k: 4, host_sped: 100G}\n  qos:\n    classes: []\n";
     let e = errors(text);

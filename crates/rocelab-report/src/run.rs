@@ -209,7 +209,15 @@ fn decode<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, Lo
 }
 
 fn read(file: &Path) -> Result<String, LoadError> {
-    std::fs::read_to_string(file).map_err(|e| error(file, 0, 0, "", format!("cannot read: {e}")))
+    rocelab_model::input::read_text_limited(file, rocelab_model::input::MAX_RESULTS_BYTES, "a results file").map_err(
+        |e| {
+            let message = match e.io {
+                Some(io) => format!("cannot read: {io}"),
+                None => e.message,
+            };
+            error(file, 0, 0, "", message)
+        },
+    )
 }
 
 /// Checks a schema version field (`versions` is the JSON pointer to it), locating it in `text`.
@@ -297,6 +305,24 @@ mod tests {
 
     fn run() -> RunFile {
         crate::testdata::run_file(Some("ecn"), None)
+    }
+
+    #[test]
+    fn a_results_file_over_the_size_limit_is_refused_unread() {
+        // A sparse file: its length is past the limit, its blocks are never written or read.
+        let d = dir("big");
+        let file = d.join("results.json");
+        std::fs::File::create(&file).unwrap().set_len(rocelab_model::input::MAX_RESULTS_BYTES + 1).unwrap();
+        let e = read_run(&file).unwrap_err();
+        assert_eq!((e.line, e.column), (0, 0));
+        assert!(
+            e.message.ends_with(
+                "is 1073741825 bytes, more than the 1073741824 bytes rocelab reads for a results file; give the \
+                 path of the right file"
+            ),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]

@@ -35,6 +35,17 @@ pub enum SimError {
         /// What to change.
         hint: String,
     },
+    /// A table the run needs would take more memory than the limit.
+    MemoryTooLarge {
+        /// What would be allocated, e.g. "the routing table".
+        what: String,
+        /// Its estimated size in bytes.
+        estimated_bytes: u64,
+        /// The limit in bytes.
+        limit_bytes: u64,
+        /// What to change.
+        hint: String,
+    },
 }
 
 impl SimError {
@@ -57,8 +68,20 @@ impl fmt::Display for SimError {
                 f,
                 "outputs too large: the run would record {estimated} values, more than the limit of {limit}; {hint}"
             ),
+            SimError::MemoryTooLarge { what, estimated_bytes, limit_bytes, hint } => write!(
+                f,
+                "too large to simulate: {what} would take {estimated_bytes} bytes ({}), more than the limit of \
+                 {limit_bytes} bytes ({}); {hint}",
+                gib(*estimated_bytes),
+                gib(*limit_bytes)
+            ),
         }
     }
 }
 
 impl std::error::Error for SimError {}
+
+/// Bytes as GiB with one decimal, for messages.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}

@@ -111,7 +111,57 @@ impl<'a> Topology<'a> {
 
 const NONE: u32 = u32::MAX;
 
+/// Most bytes the routing table ([`Routes::table_bytes`]) may take: 4 GiB. The table has one
+/// 4-byte entry per (node, destination), so it grows as the square of the fabric: a k = 48 fat
+/// tree's is 3.4 GB and fits, a k = 64 one's is 18.5 GB and is refused before it is allocated
+/// rather than aborting the process. With the rest of a large run (queues, flows, samples) this
+/// keeps a run within a 16 GB machine. A fixed limit, not a share of this machine's memory, so
+/// that a scenario runs or is refused the same everywhere.
+pub const MAX_ROUTE_TABLE_BYTES: u64 = 4 << 30;
+
 impl Routes {
+    /// Bytes of the all-pairs table [`Routes::compute`] would allocate for `topo`: one `u32`
+    /// per node and destination (each host, and each port of a host whose ports are addressed).
+    pub fn table_bytes(topo: &Topology<'_>) -> u128 {
+        let n = topo.adjacency.len();
+        let dests: u128 = (0..n)
+            .filter(|&i| topo.is_host[i])
+            .map(|h| {
+                let ports = if topo.ports_addressed(h) {
+                    let last = topo.adjacency[h].iter().map(|&(g, _)| g).max().unwrap_or(topo.first_port[h]);
+                    (last + 1 - topo.first_port[h]) as u128
+                } else {
+                    0
+                };
+                1 + ports
+            })
+            .sum();
+        n as u128 * dests * 4
+    }
+
+    /// Refuses a fabric whose table would pass `limit` bytes, before allocating it: an
+    /// allocation that large aborts the process instead of failing.
+    pub fn check_size(topo: &Topology<'_>, limit: u64) -> Result<(), crate::SimError> {
+        let hosts = topo.is_host.iter().filter(|&&h| h).count();
+        Self::refuse_table(topo.adjacency.len(), hosts, Self::table_bytes(topo), limit)
+    }
+
+    /// The refusal of a table of `bytes` over `limit` for `nodes` nodes and `hosts` hosts (the
+    /// least it can take is `nodes × hosts × 4` bytes, known before the routes are worked out).
+    pub fn refuse_table(nodes: usize, hosts: usize, bytes: u128, limit: u64) -> Result<(), crate::SimError> {
+        if bytes <= limit as u128 {
+            return Ok(());
+        }
+        Err(crate::SimError::MemoryTooLarge {
+            what: format!("the routing table ({nodes} nodes × {hosts} hosts or more, 4 bytes each)"),
+            estimated_bytes: bytes.min(u64::MAX as u128) as u64,
+            limit_bytes: limit,
+            hint: "simulate a smaller fabric (fewer hosts or switches: a fat tree of k = 48 or less), or a part \
+                   of it with the hosts of interest"
+                .into(),
+        })
+    }
+
     /// Compute the tables.
     pub fn compute(topo: &Topology<'_>) -> Routes {
         Self::compute_with(topo, WIDE_OVERFLOW)
@@ -412,6 +462,29 @@ pub fn ecmp_select(flow_hash: u64, switch_seed: u64, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_over_the_limit_is_refused_with_its_size_before_it_is_built() {
+        // 40 000 hosts with no links: the table would be 40 000 × 40 000 × 4 bytes (6.4 GB);
+        // only the adjacency (a few MB) is allocated.
+        let adjacency = vec![Vec::new(); 40_000];
+        let is_host = vec![true; 40_000];
+        let topo = Topology::nodes(&adjacency, &is_host);
+        assert_eq!(Routes::table_bytes(&topo), 6_400_000_000);
+        let e = Routes::check_size(&topo, MAX_ROUTE_TABLE_BYTES).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "too large to simulate: the routing table (40000 nodes × 40000 hosts or more, 4 bytes each) would take \
+             6400000000 bytes (6.0 GiB), more than the limit of 4294967296 bytes (4.0 GiB); simulate a smaller \
+             fabric (fewer hosts or switches: a fat tree of k = 48 or less), or a part of it with the hosts of \
+             interest"
+        );
+        // The diamond's table (6 nodes × 2 hosts × 4 bytes) is well within.
+        let (adj, is_host) = diamond();
+        let topo = Topology::nodes(&adj, &is_host);
+        assert_eq!(Routes::table_bytes(&topo), 48);
+        assert!(Routes::check_size(&topo, MAX_ROUTE_TABLE_BYTES).is_ok());
+    }
 
     #[test]
     fn hpcc_hash_and_addresses_follow_that_simulator() {

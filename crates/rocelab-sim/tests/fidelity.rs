@@ -377,6 +377,8 @@ fn queue_sampling_and_refusal_of_oversized_outputs() {
         Err(SimError::OutputTooLarge { estimated, limit, hint }) => {
             assert!(estimated > limit);
             assert!(hint.contains("sample at least every"), "{hint}");
+            // Only fields of the fabric file are suggested (`sampling.max_values` is not one).
+            assert!(hint.ends_with("(simulation.sample_interval) or shorten the run (simulation.duration)"), "{hint}");
         }
         other => panic!("expected OutputTooLarge, got {:?}", other.map(|r| r.events)),
     }

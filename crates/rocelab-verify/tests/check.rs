@@ -143,6 +143,11 @@ fn a_bad_links_file_is_a_located_error() {
     std::fs::write(&links, "linx: []\n").unwrap();
     let e = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&links)).unwrap_err();
     assert!(e.0.contains("unknown field `linx`"), "{e}");
+    // A links file past the size limit (sparse: nothing is written or read) is refused.
+    std::fs::File::create(&links).unwrap().set_len(rocelab_model::input::MAX_DEVICE_OUTPUT_BYTES + 1).unwrap();
+    let e = rocelab_verify::import::import_dir(&fabrics().join("import"), Some(&links)).unwrap_err();
+    assert!(e.0.contains("is 16777217 bytes, more than the 16777216 bytes rocelab reads for an imported file"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "cli/bounds.rs"]
+mod bounds;
 #[path = "cli/config_check.rs"]
 mod config_check;
 #[path = "cli/hpcc_reference.rs"]

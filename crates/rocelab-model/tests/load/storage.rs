@@ -146,6 +146,20 @@ fn storage_job_errors_are_located_with_suggestions() {
             Some("did you mean \"host1\"?"),
         ),
         ("parallel: 4", "parallel: 0", "workloads.iperf[0].parallel", "at least one connection", None),
+        // Bounds: iperf3's own `-P` cap, fio depths, cores.
+        (
+            "parallel: 4",
+            "parallel: 129",
+            "workloads.iperf[0].parallel",
+            "iperf3 runs at most 128 (`-P`)",
+            Some("run several iperf entries between other hosts for more connections"),
+        ),
+        ("numjobs: 1, runtime", "numjobs: 4294967295, runtime", "workloads.jobs[0].numjobs", "at most 4096", None),
+        ("iodepth: 1, numjobs: 1", "iodepth: 65536, numjobs: 4096", "workloads.jobs[0].iodepth", "268435456 IOs", None),
+        ("cpu: {cores: 16}", "cpu: {cores: 4294967295}", "fabric.topology.devices[1].cpu.cores", "at most 4096", None),
+        // Zero sizes cannot work.
+        ("parallel: 4, window", "parallel: 4, bytes: 0B, window", "workloads.iperf[0].bytes", "above 0", None),
+        ("runtime: 20ms,\n", "runtime: 20ms, size: 0B,\n", "workloads.jobs[0].size", "above 0 bytes", None),
     ];
     for (from, to, path, msg, hint) in cases {
         let text = storage_broken(from, to);

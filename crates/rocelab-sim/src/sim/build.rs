@@ -94,6 +94,12 @@ impl<'a, O: Observer> Simulation<'a, O> {
         config: &SimConfig,
         observer: &'a mut O,
     ) -> Result<Self, SimError> {
+        // The routing table's least size (nodes × hosts) is refused before the spec is
+        // validated or anything of the run is built; `build` checks its exact size.
+        let n = spec.nodes.len();
+        let hosts = (0..n).filter(|&i| spec.is_host(i)).count();
+        let least = n as u128 * hosts as u128 * 4;
+        Routes::refuse_table(n, hosts, least, crate::routing::MAX_ROUTE_TABLE_BYTES)?;
         spec.validate()?;
         traffic.validate(spec)?;
         check_config(spec, config)?;
@@ -182,8 +188,8 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
                 limit,
                 hint: format!(
                     "queue sampling every {} for {} over {ports} switch ports ({samples} samples each, at most \
-                     {}); sample at least every {} (simulation.sample_interval), shorten the run \
-                     (simulation.duration), or raise sampling.max_values",
+                     {}); sample at least every {} (simulation.sample_interval) or shorten the run \
+                     (simulation.duration)",
                     crate::time::human(iv),
                     crate::time::human(config.end_time_ps),
                     config.sampling.max_samples_per_port,
@@ -348,14 +354,16 @@ fn build<'o, O: Observer>(
     let addressed_ports: Vec<bool> =
         spec.nodes.iter().map(|nd| matches!(&nd.kind, NodeKind::Host(h) if h.bond.is_none())).collect();
     let peer_port: Vec<u32> = ports.iter().map(|p| p.peer).collect();
-    let routes = Routes::compute(&Topology {
+    let topology = Topology {
         adjacency: &adjacency,
         is_host: &is_host,
         addressed_ports: &addressed_ports,
         peer_port: &peer_port,
         first_port: &first_port[..n],
         hpcc_order: spec.ecmp == Ecmp::Hpcc,
-    });
+    };
+    Routes::check_size(&topology, crate::routing::MAX_ROUTE_TABLE_BYTES)?;
+    let routes = Routes::compute(&topology);
 
     let mut queue = EventQueue::new();
     // The traffic's flows, then the flows of each perftest test.

@@ -204,7 +204,12 @@ fn stem_of(path: &Path) -> String {
 }
 
 fn read_text(path: &Path) -> Result<String, ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError(format!("{}: cannot read: {e}", path.display())))?;
+    let bytes =
+        rocelab_model::input::read_limited(path, rocelab_model::input::MAX_DEVICE_OUTPUT_BYTES, "an imported file")
+            .map_err(|e| match e.io {
+                Some(io) => ImportError(format!("{}: cannot read: {io}", path.display())),
+                None => ImportError(e.message),
+            })?;
     // PowerShell's `>` writes UTF-16LE with a byte-order mark; everything else is UTF-8.
     if bytes.starts_with(&[0xff, 0xfe]) {
         let units: Vec<u16> = bytes[2..].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();

@@ -13,7 +13,9 @@
 //!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`).
 //!
 //! Every line (or JSON key) an importer does not understand is reported with file and line;
-//! none is dropped silently. A file in a format rocelab does not read is reported whole.
+//! none is dropped silently. A file in a format rocelab does not read is reported whole; a
+//! JSON file that does not parse is an error at its line and column, and the other files are
+//! read all the same ([`read_dir`]).
 //!
 //! The cabling comes from a links file ([`links`], YAML), from LLDP tables in the directory or
 //! given as `--links`, or both: the links file is authoritative, LLDP adds the cables it does

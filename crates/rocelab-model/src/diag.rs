@@ -24,7 +24,12 @@ pub struct Diagnostic {
     pub severity: Severity,
     /// The file the fabric was read from (empty for text given in memory).
     pub file: String,
+    /// 1-based; 0 when the problem is the file's as a whole (it cannot be read, or the parser
+    /// gave no position): printed as `file: error: …` and serialized as `null`, never as a
+    /// position `0:0` that no editor can go to.
+    #[serde(serialize_with = "position")]
     pub line: usize,
+    #[serde(serialize_with = "position")]
     pub column: usize,
     /// The field's path, e.g. `fabric.topology.links[3].b`.
     pub path: String,
@@ -35,6 +40,14 @@ pub struct Diagnostic {
     /// A close match or a fix, e.g. `did you mean "sw2"?`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
+}
+
+/// A line or column as JSON: the number, or `null` for 0 (no position).
+fn position<S: serde::Serializer>(n: &usize, s: S) -> Result<S::Ok, S::Error> {
+    match *n {
+        0 => s.serialize_none(),
+        n => s.serialize_u64(n as u64),
+    }
 }
 
 impl Diagnostic {
@@ -73,7 +86,11 @@ impl fmt::Display for Diagnostic {
             Severity::Warning => "warning",
         };
         let file = if self.file.is_empty() { "<input>" } else { &self.file };
-        write!(f, "{file}:{}:{}: {sev}: ", self.line, self.column)?;
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{file}: {sev}: ")?,
+            (line, 0) => write!(f, "{file}:{line}: {sev}: ")?,
+            (line, column) => write!(f, "{file}:{line}:{column}: {sev}: ")?,
+        }
         if !self.path.is_empty() {
             write!(f, "{}: ", self.path)?;
         }
@@ -163,5 +180,19 @@ mod tests {
             .suggest(Some("did you mean \"x\"?".into()));
         d.file = "f.yaml".into();
         assert_eq!(d.to_string(), "f.yaml:3:7: error: fabric.qos.mtu: bad (expected a number); did you mean \"x\"?");
+    }
+
+    /// A problem of the whole file (it cannot be read) has no position: `file: error: …`, and
+    /// `null` line and column in JSON, never `file:0:0`.
+    #[test]
+    fn a_file_level_error_has_no_position() {
+        let mut d = Diagnostic::error(Mark::default(), "", "cannot read the file: No such file or directory");
+        d.file = "f.yaml".into();
+        assert_eq!(d.to_string(), "f.yaml: error: cannot read the file: No such file or directory");
+        let v = serde_json::to_value(&d).unwrap();
+        assert!(v["line"].is_null() && v["column"].is_null(), "{v}");
+        d.line = 4;
+        assert_eq!(d.to_string(), "f.yaml:4: error: cannot read the file: No such file or directory");
+        assert_eq!(serde_json::to_value(&d).unwrap()["line"], 4);
     }
 }

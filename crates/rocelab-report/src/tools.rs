@@ -1,6 +1,10 @@
 //! External programs the tests of rocelab's outputs use (headless Chromium for the report,
 //! tshark for captures). A test whose tool is missing says why and passes, unless the
 //! environment variable `ROCELAB_REQUIRE_TOOLS` is set (CI sets it), in which case it fails.
+//!
+//! The "why" is a `SKIPPED` line written straight to the process's stderr: libtest captures
+//! `eprintln!` of a passing test, so a skip said that way would show as a plain `ok` and a user
+//! could not tell that the test checked nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -25,18 +29,27 @@ pub fn find(candidates: &[&str]) -> Option<PathBuf> {
     None
 }
 
-/// The tool, or `None` after printing why the caller skips. Panics (fails the test) when the
-/// tool is missing and [`REQUIRE_TOOLS`] is set.
+/// The tool, or `None` after printing why the caller skips (see the module). Panics (fails the
+/// test) when the tool is missing and [`REQUIRE_TOOLS`] is set.
 pub fn require(what: &str, candidates: &[&str], install: &str) -> Option<PathBuf> {
     if let Some(p) = find(candidates) {
         return Some(p);
     }
-    let msg = format!("{what} not found (looked for {}); install it with `{install}`", candidates.join(", "));
+    let msg = format!("{what} is not installed (looked for {} on PATH; `{install}`)", candidates.join(", "));
     if std::env::var_os(REQUIRE_TOOLS).is_some_and(|v| !v.is_empty()) {
         panic!("{msg}; {REQUIRE_TOOLS} is set, so this is an error");
     }
-    eprintln!("skipped: {msg}");
+    // libtest names a test's thread after the test.
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    let line = skipped_line(&test, &msg);
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
     None
+}
+
+/// The line that says a test skipped, the same for every tool.
+fn skipped_line(test: &str, why: &str) -> String {
+    format!("SKIPPED {test}: {why}; set {REQUIRE_TOOLS}=1 to make this an error\n")
 }
 
 #[cfg(test)]
@@ -45,5 +58,18 @@ mod tests {
     fn finds_programs_on_the_path_and_absolute_ones() {
         assert!(super::find(&["/nonexistent/tool", "sh"]).is_some());
         assert!(super::find(&["rocelab-no-such-tool-xyz"]).is_none());
+    }
+
+    #[test]
+    fn a_skip_names_the_test_the_tool_and_the_way_out() {
+        let l = super::skipped_line(
+            "report_opens",
+            "tshark is not installed (looked for tshark on PATH; `apt-get install tshark`)",
+        );
+        assert_eq!(
+            l,
+            "SKIPPED report_opens: tshark is not installed (looked for tshark on PATH; `apt-get install tshark`); \
+             set ROCELAB_REQUIRE_TOOLS=1 to make this an error\n"
+        );
     }
 }

@@ -339,10 +339,11 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
     let label =
         |f: &crate::stats::FlowResults| format!("{} {}>{}", names.flow(f.flow), names.nodes[f.src], names.nodes[f.dst]);
     let w = r.flows.iter().take(MAX_FLOW_ROWS).map(|f| label(f).len()).max().unwrap_or(0).max(24);
+    // `delivered` counts packets (results.json has the bytes too); the header says so.
     writeln!(
         s,
-        "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
-        "flow", "prio", "transport", "throughput", "fct", "delivered", "ce", "retx", "cnp"
+        "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>14} {:>8} {:>8} {:>8}",
+        "flow", "prio", "transport", "throughput", "fct", "delivered pkts", "ce", "retx", "cnp"
     )?;
     for f in r.flows.iter().take(MAX_FLOW_ROWS) {
         let label = label(f);
@@ -362,7 +363,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         };
         writeln!(
             s,
-            "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>10} {:>8} {:>8} {:>8}",
+            "  {:w$} {:>5} {:>9} {:>14} {:>12} {:>14} {:>8} {:>8} {:>8}",
             label,
             f.priority,
             qp,

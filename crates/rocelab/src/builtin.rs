@@ -89,11 +89,9 @@ pub const EXAMPLES: &[Example] = &[
     ),
 ];
 
-/// The scenario `rocelab sim` runs when given no file.
-pub const SIM_DEFAULT: &str = "sim-incast-two-tier";
-
-/// The example `rocelab show` uses when given no file.
-pub const DEFAULT: &str = "demartek-config4-two-switch";
+/// The example `rocelab show` and `rocelab sim` use when given no file: one for both, so that
+/// what `show` prints is the fabric `sim` runs (the incast scenario the README starts with).
+pub const DEFAULT: &str = "sim-incast-two-tier";
 
 pub fn get(name: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.name == name)
@@ -101,6 +99,22 @@ pub fn get(name: &str) -> Option<&'static Example> {
 
 pub fn names() -> Vec<&'static str> {
     EXAMPLES.iter().map(|e| e.name).collect()
+}
+
+/// The message for a name that is no example, the same wherever a name is given (`show
+/// --example`, `sim --example`, `examples NAME`): the nearest name, however far (the list is
+/// short and a guess costs the reader nothing), and every name.
+pub fn unknown(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let nearest = EXAMPLES
+        .iter()
+        .map(|e| (strsim::jaro_winkler(&lower, e.name), e.name))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or("", |(_, n)| n);
+    format!(
+        "no built-in example `{name}`; did you mean `{nearest}`? The examples are {}; `rocelab examples` describes them",
+        names().join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -123,5 +137,29 @@ mod tests {
         built.sort();
         assert_eq!(built, files);
         assert!(get(DEFAULT).is_some());
+    }
+
+    /// The README's table of examples names each once and marks the default.
+    #[test]
+    fn the_readme_lists_each_example_once() {
+        let readme =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+        let table = readme.split("\n## Examples\n").nth(1).unwrap().split("\n## ").next().unwrap();
+        let mut firsts: Vec<&str> =
+            table.lines().filter(|l| l.starts_with("| `")).map(|l| l.split(" |").next().unwrap()).collect();
+        let n = firsts.len();
+        assert!(n > 10, "{table}");
+        assert!(firsts.contains(&format!("| `{DEFAULT}` (default of `rocelab show` and `rocelab sim`)").as_str()));
+        firsts.sort();
+        firsts.dedup_by(|a, b| a.split('`').nth(1) == b.split('`').nth(1));
+        assert_eq!(firsts.len(), n, "an example twice in README.md's table");
+    }
+
+    #[test]
+    fn an_unknown_name_gets_the_nearest_and_the_list() {
+        let m = unknown("sim-incast-two-tie");
+        assert!(m.starts_with("no built-in example `sim-incast-two-tie`; did you mean `sim-incast-two-tier`?"), "{m}");
+        assert!(m.contains("microsoft-s2d-fastlinq-iwarp-roce"), "{m}");
+        assert!(unknown("DEMARTEK-CONFIG4").contains("did you mean `demartek-config4-two-switch`?"));
     }
 }

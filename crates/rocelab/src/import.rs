@@ -76,8 +76,8 @@ fn hpcc(config: &Path, dir: &Path, force: bool, opts: ImportOptions) -> ExitCode
             ));
         }
     }
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        return fail(format!("{}: {e}", dir.display()));
+    if let Err(e) = crate::outdir::prepare(dir) {
+        return fail(e);
     }
     for (name, source) in &imp.files {
         let target = match crate::outpath::file_in(dir, name) {

@@ -14,6 +14,7 @@ mod bench;
 mod builtin;
 mod import;
 mod out;
+mod outdir;
 mod outpath;
 mod sim;
 
@@ -146,6 +147,10 @@ enum Command {
         /// Stop capturing after N frames.
         #[arg(long, value_name = "N", requires = "pcap")]
         pcap_limit: Option<u64>,
+        /// No progress on stderr: neither the bar (on a terminal) nor the line every few seconds
+        /// (elsewhere).
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Render the report (DIR/report.html and its CSV files) again from the results files a
     /// `rocelab sim --out DIR` wrote. Exit 1 when a results file is missing or unreadable.
@@ -205,21 +210,33 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Examples { name } => examples(name.as_deref()),
         Command::Import { what } => Ok(import::run(what)),
-        Command::Sim { file, seed, out, variant, example, format, all, pcap, pcap_port, pcap_flow, pcap_limit } => {
-            sim::run(&sim::SimArgs {
-                file: file.as_deref(),
-                example: example.as_deref().or(file.is_none().then_some(builtin::SIM_DEFAULT)),
-                variant: variant.as_deref(),
-                seed,
-                out: out.as_deref(),
-                json: format == Format::Json,
-                all,
-                pcap: pcap.as_deref(),
-                pcap_ports: &pcap_port,
-                pcap_flows: &pcap_flow,
-                pcap_limit,
-            })
-        }
+        Command::Sim {
+            file,
+            seed,
+            out,
+            variant,
+            example,
+            format,
+            all,
+            pcap,
+            pcap_port,
+            pcap_flow,
+            pcap_limit,
+            quiet,
+        } => sim::run(&sim::SimArgs {
+            file: file.as_deref(),
+            example: example.as_deref(),
+            variant: variant.as_deref(),
+            seed,
+            out: out.as_deref(),
+            json: format == Format::Json,
+            all,
+            pcap: pcap.as_deref(),
+            pcap_ports: &pcap_port,
+            pcap_flows: &pcap_flow,
+            pcap_limit,
+            quiet,
+        }),
         Command::Report { dir } => sim::report(&dir),
         Command::Bench { scenarios, time_us, format } => bench::run(&scenarios, time_us, format == Format::Json),
         Command::Config { file, out, device, variant, templates } => {
@@ -281,22 +298,16 @@ fn validate(files: &[PathBuf], format: Format) -> ExitCode {
     }
 }
 
-fn load(file: Option<&Path>, example: Option<&str>) -> Result<Loaded, Diagnostics> {
-    match file {
+/// Loads a fabric file or a built-in example (the default one without either); `None` for an
+/// example name that is none.
+fn load(file: Option<&Path>, example: Option<&str>) -> Option<Result<Loaded, Diagnostics>> {
+    Some(match file {
         Some(f) => rocelab_model::load_file(f),
         None => {
-            let ex = builtin::get(example.unwrap_or(builtin::DEFAULT)).ok_or_else(|| {
-                let mut d = rocelab_model::Diagnostic::error(
-                    Default::default(),
-                    "",
-                    format!("no built-in example `{}`", example.unwrap_or("")),
-                );
-                d.expected = Some(format!("one of {}", builtin::names().join(", ")));
-                Diagnostics(vec![d])
-            })?;
+            let ex = builtin::get(example.unwrap_or(builtin::DEFAULT))?;
             rocelab_model::load_str(ex.yaml, &format!("<built-in {}>", ex.name), Path::new("."))
         }
-    }
+    })
 }
 
 /// Loads a fabric file (or a built-in example) and applies a variant; on bad input prints every
@@ -307,7 +318,11 @@ pub(crate) fn open(
     variant: Option<&str>,
     fail: u8,
 ) -> Result<(Loaded, rocelab_model::ResolvedFabric), ExitCode> {
-    let loaded = load(file, example).map_err(|d| {
+    let Some(loaded) = load(file, example) else {
+        eprintln!("error: {}", builtin::unknown(example.unwrap_or_default()));
+        return Err(ExitCode::from(fail));
+    };
+    let loaded = loaded.map_err(|d| {
         print_diagnostics(&d);
         ExitCode::from(fail)
     })?;
@@ -346,6 +361,7 @@ fn check(
     format: CheckFormat,
     strict: bool,
 ) -> Result<ExitCode, String> {
+    let mut unreadable = 0;
     let (state, subject, artifact) = match (file, import) {
         (Some(f), _) => {
             let fabric = match open(Some(f), None, variant, 2) {
@@ -359,7 +375,14 @@ fn check(
             (rocelab_verify::from_intent(&fabric), subject, f.display().to_string())
         }
         (None, Some(dir)) => {
-            let imported = rocelab_verify::import::import_dir(dir, links).map_err(|e| e.to_string())?;
+            // Files that could not be read are said first, also when the import then stops (a
+            // links file naming the device of a config_db.json cut short).
+            let files = rocelab_verify::import::read_dir(dir).map_err(|e| e.to_string())?;
+            for e in &files.errors {
+                eprintln!("{e}");
+            }
+            unreadable = files.errors.len();
+            let imported = rocelab_verify::import::import_files(files, dir, links).map_err(|e| e.to_string())?;
             for u in &imported.not_understood {
                 eprintln!("{u}");
             }
@@ -382,7 +405,14 @@ fn check(
     // A reader that stops early (`| head`) is not an error of the check.
     out!("{text}");
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
-    Ok(if errors > 0 {
+    if unreadable > 0 {
+        eprintln!(
+            "error: {unreadable} file{} in {subject} could not be read (above); the check is of the fabric without {}",
+            if unreadable == 1 { "" } else { "s" },
+            if unreadable == 1 { "its configuration" } else { "their configurations" }
+        );
+    }
+    Ok(if errors > 0 || unreadable > 0 {
         ExitCode::from(2)
     } else if strict && warnings > 0 {
         ExitCode::from(1)
@@ -402,7 +432,11 @@ fn examples(name: Option<&str>) -> Result<ExitCode, String> {
         }
         Some(n) => match builtin::get(n) {
             Some(e) => out!("{}", e.yaml),
-            None => return Err(format!("no built-in example `{n}`; `rocelab examples` lists them")),
+            None => {
+                // Bad input, as `show --example` says it: exit 1, with the nearest name.
+                eprintln!("error: {}", builtin::unknown(n));
+                return Ok(ExitCode::from(1));
+            }
         },
     }
     Ok(ExitCode::SUCCESS)
@@ -435,6 +469,10 @@ fn config(
     for w in &loaded.warnings {
         eprintln!("{w}");
     }
+    if let Some(dir) = out {
+        // Said before anything is rendered; exit 2 as the command's other errors.
+        crate::outdir::prepare(dir)?;
+    }
     let t = match templates {
         Some(dir) => rocelab_config::Templates::with_overrides(dir).map_err(|e| e.to_string())?,
         None => rocelab_config::Templates::builtin(),
@@ -454,7 +492,6 @@ fn config(
     }
     let dir = out.ok_or("give --out DIR or --device NAME")?;
     let r = rocelab_config::render(&fabric, &t).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for f in &r.files {
         let path = outpath::file_in(dir, &f.file_name)?;
         std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -30,12 +30,15 @@ pub struct SimArgs<'a> {
     pub pcap_ports: &'a [String],
     pub pcap_flows: &'a [String],
     pub pcap_limit: Option<u64>,
+    /// No progress on stderr (neither the bar nor the plain lines).
+    pub quiet: bool,
 }
 
-/// Runs one simulation, with a progress bar on stderr once it takes longer than a second.
-fn simulate<O: Observer>(built: &Built, what: &str, observer: &mut O) -> Result<Results, SimError> {
+/// Runs one simulation, reporting its progress on stderr (see [`run_with_progress`]) unless
+/// `quiet`.
+fn simulate<O: Observer>(built: &Built, what: &str, quiet: bool, observer: &mut O) -> Result<Results, SimError> {
     let sim = Simulation::with_observer(&built.spec, &built.traffic, &built.config, observer)?;
-    Ok(run_with_progress(sim, what))
+    Ok(run_with_progress(sim, what, quiet))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -117,6 +120,10 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
         );
         return Ok(ExitCode::from(1));
     }
+    if let Some(Err(e)) = a.out.map(crate::outdir::prepare) {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(1));
+    }
     let built = build(&scenario, &fabric, a.seed);
     for w in &built.warnings {
         eprintln!("warning: {w}");
@@ -124,9 +131,9 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
     let what = fabric.name.clone();
     let mut trace = a.out.map(|dir| pfc_trace(dir, &built)).transpose()?;
     let result = match (a.pcap, trace.take()) {
-        (None, None) => simulate(&built, &what, &mut NoObserver),
+        (None, None) => simulate(&built, &what, a.quiet, &mut NoObserver),
         (None, Some(mut t)) => {
-            let r = simulate(&built, &what, &mut t);
+            let r = simulate(&built, &what, a.quiet, &mut t);
             trace = Some(t);
             r
         }
@@ -142,20 +149,22 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, String> {
                 std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             }
             let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-            let capture = PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter)?;
+            let at = |e: String| format!("{}: {e}", path.display());
+            let capture =
+                PcapObserver::new(std::io::BufWriter::new(file), &built.spec, fabric.qos.vlan, &filter).map_err(at)?;
             let (r, capture) = match t {
                 Some(t) => {
                     let mut both = (capture, t);
-                    let r = simulate(&built, &what, &mut both);
+                    let r = simulate(&built, &what, a.quiet, &mut both);
                     trace = Some(both.1);
                     (r, both.0)
                 }
                 None => {
                     let mut capture = capture;
-                    (simulate(&built, &what, &mut capture), capture)
+                    (simulate(&built, &what, a.quiet, &mut capture), capture)
                 }
             };
-            let (stats, _) = capture.finish()?;
+            let (stats, _) = capture.finish().map_err(at)?;
             eprintln!(
                 "captured {} frames ({} bytes) to {}{}",
                 stats.frames,
@@ -250,7 +259,10 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
             }
         }
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if let Err(e) = crate::outdir::prepare(dir) {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(1));
+    }
     let mut runs = Vec::new();
     let mut index = Index {
         schema_version: INDEX_SCHEMA_VERSION,
@@ -268,7 +280,7 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
         let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
         let run_path = crate::outpath::path_in(dir, &rel)?;
         let mut trace = pfc_trace(&run_path, &built)?;
-        let results = match simulate(&built, &what, &mut trace) {
+        let results = match simulate(&built, &what, a.quiet, &mut trace) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {label}: the run was refused: {e}");
@@ -314,6 +326,12 @@ fn run_all(a: &SimArgs) -> Result<ExitCode, String> {
 
 /// `rocelab report DIR`: the report again from the results files in `DIR`.
 pub fn report(dir: &Path) -> Result<ExitCode, String> {
+    // A directory the report cannot be written into is said before the results are read; what
+    // is not a directory is `load_dir`'s to explain.
+    if let Some(Err(e)) = dir.is_dir().then(|| crate::outdir::prepare(dir)) {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(1));
+    }
     let runs = match rocelab_report::load_dir(dir) {
         Ok(r) => r,
         Err(e) => {
@@ -336,12 +354,43 @@ pub fn report(dir: &Path) -> Result<ExitCode, String> {
 const SLICE_WALL: Duration = Duration::from_millis(50);
 /// The bar appears once a run has taken this long (short runs print nothing).
 const SHOW_AFTER: Duration = Duration::from_secs(1);
+/// Wall time between two plain progress lines when stderr is not a terminal (a log, a CI job):
+/// often enough to show the run is alive, seldom enough not to fill the log.
+const LINE_EVERY: Duration = Duration::from_secs(5);
+/// Overrides [`LINE_EVERY`] in milliseconds. For tests, which cannot afford a run of several
+/// seconds in a debug build; not a user setting.
+const LINE_EVERY_VAR: &str = "ROCELAB_PROGRESS_INTERVAL_MS";
 
-/// Run `sim` to its end in slices of simulated time, showing on stderr a bar of simulated over
-/// total time once the run has taken [`SHOW_AFTER`] (never when stderr is not a terminal), and
-/// return the results. The slices adapt to the engine's speed; the engine itself has no
-/// callback on its hot path, and slicing does not change the results.
-fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str) -> Results {
+/// How progress is shown on stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Progress {
+    /// A bar redrawn in place, on a terminal.
+    Bar,
+    /// A line every so often, where a bar's redrawing would be garbage (a file, a pipe).
+    Lines(Duration),
+    /// Nothing (`--quiet`).
+    Off,
+}
+
+impl Progress {
+    fn new(quiet: bool, terminal: bool, interval_ms: Option<&str>) -> Progress {
+        match (quiet, terminal) {
+            (true, _) => Progress::Off,
+            (false, true) => Progress::Bar,
+            (false, false) => Progress::Lines(
+                interval_ms.and_then(|v| v.trim().parse().ok()).map_or(LINE_EVERY, Duration::from_millis),
+            ),
+        }
+    }
+}
+
+/// Run `sim` to its end in slices of simulated time and return the results, showing its
+/// progress on stderr: on a terminal, a bar of simulated over total time once the run has taken
+/// [`SHOW_AFTER`]; elsewhere a plain line every [`LINE_EVERY`] of wall time (a short run prints
+/// none); with `quiet`, nothing. The slices adapt to the engine's speed; the engine itself has
+/// no callback on its hot path, and slicing does not change the results.
+fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str, quiet: bool) -> Results {
+    let mode = Progress::new(quiet, std::io::stderr().is_terminal(), std::env::var(LINE_EVERY_VAR).ok().as_deref());
     let end = sim.end_time();
     let bar = ProgressBar::with_draw_target(Some(end), ProgressDrawTarget::hidden());
     bar.set_style(
@@ -349,9 +398,9 @@ fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str) -> Res
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_prefix(name.to_string());
-    let terminal = std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut shown = false;
+    let mut last_line = started;
     let mut slice = (end / 1000).max(1);
     while !sim.is_finished() {
         let t0 = Instant::now();
@@ -362,15 +411,30 @@ fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str) -> Res
         } else if took > SLICE_WALL * 2 {
             slice = (slice / 2).max(1);
         }
-        if !shown && terminal && started.elapsed() >= SHOW_AFTER {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown = true;
+        match mode {
+            Progress::Bar => {
+                if !shown && started.elapsed() >= SHOW_AFTER {
+                    bar.set_draw_target(ProgressDrawTarget::stderr());
+                    shown = true;
+                }
+                bar.set_position(sim.now());
+                bar.set_message(simulated_time(sim.now(), end));
+            }
+            Progress::Lines(every) if last_line.elapsed() >= every && !sim.is_finished() => {
+                last_line = Instant::now();
+                eprintln!("{}", progress_line(name, sim.now(), end, sim.events(), started.elapsed()));
+            }
+            Progress::Lines(_) | Progress::Off => {}
         }
-        bar.set_position(sim.now());
-        bar.set_message(simulated_time(sim.now(), end));
     }
     bar.finish_and_clear();
     sim.finish()
+}
+
+/// `sim: NAME: 1.20 ms of 10.00 ms simulated, 48.1 M events, 12 s`.
+fn progress_line(name: &str, now: u64, end: u64, events: u64, wall: Duration) -> String {
+    let events = if events >= 1_000_000 { format!("{:.1} M", events as f64 / 1e6) } else { events.to_string() };
+    format!("sim: {name}: {} simulated, {events} events, {} s", simulated_time(now, end), wall.as_secs())
 }
 
 /// "1.25 ms of 10.00 ms", in the unit that suits the end time.
@@ -386,7 +450,28 @@ fn simulated_time(now: u64, end: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::simulated_time;
+    use super::{progress_line, simulated_time, Progress, LINE_EVERY};
+    use std::time::Duration;
+
+    #[test]
+    fn progress_is_a_bar_on_a_terminal_lines_elsewhere_and_off_when_quiet() {
+        assert_eq!(Progress::new(false, true, None), Progress::Bar);
+        assert_eq!(Progress::new(false, false, None), Progress::Lines(LINE_EVERY));
+        assert_eq!(Progress::new(false, false, Some("250")), Progress::Lines(Duration::from_millis(250)));
+        assert_eq!(Progress::new(false, false, Some("soon")), Progress::Lines(LINE_EVERY), "ignored");
+        assert_eq!(Progress::new(true, true, Some("0")), Progress::Off);
+        assert_eq!(Progress::new(true, false, None), Progress::Off);
+    }
+
+    #[test]
+    fn a_progress_line_says_simulated_time_events_and_wall_time() {
+        let l = progress_line("incast", 1_200_000_000, 10_000_000_000, 48_123_456, Duration::from_millis(12_400));
+        assert_eq!(l, "sim: incast: 1.20 ms of 10.00 ms simulated, 48.1 M events, 12 s");
+        assert_eq!(
+            progress_line("x", 0, 1_000_000, 950, Duration::ZERO),
+            "sim: x: 0.00 us of 1.00 us simulated, 950 events, 0 s"
+        );
+    }
 
     #[test]
     fn simulated_time_uses_the_unit_of_the_end() {

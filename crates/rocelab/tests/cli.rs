@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "cli/bad_files.rs"]
+mod bad_files;
 #[path = "cli/bounds.rs"]
 mod bounds;
 #[path = "cli/config_check.rs"]
@@ -12,6 +14,8 @@ mod config_check;
 mod hpcc_reference;
 #[path = "cli/names.rs"]
 mod names;
+#[path = "cli/output_paths.rs"]
+mod output_paths;
 
 fn rocelab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rocelab")).args(args).current_dir(workspace()).output().expect("runs rocelab")
@@ -105,7 +109,7 @@ fn examples_are_listed_and_printed() {
     let out = rocelab(&["examples", "demartek-config4-two-switch"]);
     assert!(text(&out.stdout).starts_with("# Demartek"));
     let out = rocelab(&["examples", "nope"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1), "bad input, as `show --example nope`");
 }
 
 #[test]
@@ -281,26 +285,6 @@ fn scratch_and_sim_example(tag: &str) -> (std::path::PathBuf, String) {
     (dir, example)
 }
 
-/// A run of several seconds shows a progress bar on a terminal only: with stderr a pipe, as
-/// here, nothing but warnings is written there.
-#[test]
-fn sim_progress_bar_stays_off_a_stderr_that_is_not_a_terminal() {
-    let (dir, good) = scratch_and_sim_example("sim-long");
-    let long = dir.join("long.yaml");
-    std::fs::write(&long, good.replace("duration: 2ms", "duration: 300ms")).unwrap();
-    let started = std::time::Instant::now();
-    let out = rocelab(&["sim", long.to_str().unwrap()]);
-    let took = started.elapsed();
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).starts_with("simulated 300000.00 us"), "{}", text(&out.stdout));
-    let err = text(&out.stderr);
-    assert!(err.lines().all(|l| l.starts_with("warning: ")), "{err}");
-    assert!(!err.contains("simulating") && !err.contains('\u{1b}'), "{err}");
-    if took.as_secs_f64() < 1.0 {
-        eprintln!("note: the run took {took:?}, under the bar's one-second delay");
-    }
-}
-
 #[test]
 fn sim_writes_fct_txt_for_sized_flows() {
     let dir = std::env::temp_dir().join(format!("rocelab-sim-fct-{}", std::process::id()));
@@ -313,6 +297,10 @@ fn sim_writes_fct_txt_for_sized_flows() {
     let lines: Vec<&str> = fct.lines().collect();
     assert!(lines.len() > 1000, "{} lines", lines.len());
     assert!(lines.iter().all(|l| l.split(' ').count() == 8), "{}", lines[0]);
+    // The README's sample is this run's first lines, as they are (no header).
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let sample = format!("```text\n{}\n```", lines[..3].join("\n"));
+    assert!(readme.contains(&sample), "README.md's fct.txt sample is not\n{sample}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     let overall = &v["results"]["fct"]["overall"];

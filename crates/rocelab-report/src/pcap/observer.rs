@@ -148,7 +148,7 @@ impl<W: Write> PcapObserver<W> {
             endianness: Endianness::Little,
             ..Default::default()
         };
-        let writer = PcapWriter::with_header(out, header).map_err(|e| format!("cannot write the capture: {e}"))?;
+        let writer = PcapWriter::with_header(out, header).map_err(write_error)?;
         let (first, node_of, peer) = port_maps(spec);
         let tx = match &filter.ports {
             None => vec![true; node_of.len()],
@@ -260,7 +260,7 @@ impl<W: Write> PcapObserver<W> {
         let ts = Duration::from_nanos(time / 1000);
         if let Some(w) = self.writer.as_mut() {
             if let Err(e) = w.write_packet(&PcapPacket::new(ts, len as u32, &self.buf)) {
-                self.error = Some(format!("cannot write the capture: {e}"));
+                self.error = Some(write_error(e));
                 return len;
             }
         }
@@ -391,6 +391,15 @@ pub fn resolve_filter(
         filter.flows = Some(out);
     }
     Ok(filter)
+}
+
+/// A failed write as the user needs it: pcap-file's `IoError` prints "Error reading bytes"
+/// whatever happened, so the system's own reason ("No space left on device") is taken from it.
+fn write_error(e: pcap_file::PcapError) -> String {
+    match e {
+        pcap_file::PcapError::IoError(io) => format!("cannot write the capture: {io}"),
+        other => format!("cannot write the capture: {other}"),
+    }
 }
 
 fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> String {
@@ -539,6 +548,33 @@ mod tests {
                 Ok(())
             }
         }
-        assert!(PcapObserver::new(Full, &spec(), None, &CaptureFilter::default()).is_err());
+        let e = PcapObserver::new(Full, &spec(), None, &CaptureFilter::default()).err().unwrap();
+        assert_eq!(e, "cannot write the capture: disk full");
+    }
+
+    /// A write that fails in the middle of the run (a full disk once the header is out) is the
+    /// system's reason at the end, not pcap-file's "Error reading bytes".
+    #[test]
+    fn a_failed_frame_write_carries_the_reason() {
+        /// Takes `room` bytes, then fails as a full disk does.
+        struct Fills {
+            room: usize,
+        }
+        impl Write for Fills {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if b.len() > self.room {
+                    return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "No space left on device"));
+                }
+                self.room -= b.len();
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut obs = PcapObserver::new(Fills { room: 24 }, &spec(), None, &CaptureFilter::default()).unwrap();
+        obs.on_packet(1_000, 0, &packet(0x04, 1024, true), Direction::Tx);
+        let e = obs.finish().err().unwrap();
+        assert_eq!(e, "cannot write the capture: No space left on device");
     }
 }

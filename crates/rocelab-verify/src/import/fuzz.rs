@@ -184,10 +184,19 @@ proptest! {
     fn reported_lines_exist(header in prop::sample::select(HEADERS), body in text()) {
         let t = format!("{header}{body}");
         let lines = t.lines().count().max(1);
-        if let Some(super::Parsed::Config(c)) = super::read(&t, "f", "f") {
-            for u in &c.not_understood {
-                prop_assert!(u.line >= 1 && u.line <= lines, "{u} of {lines}");
+        match super::read(&t, "f", "f") {
+            Some(super::Parsed::Config(c)) => {
+                for u in &c.not_understood {
+                    prop_assert!(u.line >= 1 && u.line <= lines, "{u} of {lines}");
+                }
             }
+            // JSON that does not parse is located on a line of the file, at a column of it.
+            Some(super::Parsed::Broken(e)) => {
+                prop_assert!(e.line >= 1 && e.line <= lines, "{e} of {lines}");
+                let len = t.lines().nth(e.line - 1).map_or(0, |l| l.chars().count());
+                prop_assert!(e.column >= 1 && e.column <= len + 1, "{e}: line of {len}");
+            }
+            _ => {}
         }
     }
 }

@@ -13,7 +13,9 @@
 //!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`).
 //!
 //! Every line (or JSON key) an importer does not understand is reported with file and line;
-//! none is dropped silently. A file in a format rocelab does not read is reported whole.
+//! none is dropped silently. A file in a format rocelab does not read is reported whole; a
+//! JSON file that does not parse is an error at its line and column, and the other files are
+//! read all the same ([`read_dir`]).
 //!
 //! The cabling comes from a links file ([`links`], YAML), from LLDP tables in the directory or
 //! given as `--links`, or both: the links file is authoritative, LLDP adds the cables it does
@@ -21,6 +23,7 @@
 //! switches agree on (the PFC priorities most ports enable, the DSCP mapped to them).
 
 pub mod arista;
+mod files;
 pub mod links;
 pub mod lldp;
 pub mod mlnx_qos;
@@ -30,6 +33,8 @@ pub mod windows;
 
 #[cfg(test)]
 mod fuzz;
+
+pub use files::{read_dir, DirFiles, FileError};
 
 use crate::state::{DeviceState, End, LinkState, Origin, Policy, Pool, PortQos, PortState, State, Trust};
 use links::{LinksFile, PolicyEntry};
@@ -59,6 +64,9 @@ impl fmt::Display for NotUnderstood {
 pub struct Imported {
     pub state: State,
     pub not_understood: Vec<NotUnderstood>,
+    /// Files whose content could not be read at all (a config_db.json cut short): the import
+    /// went on without them, but the check is of a fabric missing their configuration.
+    pub errors: Vec<FileError>,
 }
 
 /// A problem that stops the import (a file that cannot be read, a bad links file), with its
@@ -114,6 +122,8 @@ impl DeviceConfig {
 pub enum Parsed {
     Config(Box<DeviceConfig>),
     Lldp(LldpTable),
+    /// JSON (so a SONiC config_db.json) that does not parse, with where it stops.
+    Broken(FileError),
 }
 
 /// The formats rocelab imports, as named in reports.
@@ -156,6 +166,13 @@ pub fn recognise(text: &str) -> Option<Format> {
 
 /// Reads one file, recognising its format; `stem` names the device when the text does not.
 pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
+    // The only JSON format is SONiC's; one that does not parse (often a copy cut short) is an
+    // error at its place, whether or not the cut left its tables' names in.
+    if text.trim_start().starts_with('{') {
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            return Some(Parsed::Broken(files::json_error(text, file, &e)));
+        }
+    }
     Some(match recognise(text)? {
         Format::Sonic => Parsed::Config(Box::new(sonic::parse(text, file, stem))),
         Format::Arista => Parsed::Config(Box::new(arista::parse(text, file, stem))),
@@ -171,7 +188,7 @@ pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
 pub fn read_config(text: &str, file: &str, stem: &str) -> Option<DeviceConfig> {
     match read(text, file, stem)? {
         Parsed::Config(c) => Some(*c),
-        Parsed::Lldp(_) => None,
+        Parsed::Lldp(_) | Parsed::Broken(_) => None,
     }
 }
 
@@ -231,25 +248,19 @@ fn files_of(dir: &Path) -> Result<Vec<std::path::PathBuf>, ImportError> {
     Ok(entries)
 }
 
-/// Reads every file of `dir` and the cabling, and builds the state. `links` is a links file
+/// Reads every file of `dir` and the cabling, and builds the state ([`read_dir`], then
+/// [`import_files`]).
+pub fn import_dir(dir: &Path, links: Option<&Path>) -> Result<Imported, ImportError> {
+    import_files(read_dir(dir)?, dir, links)
+}
+
+/// Builds the state of the files read from `dir` and the cabling. `links` is a links file
 /// (YAML), an LLDP capture, or a directory of LLDP captures; without it the LLDP captures in
 /// `dir` give the cabling.
-pub fn import_dir(dir: &Path, links: Option<&Path>) -> Result<Imported, ImportError> {
-    let mut configs = Vec::new();
-    let mut tables = Vec::new();
-    let mut not_understood = Vec::new();
-    for path in files_of(dir)? {
-        let file = path.display().to_string();
-        let text = read_text(&path)?;
-        match read(&text, &file, &stem_of(&path)) {
-            Some(Parsed::Config(c)) => configs.push(*c),
-            Some(Parsed::Lldp(t)) => tables.push(t),
-            None => not_understood.push(NotUnderstood {
-                file,
-                line: 1,
-                text: format!("the whole file: not a format rocelab imports ({FORMATS})"),
-            }),
-        }
+pub fn import_files(files: DirFiles, dir: &Path, links: Option<&Path>) -> Result<Imported, ImportError> {
+    let DirFiles { configs, mut tables, seen, mut not_understood, errors } = files;
+    if configs.is_empty() {
+        return Err(ImportError(files::no_configuration(dir, &seen)));
     }
     let mut links_file = None;
     if let Some(l) = links {
@@ -283,6 +294,7 @@ pub fn import_dir(dir: &Path, links: Option<&Path>) -> Result<Imported, ImportEr
     let mut imported = build(configs, links_file.as_ref().map(|(l, f)| (l, f.as_str())), &tables, &name)?;
     not_understood.extend(imported.not_understood);
     imported.not_understood = not_understood;
+    imported.errors = errors;
     Ok(imported)
 }
 
@@ -505,9 +517,14 @@ fn build(
                 })?;
                 let pi = b.find_port(di, port).ok_or_else(|| {
                     let d = &b.devices[di];
-                    let hint = rocelab_model::diag::did_you_mean(port, d.ports.iter().map(|p| p.name.as_str()))
-                        .map(|h| format!("; {h}"))
-                        .unwrap_or_default();
+                    let hint = match (&d.origin, d.ports.is_empty()) {
+                        // A config_db.json cut short is kept as a device with no ports: its
+                        // error, printed before, is the cause.
+                        (Some(o), true) => format!("; {} gave it no ports", o.file),
+                        _ => rocelab_model::diag::did_you_mean(port, d.ports.iter().map(|p| p.name.as_str()))
+                            .map(|h| format!("; {h}"))
+                            .unwrap_or_default(),
+                    };
                     loc(format!("device `{dev}` has no port `{port}` in its configuration{hint}"))
                 })?;
                 ends.push((di, pi));
@@ -585,7 +602,7 @@ fn build(
         Some(p) => stated_policy(p, &state),
         None => inferred_policy(&state),
     };
-    Ok(Imported { state, not_understood })
+    Ok(Imported { state, not_understood, errors: Vec::new() })
 }
 
 fn stated_policy(p: &PolicyEntry, s: &State) -> Policy {

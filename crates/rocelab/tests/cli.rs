@@ -6,6 +6,9 @@ use std::process::{Command, Output};
 
 #[path = "cli/config_check.rs"]
 mod config_check;
+#[cfg(unix)]
+#[path = "cli/fuzz.rs"]
+mod fuzz;
 #[path = "cli/hpcc_reference.rs"]
 mod hpcc_reference;
 

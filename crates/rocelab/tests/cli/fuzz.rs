@@ -471,9 +471,11 @@ fn fuzz_mutated_examples_never_panic_abort_or_hang() {
             path.display()
         );
     }
+    // The mutated file of the first failure (its name begins each mutation's description).
     let (first, _) = &failures[0];
-    let text = &first.files.iter().find(|f| f.0 == first.target).unwrap().1;
-    panic!("{report}\nthe first mutant ({}):\n{text}", first.label);
+    let file = first.mutations.first().and_then(|m| m.split(' ').next()).unwrap_or(&first.target);
+    let text = &first.files.iter().find(|f| f.0 == file).unwrap_or(&first.files[0]).1;
+    panic!("{report}\nthe first mutant ({}, {file}):\n{text}", first.label);
 }
 
 /// A regression case's `# expect:` lines: `rejected`, `no-shell-command WORD`.

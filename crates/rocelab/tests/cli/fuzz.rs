@@ -56,6 +56,8 @@ const KNOWN_OPEN_FIELDS: &[(&str, &str)] = &[
     ("iodepth", "fio-iodepth-2147483647.yaml"),
     ("parallel", "iperf-parallel-1000000.yaml"),
     ("cable", "cable-9999999999999m.yaml"),
+    ("host_cable", "cable-9999999999999m.yaml"),
+    ("fabric_cable", "cable-9999999999999m.yaml"),
     ("cores", "storage-cpu-cores-2147483647.yaml"),
     ("k", "fat-tree-k-64.yaml"),
     ("count", "incast-every-1ns-count-4000000000.yaml"),

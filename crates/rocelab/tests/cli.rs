@@ -10,6 +10,9 @@ mod bad_files;
 mod bounds;
 #[path = "cli/config_check.rs"]
 mod config_check;
+#[cfg(unix)]
+#[path = "cli/fuzz.rs"]
+mod fuzz;
 #[path = "cli/hpcc_reference.rs"]
 mod hpcc_reference;
 #[path = "cli/names.rs"]

@@ -90,7 +90,11 @@ fn file_level_errors_are_not_at_line_zero() {
     assert!(d["line"].is_null() && d["column"].is_null(), "{d}");
     let out = rocelab(&["check", "examples"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).starts_with("examples: error: cannot read the file"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).starts_with("examples: error: `examples` is a directory, not a fabric file"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// `show --example`, `sim --example` and `examples NAME` treat a name that is no example alike:

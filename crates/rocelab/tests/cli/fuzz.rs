@@ -27,23 +27,7 @@ use std::time::{Duration, Instant};
 /// Regression cases that fail on this branch until the fixes of issue 43 in the model, the
 /// simulator's estimates and the name checks are merged. The test fails when one of them
 /// passes, so that the list is emptied as the fixes land, and when any other case fails.
-const KNOWN_OPEN: &[&str] = &[
-    "cable-9999999999999m.yaml",
-    "device-named-dotdot-escaped.yaml",
-    "fat-tree-k-4294967294.yaml",
-    "fat-tree-k-64.yaml",
-    "fio-iodepth-2147483647.yaml",
-    "fio-numjobs-4294967295.yaml",
-    "flow-rate-0G.yaml",
-    "flow-size-0B.yaml",
-    "host-speed-0G.yaml",
-    "incast-every-1ns-count-4000000000.yaml",
-    "iperf-parallel-1000000.yaml",
-    "nic-ports-2147483647.yaml",
-    "port-named-eth0-semicolon-reboot.yaml",
-    "storage-cpu-cores-2147483647.yaml",
-    "sweep-values-empty.yaml",
-];
+const KNOWN_OPEN: &[&str] = &[];
 
 /// Fields whose mutants are skipped while a failure of theirs is open: the regression case
 /// in `KNOWN_OPEN` that stands for them, or why there is none. A mutant that makes a value of
@@ -51,17 +35,6 @@ const KNOWN_OPEN: &[&str] = &[
 /// `{…, ports: 2}`) fails the way that case does, and would only cost the wall limit again;
 /// zero and negative values of these fields still run.
 const KNOWN_OPEN_FIELDS: &[(&str, &str)] = &[
-    ("ports", "nic-ports-2147483647.yaml"),
-    ("numjobs", "fio-numjobs-4294967295.yaml"),
-    ("iodepth", "fio-iodepth-2147483647.yaml"),
-    ("parallel", "iperf-parallel-1000000.yaml"),
-    ("cable", "cable-9999999999999m.yaml"),
-    ("host_cable", "cable-9999999999999m.yaml"),
-    ("fabric_cable", "cable-9999999999999m.yaml"),
-    ("cores", "storage-cpu-cores-2147483647.yaml"),
-    ("k", "fat-tree-k-64.yaml"),
-    ("count", "incast-every-1ns-count-4000000000.yaml"),
-    ("every", "incast-every-1ns-count-4000000000.yaml"),
     // `20us` made `20s` or 2147483647 us: a run of seconds of simulated time takes longer than
     // the wall limit, as asked. Nothing bounds a run's length (events, simulated time) today.
     ("duration", "no case: a long run is what the file asks for; a bound on a run's events is open"),

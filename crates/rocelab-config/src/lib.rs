@@ -220,26 +220,60 @@ pub fn sonic_json(c: &sonic::SonicConfig) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// One device's share of [`render`]: its file, findings and runbook steps.
-type DeviceOutput = (Option<DeviceFile>, Vec<Finding>, Option<runbook::DeviceSteps>);
+/// One device's share of [`render_into`]: whether it has a file, its findings and runbook steps.
+type DeviceOutput = (bool, Vec<Finding>, Option<runbook::DeviceSteps>);
 
-/// A thread's devices in order, or the first template error it met (with the device index).
-type Part = Result<Vec<(usize, DeviceOutput)>, (usize, TemplateError)>;
+/// A thread's devices in order, or the first error it met (with the device index).
+type Part<E> = Result<Vec<(usize, DeviceOutput)>, (usize, RenderError<E>)>;
 
-/// Renders devices `first, first + step, …`: each device's typed configuration lives only until
-/// its file and runbook steps are made.
-fn render_some(f: &ResolvedFabric, targets: &[usize], t: &Templates, first: usize, step: usize) -> Part {
+/// Why [`render_into`] stopped: a template failed, or the sink refused a file (for instance
+/// a write error).
+#[derive(Debug)]
+pub enum RenderError<E> {
+    Template(TemplateError),
+    Sink(E),
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for RenderError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RenderError::Template(e) => write!(f, "{e}"),
+            RenderError::Sink(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What [`render_into`] keeps once every file has gone to the sink.
+#[derive(Debug)]
+pub struct RenderedSummary {
+    /// Device files made (and given to the sink).
+    pub files: usize,
+    pub runbook: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Renders devices `first, first + step, …`, each file handed to `put` as soon as it is made:
+/// a device's typed configuration and text live only until then, so a fabric of tens of
+/// thousands of hosts is not held in memory as a whole (a k = 64 fat tree's files are 255 MB).
+fn render_some<E>(
+    f: &ResolvedFabric,
+    targets: &[usize],
+    t: &Templates,
+    (first, step): (usize, usize),
+    put: &(dyn Fn(usize, DeviceFile) -> Result<(), E> + Sync),
+) -> Part<E> {
     let mut out = Vec::with_capacity(f.devices.len() / step + 1);
     for i in (first..f.devices.len()).step_by(step) {
-        let (rendered, findings) = render_one(f, i, targets, t).map_err(|e| (i, e))?;
-        let (file, steps) = match rendered {
+        let (rendered, findings) = render_one(f, i, targets, t).map_err(|e| (i, RenderError::Template(e)))?;
+        let (has_file, steps) = match rendered {
             Some((typed, file)) => {
                 let steps = runbook::steps(&typed, &file.file_name);
-                (Some(file), Some(steps))
+                put(i, file).map_err(|e| (i, RenderError::Sink(e)))?;
+                (true, Some(steps))
             }
-            None => (None, None),
+            None => (false, None),
         };
-        out.push((i, (file, findings, steps)));
+        out.push((i, (has_file, findings, steps)));
     }
     Ok(out)
 }
@@ -247,28 +281,54 @@ fn render_some(f: &ResolvedFabric, targets: &[usize], t: &Templates, first: usiz
 /// Fabrics with at least this many devices are rendered on several threads.
 const PARALLEL_FROM: usize = 256;
 
-/// Renders every device and the runbook. Large fabrics are rendered on as many threads as the
-/// machine has cores, devices dealt round-robin (spines and leaves are listed together and cost
-/// the most); the results are put back in device order, so the output does not depend on the
-/// number of threads.
+/// Renders every device and the runbook, in memory: [`render_into`] with the files kept, in
+/// device order.
 pub fn render(f: &ResolvedFabric, t: &Templates) -> Result<Rendered, TemplateError> {
+    let files = std::sync::Mutex::new(Vec::new());
+    let put = |i: usize, file: DeviceFile| -> Result<(), std::convert::Infallible> {
+        files.lock().unwrap_or_else(|e| e.into_inner()).push((i, file));
+        Ok(())
+    };
+    let summary = render_into(f, t, &put).map_err(|e| match e {
+        RenderError::Template(e) => e,
+        RenderError::Sink(never) => match never {},
+    })?;
+    let mut files = files.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_unstable_by_key(|(i, _)| *i);
+    Ok(Rendered {
+        files: files.into_iter().map(|(_, f)| f).collect(),
+        runbook: summary.runbook,
+        findings: summary.findings,
+    })
+}
+
+/// Renders every device, handing each file to `put` (with its device index) as soon as it is
+/// made, and then the runbook. Large fabrics are rendered on as many threads as the machine has
+/// cores, devices dealt round-robin (spines and leaves are listed together and cost the most),
+/// so `put` is called from several threads in no set order; the findings and the runbook are
+/// put back in device order, so the output does not depend on the number of threads.
+pub fn render_into<E: Send>(
+    f: &ResolvedFabric,
+    t: &Templates,
+    put: &(dyn Fn(usize, DeviceFile) -> Result<(), E> + Sync),
+) -> Result<RenderedSummary, RenderError<E>> {
     let targets = storage::targets(f);
     let n = f.devices.len();
     let threads =
         if n < PARALLEL_FROM { 1 } else { std::thread::available_parallelism().map_or(1, |c| c.get()).min(n) };
-    let parts: Vec<Part> = if threads == 1 {
-        vec![render_some(f, &targets, t, 0, 1)]
+    let parts: Vec<Part<E>> = if threads == 1 {
+        vec![render_some(f, &targets, t, (0, 1), put)]
     } else {
         std::thread::scope(|s| {
             let targets = &targets;
             let handles: Vec<_> =
-                (0..threads).map(|k| s.spawn(move || render_some(f, targets, t, k, threads))).collect();
+                (0..threads).map(|k| s.spawn(move || render_some(f, targets, t, (k, threads), put))).collect();
             handles.into_iter().map(|h| h.join().expect("a rendering thread panicked")).collect()
         })
     };
-    // The first template error in device order, whatever thread met it.
+    // The first error in device order, whatever thread met it.
     let mut ok = Vec::with_capacity(threads);
-    let mut first_error: Option<(usize, TemplateError)> = None;
+    let mut first_error: Option<(usize, RenderError<E>)> = None;
     for p in parts {
         match p {
             Ok(v) => ok.push(v),
@@ -281,18 +341,18 @@ pub fn render(f: &ResolvedFabric, t: &Templates) -> Result<Rendered, TemplateErr
     }
     let mut all: Vec<(usize, DeviceOutput)> = ok.into_iter().flatten().collect();
     all.sort_unstable_by_key(|(i, _)| *i);
-    let mut files = Vec::with_capacity(n);
+    let mut files = 0;
     let mut findings = Vec::new();
     let mut steps = Vec::with_capacity(n);
-    for (i, (file, w, s)) in all {
+    for (i, (has_file, w, s)) in all {
         findings.extend(w);
-        files.extend(file);
+        files += usize::from(has_file);
         if let Some(s) = s {
             steps.push((i, s));
         }
     }
-    let runbook = runbook::render(f, steps, &findings, t)?;
-    Ok(Rendered { files, runbook, findings })
+    let runbook = runbook::render(f, steps, &findings, t).map_err(RenderError::Template)?;
+    Ok(RenderedSummary { files, runbook, findings })
 }
 
 /// Renders the device named `name`; an unknown name is an error with the closest names.

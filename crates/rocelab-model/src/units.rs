@@ -418,6 +418,12 @@ const LENGTH_UNITS: &[(&str, u128)] = &[("mm", 1), ("cm", 10), ("m", 1_000), ("k
 /// (the figure the PFC headroom guidance of IEEE 802.1Qbb Annex and switch vendors use).
 pub const PROPAGATION_PS_PER_METRE: u64 = 5_000;
 
+/// The longest cable a file may give: 1000 km. The longest standard Ethernet optics reach 80 to
+/// 120 km (IEEE 802.3ct 100GBASE-ZR, OIF 400ZR), and a lossless link of this length would need
+/// hundreds of megabytes of PFC headroom; the bound keeps every delay computed from a length
+/// (5 ms here) far from overflow.
+pub const MAX_LENGTH: Length = Length(1_000_000_000);
+
 impl Length {
     pub const fn metres(m: u64) -> Length {
         Length(m * 1_000)
@@ -430,19 +436,28 @@ impl Length {
     }
     /// One-way propagation delay over this cable at 5 ns per metre.
     pub fn propagation(self) -> Time {
-        Time(self.0 * PROPAGATION_PS_PER_METRE / 1_000)
+        // Lengths parsed from a file are at most `MAX_LENGTH`; saturating keeps a length made
+        // another way from wrapping round to a short delay.
+        Time(self.0.saturating_mul(PROPAGATION_PS_PER_METRE) / 1_000)
     }
     /// The cable length whose propagation delay is `t` (used for imported topologies that give
     /// delays instead of lengths).
     pub fn from_propagation(t: Time) -> Length {
-        Length(t.0 * 1_000 / PROPAGATION_PS_PER_METRE)
+        Length(t.0.saturating_mul(1_000) / PROPAGATION_PS_PER_METRE)
     }
 }
 
 impl std::str::FromStr for Length {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        parse_with_units(s, "length", LENGTH_UNITS, None, "`3m`, `0.5m`, `100m`").map(Length)
+        let mm = parse_with_units(s, "length", LENGTH_UNITS, None, "`3m`, `0.5m`, `100m`")?;
+        if mm > MAX_LENGTH.0 {
+            return err(format!(
+                "`{s}` is longer than the longest cable rocelab models, 1000 km; a fabric's links are metres to \
+                 tens of kilometres long"
+            ));
+        }
+        Ok(Length(mm))
     }
 }
 
@@ -511,6 +526,16 @@ mod tests {
         assert!(e.message.contains("did you mean `Gbps`"), "{}", e.message);
         let e = "fast".parse::<Rate>().unwrap_err();
         assert!(e.message.contains("expected a number with a unit"), "{}", e.message);
+    }
+
+    #[test]
+    fn cable_lengths_are_bounded_and_delays_never_wrap() {
+        assert_eq!("1000km".parse::<Length>().unwrap(), MAX_LENGTH);
+        assert_eq!(MAX_LENGTH.propagation(), Time::ms(5));
+        let e = "9999999999999m".parse::<Length>().unwrap_err();
+        assert!(e.message.contains("longer than the longest cable rocelab models, 1000 km"), "{}", e.message);
+        assert!("1001km".parse::<Length>().is_err());
+        assert_eq!(Length(u64::MAX).propagation(), Time(u64::MAX / 1_000));
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub mod error;
 pub mod event;
 pub mod fct;
 pub mod from_model;
+pub mod memory;
 pub mod mmu;
 pub mod nic;
 pub mod observer;

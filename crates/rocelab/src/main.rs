@@ -491,16 +491,17 @@ fn config(
         });
     }
     let dir = out.ok_or("give --out DIR or --device NAME")?;
-    let r = rocelab_config::render(&fabric, &t).map_err(|e| e.to_string())?;
-    for f in &r.files {
+    // Each file is written as soon as it is rendered, not held until all are.
+    let write = |_: usize, f: rocelab_config::DeviceFile| -> Result<(), String> {
         let path = outpath::file_in(dir, &f.file_name)?;
-        std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
+        std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let r = rocelab_config::render_into(&fabric, &t, &write).map_err(|e| e.to_string())?;
     let path = dir.join("RUNBOOK.md");
     std::fs::write(&path, &r.runbook).map_err(|e| format!("{}: {e}", path.display()))?;
     for f in &r.findings {
         eprintln!("{f}");
     }
-    outln!("wrote {} device files and RUNBOOK.md to {}", r.files.len(), dir.display());
+    outln!("wrote {} device files and RUNBOOK.md to {}", r.files, dir.display());
     Ok(if r.findings.iter().any(|f| f.is_error()) { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }

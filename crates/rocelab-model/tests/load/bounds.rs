@@ -180,7 +180,7 @@ fn a_cdf_file_that_never_ends_is_read_only_to_its_limit() {
     let e = load_file(std::path::Path::new("/dev/zero")).unwrap_err();
     assert_eq!(
         e.0[0].to_string(),
-        "/dev/zero:0:0: error: `/dev/zero` goes on past the 16777216 bytes rocelab reads for a fabric file; give \
+        "/dev/zero: error: `/dev/zero` goes on past the 16777216 bytes rocelab reads for a fabric file; give \
          the path of the right file"
     );
 }

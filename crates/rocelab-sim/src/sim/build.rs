@@ -363,6 +363,20 @@ fn build<'o, O: Observer>(
         hpcc_order: spec.ecmp == Ecmp::Hpcc,
     };
     Routes::check_size(&topology, crate::routing::MAX_ROUTE_TABLE_BYTES)?;
+    // The routing table and the per-flow state (each flow's runtime, its spec while building and,
+    // over RDMA, its queue pair) are the allocations that grow with the scenario; a run whose
+    // share of them would not fit in the process's memory is refused before either is made.
+    let per_flow = std::mem::size_of::<FlowRt>()
+        + std::mem::size_of::<(FlowSpec, Owner)>()
+        + std::mem::size_of::<super::rdma::QpRt>();
+    let flows = traffic.flows.len() as u128;
+    crate::memory::refuse_over(
+        format!("the routing table and the state of {flows} flows ({per_flow} bytes each)"),
+        Routes::table_bytes(&topology) + flows * per_flow as u128,
+        crate::memory::room_bytes(),
+        "run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower load) or a smaller \
+         fabric, or give the process more memory",
+    )?;
     let routes = Routes::compute(&topology);
 
     let mut queue = EventQueue::new();

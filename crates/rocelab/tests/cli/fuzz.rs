@@ -81,6 +81,11 @@ enum Expect {
     Rejected,
     /// No shell script `config` writes runs this command (a name smuggling one in).
     NoShellCommand(String),
+    /// `sim` refuses the run up front (exit 2, "too large to simulate") rather than aborting.
+    Refused,
+    /// This command is not run on the case; the line says why (a scale the wall limit does not
+    /// allow in a debug build, for instance).
+    Skip(String),
 }
 
 struct Case {
@@ -183,6 +188,7 @@ fn run_case(case: &Case, root: &Path, tally: &Tally) -> Result<(), String> {
     if case.run == Run::ScenarioAll {
         commands.push(vec!["sim", t, "--all", "--out", "all"]);
     }
+    commands.retain(|c| !case.expect.iter().any(|e| matches!(e, Expect::Skip(s) if s == c[0])));
     let mut i = 0;
     while i < commands.len() {
         let args = &commands[i];
@@ -208,6 +214,11 @@ fn run_case(case: &Case, root: &Path, tally: &Tally) -> Result<(), String> {
             });
             if out.code != Some(1) || !located {
                 return Err(fail(format!("accepted, or rejected without a located error: {:?}", out.code)));
+            }
+        }
+        if args[0] == "sim" && case.expect.contains(&Expect::Refused) {
+            if out.code != Some(2) || !out.stderr.contains("too large to simulate") {
+                return Err(fail(format!("not refused up front with its estimate: {:?}", out.code)));
             }
         }
         if args[0] == "import" && out.code == Some(0) {
@@ -453,7 +464,8 @@ fn fuzz_mutated_examples_never_panic_abort_or_hang() {
     panic!("{report}\nthe first mutant ({}, {file}):\n{text}", first.label);
 }
 
-/// A regression case's `# expect:` lines: `rejected`, `no-shell-command WORD`.
+/// A regression case's `# expect:` lines: `rejected`, `no-shell-command WORD`, `refused`,
+/// `skip COMMAND because …`.
 fn expectations(text: &str) -> Vec<Expect> {
     let lines = text.lines().take_while(|l| l.starts_with('#'));
     lines
@@ -461,6 +473,8 @@ fn expectations(text: &str) -> Vec<Expect> {
         .map(|e| match e.split_whitespace().collect::<Vec<_>>()[..] {
             ["rejected"] => Expect::Rejected,
             ["no-shell-command", word] => Expect::NoShellCommand(word.into()),
+            ["refused"] => Expect::Refused,
+            ["skip", command, "because", ..] => Expect::Skip(command.into()),
             _ => panic!("unknown expectation `{e}`"),
         })
         .collect()

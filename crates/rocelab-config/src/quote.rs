@@ -34,7 +34,7 @@ fn sh_plain(c: char) -> bool {
 }
 
 /// `value` as one POSIX shell word (bash, sh): bare when made only of characters that are
-/// literal in a shell ([`sh_plain`]), else in single quotes, inside which nothing is special,
+/// literal in a shell (`sh_plain`), else in single quotes, inside which nothing is special,
 /// with each `'` written `'\''` (close, escaped quote, reopen; POSIX.1-2017 XCU 2.2.2-2.2.3).
 pub fn sh(value: &str) -> Result<String, Unquotable> {
     no_control(value, "a shell script")?;
@@ -101,7 +101,7 @@ fn cli_plain(c: char) -> bool {
     c.is_ascii_alphanumeric() || " _./:@+,=-()".contains(c)
 }
 
-/// `value` unchanged if a vendor CLI reads it as the text it is ([`cli_plain`]), else an error:
+/// `value` unchanged if a vendor CLI reads it as the text it is (`cli_plain`), else an error:
 /// a switch CLI cannot quote, so a value outside that set cannot be written safely at all.
 pub fn cli(value: &str) -> Result<String, Unquotable> {
     no_control(value, "a switch configuration")?;

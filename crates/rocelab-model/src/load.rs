@@ -215,7 +215,7 @@ pub fn build(
         ));
     }
     check_policy(&fabric.qos, &mut problems);
-    crate::names::check_variants(&scenario, &mut problems);
+    crate::names::check_variants(&scenario.variants, &mut problems);
     let classes = &fabric.qos.classes;
     if let Some(t) = &fabric.rdma {
         crate::transport::check(t, "fabric.rdma", classes, &mut problems);

@@ -204,7 +204,7 @@ fn port_extra(platform: Platform) -> (&'static str, &'static str) {
 }
 
 /// A switch port name of `platform`: starting with a letter, at most 64 characters, of the
-/// characters of [`port_extra`] (Cumulus: a Linux interface name).
+/// characters of `port_extra` (Cumulus: a Linux interface name).
 pub fn switch_port(platform: Platform, name: &str) -> Result<(), NameError> {
     if platform == Platform::NvidiaCumulus {
         return linux_interface(name);
@@ -270,11 +270,37 @@ pub(crate) fn located(path: String, e: NameError) -> crate::resolve::Problem {
     p
 }
 
-/// Checks the names of the scenario's variants ([`variant`]).
-pub(crate) fn check_variants(s: &crate::fabric::Scenario, problems: &mut Vec<crate::resolve::Problem>) {
-    for (i, v) in s.variants.iter().enumerate() {
+/// The folder a run's results go to under `sim --all --out DIR/runs/`, from a variant's name
+/// (`base` for the scenario itself) or a sweep point's label: characters other than letters,
+/// digits and `-_.=+@` become `_`, so that the folder name is the same on every file system.
+pub fn run_folder(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.=+@".contains(c) { c } else { '_' }).collect()
+}
+
+/// Checks the names of the scenario's variants ([`variant`]), and that no two variants, nor a
+/// variant and the base scenario, would write their runs to the same folder ([`run_folder`]):
+/// the second would overwrite the first's results.
+pub(crate) fn check_variants(variants: &[crate::fabric::Variant], problems: &mut Vec<crate::resolve::Problem>) {
+    let mut folders: std::collections::HashMap<String, String> =
+        [("base".to_string(), "the base scenario".into())].into();
+    for (i, v) in variants.iter().enumerate() {
         if let Err(e) = variant(&v.name) {
             problems.push(located(format!("variants[{i}].name"), e));
+            continue;
+        }
+        let folder = run_folder(&v.name);
+        match folders.get(&folder) {
+            Some(other) => {
+                let mut p = crate::resolve::problem(
+                    format!("variants[{i}].name"),
+                    format!("variant `{}` would write its runs to `runs/{folder}`, as {other} does", v.name),
+                );
+                p.diag.suggestion = Some("give each variant a name that differs in its letters or digits".into());
+                problems.push(p);
+            }
+            None => {
+                folders.insert(folder, format!("variant `{}`", v.name));
+            }
         }
     }
 }
@@ -282,6 +308,32 @@ pub(crate) fn check_variants(s: &crate::fabric::Scenario, problems: &mut Vec<cra
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variants_that_share_a_run_folder_are_refused_at_the_second() {
+        let variants: Vec<crate::fabric::Variant> = ["a b", "a_b", "base", "c"]
+            .into_iter()
+            .map(|name| crate::fabric::Variant { name: name.into(), description: None, set: Default::default() })
+            .collect();
+        let mut problems = Vec::new();
+        check_variants(&variants, &mut problems);
+        let said: Vec<(String, String)> =
+            problems.iter().map(|p| (p.diag.path.clone(), p.diag.message.clone())).collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "variants[1].name".into(),
+                    "variant `a_b` would write its runs to `runs/a_b`, as variant `a b` does".into()
+                ),
+                (
+                    "variants[2].name".into(),
+                    "variant `base` would write its runs to `runs/base`, as the base scenario does".into()
+                ),
+            ]
+        );
+        assert_eq!(run_folder("ecn=on, pfc"), "ecn=on__pfc");
+    }
 
     #[test]
     fn device_names_are_hostname_labels() {

@@ -119,9 +119,7 @@ pub fn run_label(variant: Option<&str>, sweep: Option<&SweepPoint>) -> String {
 /// The directory of a run under `runs/`: `<variant>[/<field=value>]`, with characters that
 /// do not belong in a file name replaced by `_`.
 pub fn run_dir(variant: Option<&str>, sweep: Option<&SweepPoint>) -> PathBuf {
-    let clean = |s: &str| -> String {
-        s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.=+@".contains(c) { c } else { '_' }).collect()
-    };
+    let clean = rocelab_model::names::run_folder;
     let mut p = PathBuf::from(clean(variant.unwrap_or("base")));
     if let Some(s) = sweep {
         p.push(clean(&s.label()));

@@ -47,6 +47,14 @@ pub fn require(what: &str, candidates: &[&str], install: &str) -> Option<PathBuf
     None
 }
 
+/// Says on the test output, past libtest's capture, that the running test skipped what needs
+/// something this machine lacks (`why`): data files read in place, for instance.
+pub fn skip(why: &str) {
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(format!("SKIPPED {test}: {why}\n").as_bytes());
+}
+
 /// The line that says a test skipped, the same for every tool.
 fn skipped_line(test: &str, why: &str) -> String {
     format!("SKIPPED {test}: {why}; set {REQUIRE_TOOLS}=1 to make this an error\n")

@@ -6,7 +6,21 @@ use crate::finding::{counts, rule, Finding, Severity, RULES};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-/// The readable report: one block per finding, then a count.
+/// `text` safe to print on a terminal: control characters other than line feeds and tabs are
+/// shown escaped (`\u{1b}`). Findings of `check --import` quote device output and LLDP
+/// names, which may carry escape sequences that would otherwise act on the user's terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_default().to_string() } else { c.to_string() })
+        .collect::<String>()
+        .into()
+}
+
+/// The readable report: one block per finding, then a count, printable on a terminal
+/// ([`printable`]).
 pub fn table(findings: &[Finding], subject: &str) -> String {
     let mut s = String::new();
     for f in findings {
@@ -31,7 +45,7 @@ pub fn table(findings: &[Finding], subject: &str) -> String {
     } else {
         let _ = writeln!(s, "{subject}: {e} error{}, {w} warning{}, {n} note{}", plural(e), plural(w), plural(n));
     }
-    s
+    printable(&s).into_owned()
 }
 
 fn plural(n: usize) -> &'static str {
@@ -115,4 +129,15 @@ pub fn sarif(findings: &[Finding], artifact: &str) -> Value {
             "results": results,
         }],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn escape_sequences_from_device_output_are_shown_not_obeyed() {
+        assert_eq!(printable("leaf1:Ethernet0\n\tok"), "leaf1:Ethernet0\n\tok");
+        assert_eq!(printable("port \u{1b}[2Jeth0\r"), "port \\u{1b}[2Jeth0\\r");
+    }
 }

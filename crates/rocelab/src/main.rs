@@ -379,12 +379,12 @@ fn check(
             // links file naming the device of a config_db.json cut short).
             let files = rocelab_verify::import::read_dir(dir).map_err(|e| e.to_string())?;
             for e in &files.errors {
-                eprintln!("{e}");
+                eprintln!("{}", rocelab_verify::render::printable(&e.to_string()));
             }
             unreadable = files.errors.len();
             let imported = rocelab_verify::import::import_files(files, dir, links).map_err(|e| e.to_string())?;
             for u in &imported.not_understood {
-                eprintln!("{u}");
+                eprintln!("{}", rocelab_verify::render::printable(&u.to_string()));
             }
             (imported.state, dir.display().to_string(), dir.display().to_string())
         }

@@ -146,7 +146,7 @@ fn hpcc_data() -> Option<PathBuf> {
     if dir.join("flow.txt").exists() && dir.join("topology.txt").exists() {
         Some(dir)
     } else {
-        eprintln!("{} not present: the HPCC flow import is tested on inline files only", dir.display());
+        super::skipped(&format!("{} not present: the HPCC flow import is tested on inline files only", dir.display()));
         None
     }
 }

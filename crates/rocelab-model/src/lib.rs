@@ -31,6 +31,7 @@
 // on the cold error path, so returning them by value is fine.
 #![allow(clippy::result_large_err)]
 
+mod cabling;
 pub mod catalog;
 pub mod cdf;
 pub mod dcqcn;

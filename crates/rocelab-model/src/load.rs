@@ -248,6 +248,7 @@ pub fn build(
             all.push(d);
         }
         crate::storage::check(&scenario, &resolved, &mut problems);
+        crate::cabling::check(&scenario, &resolved, &mut problems);
     }
     for p in problems {
         let mark = mark_of(root, &p.path);

@@ -103,3 +103,20 @@ fn show_names_a_hosts_bond_and_addresses() {
     let node2 = s.lines().find(|l| l.trim_start().starts_with("node2")).unwrap();
     assert!(!node2.contains("bond") && !node2.contains("addresses"), "{node2}");
 }
+
+/// A simulated scenario's hosts must be cabled: said at the device, not by the simulator.
+#[test]
+fn a_host_without_a_cable_is_an_error_only_where_something_is_simulated() {
+    let uncabled = BASE.replace("      - {a: \"sw1:eth1/1\", b: \"node1:p0\", cable: 3m}\n", "");
+    assert_ne!(uncabled, BASE);
+    // Only configured and checked: a host not cabled yet is allowed.
+    load(&uncabled).unwrap_or_else(|d| panic!("{d:?}"));
+    let simulated =
+        format!("{uncabled}workloads:\n  flows:\n    - {{name: f, from: node2, to: node2, class: roce, rate: 1G}}\n");
+    let e = errors(&simulated);
+    let d = e.iter().find(|d| d.message.contains("no cabled port")).unwrap_or_else(|| panic!("{e:?}"));
+    assert_eq!(d.path, "fabric.topology.devices[2]");
+    assert_eq!(d.message, "`node1` has no cabled port, and a simulation needs every host cabled");
+    assert_eq!((d.line, d.column), (7, 9));
+    assert_eq!(d.suggestion.as_deref(), Some("add a link to a port of `node1`, or remove the device"));
+}

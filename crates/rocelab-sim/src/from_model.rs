@@ -4,8 +4,8 @@
 //! Device `i` of the resolved fabric is node `i`; only cabled ports become simulator ports (a
 //! switch model's unused front-panel ports carry nothing). Buffer size, alpha, per-port PFC,
 //! ETS, ECN and per-PG headroom come from the model; a lossless PG's headroom defaults to
-//! [`rocelab_verify::headroom::required_headroom`] for its link — the same function
-//! `rocelab check` uses.
+//! [`rocelab_model::headroom::port_headroom`] for its link — the function `rocelab check` and the
+//! vendor configurations use.
 
 use crate::cc::{CcAlgorithm, DcqcnParams};
 use crate::nic::NicProfile;
@@ -24,6 +24,7 @@ use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traff
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::{Bonding, NicVendor};
 use rocelab_model::flowgen::host_rate_bps as line_rate;
+use rocelab_model::headroom;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
 use rocelab_model::simmodel::{self, ResolvedSimModel};
@@ -32,7 +33,6 @@ use rocelab_model::transport::{self, Window};
 use rocelab_model::units::Size;
 use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
-use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
 use serde::Serialize;
 
 /// The simulator's input built from a scenario, and the names to report results with.
@@ -360,8 +360,6 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
         .map(|pi| {
             let id = PortId { device: di, port: *pi };
             let s = f.port_settings(id);
-            let link = &f.links[f.port(id).link.expect("cabled")];
-            let peer = if link.a == id { link.b } else { link.a };
             let mut port = SwitchPortSpec { link_pause: s.link_pause, ..Default::default() };
             port.pfc = pfc_port(f, id);
             for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
@@ -369,16 +367,7 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
                 // 802.3x protects every class of the port that PFC does not: its PG holds back
                 // with headroom, and its XOFF sends PAUSE.
                 if (c.lossless && pc.pfc) || (s.link_pause && !pc.pfc) {
-                    let headroom = s.headroom.map(|h| h.as_bytes()).unwrap_or_else(|| {
-                        required_headroom(&HeadroomInput {
-                            speed: link.speed,
-                            cable: link.cable,
-                            receiver_mtu: s.mtu,
-                            sender_mtu: f.port_settings(peer).mtu,
-                            response: Response::Time(f.qos.pfc.response_time),
-                        })
-                        .bytes
-                    });
+                    let headroom = headroom::port_headroom(f, id, s.headroom);
                     port.pgs[prio] = PriorityGroupSpec {
                         threshold: s
                             .xoff

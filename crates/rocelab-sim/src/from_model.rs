@@ -6,6 +6,18 @@
 //! ETS, ECN and per-PG headroom come from the model; a lossless PG's headroom defaults to
 //! [`rocelab_model::headroom::port_headroom`] for its link — the function `rocelab check` and the
 //! vendor configurations use.
+//!
+//! Every mapping from the model to the simulator's own types lives here, so that the mechanism
+//! modules (congestion control, storage, traffic, the engine) take plain simulator parameters
+//! and never name the model crate: DCQCN's parameters and profiles (`dcqcn`), storage jobs,
+//! targets and protocols (`storage`), flow-size CDFs as a [`SizeDistribution`], and whole
+//! scenario files for callers that start from a path ([`build_points`]).
+
+mod dcqcn;
+mod points;
+mod storage;
+
+pub use points::build_points;
 
 use crate::cc::{CcAlgorithm, DcqcnParams};
 use crate::nic::NicProfile;
@@ -20,7 +32,9 @@ use crate::spec::{
 };
 use crate::tcp::{CcKind, TcpStackSpec};
 use crate::time::Serialization;
-use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, Transport, IPERF_PORT};
+use crate::traffic::{
+    FlowClass, FlowSpec, OnOff, PoissonArrivals, SizeDistribution, TcpFlow, Traffic, Transport, IPERF_PORT,
+};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::{Bonding, NicVendor};
 use rocelab_model::flowgen::host_rate_bps as line_rate;
@@ -687,7 +701,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     }
     // Storage sessions' queue pairs are flows of `t.flows`: named before perftest's, which
     // follow all of them.
-    let (jobs, flows) = crate::storage::scenario::add_jobs(s, f, seed, &mut t);
+    let (jobs, flows) = storage::add_jobs(s, f, seed, &mut t);
     names.jobs = jobs;
     for n in flows {
         names.flows.push(n);
@@ -715,6 +729,17 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
 /// modelled.
 fn queue_of(c: &rocelab_model::TrafficClass) -> u8 {
     c.queue.unwrap_or(c.priority) & 7
+}
+
+/// A workload's flow-size CDF (`workloads.poisson`, HPCC's traffic files) is what
+/// [`Traffic::poisson`] draws sizes from.
+impl SizeDistribution for rocelab_model::cdf::FlowSizeCdf {
+    fn mean_bytes(&self) -> f64 {
+        self.mean()
+    }
+    fn sample_bytes(&self, u: f64) -> u64 {
+        self.sample(u)
+    }
 }
 
 #[cfg(test)]

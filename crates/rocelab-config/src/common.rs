@@ -76,21 +76,9 @@ impl PortView {
         self.classes.iter().find(|c| c.name == name)
     }
     /// PFC headroom this port's lossless priority groups need: the fabric's where it sets one,
-    /// else rocelab's headroom function (`rocelab_verify::headroom`) for this cable and speed.
+    /// else rocelab's headroom function ([`rocelab_model::headroom`]) for this cable and speed.
     pub fn headroom(&self, f: &ResolvedFabric) -> u64 {
-        match self.settings.headroom {
-            Some(h) => h.as_bytes(),
-            None => {
-                rocelab_verify::headroom::required_headroom(&rocelab_verify::headroom::HeadroomInput {
-                    speed: self.speed,
-                    cable: self.cable,
-                    receiver_mtu: self.settings.mtu,
-                    sender_mtu: self.peer_mtu,
-                    response: rocelab_verify::headroom::Response::Time(f.qos.pfc.response_time),
-                })
-                .bytes
-            }
-        }
+        rocelab_model::headroom::port_headroom(f, self.id, self.settings.headroom)
     }
     /// The class RDMA uses on this port: the first lossless one.
     pub fn rdma_class(&self) -> Option<&ClassView> {

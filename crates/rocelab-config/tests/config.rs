@@ -1,7 +1,7 @@
 //! `rocelab config` end to end: one test per seed (the intent matching the seed's setup renders
 //! the commands the seed lists, in the seed's order), the typed representations as data, golden
-//! files of whole outputs, round trips through rocelab-verify's importers, bad input, template
-//! overrides and determinism.
+//! files of whole outputs, bad input, template overrides and determinism. The round trips
+//! through the checker's importers are rocelab-verify's tests (`tests/roundtrip.rs`).
 
 use rocelab_config::{render, render_device, Templates, Typed};
 use rocelab_model::{load_str, ResolvedFabric};
@@ -495,98 +495,6 @@ fabric:
       - {name: default, priority: 0, dscp: [0], ets: 10}
     dcqcn: {enabled: true}
 "#;
-
-#[test]
-fn sonic_config_db_round_trips_through_the_importer() {
-    let f = fabric(SONIC);
-    let leaf = f.switches().next().unwrap().name.clone();
-    let (text, _) = device_text(&f, &leaf);
-    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
-    for t in [
-        "PORT_QOS_MAP",
-        "DSCP_TO_TC_MAP",
-        "TC_TO_PRIORITY_GROUP_MAP",
-        "TC_TO_QUEUE_MAP",
-        "WRED_PROFILE",
-        "SCHEDULER",
-        "QUEUE",
-        "BUFFER_POOL",
-        "BUFFER_PROFILE",
-        "BUFFER_PG",
-        "CABLE_LENGTH",
-        "PFC_WD",
-    ] {
-        assert!(json.get(t).is_some(), "no {t}");
-    }
-    let imported = rocelab_verify::import::sonic::parse(&text, "leaf.json", &leaf);
-    // Tables rocelab sets that the checker does not read yet are the only lines it skips.
-    for n in &imported.not_understood {
-        assert!(
-            ["BUFFER_QUEUE", "CABLE_LENGTH", "PFC_WD", "pfcwd_sw_enable"].iter().any(|t| n.text.contains(t)),
-            "{n}"
-        );
-    }
-    let (name, _, q, _) = &imported.ports[0];
-    let host_port = f.device(&leaf).unwrap().ports.iter().find(|p| p.name == *name).unwrap();
-    assert!(host_port.link.is_some());
-    assert_eq!(q.pfc, 1 << 3, "PFC on priority 3 only");
-    assert_eq!(q.dscp_to_priority[26], 3);
-    assert_eq!(q.dscp_to_priority[48], 6);
-    let ecn = q.ecn[3].as_ref().expect("ECN on queue 3");
-    assert_eq!((ecn.kmin, ecn.kmax), (150_000, 1_500_000));
-    assert_eq!(q.mtu, 9100);
-}
-
-#[test]
-fn onyx_config_round_trips_through_the_importer() {
-    let f = fabric(DEMARTEK_ONYX);
-    let (text, _) = device_text(&f, "sn2410");
-    let imported = rocelab_verify::import::onyx::parse(&text, "sn2410.txt", "sn2410");
-    assert!(imported.not_understood.is_empty(), "{:?}", imported.not_understood);
-    let intent = rocelab_verify::from_intent(&f);
-    let sw = intent.devices.iter().find(|d| d.name == "sn2410").unwrap();
-    let mut compared = 0;
-    for p in sw.ports.iter().filter(|p| p.link.is_some()) {
-        let want = &intent.profiles[p.qos as usize];
-        let (_, speed, got, _) = imported.ports.iter().find(|(n, ..)| *n == p.name).expect("port imported");
-        assert_eq!((got.trust, got.pfc, got.link_pause), (want.trust, want.pfc, want.link_pause), "{}", p.name);
-        assert_eq!(got.mtu, want.mtu, "{} MTU", p.name);
-        let link = f.links.iter().find(|l| [l.a, l.b].iter().any(|e| f.port_label(*e) == format!("sn2410:{}", p.name)));
-        assert_eq!(Some(*speed), link.map(|l| l.speed), "{} speed", p.name);
-        for prio in (0..8).filter(|x| want.pfc & (1 << x) != 0) {
-            assert_eq!(got.priority_to_pg[prio], want.priority_to_pg[prio], "{} pg of {prio}", p.name);
-            let pg = want.priority_to_pg[prio] as usize;
-            assert_eq!(got.headroom[pg], want.headroom[pg], "{} headroom of pg {pg}", p.name);
-        }
-        for c in &f.qos.classes {
-            let prio = c.priority as usize;
-            let (qg, qw) = (got.priority_to_queue[prio] as usize, want.priority_to_queue[prio] as usize);
-            assert_eq!(qg, qw, "{} queue of {prio}", p.name);
-            assert_eq!(got.sched[qg], want.sched[qw], "{} ETS of queue {qg}", p.name);
-            assert_eq!(got.ecn[qg].map(|e| (e.kmin, e.kmax)), want.ecn[qw].map(|e| (e.kmin, e.kmax)), "{} ECN", p.name);
-        }
-        compared += 1;
-    }
-    assert!(compared > 0);
-}
-
-#[test]
-fn arista_config_round_trips_through_the_importer() {
-    let f = fabric(ARISTA_PURE);
-    let (text, _) = device_text(&f, "leaf3");
-    let imported = rocelab_verify::import::arista::parse(&text, "leaf3.txt", "leaf3");
-    let (_, _, q, _) = imported.ports.iter().find(|(n, ..)| n == "Ethernet51/1").expect("port imported");
-    assert_eq!(q.pfc, 1 << 3);
-    let ecn = q.ecn[3].as_ref().expect("ECN on tx-queue 3");
-    assert_eq!((ecn.kmin, ecn.kmax, ecn.pmax), (256 * 1024, 512 * 1024, 1.0));
-    // The re-mark policy-map and VXLAN DSCP propagation are all the checker's importer skips.
-    for n in &imported.not_understood {
-        assert!(
-            ["policy-map", "service-policy", "vxlan qos dscp propagation"].iter().any(|t| n.text.contains(t)),
-            "{n}"
-        );
-    }
-}
 
 #[test]
 fn unknown_switch_platform_lists_the_known_ones() {

@@ -41,6 +41,7 @@ pub mod display;
 pub mod fabric;
 pub mod flowgen;
 pub mod generators;
+pub mod headroom;
 pub mod hpcc;
 pub mod hpcc_config;
 pub mod hpcc_flows;

@@ -176,7 +176,7 @@ pub struct Pfc {
     #[serde(default = "yes")]
     pub enabled: bool,
     /// Time from a buffer crossing XOFF to the pause frame leaving, plus the peer's time to stop
-    /// after receiving it; feeds the headroom calculation (`rocelab_verify::headroom`).
+    /// after receiving it; feeds the headroom calculation ([`crate::headroom`]).
     /// Default 1.5 µs, a figure for current switch and NIC silicon. The standards' upper bounds
     /// are larger: IEEE 802.1Qbb lets a 10G receiver take 60 pause quanta (30,720 bit times,
     /// i.e. 3,840 bytes, about 3 µs) to respond, plus IEEE 802.3 interface delays.

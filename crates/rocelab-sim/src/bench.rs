@@ -293,25 +293,8 @@ pub fn storage_runs(examples_dir: &Path) -> Result<Vec<StorageRun>, String> {
     ];
     let mut out = Vec::new();
     for f in files {
-        let path = examples_dir.join(format!("{f}.yaml"));
-        let l = rocelab_model::load_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let variants: Vec<Option<&str>> =
-            std::iter::once(None).chain(l.variant_names().into_iter().map(Some)).collect();
-        let points: Vec<Option<usize>> = match l.sweep_values() {
-            Some((_, v)) => (0..v.len()).map(Some).collect(),
-            None => vec![None],
-        };
-        let values = l.sweep_values().map(|v| v.1).unwrap_or_default();
-        for v in &variants {
-            for p in &points {
-                let (scenario, fabric) = l.run_point(*v, *p).map_err(|e| format!("{f}: {e}"))?;
-                let b = crate::from_model::build(&scenario, &fabric, None);
-                let mut name = format!("{f} {}", v.unwrap_or("base"));
-                if let Some(i) = p {
-                    name = format!("{name} @ {}", values[*i]);
-                }
-                out.push(StorageRun { name, spec: b.spec, traffic: b.traffic, config: b.config });
-            }
+        for (label, b) in crate::from_model::build_points(&examples_dir.join(format!("{f}.yaml")))? {
+            out.push(StorageRun { name: format!("{f} {label}"), spec: b.spec, traffic: b.traffic, config: b.config });
         }
     }
     Ok(out)

@@ -4,8 +4,20 @@
 //! Device `i` of the resolved fabric is node `i`; only cabled ports become simulator ports (a
 //! switch model's unused front-panel ports carry nothing). Buffer size, alpha, per-port PFC,
 //! ETS, ECN and per-PG headroom come from the model; a lossless PG's headroom defaults to
-//! [`rocelab_verify::headroom::required_headroom`] for its link — the same function
-//! `rocelab check` uses.
+//! [`rocelab_model::headroom::port_headroom`] for its link — the function `rocelab check` and the
+//! vendor configurations use.
+//!
+//! Every mapping from the model to the simulator's own types lives here, so that the mechanism
+//! modules (congestion control, storage, traffic, the engine) take plain simulator parameters
+//! and never name the model crate: DCQCN's parameters and profiles (`dcqcn`), storage jobs,
+//! targets and protocols (`storage`), flow-size CDFs as a [`SizeDistribution`], and whole
+//! scenario files for callers that start from a path ([`build_points`]).
+
+mod dcqcn;
+mod points;
+mod storage;
+
+pub use points::build_points;
 
 use crate::cc::{CcAlgorithm, DcqcnParams};
 use crate::nic::NicProfile;
@@ -20,10 +32,13 @@ use crate::spec::{
 };
 use crate::tcp::{CcKind, TcpStackSpec};
 use crate::time::Serialization;
-use crate::traffic::{FlowClass, FlowSpec, OnOff, PoissonArrivals, TcpFlow, Traffic, Transport, IPERF_PORT};
+use crate::traffic::{
+    FlowClass, FlowSpec, OnOff, PoissonArrivals, SizeDistribution, TcpFlow, Traffic, Transport, IPERF_PORT,
+};
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::{Bonding, NicVendor};
 use rocelab_model::flowgen::host_rate_bps as line_rate;
+use rocelab_model::headroom;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
 use rocelab_model::simmodel::{self, ResolvedSimModel};
@@ -32,7 +47,6 @@ use rocelab_model::transport::{self, Window};
 use rocelab_model::units::Size;
 use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
-use rocelab_verify::headroom::{required_headroom, HeadroomInput, Response};
 use serde::Serialize;
 
 /// The simulator's input built from a scenario, and the names to report results with.
@@ -360,8 +374,6 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
         .map(|pi| {
             let id = PortId { device: di, port: *pi };
             let s = f.port_settings(id);
-            let link = &f.links[f.port(id).link.expect("cabled")];
-            let peer = if link.a == id { link.b } else { link.a };
             let mut port = SwitchPortSpec { link_pause: s.link_pause, ..Default::default() };
             port.pfc = pfc_port(f, id);
             for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
@@ -369,16 +381,7 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
                 // 802.3x protects every class of the port that PFC does not: its PG holds back
                 // with headroom, and its XOFF sends PAUSE.
                 if (c.lossless && pc.pfc) || (s.link_pause && !pc.pfc) {
-                    let headroom = s.headroom.map(|h| h.as_bytes()).unwrap_or_else(|| {
-                        required_headroom(&HeadroomInput {
-                            speed: link.speed,
-                            cable: link.cable,
-                            receiver_mtu: s.mtu,
-                            sender_mtu: f.port_settings(peer).mtu,
-                            response: Response::Time(f.qos.pfc.response_time),
-                        })
-                        .bytes
-                    });
+                    let headroom = headroom::port_headroom(f, id, s.headroom);
                     port.pgs[prio] = PriorityGroupSpec {
                         threshold: s
                             .xoff
@@ -698,7 +701,7 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
     }
     // Storage sessions' queue pairs are flows of `t.flows`: named before perftest's, which
     // follow all of them.
-    let (jobs, flows) = crate::storage::scenario::add_jobs(s, f, seed, &mut t);
+    let (jobs, flows) = storage::add_jobs(s, f, seed, &mut t);
     names.jobs = jobs;
     for n in flows {
         names.flows.push(n);
@@ -726,6 +729,17 @@ fn traffic(s: &Scenario, f: &ResolvedFabric, seed: u64, names: &mut Names) -> Tr
 /// modelled.
 fn queue_of(c: &rocelab_model::TrafficClass) -> u8 {
     c.queue.unwrap_or(c.priority) & 7
+}
+
+/// A workload's flow-size CDF (`workloads.poisson`, HPCC's traffic files) is what
+/// [`Traffic::poisson`] draws sizes from.
+impl SizeDistribution for rocelab_model::cdf::FlowSizeCdf {
+    fn mean_bytes(&self) -> f64 {
+        self.mean()
+    }
+    fn sample_bytes(&self, u: f64) -> u64 {
+        self.sample(u)
+    }
 }
 
 #[cfg(test)]

@@ -266,15 +266,6 @@ pub trait SizeDistribution {
     fn sample_bytes(&self, u: f64) -> u64;
 }
 
-impl SizeDistribution for rocelab_model::cdf::FlowSizeCdf {
-    fn mean_bytes(&self) -> f64 {
-        self.mean()
-    }
-    fn sample_bytes(&self, u: f64) -> u64 {
-        self.sample(u)
-    }
-}
-
 /// What [`Traffic::poisson`] generates.
 #[derive(Clone, Copy, Debug)]
 pub struct PoissonArrivals<'a, D: ?Sized> {

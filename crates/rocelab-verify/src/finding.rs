@@ -109,13 +109,13 @@ pub const RULES: &[Rule] = &[
         id: "HEADROOM-SHORT",
         check: 3,
         summary: "Headroom per lossless (port, priority group) covers speed, cable, MTU and response time",
-        source: crate::headroom::SOURCE,
+        source: rocelab_model::headroom::SOURCE,
     },
     Rule {
         id: "HEADROOM-BUFFER",
         check: 3,
         summary: "Total headroom of a switch fits its buffer with room for the shared pool",
-        source: crate::headroom::SOURCE,
+        source: rocelab_model::headroom::SOURCE,
     },
     Rule {
         id: "ECN-OFF",

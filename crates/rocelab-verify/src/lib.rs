@@ -4,15 +4,15 @@
 //! intent or the devices' running configurations become one vendor-independent configured
 //! [`state::State`]; each check is a pure function over it returning [`finding::Finding`]s
 //! (an ID, severity, device, port, class, what is wrong, why it matters, how to fix it, and the
-//! rule's source). Also here: the one PFC headroom function ([`headroom`]), the routes between
-//! RDMA endpoints and the buffer-dependency (deadlock) analysis ([`routes`]), and importers of
-//! running configurations ([`import`]).
+//! rule's source). Also here: the routes between RDMA endpoints and the buffer-dependency
+//! (deadlock) analysis ([`routes`]), and importers of running configurations ([`import`]). The
+//! PFC headroom the checks compare against is the model's ([`rocelab_model::headroom`]), the
+//! function the simulator and the vendor configurations use too.
 //!
 //! This crate never prints; the CLI renders findings ([`render`]).
 
 pub mod checks;
 pub mod finding;
-pub mod headroom;
 pub mod import;
 pub mod intent;
 pub mod render;

@@ -1,4 +1,5 @@
 use super::*;
+use rocelab_model::headroom::{required_headroom, HeadroomInput, Response};
 
 const FABRIC: &str = r#"fabric:
   name: t

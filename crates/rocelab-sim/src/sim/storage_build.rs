@@ -441,7 +441,7 @@ mod tests {
             t.storage.set_target(node, device(30 * US, 4, None));
             for (name, initiator) in [("local", node), ("remote", other)] {
                 let spec = JobSpec::new(name, RwMode::RandRead, 4096, 1, MS);
-                let p = crate::storage::scenario::negotiated(kind);
+                let p = crate::storage::protocol::negotiated(kind);
                 let job = StorageJob { transport, ..StorageJob::new(spec, initiator, node, p) };
                 let req = JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: 1 };
                 t.storage.add_job(&mut t.flows, req);
@@ -466,7 +466,7 @@ mod tests {
             for bs in [1024, 4096, 65_536, 2 << 20] {
                 let mut spec = JobSpec::new("mix", RwMode::RandRw, bs, 2, 3 * MS);
                 spec.numjobs = 2;
-                let p = crate::storage::scenario::negotiated(kind);
+                let p = crate::storage::protocol::negotiated(kind);
                 let r = run_job(spec, p, default_costs(kind), device(10 * US, 16, None), 4 * MS);
                 let j = &r.jobs[0];
                 assert!(j.read.total_ios > 5 && j.write.total_ios > 5, "{kind:?} {bs}: {j:?}");
@@ -510,7 +510,7 @@ mod tests {
             for bs in [1024, 4096, 65_536, 2 << 20] {
                 let mut spec = JobSpec::new("mix", RwMode::RandRw, bs, 2, 3 * MS);
                 spec.numjobs = 2;
-                let p = crate::storage::scenario::negotiated(kind);
+                let p = crate::storage::protocol::negotiated(kind);
                 let r = run_over(spec, p, transport, default_costs(kind), device(10 * US, 16, None), 4 * MS, 2);
                 r.check_conservation().unwrap();
                 let j = &r.jobs[0];

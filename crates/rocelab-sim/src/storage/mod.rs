@@ -21,7 +21,6 @@ pub mod job;
 pub mod plan;
 pub mod protocol;
 pub mod results;
-pub mod scenario;
 pub mod target;
 
 pub use histogram::{LatencyHistogram, LatencySummary};

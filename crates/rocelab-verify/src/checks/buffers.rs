@@ -4,8 +4,8 @@
 
 use super::{Ctx, Draft};
 use crate::finding::{Severity, SRC_DCQCN, SRC_NVIDIA_ROCE, SRC_QAZ};
-use crate::headroom::{required_headroom, Headroom, HeadroomInput, Response, SOURCE as HEADROOM_SOURCE};
 use crate::state::{End, Sched};
+use rocelab_model::headroom::{required_headroom, Headroom, HeadroomInput, Response, SOURCE as HEADROOM_SOURCE};
 use std::collections::HashMap;
 
 /// Headroom a switch port needs per lossless priority group, and what it has configured.

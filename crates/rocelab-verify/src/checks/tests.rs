@@ -65,12 +65,12 @@ fn check3_headroom_shows_its_computation_and_fits_the_buffer() {
     k.change(links[2], true, |q| q.headroom[3] = Some(10_000));
     let f = k.run();
     assert_eq!(ids(&f), ["HEADROOM-SHORT"]);
-    let h = crate::headroom::required_headroom(&crate::headroom::HeadroomInput {
+    let h = rocelab_model::headroom::required_headroom(&rocelab_model::headroom::HeadroomInput {
         speed: rocelab_model::units::Rate::gbps(100),
         cable: rocelab_model::units::Length::metres(3),
         receiver_mtu: 9100,
         sender_mtu: 9100,
-        response: crate::headroom::Response::Time(rocelab_model::units::Time::ns(1500)),
+        response: rocelab_model::headroom::Response::Time(rocelab_model::units::Time::ns(1500)),
     });
     assert!(f[0].what.contains(&h.explain()), "{}", f[0].what);
     assert!(f[0].what.contains("has 10000 B of headroom; spine1:p1 at 100G over 3m needs"));
@@ -357,12 +357,12 @@ fn check2_near_misses_stay_clean() {
 
 #[test]
 fn check3_headroom_exactly_enough_and_pools_that_fit() {
-    let need = crate::headroom::required_headroom(&crate::headroom::HeadroomInput {
+    let need = rocelab_model::headroom::required_headroom(&rocelab_model::headroom::HeadroomInput {
         speed: rocelab_model::units::Rate::gbps(100),
         cable: rocelab_model::units::Length::metres(3),
         receiver_mtu: 9100,
         sender_mtu: 9100,
-        response: crate::headroom::Response::Time(rocelab_model::units::Time::ns(1500)),
+        response: rocelab_model::headroom::Response::Time(rocelab_model::units::Time::ns(1500)),
     })
     .bytes;
     let (mut k, links) = Kit::clos();

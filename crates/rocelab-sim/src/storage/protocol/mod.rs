@@ -277,6 +277,20 @@ pub enum Protocol {
     NfsTcp(nfs::NfsTcp),
 }
 
+/// The session parameters a Linux or Windows host negotiates for `kind` with a target that
+/// keeps its protocol's defaults: iSCSI and iSER between open-iscsi's proposals
+/// ([`IscsiParams::open_iscsi`](iscsi::IscsiParams::open_iscsi)) and an RFC 7143 target, the
+/// others their modules' defaults.
+pub fn negotiated(kind: ProtocolKind) -> Protocol {
+    use iscsi::IscsiParams;
+    let iscsi = || IscsiParams::negotiate(&IscsiParams::open_iscsi(), &IscsiParams::rfc7143());
+    match kind {
+        ProtocolKind::Iscsi => Protocol::Iscsi(iscsi()),
+        ProtocolKind::Iser => Protocol::Iser(iscsi()),
+        k => Protocol::default_for(k),
+    }
+}
+
 impl Protocol {
     /// `kind` with the defaults its module documents.
     pub fn default_for(kind: ProtocolKind) -> Self {

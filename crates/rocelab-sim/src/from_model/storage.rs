@@ -1,12 +1,13 @@
 //! From a scenario's `workloads.jobs` and the devices' `storage` and `cpu` to
-//! [`StorageTraffic`](super::plan::StorageTraffic): one engine job per job and initiator host,
-//! the target devices' models with the scenario's overrides, and the hosts' cores.
+//! [`StorageTraffic`](crate::storage::plan::StorageTraffic): one engine job per job and
+//! initiator host, the target devices' models with the scenario's overrides, and the hosts'
+//! cores.
 
-use super::job::{JobSpec, RwMode};
-use super::plan::{default_sessions, JobRequest, StorageJob, StorageTransport};
-use super::protocol::{iscsi::IscsiParams, Protocol, ProtocolKind};
-use super::target::{ServiceTime, TargetProfile};
 use crate::rng::mix64;
+use crate::storage::job::{JobSpec, RwMode};
+use crate::storage::plan::{default_sessions, JobRequest, StorageJob, StorageTransport};
+use crate::storage::protocol::{negotiated, ProtocolKind};
+use crate::storage::target::{ServiceTime, TargetProfile};
 use crate::traffic::{FlowClass, Traffic};
 use rocelab_model::fabric::StorageProtocol;
 use rocelab_model::storage::{job_class, job_rdma, Job, Latency, RdmaTransport, Rw, StorageProfile, TargetModel};
@@ -24,18 +25,6 @@ pub fn protocol_kind(p: StorageProtocol) -> ProtocolKind {
         StorageProtocol::Smb => ProtocolKind::Smb,
         StorageProtocol::NfsRdma => ProtocolKind::NfsRdma,
         StorageProtocol::NfsTcp => ProtocolKind::NfsTcp,
-    }
-}
-
-/// The session parameters a Linux or Windows host negotiates for `kind` with a target that
-/// keeps its protocol's defaults: iSCSI and iSER between open-iscsi's proposals
-/// ([`IscsiParams::open_iscsi`]) and an RFC 7143 target, the others their modules' defaults.
-pub fn negotiated(kind: ProtocolKind) -> Protocol {
-    let iscsi = || IscsiParams::negotiate(&IscsiParams::open_iscsi(), &IscsiParams::rfc7143());
-    match kind {
-        ProtocolKind::Iscsi => Protocol::Iscsi(iscsi()),
-        ProtocolKind::Iser => Protocol::Iser(iscsi()),
-        k => Protocol::default_for(k),
     }
 }
 
@@ -186,6 +175,7 @@ fn flow_name(t: &Traffic, flow: usize, f: &ResolvedFabric) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::protocol::Protocol;
 
     #[test]
     fn overrides_replace_the_profile_numbers() {

@@ -3,7 +3,12 @@
 //! the moment the last frame the sender could not hold back has arrived.
 //!
 //! This is the one headroom function of rocelab: `rocelab check` compares configured headroom
-//! with it and shows its terms, and the simulator uses it for its defaults.
+//! with it and shows its terms, and the simulator and the vendor configurations use it for the
+//! headroom a fabric leaves unset. It lives with the model because it needs only the model's
+//! units, so that the simulator and the configuration renderers need not depend on the checks.
+//! [`port_input`] assembles its input for a cabled port of a resolved fabric, and
+//! [`port_headroom`] applies a configured figure over it, for every crate that starts from the
+//! fabric.
 //!
 //! The delay model is that of IEEE 802.1Qbb-2011 Annex N ("Buffer requirements"), as vendors'
 //! headroom calculators apply it: the Cisco Press book *Detecting, Troubleshooting, and
@@ -31,7 +36,8 @@
 //! `cell + 1` bytes occupies two cells; mlxsw multiplies the delay by a "cell factor" close to
 //! 2 for the worst case), and shared-headroom schemes that pool headroom across PGs.
 
-use rocelab_model::units::{Length, Rate, Time};
+use crate::resolve::{PortId, ResolvedFabric};
+use crate::units::{Length, Rate, Size, Time};
 use serde::Serialize;
 
 /// Ethernet framing around the layer-2 payload the MTU counts: MAC header 14, 802.1Q tag 4,
@@ -167,6 +173,31 @@ pub fn required_headroom(input: &HeadroomInput) -> Headroom {
         how: format!("MTU {} + {FRAME_OVERHEAD} + {WIRE_OVERHEAD}", input.sender_mtu),
     });
     Headroom { bytes: terms.iter().map(|t| t.bytes).sum(), terms }
+}
+
+/// The headroom input of the lossless priority groups of port `id`, the receiving end: its
+/// link's speed and cable, its own and its peer's MTU, and the fabric's PFC response time.
+/// `None` for a port without a cable, which has no sender to hold back.
+pub fn port_input(f: &ResolvedFabric, id: PortId) -> Option<HeadroomInput> {
+    let link = &f.links[f.port(id).link?];
+    let peer = if link.a == id { link.b } else { link.a };
+    Some(HeadroomInput {
+        speed: link.speed,
+        cable: link.cable,
+        receiver_mtu: f.port_settings(id).mtu,
+        sender_mtu: f.port_settings(peer).mtu,
+        response: Response::Time(f.qos.pfc.response_time),
+    })
+}
+
+/// The headroom, in bytes, a lossless priority group of the cabled port `id` gets: `configured`
+/// (the port's `qos.buffer.headroom`) where the fabric sets one, else [`required_headroom`] for
+/// [`port_input`]. A port without a cable gets its configured figure or nothing.
+pub fn port_headroom(f: &ResolvedFabric, id: PortId, configured: Option<Size>) -> u64 {
+    match configured {
+        Some(h) => h.as_bytes(),
+        None => port_input(f, id).map_or(0, |input| required_headroom(&input).bytes),
+    }
 }
 
 #[cfg(test)]

@@ -83,29 +83,7 @@ const ARISTA_PURE_SEED: &str = "nvme-of-leaf-spine-arista-pure.txt";
 
 /// Demartek guide, Mellanox SN2410: RoCE on priority 5 in VLAN 2, traffic class 2, the guide's
 /// pools and buffers, ETS 90/10 and ECN 150/1500 KB.
-const DEMARTEK_ONYX: &str = r#"
-fabric:
-  name: demartek-onyx
-  topology:
-    devices:
-      - {name: sn2410, role: switch, platform: nvidia-onyx, model: SN2410}
-      - {name: h1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G}}
-      - {name: h2, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G}}
-    links:
-      - {a: "sn2410:eth1/1", b: "h1:p0"}
-      - {a: "sn2410:eth1/2", b: "h2:p0"}
-  qos:
-    marking: pcp
-    vlan: 2
-    classes:
-      - {name: roce, priority: 5, lossless: true, ets: 90, ecn: {kmin: 150KB, kmax: 1500KB, pmax: 1.0}}
-      - {name: default, priority: 0, ets: 10}
-    buffer:
-      pools: {ingress_lossy: 956051B, egress_lossy: 956051B, ingress_lossless: 8604460B, egress_lossless: 16777000B}
-    ports:
-      # The guide's lossless group reserves 34816 bytes: XOFF 8192 plus 26624 of headroom.
-      - {ports: ["sn2410:*"], queue: {roce: 2}, headroom: 26624B}
-"#;
+const DEMARTEK_ONYX: &str = include_str!("fabrics/demartek-onyx.yaml");
 
 #[test]
 fn seed_demartek_onyx_sequence() {
@@ -248,31 +226,7 @@ fn seed_demartek_comware_sequence() {
 
 /// Arista/Pure guide: hosts send ToS 106 (DSCP 26), the leaf keeps DSCP 24 in traffic class 3,
 /// ECN 256/512 KB at 100 % on tx-queue 3, PFC priority 3 no-drop, VXLAN ECN propagation.
-const ARISTA_PURE: &str = r#"
-fabric:
-  name: arista-pure
-  topology:
-    devices:
-      - name: leaf3
-        role: switch
-        platform: arista-eos
-        ports: [{names: Ethernet49-54/1, speed: 100G, speeds: [25G]}]
-        vxlan: {ecn_propagation: true, dscp_preservation: false}
-      - name: init20-13-2
-        role: host
-        os: linux
-        nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G, port_names: [eth1, eth2]}
-    links:
-      - {a: "leaf3:Ethernet51/1", b: "init20-13-2:eth1"}
-      - {a: "leaf3:Ethernet52/1", b: "init20-13-2:eth2"}
-  qos:
-    marking: dscp
-    vlan: 111
-    roce_tos: 106
-    classes:
-      - {name: roce, priority: 3, dscp: [24], lossless: true, ecn: {kmin: 256KiB, kmax: 512KiB, pmax: 1.0}}
-      - {name: default, priority: 0, dscp: [0]}
-"#;
+const ARISTA_PURE: &str = include_str!("fabrics/arista-pure.yaml");
 
 #[test]
 fn seed_arista_pure_leaf() {
@@ -480,21 +434,7 @@ fn seed_demartek_windows_netqos() {
 
 /// The SONiC benchmark's policy on two switches: DSCP trust, priority 3 lossless with ECN and
 /// ETS 90/10, CNPs strict on priority 6.
-const SONIC: &str = r#"
-fabric:
-  name: sonic-pair
-  topology:
-    generator:
-      leaf-spine: {leaves: 2, spines: 1, hosts_per_leaf: 2, host_speed: 25G, uplink_speed: 100G, leaf: {platform: sonic}, spine: {platform: sonic}}
-  qos:
-    marking: dscp
-    mtu: 9100
-    classes:
-      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90, ecn: {kmin: 150KB, kmax: 1500KB, pmax: 0.01}}
-      - {name: cnp, priority: 6, dscp: [48], strict: true, cnp: true}
-      - {name: default, priority: 0, dscp: [0], ets: 10}
-    dcqcn: {enabled: true}
-"#;
+const SONIC: &str = include_str!("fabrics/sonic-pair.yaml");
 
 #[test]
 fn unknown_switch_platform_lists_the_known_ones() {

@@ -1,8 +1,8 @@
 //! Configurations rocelab renders, read back by the checker's importers: what `rocelab config`
 //! writes for SONiC, NVIDIA Onyx and Arista EOS imports as the state the intent describes, so
 //! that `rocelab check --import` on a fabric configured by rocelab finds what was intended.
-//! The fabrics are those of rocelab-config's tests (`tests/config.rs`) of the same names; they
-//! are copied here so that the configuration crate's tests need not depend on the checker.
+//! The fabrics are the files rocelab-config's tests render (`rocelab-config/tests/fabrics/`):
+//! the test lives here so that the configuration crate need not depend on the checker.
 
 use rocelab_config::{render_device, Templates};
 use rocelab_model::{load_str, ResolvedFabric};
@@ -19,75 +19,15 @@ fn device_text(f: &ResolvedFabric, name: &str) -> (String, Vec<rocelab_config::F
 
 /// Demartek guide, Mellanox SN2410: RoCE on priority 5 in VLAN 2, traffic class 2, the guide's
 /// pools and buffers, ETS 90/10 and ECN 150/1500 KB.
-const DEMARTEK_ONYX: &str = r#"
-fabric:
-  name: demartek-onyx
-  topology:
-    devices:
-      - {name: sn2410, role: switch, platform: nvidia-onyx, model: SN2410}
-      - {name: h1, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G}}
-      - {name: h2, role: host, os: linux, nic: {vendor: mellanox, model: ConnectX-5, speed: 25G}}
-    links:
-      - {a: "sn2410:eth1/1", b: "h1:p0"}
-      - {a: "sn2410:eth1/2", b: "h2:p0"}
-  qos:
-    marking: pcp
-    vlan: 2
-    classes:
-      - {name: roce, priority: 5, lossless: true, ets: 90, ecn: {kmin: 150KB, kmax: 1500KB, pmax: 1.0}}
-      - {name: default, priority: 0, ets: 10}
-    buffer:
-      pools: {ingress_lossy: 956051B, egress_lossy: 956051B, ingress_lossless: 8604460B, egress_lossless: 16777000B}
-    ports:
-      # The guide's lossless group reserves 34816 bytes: XOFF 8192 plus 26624 of headroom.
-      - {ports: ["sn2410:*"], queue: {roce: 2}, headroom: 26624B}
-"#;
+const DEMARTEK_ONYX: &str = include_str!("../../rocelab-config/tests/fabrics/demartek-onyx.yaml");
 
 /// Arista/Pure guide: hosts send ToS 106 (DSCP 26), the leaf keeps DSCP 24 in traffic class 3,
 /// ECN 256/512 KB at 100 % on tx-queue 3, PFC priority 3 no-drop, VXLAN ECN propagation.
-const ARISTA_PURE: &str = r#"
-fabric:
-  name: arista-pure
-  topology:
-    devices:
-      - name: leaf3
-        role: switch
-        platform: arista-eos
-        ports: [{names: Ethernet49-54/1, speed: 100G, speeds: [25G]}]
-        vxlan: {ecn_propagation: true, dscp_preservation: false}
-      - name: init20-13-2
-        role: host
-        os: linux
-        nic: {vendor: mellanox, model: ConnectX-5, ports: 2, speed: 100G, port_names: [eth1, eth2]}
-    links:
-      - {a: "leaf3:Ethernet51/1", b: "init20-13-2:eth1"}
-      - {a: "leaf3:Ethernet52/1", b: "init20-13-2:eth2"}
-  qos:
-    marking: dscp
-    vlan: 111
-    roce_tos: 106
-    classes:
-      - {name: roce, priority: 3, dscp: [24], lossless: true, ecn: {kmin: 256KiB, kmax: 512KiB, pmax: 1.0}}
-      - {name: default, priority: 0, dscp: [0]}
-"#;
+const ARISTA_PURE: &str = include_str!("../../rocelab-config/tests/fabrics/arista-pure.yaml");
 
 /// The SONiC benchmark's policy on two switches: DSCP trust, priority 3 lossless with ECN and
 /// ETS 90/10, CNPs strict on priority 6.
-const SONIC: &str = r#"
-fabric:
-  name: sonic-pair
-  topology:
-    generator:
-      leaf-spine: {leaves: 2, spines: 1, hosts_per_leaf: 2, host_speed: 25G, uplink_speed: 100G, leaf: {platform: sonic}, spine: {platform: sonic}}
-  qos:
-    marking: dscp
-    mtu: 9100
-    classes:
-      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90, ecn: {kmin: 150KB, kmax: 1500KB, pmax: 0.01}}
-      - {name: cnp, priority: 6, dscp: [48], strict: true, cnp: true}
-      - {name: default, priority: 0, dscp: [0], ets: 10}
-    dcqcn: {enabled: true}
-"#;
+const SONIC: &str = include_str!("../../rocelab-config/tests/fabrics/sonic-pair.yaml");
 
 #[test]
 fn sonic_config_db_round_trips_through_the_importer() {

@@ -94,15 +94,12 @@ pub fn slowdown(r: &Results, f: &FlowResults) -> Option<f64> {
     (ideal > 0.0 && fct > 0.0).then_some(fct / ideal)
 }
 
-/// The `q` quantile (0..=1) of `v` by nearest rank; `None` when empty.
+/// The `q` quantile (0..=1, to a thousandth) of `v` by nearest rank, as the simulator's own
+/// percentiles ([`rocelab_sim::fct::nearest_rank`]); `None` when empty.
 pub fn quantile(v: &[f64], q: f64) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    let rank = ((q * s.len() as f64).ceil() as usize).clamp(1, s.len());
-    Some(s[rank - 1])
+    rocelab_sim::fct::nearest_rank(&s, (q.clamp(0.0, 1.0) * 1000.0).round() as usize)
 }
 
 /// PFC frames a port sent, all priorities.
@@ -182,6 +179,10 @@ mod tests {
         assert_eq!(quantile(&v, 0.99), Some(5.0));
         assert_eq!(quantile(&v, 0.0), Some(1.0));
         assert_eq!(quantile(&[], 0.5), None);
+        // The same ranks as the simulator's percentiles: p99 of 100 values is the 99th.
+        let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(quantile(&hundred, 0.99), Some(99.0));
+        assert_eq!(quantile(&hundred, 0.5), Some(50.0));
     }
 
     #[test]

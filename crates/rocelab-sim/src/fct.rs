@@ -266,14 +266,18 @@ pub struct Percentiles<T> {
 impl<T: Copy + PartialOrd> Percentiles<T> {
     /// Of `values` (sorted here); `None` when empty.
     pub fn of(values: &mut [T]) -> Option<Self> {
-        if values.is_empty() {
-            return None;
-        }
         values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-        let n = values.len();
-        let rank = |per_mille: usize| values[(n * per_mille).div_ceil(1000).clamp(1, n) - 1];
-        Some(Percentiles { p50: rank(500), p95: rank(950), p99: rank(990) })
+        let rank = |per_mille| nearest_rank(values, per_mille);
+        Some(Percentiles { p50: rank(500)?, p95: rank(950)?, p99: rank(990)? })
     }
+}
+
+/// The `per_mille` / 1000 percentile of `sorted` (ascending) by nearest rank: the smallest value
+/// with at least that share of the set at or below it. Integer arithmetic, so that p99 of 100
+/// values is the 99th whatever floating point makes of 0.99 × 100. `None` when empty.
+pub fn nearest_rank<T: Copy>(sorted: &[T], per_mille: usize) -> Option<T> {
+    let n = sorted.len();
+    (n > 0).then(|| sorted[(n * per_mille).div_ceil(1000).clamp(1, n) - 1])
 }
 
 /// One sized flow's completion.

@@ -9,24 +9,17 @@
 //! ([`ResolvedFabric::port_settings`]): where the policy gives ECN, alpha, headroom or reserve
 //! per link speed, ports of different speeds get different profiles.
 
-use crate::state::{DeviceState, EcnState, End, HostRdma, LinkState, Policy, PortQos, PortState, Sched, State, Trust};
+use crate::state::{DeviceState, EcnState, End, HostRdma, LinkState, Policy, PortQos, PortState, Sched, State};
 use rocelab_model::fabric::{RdmaKind, Role};
 use rocelab_model::qos::Marking;
 use rocelab_model::resolve::PortSettings;
 use rocelab_model::ResolvedFabric;
 
-fn trust(m: Marking) -> Trust {
-    match m {
-        Marking::Pcp => Trust::Pcp,
-        Marking::Dscp => Trust::Dscp,
-    }
-}
-
 /// The profile of a port following `settings`; `host` for adapter ports.
 fn profile(f: &ResolvedFabric, s: &PortSettings, host: bool) -> PortQos {
     let q = &f.qos;
     let mut p = PortQos::unconfigured(s.mtu);
-    p.trust = trust(s.marking);
+    p.trust = s.marking;
     p.link_pause = s.link_pause;
     let rdma_priority = q.rdma_class().map(|c| c.priority);
     for (c, pc) in q.classes.iter().zip(&s.classes) {
@@ -140,7 +133,7 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
         rdma_dscp: rdma.and_then(|c| c.dscp.first().copied()),
         cnp_priority: cnp.map(|c| c.priority),
         cnp_dscp: cnp.and_then(|c| c.dscp.first().copied()),
-        trust: trust(q.marking),
+        trust: q.marking,
         roce_mtu: f.roce_mtu,
         dcqcn: q.dcqcn.enabled,
         response_time: q.pfc.response_time,

@@ -18,15 +18,8 @@ pub struct Origin {
     pub line: usize,
 }
 
-/// Which header field a port classifies on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Hash)]
-#[serde(rename_all = "lowercase")]
-pub enum Trust {
-    /// 802.1p PCP in the VLAN tag.
-    Pcp,
-    /// DSCP in the IP header.
-    Dscp,
-}
+/// Which header field a port classifies on: the fabric model's trust mode.
+pub use rocelab_model::qos::Marking;
 
 /// How the scheduler serves one egress queue (IEEE 802.1Qaz ETS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Hash, Default)]
@@ -72,7 +65,7 @@ pub struct HostRdma {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PortQos {
     pub mtu: u32,
-    pub trust: Trust,
+    pub trust: Marking,
     /// DSCP → priority under DSCP trust (unmapped code points go to 0, as on most switches).
     #[serde(skip)]
     pub dscp_to_priority: [u8; 64],
@@ -113,7 +106,7 @@ impl PortQos {
     pub fn unconfigured(mtu: u32) -> PortQos {
         PortQos {
             mtu,
-            trust: Trust::Pcp,
+            trust: Marking::Pcp,
             dscp_to_priority: [0; 64],
             priority_to_pg: [0; 8],
             priority_to_queue: [0, 1, 2, 3, 4, 5, 6, 7],
@@ -136,8 +129,8 @@ impl PortQos {
     /// The priority a packet with this DSCP (or, under PCP trust, this PCP) is classified to.
     pub fn classify(&self, dscp: u8, pcp: u8) -> u8 {
         match self.trust {
-            Trust::Dscp => self.dscp_to_priority[(dscp & 63) as usize],
-            Trust::Pcp => pcp & 7,
+            Marking::Dscp => self.dscp_to_priority[(dscp & 63) as usize],
+            Marking::Pcp => pcp & 7,
         }
     }
 }
@@ -214,7 +207,7 @@ pub struct Policy {
     pub rdma_dscp: Option<u8>,
     pub cnp_priority: Option<u8>,
     pub cnp_dscp: Option<u8>,
-    pub trust: Trust,
+    pub trust: Marking,
     /// RoCE path MTU (InfiniBand MTU of the payload).
     pub roce_mtu: u32,
     /// DCQCN meant to run.

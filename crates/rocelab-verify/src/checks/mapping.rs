@@ -5,12 +5,13 @@
 
 use super::{Ctx, Draft};
 use crate::finding::{Severity, SRC_NVIDIA_ROCE, SRC_QBB};
-use crate::state::{PortQos, Trust};
+use crate::state::PortQos;
+use rocelab_model::qos::Marking;
 
-fn trust_name(t: Trust) -> &'static str {
+fn trust_name(t: Marking) -> &'static str {
     match t {
-        Trust::Pcp => "PCP (802.1p)",
-        Trust::Dscp => "DSCP",
+        Marking::Pcp => "PCP (802.1p)",
+        Marking::Dscp => "DSCP",
     }
 }
 
@@ -37,7 +38,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 others: Vec::new(),
             });
         }
-        if q.trust == Trust::Dscp {
+        if q.trust == Marking::Dscp {
             for (dscp, want, what) in
                 [(pol.rdma_dscp, pol.rdma_priority, "RDMA"), (pol.cnp_dscp, pol.cnp_priority, "CNP")]
             {
@@ -138,7 +139,7 @@ fn host_tos(cx: &Ctx) -> Vec<Draft> {
             let sw = s.qos(peer);
             let (what, fix) = match sw.trust {
                 // The switch classifies on the DSCP the adapter's RoCE ToS carries.
-                Trust::Dscp if h.rdma_visible => {
+                Marking::Dscp if h.rdma_visible => {
                     let dscp = h.roce_tos.map(|t| t >> 2).unwrap_or(0);
                     let got = sw.dscp_to_priority[dscp as usize];
                     if got == want {
@@ -157,14 +158,14 @@ fn host_tos(cx: &Ctx) -> Vec<Draft> {
                     )
                 }
                 // The switch classifies on the 802.1p priority the host tags RDMA with.
-                Trust::Pcp => match h.pcp {
+                Marking::Pcp => match h.pcp {
                     Some(p) if p != want => (
                         format!("tags RDMA with 802.1p priority {p}, which {} trusts; the lossless priority is {want}", cx.label(peer)),
                         format!("tag RDMA with priority {want} (Windows: New-NetQosPolicy -NetDirectPortMatchCondition 445 -PriorityValue8021Action {want})"),
                     ),
                     _ => continue,
                 },
-                Trust::Dscp => continue,
+                Marking::Dscp => continue,
             };
             out.push(Draft {
                 id: "MAP-TOS",

@@ -4,7 +4,8 @@
 use super::{Ctx, Draft};
 use crate::finding::{Severity, SRC_DCQCN, SRC_DEADLOCK, SRC_NVIDIA_ROCE, SRC_PURE, SRC_QAZ, SRC_RFC3168};
 use crate::routes::{Cycle, MAX_FULL_FAILURES};
-use crate::state::{End, Trust};
+use crate::state::End;
+use rocelab_model::qos::Marking;
 
 pub fn check(cx: &Ctx) -> Vec<Draft> {
     let mut out = dcqcn(cx);
@@ -124,7 +125,7 @@ fn overlay(cx: &Ctx) -> Vec<Draft> {
                 others: Vec::new(),
             });
         }
-        if !v.dscp_preservation && s.policy.trust == Trust::Dscp {
+        if !v.dscp_preservation && s.policy.trust == Marking::Dscp {
             out.push(Draft {
                 id: "VXLAN-DSCP",
                 severity: Severity::Error,

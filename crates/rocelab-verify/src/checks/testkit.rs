@@ -1,8 +1,9 @@
 //! Building configured states directly for the checks' unit tests: a small fabric of switches
 //! and RDMA hosts whose ports can then be changed one setting at a time.
 
-use crate::state::{DeviceState, EcnState, End, HostRdma, LinkState, Policy, PortQos, PortState, Sched, State, Trust};
+use crate::state::{DeviceState, EcnState, End, HostRdma, LinkState, Policy, PortQos, PortState, Sched, State};
 use rocelab_model::fabric::Role;
+use rocelab_model::qos::Marking;
 use rocelab_model::units::{Length, Rate, Time};
 
 /// RoCE on priority 3 / DSCP 26, lossless; CNP on priority 6 / DSCP 48, strict; default 0.
@@ -17,7 +18,7 @@ pub fn policy() -> Policy {
         rdma_dscp: Some(26),
         cnp_priority: Some(6),
         cnp_dscp: Some(48),
-        trust: Trust::Dscp,
+        trust: Marking::Dscp,
         roce_mtu: 4096,
         dcqcn: true,
         response_time: Time::ns(1500),
@@ -29,7 +30,7 @@ pub fn policy() -> Policy {
 /// A port configured as the policy says.
 pub fn good_qos(host: bool) -> PortQos {
     let mut q = PortQos::unconfigured(9100);
-    q.trust = Trust::Dscp;
+    q.trust = Marking::Dscp;
     q.dscp_to_priority[26] = 3;
     q.dscp_to_priority[48] = 6;
     q.priority_to_pg[3] = 3;

@@ -2,8 +2,9 @@
 //! directly.
 
 use super::testkit::{ids, Kit};
-use crate::state::{EcnState, Sched, Trust};
+use crate::state::{EcnState, Sched};
 use crate::Severity;
+use rocelab_model::qos::Marking;
 
 #[test]
 fn a_healthy_clos_has_no_findings() {
@@ -30,7 +31,7 @@ fn check1_dscp_map_and_trust_agree_at_every_hop_cnp_included() {
     // spine1's port towards leaf1 maps CNP DSCP 48 to priority 0.
     k.change(links[2], false, |q| q.dscp_to_priority[48] = 0);
     // leaf2's uplink to spine2 trusts PCP.
-    k.change(links[7], true, |q| q.trust = Trust::Pcp);
+    k.change(links[7], true, |q| q.trust = Marking::Pcp);
     let f = k.run();
     assert_eq!(ids(&f), ["MAP-DSCP", "MAP-TRUST"]);
     let d = f.iter().find(|f| f.id == "MAP-DSCP").unwrap();
@@ -314,7 +315,7 @@ fn check1_near_misses_stay_clean() {
     // Priority 5 is used by no class: sharing group 3 with it is harmless.
     k.change(links[1], true, |q| q.priority_to_pg[5] = 3);
     // PCP trust on a link no RDMA route crosses.
-    k.change(stub, true, |q| q.trust = Trust::Pcp);
+    k.change(stub, true, |q| q.trust = Marking::Pcp);
     // An adapter whose ToS the source does not show is not judged by it.
     k.change(links[4], false, |q| {
         let h = q.host.as_mut().unwrap();
@@ -328,10 +329,10 @@ fn check1_near_misses_stay_clean() {
 #[test]
 fn check1_host_pcp_under_pcp_trust() {
     let (mut k, links) = Kit::clos();
-    k.s.policy.trust = Trust::Pcp;
-    k.change_all(false, |q| q.trust = Trust::Pcp);
+    k.s.policy.trust = Marking::Pcp;
+    k.change_all(false, |q| q.trust = Marking::Pcp);
     k.change_all(true, |q| {
-        q.trust = Trust::Pcp;
+        q.trust = Marking::Pcp;
         q.host.as_mut().unwrap().pcp = Some(3);
     });
     assert!(k.run().is_empty());
@@ -466,7 +467,7 @@ fn every_finding_is_complete_and_names_its_rules_source() {
     let (mut k, links) = Kit::clos();
     k.change(links[0], false, |q| q.host.as_mut().unwrap().roce_tos = Some(96));
     k.change(links[2], false, |q| q.dscp_to_priority[48] = 0);
-    k.change(links[7], true, |q| q.trust = Trust::Pcp);
+    k.change(links[7], true, |q| q.trust = Marking::Pcp);
     k.change(links[3], true, |q| {
         q.pfc |= 1;
         q.priority_to_pg[0] = 3;

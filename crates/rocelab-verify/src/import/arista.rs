@@ -24,7 +24,8 @@
 //! indented lines it holds.
 
 use super::{DeviceConfig, NotUnderstood};
-use crate::state::{EcnState, PortQos, Sched, Trust};
+use crate::state::{EcnState, PortQos, Sched};
+use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 
 fn parse_list(text: &str) -> Option<Vec<u8>> {
@@ -85,7 +86,7 @@ struct Port {
     line: usize,
     speed: Option<Rate>,
     qos: PortQos,
-    trust: Option<Trust>,
+    trust: Option<Marking>,
 }
 
 /// Parses one running-config; `stem` names the device when it has no `hostname`.
@@ -159,8 +160,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                     }
                     ["mtu", m] if m.parse::<u32>().is_ok() => port.qos.mtu = m.parse().unwrap_or(1500),
                     ["speed", rest @ ..] if parse_speed(rest).is_some() => port.speed = parse_speed(rest),
-                    ["qos", "trust", "dscp"] => port.trust = Some(Trust::Dscp),
-                    ["qos", "trust", "cos"] => port.trust = Some(Trust::Pcp),
+                    ["qos", "trust", "dscp"] => port.trust = Some(Marking::Dscp),
+                    ["qos", "trust", "cos"] => port.trust = Some(Marking::Pcp),
                     ["priority-flow-control", "on"] | ["priority-flow-control", "mode", "on"] => {}
                     ["priority-flow-control", "priority", p, "no-drop"] if p.parse::<u8>().is_ok_and(|p| p < 8) => {
                         let p: u8 = p.parse().unwrap_or(0);
@@ -247,7 +248,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     let ports = ports
         .into_iter()
         .map(|mut p| {
-            p.qos.trust = p.trust.unwrap_or(Trust::Pcp);
+            p.qos.trust = p.trust.unwrap_or(Marking::Pcp);
             for (d, tc) in &dscp_map {
                 p.qos.dscp_to_priority[*d as usize] = *tc;
             }
@@ -301,7 +302,7 @@ end
         assert_eq!(c.name, "leaf1");
         let (name, speed, q, line) = &c.ports[0];
         assert_eq!((name.as_str(), *speed, *line), ("Ethernet1", Rate::gbps(100), 6));
-        assert_eq!((q.mtu, q.trust, q.pfc, q.priority_to_pg[3]), (9214, Trust::Dscp, 1 << 3, 3));
+        assert_eq!((q.mtu, q.trust, q.pfc, q.priority_to_pg[3]), (9214, Marking::Dscp, 1 << 3, 3));
         assert_eq!((q.dscp_to_priority[26], q.dscp_to_priority[48]), (3, 6));
         let e = q.ecn[3].unwrap();
         assert_eq!((e.kmin, e.kmax, e.pmax), (256 * 1024, 512 * 1024, 1.0));

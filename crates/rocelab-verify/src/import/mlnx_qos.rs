@@ -4,7 +4,7 @@
 //! Understood:
 //! - `DCBX mode: OS controlled` (the host's settings are used: not willing) or `Firmware
 //!   controlled` (the adapter's firmware runs DCBX and takes the switch's settings: willing);
-//! - `Priority trust state: pcp|dscp` (older releases: `Trust state:`);
+//! - `Priority trust state: pcp|dscp` (older releases: `Marking state:`);
 //! - `dscp2prio mapping:` and its `prio:P dscp:D,D,…` lines;
 //! - `PFC configuration:` with its `priority`, `enabled` and `buffer` rows (the buffer a
 //!   priority is received into is its priority group);
@@ -20,8 +20,9 @@
 //! port is taken to have the MTU of its link's other end. Everything else is reported.
 
 use super::{DeviceConfig, NotUnderstood};
-use crate::state::{HostRdma, PortQos, Sched, Trust};
+use crate::state::{HostRdma, PortQos, Sched};
 use rocelab_model::fabric::Role;
+use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 
 pub fn recognise(text: &str) -> bool {
@@ -74,11 +75,11 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 "Firmware controlled" => q.dcbx_willing = Some(true),
                 _ => report("expected OS controlled or Firmware controlled"),
             },
-            "Priority trust state" | "Trust state" | "Priority trust mode" => {
+            "Priority trust state" | "Marking state" | "Priority trust mode" => {
                 seen_trust = true;
                 match value {
-                    "pcp" => q.trust = Trust::Pcp,
-                    "dscp" => q.trust = Trust::Dscp,
+                    "pcp" => q.trust = Marking::Pcp,
+                    "dscp" => q.trust = Marking::Dscp,
                     _ => report("expected pcp or dscp"),
                 }
             }
@@ -151,7 +152,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     }
     if !seen_trust {
         // Releases before the trust setting classify by 802.1p only.
-        q.trust = Trust::Pcp;
+        q.trust = Marking::Pcp;
     }
     let name = host.unwrap_or_else(|| stem.to_string());
     let mut c = DeviceConfig { role: Role::Host, not_understood: bad, ..DeviceConfig::switch(name, "linux", file) };
@@ -206,7 +207,7 @@ tc: 4 ratelimit: unlimited, tsa: vendor
         assert!(c.not_understood.is_empty(), "{:?}", c.not_understood);
         let (port, _, q, line) = &c.ports[0];
         assert_eq!((port.as_str(), *line), ("ens1f0np0", 1));
-        assert_eq!((q.trust, q.dcbx_willing, q.pfc), (Trust::Dscp, Some(false), 1 << 3));
+        assert_eq!((q.trust, q.dcbx_willing, q.pfc), (Marking::Dscp, Some(false), 1 << 3));
         assert_eq!((q.dscp_to_priority[26], q.dscp_to_priority[48], q.dscp_to_priority[0]), (3, 6, 0));
         assert_eq!((q.priority_to_pg[3], q.priority_to_pg[0]), (1, 0));
         assert_eq!(q.priority_to_queue, [0, 0, 0, 3, 4, 4, 6, 4]);
@@ -223,7 +224,7 @@ tc: 4 ratelimit: unlimited, tsa: vendor
         let c = parse(text, "h2.mlnx_qos", "h2");
         assert!(c.ports.is_empty());
         let q = c.default_port.unwrap();
-        assert_eq!((q.trust, q.pfc, q.priority_to_queue[1]), (Trust::Pcp, 1 << 5, 0));
+        assert_eq!((q.trust, q.pfc, q.priority_to_queue[1]), (Marking::Pcp, 1 << 5, 0));
     }
 
     #[test]

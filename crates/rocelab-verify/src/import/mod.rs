@@ -36,10 +36,11 @@ mod fuzz;
 
 pub use files::{read_dir, DirFiles, FileError};
 
-use crate::state::{DeviceState, End, LinkState, Origin, Policy, Pool, PortQos, PortState, State, Trust};
+use crate::state::{DeviceState, End, LinkState, Origin, Policy, Pool, PortQos, PortState, State};
 use links::{LinksFile, PolicyEntry};
 use lldp::LldpTable;
 use rocelab_model::fabric::Role;
+use rocelab_model::qos::Marking;
 use rocelab_model::units::{Length, Rate, Time};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -590,7 +591,7 @@ fn build(
             rdma_dscp: None,
             cnp_priority: None,
             cnp_dscp: None,
-            trust: Trust::Dscp,
+            trust: Marking::Dscp,
             roce_mtu: 1024,
             dcqcn: false,
             response_time: Time::ns(1500),
@@ -635,7 +636,7 @@ fn inferred_policy(s: &State) -> Policy {
         for p in d.ports.iter().filter(|p| p.link.is_some()) {
             let q = &s.profiles[p.qos as usize];
             *pfc.entry(q.pfc).or_default() += 1;
-            *trust.entry(q.trust == Trust::Dscp).or_default() += 1;
+            *trust.entry(q.trust == Marking::Dscp).or_default() += 1;
         }
     }
     let lossless = pfc.iter().max_by_key(|(m, n)| (**n, **m)).map(|(m, _)| *m).unwrap_or(0);
@@ -669,7 +670,7 @@ fn inferred_policy(s: &State) -> Policy {
         rdma_dscp,
         cnp_priority: None,
         cnp_dscp: None,
-        trust: if dscp_trust { Trust::Dscp } else { Trust::Pcp },
+        trust: if dscp_trust { Marking::Dscp } else { Marking::Pcp },
         roce_mtu: 1024,
         dcqcn: false,
         response_time: Time::ns(1500),

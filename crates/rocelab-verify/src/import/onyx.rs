@@ -37,7 +37,8 @@
 //! `eth1/1`, as rocelab names Onyx ports. Everything else is reported with its line.
 
 use super::{DeviceConfig, NotUnderstood};
-use crate::state::{EcnState, Pool, PortQos, Sched, Trust};
+use crate::state::{EcnState, Pool, PortQos, Sched};
+use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 
 /// Whether the text is an Onyx running-config.
@@ -89,7 +90,7 @@ struct Port {
     line: usize,
     speed: Option<Rate>,
     qos: PortQos,
-    trust: Trust,
+    trust: Marking,
     pfc_mode: bool,
 }
 
@@ -112,8 +113,8 @@ fn apply(p: &mut Port, w: &[&str]) -> bool {
             _ => return false,
         },
         ["qos", "trust", t] => match *t {
-            "L2" => p.trust = Trust::Pcp,
-            "L3" | "both" => p.trust = Trust::Dscp,
+            "L2" => p.trust = Marking::Pcp,
+            "L3" | "both" => p.trust = Marking::Dscp,
             _ => return false,
         },
         ["ingress-buffer", pg, "bind", "switch-priority", prios @ ..] if !prios.is_empty() => {
@@ -214,7 +215,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                     line,
                     speed: None,
                     qos: PortQos::unconfigured(1500),
-                    trust: Trust::Pcp,
+                    trust: Marking::Pcp,
                     pfc_mode: false,
                 });
                 ports.len() - 1
@@ -299,7 +300,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         .into_iter()
         .map(|mut p| {
             p.qos.trust = p.trust;
-            if p.trust == Trust::Dscp {
+            if p.trust == Marking::Dscp {
                 for d in 0..64u8 {
                     p.qos.dscp_to_priority[d as usize] = d >> 3;
                 }
@@ -389,7 +390,7 @@ no cli default prefix-modes enable
         assert_eq!(names, ["eth1/1", "eth1/2", "eth1/3", "eth1/4", "eth1/49"]);
         let (_, speed, q, line) = &c.ports[2];
         assert_eq!((*speed, *line), (Rate::gbps(25), 16));
-        assert_eq!((q.mtu, q.trust, q.pfc), (9216, Trust::Dscp, 1 << 3));
+        assert_eq!((q.mtu, q.trust, q.pfc), (9216, Marking::Dscp, 1 << 3));
         assert_eq!((q.dscp_to_priority[26], q.dscp_to_priority[48]), (3, 6));
         assert_eq!((q.priority_to_pg[3], q.priority_to_queue[3]), (3, 3));
         assert_eq!(q.ecn[3].map(|e| (e.kmin, e.kmax)), Some((150_000, 1_500_000)));
@@ -420,7 +421,7 @@ config write to RoCEconfig
 ";
         let c = parse(text, "sw.txt", "sw");
         let q = &c.ports[0].2;
-        assert_eq!((q.trust, q.pfc, q.priority_to_pg[5], q.priority_to_queue[5]), (Trust::Pcp, 1 << 5, 5, 2));
+        assert_eq!((q.trust, q.pfc, q.priority_to_pg[5], q.priority_to_queue[5]), (Marking::Pcp, 1 << 5, 5, 2));
         assert_eq!((q.headroom[5], q.sched[2]), (Some(26624), Sched::Ets(90)));
         assert_eq!(c.name, "sw");
         let nu: Vec<usize> = c.not_understood.iter().map(|u| u.line).collect();

@@ -19,7 +19,8 @@
 //! Every other table and field is reported with the line it is on.
 
 use super::{DeviceConfig, NotUnderstood};
-use crate::state::{EcnState, PortQos, Sched, Trust};
+use crate::state::{EcnState, PortQos, Sched};
+use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 use serde_json::{Map, Value};
 
@@ -119,14 +120,14 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 let s = v.as_str().unwrap_or_default();
                 let applied = match k.as_str() {
                     "dscp_to_tc_map" => map_of("DSCP_TO_TC_MAP", s).map(|m| {
-                        q.trust = Trust::Dscp;
+                        q.trust = Marking::Dscp;
                         for (d, tc) in m.into_iter().filter(|(d, tc)| *d < 64 && *tc < 8) {
                             q.dscp_to_priority[d as usize] = tc;
                         }
                     }),
                     "dot1p_to_tc_map" => map_of("DOT1P_TO_TC_MAP", s).map(|_| {
                         if !qm.contains_key("dscp_to_tc_map") {
-                            q.trust = Trust::Pcp;
+                            q.trust = Marking::Pcp;
                         }
                     }),
                     "tc_to_queue_map" => map_of("TC_TO_QUEUE_MAP", s).map(|m| {
@@ -323,7 +324,7 @@ mod tests {
         assert_eq!((c.name.as_str(), c.platform, c.buffer), ("leaf2", "sonic", Some(12_766_208)));
         let (name, speed, q, _) = &c.ports[0];
         assert_eq!((name.as_str(), *speed), ("Ethernet0", Rate::gbps(100)));
-        assert_eq!((q.trust, q.pfc, q.dscp_to_priority[26], q.priority_to_pg[3]), (Trust::Dscp, 0b11000, 3, 3));
+        assert_eq!((q.trust, q.pfc, q.dscp_to_priority[26], q.priority_to_pg[3]), (Marking::Dscp, 0b11000, 3, 3));
         assert_eq!(q.ecn[3].map(|e| (e.kmin, e.kmax)), Some((1_048_576, 2_097_152)));
         // `dynamic_th` -3: the lossless groups' alpha is 1/8.
         assert_eq!(q.alpha, Some(0.125));

@@ -22,8 +22,9 @@
 //! drivers set (those checks skip the port). Every line that is none of the above is reported.
 
 use super::{priority_list, DeviceConfig, NotUnderstood};
-use crate::state::{HostRdma, PortQos, Sched, Trust};
+use crate::state::{HostRdma, PortQos, Sched};
 use rocelab_model::fabric::Role;
+use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 
 const CMDLETS: &[&str] = &[
@@ -376,7 +377,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     finish(&mut record, &mut adapters, &mut netdirect, &mut bad);
     let profile = |s: &Settings, a: Option<&Adapter>| -> PortQos {
         let mut q = PortQos::unconfigured(0);
-        q.trust = Trust::Pcp;
+        q.trust = Marking::Pcp;
         q.pfc = s.pfc.unwrap_or(0);
         q.dcbx_willing = s.willing;
         for (i, (name, strict, bw, prios)) in s.classes.iter().enumerate() {
@@ -560,7 +561,7 @@ PS C:\> Get-NetAdapterRdma
         assert_eq!(names, ["SLOT 2 Port 1", "SLOT 2 Port 2"]);
         let (_, _, q, line) = &c.ports[0];
         assert_eq!(*line, 47);
-        assert_eq!((q.trust, q.pfc, q.dcbx_willing, q.mtu), (Trust::Pcp, 1 << 3, Some(false), 0));
+        assert_eq!((q.trust, q.pfc, q.dcbx_willing, q.mtu), (Marking::Pcp, 1 << 3, Some(false), 0));
         assert_eq!(
             (q.sched[0], q.sched[1], q.priority_to_queue[3], q.priority_to_queue[4]),
             (Sched::Ets(50), Sched::Ets(50), 1, 0)

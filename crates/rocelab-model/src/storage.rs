@@ -359,17 +359,14 @@ fn check_devices(devices: &[Device], problems: &mut Vec<Problem>) {
     }
 }
 
+/// The host named `name` (as workloads find theirs: [`crate::workload::host_index`]), or a
+/// problem at `path`.
 fn host(fabric: &ResolvedFabric, name: &str, path: String, problems: &mut Vec<Problem>) -> Option<usize> {
-    match fabric.devices.iter().position(|d| d.name == name) {
-        Some(i) if fabric.devices[i].role == Role::Switch => {
-            problems.push(problem(path, format!("`{name}` is a switch; storage and TCP traffic starts at hosts")));
-            None
-        }
-        Some(i) => Some(i),
-        None => {
-            let mut p = problem(path, format!("no host `{name}`"));
-            p.diag.suggestion =
-                did_you_mean(name, fabric.devices.iter().filter(|d| d.role != Role::Switch).map(|d| d.name.as_str()));
+    match crate::workload::host_index(fabric, name) {
+        Ok(i) => Some(i),
+        Err((message, suggestion)) => {
+            let mut p = problem(path, message);
+            p.diag.suggestion = suggestion;
             problems.push(p);
             None
         }
@@ -383,11 +380,7 @@ fn default_class(fabric: &ResolvedFabric, rdma: bool) -> Option<&str> {
 
 fn check_class(fabric: &ResolvedFabric, class: &Option<String>, path: String, problems: &mut Vec<Problem>) {
     if let Some(c) = class {
-        if fabric.qos.class(c).is_none() {
-            let mut p = problem(path, format!("no class `{c}`"));
-            p.diag.suggestion = did_you_mean(c, fabric.qos.classes.iter().map(|c| c.name.as_str()));
-            problems.push(p);
-        }
+        crate::workload::check_class(fabric, c, path, problems);
     }
 }
 

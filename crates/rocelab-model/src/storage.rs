@@ -19,7 +19,6 @@
 //! `-w N` → `rwmixread: 100−N`, `-r` → `randrw` (or `randread`/`randwrite`), `-s` → `rw`,
 //! `-d` → `runtime`, `-W` → `ramp_time`.
 
-use crate::diag::did_you_mean;
 use crate::fabric::{Device, RdmaKind, Role, Scenario, StorageProtocol};
 use crate::resolve::{problem, Problem, ResolvedDevice, ResolvedFabric};
 use crate::units::{Rate, Size, Time};

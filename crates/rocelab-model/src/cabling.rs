@@ -2,8 +2,9 @@
 //! refuses a host with no cabled port, and without this check that refusal came only when the
 //! run was built, with no place in the file.
 
+use crate::diag::{problem, Problem};
 use crate::fabric::Scenario;
-use crate::resolve::{problem, Problem, ResolvedFabric};
+use crate::resolve::ResolvedFabric;
 use crate::Role;
 
 /// Every host and storage device of a scenario that simulates something (it has `workloads`)

@@ -162,6 +162,18 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
+/// A problem found while validating, with the field path it belongs to; the loader turns the
+/// path into a file position (line and column of that field).
+pub(crate) struct Problem {
+    pub path: String,
+    pub diag: Diagnostic,
+}
+
+/// An error at field `path`, its position still to be found.
+pub(crate) fn problem(path: String, message: String) -> Problem {
+    Problem { diag: Diagnostic::error(Default::default(), path.clone(), message), path }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

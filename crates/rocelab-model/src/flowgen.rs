@@ -6,9 +6,10 @@
 //! are reported with the file's own line and column.
 
 use crate::cdf::{CdfField, CdfSource, FlowSizeCdf};
+use crate::diag::{problem, Problem};
 use crate::diag::{Diagnostic, Severity};
 use crate::hpcc_flows::{parse_flows, DST, PRIORITY, SRC};
-use crate::resolve::{problem, Problem, ResolvedFabric};
+use crate::resolve::ResolvedFabric;
 use crate::units::Time;
 use crate::workload::{expand_hosts, Simulation};
 use serde::{Deserialize, Serialize};

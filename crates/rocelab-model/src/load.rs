@@ -2,12 +2,13 @@
 //! each variant and sweep point. Everything found is returned at once, located.
 
 use crate::de::decode;
+use crate::diag::Problem;
 use crate::diag::{Diagnostic, Diagnostics, Mark};
 use crate::fabric::{Platform, Scenario};
 use crate::node::{parse, Node, NodeKind};
 use crate::paths::{mark_of, set_path};
 use crate::qos_check::{apply_port_settings, check_policy};
-use crate::resolve::{resolve, Origin, Problem, ResolvedFabric};
+use crate::resolve::{resolve, Origin, ResolvedFabric};
 use std::path::{Path, PathBuf};
 
 /// A scenario file as loaded: its node tree (for variants), the decoded scenario, and the
@@ -157,7 +158,7 @@ pub fn build(
             }
             Err((path, e)) => {
                 source_failed = true;
-                problems.push(crate::resolve::problem(path, e))
+                problems.push(crate::diag::problem(path, e))
             }
         }
     }
@@ -166,7 +167,7 @@ pub fn build(
         match crate::input::read_text_limited(&path, crate::input::MAX_TRACE_BYTES, "an HPCC topology file") {
             Err(e) => {
                 source_failed = true;
-                problems.push(crate::resolve::problem(
+                problems.push(crate::diag::problem(
                     "fabric.topology.import.hpcc".into(),
                     format!("cannot read the HPCC topology: {e}"),
                 ))
@@ -197,7 +198,7 @@ pub fn build(
     devices.extend(topo.devices.iter().cloned().enumerate().map(|(i, d)| (d, Origin::Listed(i))));
     links.extend(topo.links.iter().cloned().enumerate().map(|(i, l)| (l, Origin::Listed(i))));
     if devices.len() > MAX_DEVICES {
-        problems.push(crate::resolve::problem(
+        problems.push(crate::diag::problem(
             "fabric.topology".into(),
             format!(
                 "the topology has {} devices (generated, imported and listed); rocelab models at most {MAX_DEVICES}",
@@ -209,7 +210,7 @@ pub fn build(
         source_failed = true;
     }
     if devices.is_empty() && !source_failed && topo.generator.is_none() && topo.import.is_none() {
-        problems.push(crate::resolve::problem(
+        problems.push(crate::diag::problem(
             "fabric.topology".into(),
             "the topology has no devices: list `devices` and `links`, or use a `generator` or an `import`".into(),
         ));

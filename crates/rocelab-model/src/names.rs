@@ -263,8 +263,8 @@ pub fn variant(name: &str) -> Result<(), NameError> {
 }
 
 /// A name that breaks its rule, as a problem located at field `path`.
-pub(crate) fn located(path: String, e: NameError) -> crate::resolve::Problem {
-    let mut p = crate::resolve::problem(path, e.message);
+pub(crate) fn located(path: String, e: NameError) -> crate::diag::Problem {
+    let mut p = crate::diag::problem(path, e.message);
     p.diag.expected = Some(e.expected);
     p.diag.suggestion = e.suggestion;
     p
@@ -280,7 +280,7 @@ pub fn run_folder(name: &str) -> String {
 /// Checks the names of the scenario's variants ([`variant`]), and that no two variants, nor a
 /// variant and the base scenario, would write their runs to the same folder ([`run_folder`]):
 /// the second would overwrite the first's results.
-pub(crate) fn check_variants(variants: &[crate::fabric::Variant], problems: &mut Vec<crate::resolve::Problem>) {
+pub(crate) fn check_variants(variants: &[crate::fabric::Variant], problems: &mut Vec<crate::diag::Problem>) {
     let mut folders: std::collections::HashMap<String, String> =
         [("base".to_string(), "the base scenario".into())].into();
     for (i, v) in variants.iter().enumerate() {
@@ -291,7 +291,7 @@ pub(crate) fn check_variants(variants: &[crate::fabric::Variant], problems: &mut
         let folder = run_folder(&v.name);
         match folders.get(&folder) {
             Some(other) => {
-                let mut p = crate::resolve::problem(
+                let mut p = crate::diag::problem(
                     format!("variants[{i}].name"),
                     format!("variant `{}` would write its runs to `runs/{folder}`, as {other} does", v.name),
                 );

@@ -13,7 +13,8 @@
 //! `size` 65536 bytes for bandwidth tests and 2 for latency tests, `iterations` 5000 and 1000,
 //! `tx_depth` 128 and 1, `qps` 1; `mtu` is the fabric's RoCE path MTU.
 
-use crate::resolve::{problem, Problem, ResolvedFabric};
+use crate::diag::{problem, Problem};
+use crate::resolve::ResolvedFabric;
 use crate::units::{Size, Time};
 use crate::workload::{check_class, check_roce_host, host_index};
 use serde::{Deserialize, Serialize};

@@ -4,8 +4,9 @@
 //! fabric cannot even be described.
 
 use crate::diag::did_you_mean;
+use crate::diag::{problem, Problem};
 use crate::qos::{BySpeed, Ecn, Marking, Qos};
-use crate::resolve::{problem, PortId, PortSettings, Problem, ResolvedFabric};
+use crate::resolve::{PortId, PortSettings, ResolvedFabric};
 use crate::units::{Rate, Time};
 use std::collections::HashMap;
 

@@ -4,7 +4,7 @@
 //! problems are collected (never the first one only) and located.
 
 use crate::catalog::{expand_port_range, switch_model, DEFAULT_SWITCH_BUFFER};
-use crate::diag::{did_you_mean, Diagnostic};
+use crate::diag::{did_you_mean, problem, Problem};
 use crate::fabric::{Bonding, Device, Fabric, Link, Nic, Os, Platform, Role, StorageTarget, Vxlan};
 use crate::qos::{DcqcnParams, Ecn, Marking, Qos, DEFAULT_ALPHA};
 use crate::simmodel::ResolvedSimModel;
@@ -323,17 +323,6 @@ impl Origin {
             Origin::Imported => "fabric.topology.import.hpcc".into(),
         }
     }
-}
-
-/// A problem found while resolving, with the field path it belongs to; the loader turns the
-/// path into a file position.
-pub(crate) struct Problem {
-    pub path: String,
-    pub diag: Diagnostic,
-}
-
-pub(crate) fn problem(path: String, message: String) -> Problem {
-    Problem { diag: Diagnostic::error(Default::default(), path.clone(), message), path }
 }
 
 /// Resolves devices and links (already generated/imported and tagged with their origin).

@@ -8,7 +8,7 @@
 //! rdma-hw.cc, switch-node.cc, switch-mmu.cc, qbb-net-device.cc) so that a line-by-line comparison
 //! with it is fair; `data/hpcc-reference/README.md` lists its choices.
 
-use crate::resolve::{problem, Problem};
+use crate::diag::{problem, Problem};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -19,8 +19,9 @@
 //! `-w N` → `rwmixread: 100−N`, `-r` → `randrw` (or `randread`/`randwrite`), `-s` → `rw`,
 //! `-d` → `runtime`, `-W` → `ramp_time`.
 
+use crate::diag::{problem, Problem};
 use crate::fabric::{Device, RdmaKind, Role, Scenario, StorageProtocol};
-use crate::resolve::{problem, Problem, ResolvedDevice, ResolvedFabric};
+use crate::resolve::{ResolvedDevice, ResolvedFabric};
 use crate::units::{Rate, Size, Time};
 use crate::workload::expand_hosts;
 use serde::{Deserialize, Serialize};

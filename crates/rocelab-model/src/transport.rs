@@ -9,7 +9,7 @@
 //! [`crate::ResolvedFabric::rdma_transport`] merges them with the source of every value.
 
 use crate::diag::did_you_mean;
-use crate::resolve::{problem, Problem};
+use crate::diag::{problem, Problem};
 use crate::simmodel::SimProfile;
 use crate::units::{Size, Time};
 use serde::de::{self, Visitor};

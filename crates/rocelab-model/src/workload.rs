@@ -15,7 +15,8 @@
 
 use crate::de::recover_vec;
 use crate::diag::did_you_mean;
-use crate::resolve::{problem, Problem, ResolvedFabric};
+use crate::diag::{problem, Problem};
+use crate::resolve::ResolvedFabric;
 use crate::units::{Rate, Size, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

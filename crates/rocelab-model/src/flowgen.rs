@@ -186,7 +186,7 @@ fn check_poisson(
     if hosts.len() < 2 {
         problems.push(problem(format!("{p}.hosts"), "Poisson arrivals need at least two hosts".into()));
     }
-    crate::workload::check_class(fabric, &x.class, format!("{p}.class"), problems);
+    crate::validate::workload::check_class(fabric, &x.class, format!("{p}.class"), problems);
     if !(x.load > 0.0 && x.load <= 1.0) {
         problems.push(problem(
             format!("{p}.load"),
@@ -276,7 +276,7 @@ fn check_hpcc(
     };
     // `Some(None)`: a class is given and unknown (reported once, at the field).
     let fixed_class = x.class.as_ref().map(|c| {
-        crate::workload::check_class(fabric, c, format!("{p}.class"), problems);
+        crate::validate::workload::check_class(fabric, c, format!("{p}.class"), problems);
         fabric.qos.classes.iter().position(|k| &k.name == c)
     });
     // HPCC node id → device, through the import's names (`h<id>` hosts, `s<id>` switches).

@@ -31,7 +31,6 @@
 // on the cold error path, so returning them by value is fine.
 #![allow(clippy::result_large_err)]
 
-mod cabling;
 pub mod catalog;
 pub mod cdf;
 pub mod dcqcn;
@@ -54,13 +53,13 @@ pub mod node;
 pub mod paths;
 pub mod perftest;
 pub mod qos;
-mod qos_check;
 pub mod resolve;
 pub mod simmodel;
 pub mod speed;
 pub mod storage;
 pub mod transport;
 pub mod units;
+mod validate;
 pub mod workload;
 
 pub use diag::{Diagnostic, Diagnostics, Severity};

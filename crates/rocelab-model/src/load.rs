@@ -7,8 +7,8 @@ use crate::diag::{Diagnostic, Diagnostics, Mark};
 use crate::fabric::{Platform, Scenario};
 use crate::node::{parse, Node, NodeKind};
 use crate::paths::{mark_of, set_path};
-use crate::qos_check::{apply_port_settings, check_policy};
 use crate::resolve::{resolve, Origin, ResolvedFabric};
+use crate::validate::qos::{apply_port_settings, check_policy};
 use std::path::{Path, PathBuf};
 
 /// A scenario file as loaded: its node tree (for variants), the decoded scenario, and the
@@ -237,7 +237,7 @@ pub fn build(
     // are missing and every workload would say so, a cascade that hides the one real error.
     if !source_failed {
         let mut file_diags = Vec::new();
-        crate::workload::check(
+        crate::validate::workload::check(
             &mut scenario.workloads,
             &scenario.simulation,
             &resolved,
@@ -248,8 +248,8 @@ pub fn build(
         for d in file_diags {
             all.push(d);
         }
-        crate::storage::check(&scenario, &resolved, &mut problems);
-        crate::cabling::check(&scenario, &resolved, &mut problems);
+        crate::validate::storage::check(&scenario, &resolved, &mut problems);
+        crate::validate::cabling::check(&scenario, &resolved, &mut problems);
     }
     for p in problems {
         let mark = mark_of(root, &p.path);

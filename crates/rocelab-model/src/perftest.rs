@@ -16,7 +16,8 @@
 use crate::diag::{problem, Problem};
 use crate::resolve::ResolvedFabric;
 use crate::units::{Size, Time};
-use crate::workload::{check_class, check_roce_host, host_index};
+use crate::validate::workload::{check_class, check_roce_host};
+use crate::workload::host_index;
 use serde::{Deserialize, Serialize};
 
 /// Which perftest tool.
@@ -137,7 +138,7 @@ pub(crate) fn check(
         if let Some(d) = t.tx_depth.filter(|d| !(1..=15_000).contains(d)) {
             problems.push(problem(format!("{p}.tx_depth"), format!("tx_depth {d} is outside perftest's 1-15000")));
         }
-        if let Some(m) = t.mtu.filter(|m| !crate::qos_check::IB_MTUS.contains(m)) {
+        if let Some(m) = t.mtu.filter(|m| !crate::validate::qos::IB_MTUS.contains(m)) {
             problems.push(problem(
                 format!("{p}.mtu"),
                 format!("path MTU {m} is not an InfiniBand MTU (256, 512, 1024, 2048, 4096)"),

@@ -48,7 +48,7 @@ pub mod hpcc_import;
 pub mod hpcc_render;
 pub mod input;
 mod load;
-pub mod names;
+pub use validate::names;
 pub mod node;
 pub mod paths;
 pub mod perftest;

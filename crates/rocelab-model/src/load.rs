@@ -219,16 +219,16 @@ pub fn build(
     crate::names::check_variants(&scenario.variants, &mut problems);
     let classes = &fabric.qos.classes;
     if let Some(t) = &fabric.rdma {
-        crate::transport::check(t, "fabric.rdma", classes, &mut problems);
+        crate::validate::transport::check(t, "fabric.rdma", classes, &mut problems);
     }
     for (di, d) in topo.devices.iter().enumerate() {
         for (ni, t) in d.nics.iter().enumerate().filter_map(|(ni, n)| Some((ni, n.transport.as_ref()?))) {
             let path = format!("fabric.topology.devices[{di}].nics[{ni}].transport");
-            crate::transport::check(t, &path, classes, &mut problems);
+            crate::validate::transport::check(t, &path, classes, &mut problems);
         }
     }
     if let Some(m) = &scenario.simulation.model {
-        crate::simmodel::check(m, &mut problems);
+        crate::validate::simmodel::check(m, &mut problems);
     }
     let mut resolved = resolve(fabric, devices, links, &mut problems);
     resolved.sim_model = scenario.simulation.resolved_model();

@@ -13,11 +13,7 @@
 //! `size` 65536 bytes for bandwidth tests and 2 for latency tests, `iterations` 5000 and 1000,
 //! `tx_depth` 128 and 1, `qps` 1; `mtu` is the fabric's RoCE path MTU.
 
-use crate::diag::{problem, Problem};
-use crate::resolve::ResolvedFabric;
 use crate::units::{Size, Time};
-use crate::validate::workload::{check_class, check_roce_host};
-use crate::workload::host_index;
 use serde::{Deserialize, Serialize};
 
 /// Which perftest tool.
@@ -80,78 +76,5 @@ impl Perftest {
     /// Message size in force.
     pub fn size_bytes(&self) -> u64 {
         self.size.map(|s| s.as_bytes()).unwrap_or(if self.test.is_bw() { 65536 } else { 2 })
-    }
-}
-
-/// Checks a perftest list (every host, class, size and count), at `workloads.perftest[i]`.
-pub(crate) fn check(
-    tests: &[Perftest],
-    fabric: &ResolvedFabric,
-    duration: Time,
-    unique: &mut dyn FnMut(&str, String, &mut Vec<Problem>),
-    problems: &mut Vec<Problem>,
-) {
-    for (i, t) in tests.iter().enumerate() {
-        let p = format!("workloads.perftest[{i}]");
-        unique(&t.name, format!("{p}.name"), problems);
-        for (field, host) in [("client", &t.client), ("server", &t.server)] {
-            if let Err((msg, hint)) = host_index(fabric, host) {
-                let mut pr = problem(format!("{p}.{field}"), msg);
-                pr.diag.suggestion = hint;
-                problems.push(pr);
-            } else {
-                check_roce_host(fabric, host, format!("{p}.{field}"), "perftest", problems);
-            }
-        }
-        if t.client == t.server {
-            problems.push(problem(format!("{p}.server"), format!("test `{}` runs against its own client", t.name)));
-        }
-        check_class(fabric, &t.class, format!("{p}.class"), problems);
-        if let Some(s) = t.size {
-            if s.as_bytes() == 0 || s.as_bytes() > MAX_MESSAGE {
-                problems.push(problem(
-                    format!("{p}.size"),
-                    format!("message size {s} is not 1 byte to 2GiB (the InfiniBand DMA length limit)"),
-                ));
-            }
-        }
-        match t.qps {
-            Some(0) => problems.push(problem(format!("{p}.qps"), "qps must be at least 1".into())),
-            Some(n) if n > 1 && !t.test.is_bw() => {
-                problems.push(problem(format!("{p}.qps"), format!("latency tests run on one QP, not {n}")))
-            }
-            Some(n) if n > 16384 => {
-                problems.push(problem(format!("{p}.qps"), format!("{n} QPs is more than perftest's 16384")))
-            }
-            _ => {}
-        }
-        if t.iterations.is_some() && t.duration.is_some() {
-            problems.push(problem(format!("{p}.duration"), "give `iterations` or `duration`, not both".into()));
-        }
-        if let Some(n) = t.iterations.filter(|n| !(5..=100_000_000).contains(n)) {
-            problems
-                .push(problem(format!("{p}.iterations"), format!("iterations {n} is outside perftest's 5-100000000")));
-        }
-        if t.duration == Some(Time::ZERO) {
-            problems.push(problem(format!("{p}.duration"), "the duration must be above 0".into()));
-        }
-        if let Some(d) = t.tx_depth.filter(|d| !(1..=15_000).contains(d)) {
-            problems.push(problem(format!("{p}.tx_depth"), format!("tx_depth {d} is outside perftest's 1-15000")));
-        }
-        if let Some(m) = t.mtu.filter(|m| !crate::validate::qos::IB_MTUS.contains(m)) {
-            problems.push(problem(
-                format!("{p}.mtu"),
-                format!("path MTU {m} is not an InfiniBand MTU (256, 512, 1024, 2048, 4096)"),
-            ));
-        }
-        if t.start >= duration {
-            problems.push(problem(
-                format!("{p}.start"),
-                format!(
-                    "start {} is at or after the end of the run ({duration}); raise `simulation.duration`",
-                    t.start
-                ),
-            ));
-        }
     }
 }

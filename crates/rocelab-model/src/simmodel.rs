@@ -8,7 +8,6 @@
 //! rdma-hw.cc, switch-node.cc, switch-mmu.cc, qbb-net-device.cc) so that a line-by-line comparison
 //! with it is fair; `data/hpcc-reference/README.md` lists its choices.
 
-use crate::diag::{problem, Problem};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -371,30 +370,6 @@ impl ResolvedSimModel {
             "mmu_admission" => name(serde_json::to_value(self.mmu_admission).unwrap_or_default()),
             _ => String::new(),
         }
-    }
-}
-
-/// Sizes out of range, each a located error under `simulation.model`.
-pub(crate) fn check(m: &SimModel, problems: &mut Vec<Problem>) {
-    let at = |f: &str| format!("simulation.model.{f}");
-    let mut bad = |field: &str, v: Size, ok: std::ops::RangeInclusive<u64>, expected: &str| {
-        if !ok.contains(&v.as_bytes()) {
-            let mut p = problem(at(field), format!("{field} {v} is outside {expected}"));
-            p.diag.expected = Some(format!("a size from {expected}"));
-            problems.push(p);
-        }
-    };
-    if let Some(v) = m.payload {
-        bad("payload", v, 64..=9000, "64B to 9000B");
-    }
-    if let Some(v) = m.header {
-        bad("header", v, 0..=9000, "0B to 9000B");
-    }
-    if let Some(v) = m.ack_frame {
-        bad("ack_frame", v, 1..=9000, "1B to 9000B");
-    }
-    if let Some(v) = m.pfc_frame {
-        bad("pfc_frame", v, 1..=9000, "1B to 9000B");
     }
 }
 

@@ -7,6 +7,10 @@
 //! [`Problem`]: crate::diag::Problem
 
 pub(crate) mod cabling;
+pub mod names;
+pub(crate) mod perftest;
 pub(crate) mod qos;
+pub(crate) mod simmodel;
 pub(crate) mod storage;
+pub(crate) mod transport;
 pub(crate) mod workload;

@@ -252,7 +252,7 @@ pub(crate) fn check(
             ));
         }
     }
-    crate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
+    crate::validate::perftest::check(&w.perftest, fabric, sim.duration, &mut unique, problems);
     let windows = w.flows.iter().map(|x| ("flows", x.window)).chain(w.incast.iter().map(|x| ("incast", x.window)));
     let windows = windows
         .chain(w.permutation.iter().map(|x| ("permutation", x.window)))
@@ -262,7 +262,7 @@ pub(crate) fn check(
     for (list, window) in windows {
         let i = index.entry(list).and_modify(|i| *i += 1).or_insert(0usize);
         if let Some(win) = &window {
-            crate::transport::check_window(win, format!("workloads.{list}[{i}].window"), problems);
+            crate::validate::transport::check_window(win, format!("workloads.{list}[{i}].window"), problems);
         }
     }
     for (i, x) in w.poisson.iter().enumerate() {

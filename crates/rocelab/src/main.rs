@@ -1,24 +1,26 @@
-//! The `rocelab` command: argument parsing, files and output. The work is done by the library
-//! crates; this is glue.
+//! The `rocelab` command: the arguments (clap's definitions) and the dispatch to one module per
+//! command under [`cmd`]. The work is done by the library crates; the commands are glue, and
+//! their failures leave through [`failure::Failure`], printed and turned into the exit code here.
 
 // The doc comments of the arguments are clap's `--help` text, where `<variant>` stands for a
 // variant's name, not an HTML tag.
 #![allow(rustdoc::invalid_html_tags)]
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rocelab_model::{Diagnostics, Loaded};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-mod bench;
 mod builtin;
-mod import;
+mod cmd;
+mod failure;
+mod input;
 mod out;
 mod outdir;
 mod outpath;
-mod sim;
+mod progress;
+mod rundir;
 
-use out::{out, outln};
+use failure::Failure;
 
 #[derive(Parser)]
 #[command(
@@ -32,13 +34,13 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum CheckFormat {
+pub(crate) enum CheckFormat {
     Text,
     Json,
     Sarif,
@@ -179,7 +181,7 @@ enum Command {
     /// (the ns-3 HPCC simulator's config.txt, topology and flows).
     Import {
         #[command(subcommand)]
-        what: import::ImportCommand,
+        what: ImportCommand,
     },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
@@ -188,28 +190,52 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// An ns-3 HPCC simulator config.txt with the topology and flow files it names.
+    ///
+    /// Writes DIR/scenario.yaml on the hpcc-compat simulation model, each setting with a comment
+    /// naming its config.txt key, and copies of the two files beside it
+    /// (alibaba-edu/High-Precision-Congestion-Control's formats). Prints a warning for every key
+    /// rocelab cannot honour. Exit 0 when written (warnings or not), 1 on errors.
+    Hpcc {
+        /// The config file; the paths in it are relative to its folder.
+        config: PathBuf,
+        /// Write scenario.yaml and the copies here (made if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Replace files that already exist in DIR.
+        #[arg(long)]
+        force: bool,
+        /// The topology file, instead of TOPOLOGY_FILE's.
+        #[arg(long, value_name = "FILE")]
+        topology: Option<PathBuf>,
+        /// The flow file, instead of FLOW_FILE's.
+        #[arg(long, value_name = "FILE")]
+        flows: Option<PathBuf>,
+    },
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    match run(Cli::parse()) {
         Ok(code) => code,
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            ExitCode::from(2)
-        }
+        Err(failure) => failure.report(),
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
-        Command::Validate { files, format } => Ok(validate(&files, format)),
+        Command::Validate { files, format } => Ok(cmd::validate::run(&files, format)),
         Command::Show { file, variant, example, format } => {
-            show(file.as_deref(), example.as_deref(), variant.as_deref(), format)
+            cmd::show::run(file.as_deref(), example.as_deref(), variant.as_deref(), format)
         }
         Command::Check { file, variant, import, links, format, strict } => {
-            check(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
+            cmd::check::run(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
-        Command::Examples { name } => examples(name.as_deref()),
-        Command::Import { what } => Ok(import::run(what)),
+        Command::Examples { name } => cmd::examples::run(name.as_deref()),
+        Command::Import { what: ImportCommand::Hpcc { config, out, force, topology, flows } } => {
+            cmd::import::hpcc(&config, &out, force, rocelab_model::hpcc_import::ImportOptions { topology, flows })
+        }
         Command::Sim {
             file,
             seed,
@@ -223,285 +249,31 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             pcap_flow,
             pcap_limit,
             quiet,
-        } => sim::run(&sim::SimArgs {
-            file: file.as_deref(),
-            example: example.as_deref(),
-            variant: variant.as_deref(),
-            seed,
-            out: out.as_deref(),
-            json: format == Format::Json,
-            all,
-            pcap: pcap.as_deref(),
-            pcap_ports: &pcap_port,
-            pcap_flows: &pcap_flow,
-            pcap_limit,
-            quiet,
-        }),
-        Command::Report { dir } => sim::report(&dir),
-        Command::Bench { scenarios, time_us, format } => bench::run(&scenarios, time_us, format == Format::Json),
+        } => {
+            let args = cmd::sim::SimArgs {
+                file: file.as_deref(),
+                example: example.as_deref(),
+                variant: variant.as_deref(),
+                seed,
+                out: out.as_deref(),
+                json: format == Format::Json,
+                pcap: pcap.as_deref(),
+                pcap_ports: &pcap_port,
+                pcap_flows: &pcap_flow,
+                pcap_limit,
+                quiet,
+            };
+            match (all, out.as_deref()) {
+                (true, Some(dir)) => cmd::sim_all::run(&args, dir),
+                // clap requires --out with --all.
+                (true, None) => Err(Failure::error(failure::REFUSED, "--all needs --out DIR")),
+                (false, _) => cmd::sim::run(&args),
+            }
+        }
+        Command::Report { dir } => cmd::report::run(&dir),
+        Command::Bench { scenarios, time_us, format } => cmd::bench::run(&scenarios, time_us, format == Format::Json),
         Command::Config { file, out, device, variant, templates } => {
-            config(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
+            cmd::config::run(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
         }
     }
-}
-
-pub(crate) fn print_diagnostics(d: &Diagnostics) {
-    for x in &d.0 {
-        eprintln!("{x}");
-    }
-}
-
-fn validate(files: &[PathBuf], format: Format) -> ExitCode {
-    let mut failed = false;
-    let mut reports = Vec::new();
-    for f in files {
-        let (ok, diags, summary) = match rocelab_model::load_file(f) {
-            Ok(loaded) => {
-                let d = loaded.validate_all();
-                let ok = !d.has_errors();
-                let summary = format!(
-                    "{} devices, {} links; {} variants and {} sweep points checked",
-                    loaded.fabric.devices.len(),
-                    loaded.fabric.links.len(),
-                    loaded.scenario.variants.len(),
-                    loaded.sweep_points().len()
-                );
-                (ok, d, summary)
-            }
-            Err(d) => (false, d, String::new()),
-        };
-        failed |= !ok;
-        match format {
-            Format::Text => {
-                print_diagnostics(&diags);
-                if ok {
-                    outln!("OK {} ({summary})", f.display());
-                } else {
-                    let n = diags.errors().count();
-                    outln!("FAILED {} ({n} error{})", f.display(), if n == 1 { "" } else { "s" });
-                }
-            }
-            Format::Json => reports.push(serde_json::json!({
-                "file": f.display().to_string(),
-                "ok": ok,
-                "diagnostics": diags.0,
-            })),
-        }
-    }
-    if format == Format::Json {
-        outln!("{}", serde_json::to_string_pretty(&reports).unwrap_or_default());
-    }
-    if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
-
-/// Loads a fabric file or a built-in example (the default one without either); `None` for an
-/// example name that is none.
-fn load(file: Option<&Path>, example: Option<&str>) -> Option<Result<Loaded, Diagnostics>> {
-    Some(match file {
-        Some(f) => rocelab_model::load_file(f),
-        None => {
-            let ex = builtin::get(example.unwrap_or(builtin::DEFAULT))?;
-            rocelab_model::load_str(ex.yaml, &format!("<built-in {}>", ex.name), Path::new("."))
-        }
-    })
-}
-
-/// Loads a fabric file (or a built-in example) and applies a variant; on bad input prints every
-/// diagnostic and returns the exit code to use.
-pub(crate) fn open(
-    file: Option<&Path>,
-    example: Option<&str>,
-    variant: Option<&str>,
-    fail: u8,
-) -> Result<(Loaded, rocelab_model::ResolvedFabric), ExitCode> {
-    let Some(loaded) = load(file, example) else {
-        eprintln!("error: {}", builtin::unknown(example.unwrap_or_default()));
-        return Err(ExitCode::from(fail));
-    };
-    let loaded = loaded.map_err(|d| {
-        print_diagnostics(&d);
-        ExitCode::from(fail)
-    })?;
-    let fabric = loaded.select(variant).map_err(|d| {
-        print_diagnostics(&d);
-        ExitCode::from(fail)
-    })?;
-    for w in &loaded.warnings {
-        eprintln!("{w}");
-    }
-    Ok((loaded, fabric))
-}
-
-fn show(file: Option<&Path>, example: Option<&str>, variant: Option<&str>, format: Format) -> Result<ExitCode, String> {
-    let fabric = match open(file, example, variant, 1) {
-        Ok((_, f)) => f,
-        Err(code) => return Ok(code),
-    };
-    match format {
-        Format::Text => out!("{}", rocelab_model::display::summary(&fabric)),
-        Format::Json => {
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&rocelab_model::display::json(&fabric)).map_err(|e| e.to_string())?
-            )
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn check(
-    file: Option<&Path>,
-    variant: Option<&str>,
-    import: Option<&Path>,
-    links: Option<&Path>,
-    format: CheckFormat,
-    strict: bool,
-) -> Result<ExitCode, String> {
-    let mut unreadable = 0;
-    let (state, subject, artifact) = match (file, import) {
-        (Some(f), _) => {
-            let fabric = match open(Some(f), None, variant, 2) {
-                Ok((_, fabric)) => fabric,
-                Err(code) => return Ok(code),
-            };
-            let subject = match variant {
-                Some(v) => format!("{} (variant {v})", f.display()),
-                None => f.display().to_string(),
-            };
-            (rocelab_verify::from_intent(&fabric), subject, f.display().to_string())
-        }
-        (None, Some(dir)) => {
-            // Files that could not be read are said first, also when the import then stops (a
-            // links file naming the device of a config_db.json cut short).
-            let files = rocelab_verify::import::read_dir(dir).map_err(|e| e.to_string())?;
-            for e in &files.errors {
-                eprintln!("{}", rocelab_verify::render::printable(&e.to_string()));
-            }
-            unreadable = files.errors.len();
-            let imported = rocelab_verify::import::import_files(files, dir, links).map_err(|e| e.to_string())?;
-            for u in &imported.not_understood {
-                eprintln!("{}", rocelab_verify::render::printable(&u.to_string()));
-            }
-            (imported.state, dir.display().to_string(), dir.display().to_string())
-        }
-        (None, None) => return Err("give a fabric file or --import DIR".into()),
-    };
-    let findings = rocelab_verify::check(&state);
-    let text = match format {
-        CheckFormat::Text => rocelab_verify::render::table(&findings, &subject),
-        CheckFormat::Json => {
-            serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).map_err(|e| e.to_string())? + "\n"
-        }
-        CheckFormat::Sarif => {
-            serde_json::to_string_pretty(&rocelab_verify::render::sarif(&findings, &artifact))
-                .map_err(|e| e.to_string())?
-                + "\n"
-        }
-    };
-    // A reader that stops early (`| head`) is not an error of the check.
-    out!("{text}");
-    let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);
-    if unreadable > 0 {
-        eprintln!(
-            "error: {unreadable} file{} in {subject} could not be read (above); the check is of the fabric without {}",
-            if unreadable == 1 { "" } else { "s" },
-            if unreadable == 1 { "its configuration" } else { "their configurations" }
-        );
-    }
-    Ok(if errors > 0 || unreadable > 0 {
-        ExitCode::from(2)
-    } else if strict && warnings > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-fn examples(name: Option<&str>) -> Result<ExitCode, String> {
-    match name {
-        None => {
-            let w = builtin::EXAMPLES.iter().map(|e| e.name.len()).max().unwrap_or(0);
-            for e in builtin::EXAMPLES {
-                let mark = if e.name == builtin::DEFAULT { " (default)" } else { "" };
-                outln!("{:w$}  {}{mark}", e.name, e.title);
-            }
-        }
-        Some(n) => match builtin::get(n) {
-            Some(e) => out!("{}", e.yaml),
-            None => {
-                // Bad input, as `show --example` says it: exit 1, with the nearest name.
-                eprintln!("error: {}", builtin::unknown(n));
-                return Ok(ExitCode::from(1));
-            }
-        },
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn config(
-    file: &Path,
-    out: Option<&Path>,
-    device: Option<&str>,
-    variant: Option<&str>,
-    templates: Option<&Path>,
-) -> Result<ExitCode, String> {
-    let loaded = match rocelab_model::load_file(file) {
-        Ok(l) => l,
-        Err(d) => {
-            print_diagnostics(&d);
-            return Ok(ExitCode::from(2));
-        }
-    };
-    let fabric = match variant {
-        None => loaded.fabric.clone(),
-        Some(v) => match loaded.variant(v) {
-            Ok(f) => f,
-            Err(d) => {
-                print_diagnostics(&d);
-                return Ok(ExitCode::from(2));
-            }
-        },
-    };
-    for w in &loaded.warnings {
-        eprintln!("{w}");
-    }
-    if let Some(dir) = out {
-        // Said before anything is rendered; exit 2 as the command's other errors.
-        crate::outdir::prepare(dir)?;
-    }
-    let t = match templates {
-        Some(dir) => rocelab_config::Templates::with_overrides(dir).map_err(|e| e.to_string())?,
-        None => rocelab_config::Templates::builtin(),
-    };
-    if let Some(name) = device {
-        let (file, findings) = rocelab_config::render_device(&fabric, name, &t).map_err(|e| e.to_string())?;
-        for f in &findings {
-            eprintln!("{f}");
-        }
-        return Ok(match file {
-            Some(f) => {
-                out!("{}", f.text);
-                ExitCode::SUCCESS
-            }
-            None => ExitCode::from(2),
-        });
-    }
-    let dir = out.ok_or("give --out DIR or --device NAME")?;
-    // Each file is written as soon as it is rendered, not held until all are.
-    let write = |_: usize, f: rocelab_config::DeviceFile| -> Result<(), String> {
-        let path = outpath::file_in(dir, &f.file_name)?;
-        std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    let r = rocelab_config::render_into(&fabric, &t, &write).map_err(|e| e.to_string())?;
-    let path = dir.join("RUNBOOK.md");
-    std::fs::write(&path, &r.runbook).map_err(|e| format!("{}: {e}", path.display()))?;
-    for f in &r.findings {
-        eprintln!("{f}");
-    }
-    outln!("wrote {} device files and RUNBOOK.md to {}", r.files, dir.display());
-    Ok(if r.findings.iter().any(|f| f.is_error()) { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }

@@ -6,6 +6,7 @@
 //! when more than one is asked for, so that the peak resident set reported for a scenario is its
 //! own and not the largest of the ones before it.
 
+use crate::failure::{Failure, OrFail, REFUSED};
 use crate::out::outln;
 use rocelab_sim::bench::{BenchReport, ProcessUsage, Scenario};
 use rocelab_sim::{Time, MS, US};
@@ -77,8 +78,13 @@ impl BenchRun {
     }
 }
 
-/// `rocelab bench [SCENARIO]... [--time-us N] [--format text|json]`.
-pub fn run(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCode, String> {
+/// `rocelab bench [SCENARIO]... [--time-us N] [--format text|json]`; a scenario that cannot be
+/// run or measured is exit 2.
+pub fn run(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCode, Failure> {
+    measure(names, time_us, json).or_fail(REFUSED)
+}
+
+fn measure(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCode, String> {
     let mut scenarios = Vec::new();
     for n in names {
         // clap has checked the names against `Scenario::NAMES`.

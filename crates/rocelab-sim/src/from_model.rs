@@ -106,6 +106,16 @@ impl Names {
 }
 
 /// Builds the simulator's input. `seed` overrides `simulation.seed`.
+/// Refuses a fabric whose routing table could not be held, from its device counts alone: the
+/// least the table takes is one entry per (node, host), and a fabric past the limit (a fat tree
+/// of k = 64) is refused here in a moment rather than after its simulation spec is built.
+pub fn check_size(f: &ResolvedFabric) -> Result<(), crate::SimError> {
+    let nodes = f.devices.len();
+    let hosts = f.devices.iter().filter(|d| d.role != rocelab_model::Role::Switch).count();
+    let least = nodes as u128 * hosts as u128 * 4;
+    crate::routing::Routes::refuse_table(nodes, hosts, least, crate::routing::MAX_ROUTE_TABLE_BYTES)
+}
+
 pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Built {
     let mut warnings = Vec::new();
     // Simulator port index of each cabled model port.

@@ -61,6 +61,8 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
     if let Some(dir) = a.out {
         crate::outdir::prepare(dir).or_fail(BAD_INPUT)?;
     }
+    rocelab_sim::from_model::check_size(&fabric)
+        .map_err(|e| Failure::error(REFUSED, format!("the run was refused: {e}")))?;
     let built = build(&scenario, &fabric, a.seed);
     for w in &built.warnings {
         eprintln!("warning: {w}");

@@ -59,6 +59,8 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
     };
     for (k, (variant, point, scenario, fabric)) in plan.iter().enumerate() {
         let label = run_label(variant.as_deref(), point.as_ref());
+        rocelab_sim::from_model::check_size(fabric)
+            .map_err(|e| Failure::error(REFUSED, format!("{label}: the run was refused: {e}")))?;
         let built = build(scenario, fabric, a.seed);
         for w in &built.warnings {
             eprintln!("warning: {label}: {w}");

@@ -313,7 +313,7 @@ pub enum Scenario {
     /// [`incast_16`]: 16:1 incast at 100 Gb/s through one switch, PFC pausing the senders.
     Incast,
     /// [`fat_tree_permutation`]: the 320-host fat tree with line-rate permutation traffic, the
-    /// scenario of issue 3's events-per-second target.
+    /// scenario the engine's events-per-second target is set on.
     FatTree,
     /// [`fat_tree_permutation_at`] 30 Gb/s per host: few packets in flight.
     FatTree30,
@@ -338,8 +338,8 @@ impl Scenario {
     /// Their names on the command line, in the order of [`Scenario::ALL`].
     pub const NAMES: [&'static str; 6] =
         ["incast", "fat-tree", "fat-tree-30", "incast-rdma", "fat-tree-rdma", "tcp-iperf"];
-    /// What `rocelab bench` runs when no scenario is named: the open-loop scenarios of issue 3's
-    /// performance section.
+    /// What `rocelab bench` runs when no scenario is named: the open-loop scenarios, whose figures
+    /// are the engine's standing performance record.
     pub const DEFAULT: [Scenario; 3] = [Scenario::Incast, Scenario::FatTree, Scenario::FatTree30];
 
     /// The name on the command line.

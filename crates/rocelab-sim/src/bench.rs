@@ -413,7 +413,7 @@ impl Scenario {
 /// across `execve`, so a benchmark started from a large parent, a Python script say, reports the
 /// parent's size.) The kernel's share of the CPU time is mostly the page faults of memory touched
 /// for the first time, the packet pool growing; it is kept apart because on a virtual machine it
-/// can be the host's cost more than the engine's (`docs/benchmarks.md`, ninth session).
+/// can be the host's cost more than the engine's (`docs/benchmarks-history.md`, ninth session).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProcessUsage {
     /// CPU seconds in user mode.

@@ -352,7 +352,7 @@ impl Scenario {
         Self::NAMES.iter().position(|&n| n == name).map(|i| Self::ALL[i])
     }
 
-    /// The name its report carries (and `docs/benchmarks.md` uses).
+    /// The name its report carries (and `docs/benchmarks-history.md` uses).
     pub fn report_name(self) -> &'static str {
         match self {
             Scenario::Incast => "incast-16:1-100G",

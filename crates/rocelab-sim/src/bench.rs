@@ -313,7 +313,7 @@ pub enum Scenario {
     /// [`incast_16`]: 16:1 incast at 100 Gb/s through one switch, PFC pausing the senders.
     Incast,
     /// [`fat_tree_permutation`]: the 320-host fat tree with line-rate permutation traffic, the
-    /// scenario of issue 3's events-per-second target.
+    /// scenario the engine's events-per-second target is set on.
     FatTree,
     /// [`fat_tree_permutation_at`] 30 Gb/s per host: few packets in flight.
     FatTree30,
@@ -338,8 +338,8 @@ impl Scenario {
     /// Their names on the command line, in the order of [`Scenario::ALL`].
     pub const NAMES: [&'static str; 6] =
         ["incast", "fat-tree", "fat-tree-30", "incast-rdma", "fat-tree-rdma", "tcp-iperf"];
-    /// What `rocelab bench` runs when no scenario is named: the open-loop scenarios of issue 3's
-    /// performance section.
+    /// What `rocelab bench` runs when no scenario is named: the open-loop scenarios, whose figures
+    /// are the engine's standing performance record.
     pub const DEFAULT: [Scenario; 3] = [Scenario::Incast, Scenario::FatTree, Scenario::FatTree30];
 
     /// The name on the command line.
@@ -352,7 +352,7 @@ impl Scenario {
         Self::NAMES.iter().position(|&n| n == name).map(|i| Self::ALL[i])
     }
 
-    /// The name its report carries (and `docs/benchmarks.md` uses).
+    /// The name its report carries (and `docs/benchmarks-history.md` uses).
     pub fn report_name(self) -> &'static str {
         match self {
             Scenario::Incast => "incast-16:1-100G",
@@ -413,7 +413,7 @@ impl Scenario {
 /// across `execve`, so a benchmark started from a large parent, a Python script say, reports the
 /// parent's size.) The kernel's share of the CPU time is mostly the page faults of memory touched
 /// for the first time, the packet pool growing; it is kept apart because on a virtual machine it
-/// can be the host's cost more than the engine's (`docs/benchmarks.md`, ninth session).
+/// can be the host's cost more than the engine's (`docs/benchmarks-history.md`, ninth session).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProcessUsage {
     /// CPU seconds in user mode.

@@ -31,9 +31,10 @@
 //! TCP ([`tcp::TcpEndpoint`]: NewReno, CUBIC, DCTCP, SACK, RFC 6298 timers, delayed ACKs,
 //! Nagle, window scaling, ECN) runs in the engine for TCP flows, iperf tests
 //! ([`Traffic::iperf`]) and iWARP ([`Transport::Iwarp`]); hosts and switch ports may use IEEE
-//! 802.3x link pause. Built and tested alone, not yet driven by the engine: the storage models
-//! ([`storage`]: fio-like jobs, the storage protocols' wire exchanges, target devices, host CPU
-//! costs).
+//! 802.3x link pause. Storage jobs ([`Traffic::storage`], the models in [`storage`]: fio-like
+//! jobs, the storage protocols' wire exchanges, target devices, host CPU costs) run in the
+//! engine too: each IO's exchange is walked over RDMA queue pairs or TCP connections, the
+//! target device and the hosts' cores.
 
 pub mod addresses;
 pub mod bench;

@@ -16,7 +16,7 @@
 //! "madvise" (the common distribution default), the slots then sit on 2 MiB pages, 25 of them
 //! on the fat tree. Where the advice is refused nothing changes but the page size. A smaller
 //! pool stays on small pages (see `HUGE_FROM_BYTES`). Measured on the line-rate fat tree
-//! (`docs/benchmarks.md`): 6,600 page faults instead of 34,500, peak RSS 75 MB instead of 82 MB,
+//! (`docs/benchmarks-history.md`): 6,600 page faults instead of 34,500, peak RSS 75 MB instead of 82 MB,
 //! the run about 8 % faster. Elsewhere the slots are a `Vec`.
 //!
 //! Either way the values stored are `Copy`: nothing is dropped, and the memory below `len` is

@@ -1,4 +1,4 @@
-//! Names that try to run commands (issue 43): the loader refuses them, so these tests put them
+//! Names that try to run commands: the loader refuses them, so these tests put them
 //! into an already resolved fabric, as a bug in the loader or an importer would, and check that
 //! every script quotes them for its language, that switch configurations refuse them, and that
 //! every template passes names through a filter.

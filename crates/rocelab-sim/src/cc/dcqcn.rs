@@ -1,5 +1,5 @@
 //! DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015), as
-//! DESIGN.md's "DCQCN reference" states it:
+//! this simulator implements it:
 //!
 //! * switch (the congestion point, [`crate::ecn`]): RED marking on the egress queue;
 //! * [`NotificationPoint`] at the receiver: on a CE-marked data packet, a CNP to the sender if

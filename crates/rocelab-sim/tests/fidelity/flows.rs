@@ -200,7 +200,7 @@ fn fct_txt_is_in_the_hpcc_format() {
     }
 }
 
-/// Guard for engine optimisations on the flow benchmark of issue 4: the web-search + incasts
+/// Guard for engine optimisations on the flow benchmark: the web-search + incasts
 /// fat tree with RC queue pairs and DCQCN (`engine_bench websearch-rdma`, the first 300 µs)
 /// gives exactly the recorded results (see `engine_results_match_the_golden_digests`). Reads
 /// `fat.txt` and the web-search CDF in place; skipped without them.

@@ -1,4 +1,4 @@
-//! Names as an attack (issue 43): a fabric file whose names would break out of the output folder
+//! Names as an attack: a fabric file whose names would break out of the output folder
 //! or into a root shell is refused at `validate`, located, and `config` writes nothing.
 
 use super::{rocelab, text};

@@ -227,7 +227,7 @@ impl Exchange {
     }
 }
 
-/// The protocols of issue 5, in the model's names.
+/// The storage protocols the simulator models, in the model's names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProtocolKind {

@@ -1,7 +1,7 @@
 //! Paths of the files written under an output folder (`config --out`, `sim --all --out`,
 //! `import hpcc --out`) whose names come from the fabric: device names, variant names, sweep
 //! values, imported file names. The loader already refuses names that are no hostname or that
-//! hold a path separator; this is the second line (issue 43): whatever a name holds, the file
+//! hold a path separator; this is the second line of defence: whatever a name holds, the file
 //! lands inside the output folder or nothing is written.
 
 use std::path::{Component, Path, PathBuf};

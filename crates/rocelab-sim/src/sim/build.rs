@@ -1,7 +1,6 @@
 //! Building a simulation from a [`NetworkSpec`] and [`Traffic`], running it, and collecting
 //! [`Results`].
 
-use super::build_rdma::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use super::rdma::NO_QP;
 use super::tcp::TcpHosts;
 use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
@@ -16,6 +15,7 @@ use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Ecmp, Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
+use crate::sim::rdma::build::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use crate::spec::{EcnMarking, NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
 use crate::stats::{
     Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
@@ -156,7 +156,7 @@ impl<'a, O: Observer> Simulation<'a, O> {
                     // requester has the last ACK (see `FctReport::compute`).
         results.fct =
             crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
-        results.iperf = super::tcp_results::iperf_results(traffic, &results);
+        results.iperf = crate::sim::tcp::results::iperf_results(traffic, &results);
         results
     }
 }
@@ -403,7 +403,7 @@ fn build<'o, O: Observer>(
         // A storage session's queue pairs keep to the session's ports at both ends.
         let pinned = match (owner, storage_roles.get(i).copied().flatten()) {
             (Owner::Flow(_), Some((s, role))) => {
-                super::storage_build::session_ports(&traffic.storage, s, role, &routes, &ports)
+                crate::sim::storage::build::session_ports(&traffic.storage, s, role, &routes, &ports)
             }
             _ => None,
         };
@@ -476,7 +476,7 @@ fn build<'o, O: Observer>(
         }
     }
     let tests = tests.into_iter().map(|(_, rt)| rt).collect();
-    let storage = super::storage_build::build_storage(
+    let storage = crate::sim::storage::build::build_storage(
         &traffic.storage,
         spec,
         &flows,
@@ -650,7 +650,7 @@ impl<O: Observer> Sim<'_, O> {
                     c.paused_ps = p.pause[prio].paused_time(end);
                 }
                 let peer = &self.ports[p.peer as usize];
-                let link_pause = super::tcp_results::link_pause_counters(p, peer, end);
+                let link_pause = crate::sim::tcp::results::link_pause_counters(p, peer, end);
                 PortResults {
                     index: g,
                     node: p.node as usize,

@@ -1,6 +1,6 @@
 //! The host NIC: a round-robin scheduler over sources that skips paused priorities — RDMA
 //! control packets (ACK, NAK, CNP) first, then data of open-loop flows and queue pairs, and TCP
-//! endpoints (`tcp.rs`) —,
+//! endpoints (`tcp/`) —,
 //! pacing timers, and the receive path into the host receive buffer (which sends PFC when it
 //! fills).
 

@@ -8,22 +8,14 @@
 
 mod app;
 mod build;
-mod build_rdma;
 mod config;
 mod host;
-mod iwarp;
 mod link_pause;
 mod rdma;
-mod rdma_rx;
 mod sampling;
 mod storage;
-mod storage_build;
-pub(crate) mod storage_tcp;
 mod switch;
 mod tcp;
-mod tcp_app;
-mod tcp_results;
-mod tcp_rx;
 
 use crate::ecn::EcnSpec;
 use crate::event::{Event, EventQueue, TimerSlot};

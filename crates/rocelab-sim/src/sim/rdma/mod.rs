@@ -26,6 +26,9 @@ use crate::time::Time;
 use crate::traffic::FlowClass;
 use std::cmp::Reverse;
 
+pub(super) mod build;
+mod rx;
+
 /// `FlowRt::qp` of an open-loop flow.
 pub(crate) const NO_QP: u32 = u32::MAX;
 

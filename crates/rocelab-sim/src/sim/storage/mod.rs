@@ -45,6 +45,9 @@ use crate::storage::target::{Target, TargetIo};
 use crate::time::Time;
 use std::collections::VecDeque;
 
+pub(super) mod build;
+pub(super) mod tcp;
+
 /// `step` of a `StepReady` event that stands for the issue of the IO.
 pub(super) const ISSUE: u16 = u16::MAX;
 /// No target / no CPU at a node.

@@ -259,7 +259,7 @@ fn build<'o, O: Observer>(
                         hp.pfc,
                         &[Tsa::Ets(1); 8],
                     );
-                    p.lp.enabled = hp.link_pause;
+                    p.link_pause.enabled = hp.link_pause;
                     ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
@@ -292,7 +292,7 @@ fn build<'o, O: Observer>(
                         sp.pfc,
                         &tsa,
                     );
-                    p.lp.enabled = sp.link_pause;
+                    p.link_pause.enabled = sp.link_pause;
                     for (tc, t) in sp.tcs.iter().enumerate() {
                         p.ecn[tc] = t.ecn;
                         if t.ecn.is_some() {
@@ -625,7 +625,7 @@ fn new_port(
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
         ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
-        lp: Default::default(),
+        link_pause: Default::default(),
     }
 }
 

@@ -227,7 +227,7 @@ impl<O: Observer> Sim<'_, O> {
                         self.pfc_deassert(port, prio);
                     }
                 }
-                if self.ports[port as usize].lp.enabled {
+                if self.ports[port as usize].link_pause.enabled {
                     self.link_pause_deassert(port, 0);
                 }
             }

@@ -171,7 +171,7 @@ impl<O: Observer> Sim<'_, O> {
     /// priority (and the whole link with 802.3x link pause) and check for XON at `check_at`.
     pub(in crate::sim) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
         let p = &self.ports[port as usize];
-        let (nic_idx, enabled, link_pause) = (p.aux as usize, p.pfc_enabled, p.lp.enabled);
+        let (nic_idx, enabled, link_pause) = (p.aux as usize, p.pfc_enabled, p.link_pause.enabled);
         let nic = &mut self.nics[nic_idx];
         nic.rx_gen = nic.rx_gen.wrapping_add(1);
         let gen = nic.rx_gen;

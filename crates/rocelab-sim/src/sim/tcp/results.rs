@@ -59,10 +59,10 @@ impl<O: Observer> Sim<'_, O> {
 
 /// The 802.3x counters of a port, when link pause is on at it or at its peer.
 pub(in crate::sim) fn link_pause_counters(p: &PortRt, peer: &PortRt, end: Time) -> Option<LinkPauseCounters> {
-    (p.lp.enabled || peer.lp.enabled).then(|| LinkPauseCounters {
-        sent: p.lp.sent,
-        received: p.lp.received,
-        paused_ps: p.lp.rx.paused_time(end),
+    (p.link_pause.enabled || peer.link_pause.enabled).then(|| LinkPauseCounters {
+        sent: p.link_pause.sent,
+        received: p.link_pause.received,
+        paused_ps: p.link_pause.rx.paused_time(end),
     })
 }
 

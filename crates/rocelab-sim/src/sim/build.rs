@@ -332,12 +332,12 @@ fn build<'o, O: Observer>(
         }
     }
 
-    // Each port's copy of its peer's identity (see `PortRt::peer_aux`).
+    // Each port's copy of its peer's identity (see `PortRt::peer_owner`).
     for g in 0..ports.len() {
         let q = &ports[ports[g].peer as usize];
-        let (aux, local, is_host) = (q.aux, q.local, q.is_host);
+        let (owner, local, is_host) = (q.owner, q.local, q.is_host);
         let p = &mut ports[g];
-        (p.peer_aux, p.peer_local, p.peer_is_host) = (aux, local, is_host);
+        (p.peer_owner, p.peer_local, p.peer_is_host) = (owner, local, is_host);
     }
 
     // The standby ports of an active-backup bond carry nothing: routing does not see them.
@@ -533,7 +533,7 @@ fn build<'o, O: Observer>(
             super::EcnDraws::Ns3 { first_stream, run } => Some(crate::rng::ns3::Ns3Streams::new(first_stream, run)),
         },
         obs: observer,
-        cons: Conservation::default(),
+        conservation: Conservation::default(),
         events: 0,
         samples,
         wire: WireRt {
@@ -587,7 +587,7 @@ fn stop_when_done_flows(traffic: &Traffic, config: &SimConfig) -> u64 {
 fn new_port(
     node: u32,
     local: u32,
-    aux: u32,
+    owner: u32,
     is_host: bool,
     (peer, rate, prop, peer_latency): (u32, LinkRate, Time, Time),
     pfc: PfcPortSpec,
@@ -596,10 +596,10 @@ fn new_port(
     PortRt {
         node,
         local,
-        aux,
+        owner,
         is_host,
         peer,
-        peer_aux: 0,
+        peer_owner: 0,
         peer_local: 0,
         peer_is_host: false,
         rate,
@@ -619,7 +619,7 @@ fn new_port(
         pfc_pending_xoff: 0,
         pause: [PauseState::default(); 8],
         xoff: [XoffState::default(); 8],
-        tcq: Default::default(),
+        egress_queues: Default::default(),
         backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
@@ -661,7 +661,7 @@ impl<O: Observer> Sim<'_, O> {
                     peer_index: p.peer as usize,
                     rate_bps: p.rate.bps(),
                     priorities,
-                    peak_queue_bytes: std::array::from_fn(|tc| p.tcq[tc].peak),
+                    peak_queue_bytes: std::array::from_fn(|tc| p.egress_queues[tc].peak),
                     link_pause,
                 }
             })
@@ -682,7 +682,7 @@ impl<O: Observer> Sim<'_, O> {
         let mut hosts = Vec::new();
         for (node, nd) in spec.nodes.iter().enumerate() {
             if let NodeKind::Host(h) = &nd.kind {
-                let nics = (0..h.ports.len()).map(|l| &self.nics[self.ports[first_port[node] + l].aux as usize]);
+                let nics = (0..h.ports.len()).map(|l| &self.nics[self.ports[first_port[node] + l].owner as usize]);
                 let (peak, drops) = nics.fold((0, 0), |(pk, d), nic| (pk.max(nic.rx.peak()), d + nic.rx_drops));
                 hosts.push(HostResults {
                     node,
@@ -694,10 +694,10 @@ impl<O: Observer> Sim<'_, O> {
         }
         let mut in_flight = vec![0u64; self.flows.len()];
         let mut ctrl_in_flight = vec![0u64; self.flows.len()];
-        let mut cons = self.cons;
+        let mut conservation = self.conservation;
         for pkt in self.pool.iter_live() {
-            cons.in_flight_packets += 1;
-            cons.in_flight_bytes += pkt.frame_bytes as u64;
+            conservation.in_flight_packets += 1;
+            conservation.in_flight_bytes += pkt.frame_bytes as u64;
             if pkt.kind == crate::packet::PacketKind::Tcp {
                 // Counted per connection (`tcp_in_flight`); a data segment also for its flow.
                 if pkt.payload_bytes > 0 && pkt.flow != super::tcp::NO_FLOW {
@@ -772,7 +772,7 @@ impl<O: Observer> Sim<'_, O> {
                 .map(|c| self.tcp_conn_results(c, tcp_in_flight[c]))
                 .collect(),
             iperf: Vec::new(),
-            conservation: cons,
+            conservation,
             fct: None,
             jobs,
             cpu,

@@ -30,14 +30,14 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         let port = self.flows[flow as usize].port;
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].ready.push_back(flow << 1);
         self.try_transmit(port);
     }
 
     /// A pacing timer of the NIC behind `port` fires.
     pub(super) fn nic_wake(&mut self, port: u32) {
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         if self.nics[nic].wake_at == self.now {
             self.nics[nic].wake_at = u64::MAX;
         }
@@ -48,7 +48,7 @@ impl<O: Observer> Sim<'_, O> {
     /// next ready source whose priority is not paused.
     pub(super) fn nic_transmit(&mut self, port: u32) {
         let now = self.now;
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = self.ports[port as usize].owner as usize;
         while let Some(&Reverse((t, ep))) = self.nics[nic_idx].pacing.peek() {
             if t > now {
                 break;
@@ -149,8 +149,8 @@ impl<O: Observer> Sim<'_, O> {
                     } else {
                         flow.finished_sending = true;
                     }
-                    self.cons.injected_packets += 1;
-                    self.cons.injected_bytes += frame as u64;
+                    self.conservation.injected_packets += 1;
+                    self.conservation.injected_bytes += frame as u64;
                     let id = self.pool.alloc(pkt);
                     self.start_data_tx(port, id, frame, prio);
                     return;
@@ -167,7 +167,7 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// A data frame has arrived at host port `port`, whose NIC is `nic_idx` (the port's `aux`,
+    /// A data frame has arrived at host port `port`, whose NIC is `nic_idx` (the port's `owner`,
     /// passed by the caller from the sending port's copy).
     pub(super) fn host_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
@@ -189,8 +189,8 @@ impl<O: Observer> Sim<'_, O> {
                 self.drop_packet(port, id, pkt.priority, DropCause::HostRxOverflow);
             }
             RxArrival::Accepted { delivered_at, xoff, check_at } => {
-                self.cons.delivered_packets += 1;
-                self.cons.delivered_bytes += pkt.frame_bytes as u64;
+                self.conservation.delivered_packets += 1;
+                self.conservation.delivered_bytes += pkt.frame_bytes as u64;
                 let flow = &mut self.flows[pkt.flow as usize];
                 flow.delivered_packets += 1;
                 flow.delivered_bytes += pkt.payload_bytes as u64;
@@ -214,7 +214,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn host_rx_check(&mut self, port: u32, gen: u32) {
         let now = self.now;
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = self.ports[port as usize].owner as usize;
         let nic = &mut self.nics[nic_idx];
         if gen != nic.rx_gen {
             return;

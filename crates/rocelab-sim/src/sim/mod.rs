@@ -183,7 +183,9 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// The ns-3 HPCC simulator's ECN draws, when the run takes them ([`EcnDraws::Ns3`]).
     pub ns3: Option<crate::rng::ns3::Ns3Streams>,
     pub obs: &'o mut O,
-    pub cons: Conservation,
+    /// The packet balance: data frames injected by hosts, delivered and dropped (those still in
+    /// flight are counted at the end).
+    pub conservation: Conservation,
     pub events: u64,
     pub samples: Option<SampleState>,
     pub wire: WireRt,

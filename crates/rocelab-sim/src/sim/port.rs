@@ -33,21 +33,23 @@ pub(crate) struct PortRt {
     pub arrival_delay: Time,
     /// The port at the other end of the link.
     pub peer: u32,
-    /// The peer's `aux`, `local` and `is_host`, copied here at build time: an arrival (handled
+    /// The peer's `owner`, `local` and `is_host`, copied here at build time: an arrival (handled
     /// at the peer) reads them from the sending port its event names, so the peer's own line
     /// is not on a switch arrival's path at all.
-    pub peer_aux: u32,
+    pub peer_owner: u32,
     pub peer_local: u32,
     pub peer_is_host: bool,
     /// When the frame being sent (`busy`) has been serialized.
     pub tx_end: Time,
     /// Index of the port within its node.
     pub local: u32,
-    /// Switch index (switch port) or NIC index (host port).
-    pub aux: u32,
+    /// The device the port belongs to: its switch's index in `Sim::switches` (switch port) or its
+    /// NIC's in `Sim::nics` (host port).
+    pub owner: u32,
     /// A frame is on the transmitter, or was and its `TxDone` has not been handled.
     pub busy: bool,
     pub is_host: bool,
+    /// A MAC-control frame (PFC, or an 802.3x PAUSE) waits for the wire: it goes before data.
     pub pfc_pending: bool,
     /// The `TxDone` of the frame being sent is in the event queue. A switch port that starts a
     /// frame with nothing else to send (no backlog, no PFC frame) leaves it out: its handling
@@ -62,14 +64,17 @@ pub(crate) struct PortRt {
     pub ecn_enabled: u8,
     /// Bit `tc`: egress queue `tc` is not empty.
     pub backlog: u8,
+    /// The PFC frame waiting for the wire: bit `p`, priority `p`'s entry is enabled in it.
     pub pfc_pending_enable: u8,
+    /// Bit `p`: that entry is an XOFF (the port's quanta), not an XON (0 quanta).
     pub pfc_pending_xoff: u8,
     pub pfc_enabled: PriorityMask,
     pub total_queue_bytes: u64,
     pub sched: Scheduler,
-    /// Egress queues per traffic class (switch ports).
-    pub tcq: [TcQueue; 8],
-    /// The counters, except that `tx_packets` and `tx_bytes` are kept in `tcq` and
+    /// The egress queues of the port, one per traffic class, each with the send counters of the
+    /// priority of its number (switch ports queue here; a host's NIC sends from its sources).
+    pub egress_queues: [TcQueue; 8],
+    /// The counters, except that `tx_packets` and `tx_bytes` are kept in `egress_queues` and
     /// `rx_packets` and `rx_bytes` hold corrections only (wrapping): see [`Sim::port_counters`].
     pub counters: [PriorityCounters; 8],
     pub node: u32,
@@ -167,8 +172,8 @@ impl<O: Observer> Sim<'_, O> {
         let peer = &self.ports[p.peer as usize];
         let mut c = p.counters;
         for (prio, c) in c.iter_mut().enumerate() {
-            (c.tx_packets, c.tx_bytes) = (p.tcq[prio].tx_packets, p.tcq[prio].tx_bytes);
-            let sent = &peer.tcq[prio];
+            (c.tx_packets, c.tx_bytes) = (p.egress_queues[prio].tx_packets, p.egress_queues[prio].tx_bytes);
+            let sent = &peer.egress_queues[prio];
             c.count_rx(sent.tx_packets, sent.tx_bytes);
         }
         for &id in &on_wire[p.peer as usize] {
@@ -237,7 +242,7 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.frame_time(frame as u64);
-        let c = &mut p.tcq[priority as usize];
+        let c = &mut p.egress_queues[priority as usize];
         c.tx_packets += 1;
         c.tx_bytes += frame as u64;
         let arrive = now + ser + p.arrival_delay;
@@ -255,11 +260,11 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(always)]
     pub(super) fn wire_arrive(&mut self, port: u32, id: u32) {
         let p = &self.ports[port as usize];
-        let (peer, aux, local) = (p.peer, p.peer_aux, p.peer_local);
+        let (peer, owner, local) = (p.peer, p.peer_owner, p.peer_local);
         if p.peer_is_host {
-            self.host_arrive(peer, aux, id);
+            self.host_arrive(peer, owner, id);
         } else {
-            self.switch_arrive(peer, aux, local, id);
+            self.switch_arrive(peer, owner, local, id);
         }
     }
 }

@@ -23,8 +23,8 @@ impl<O: Observer> Sim<'_, O> {
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let q = self.flows[pkt.flow as usize].qp;
         if pkt.is_control() {
-            self.cons.delivered_packets += 1;
-            self.cons.delivered_bytes += pkt.frame_bytes as u64;
+            self.conservation.delivered_packets += 1;
+            self.conservation.delivered_bytes += pkt.frame_bytes as u64;
             self.qps[q as usize].ctrl.delivered += 1;
             self.pool.free(id);
             match pkt.kind {
@@ -54,8 +54,8 @@ impl<O: Observer> Sim<'_, O> {
                 self.drop_packet(port, id, pkt.priority, DropCause::HostRxOverflow);
             }
             RxArrival::Accepted { delivered_at, xoff, check_at } => {
-                self.cons.delivered_packets += 1;
-                self.cons.delivered_bytes += pkt.frame_bytes as u64;
+                self.conservation.delivered_packets += 1;
+                self.conservation.delivered_bytes += pkt.frame_bytes as u64;
                 let flow = &mut self.flows[pkt.flow as usize];
                 flow.delivered_packets += 1;
                 if pkt.ecn == Ecn::Ce {
@@ -171,7 +171,7 @@ impl<O: Observer> Sim<'_, O> {
     /// priority (and the whole link with 802.3x link pause) and check for XON at `check_at`.
     pub(in crate::sim) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
         let p = &self.ports[port as usize];
-        let (nic_idx, enabled, link_pause) = (p.aux as usize, p.pfc_enabled, p.link_pause.enabled);
+        let (nic_idx, enabled, link_pause) = (p.owner as usize, p.pfc_enabled, p.link_pause.enabled);
         let nic = &mut self.nics[nic_idx];
         nic.rx_gen = nic.rx_gen.wrapping_add(1);
         let gen = nic.rx_gen;

@@ -372,7 +372,7 @@ impl<O: Observer> Sim<'_, O> {
         }
         conn.sched[side as usize] = true;
         let port = conn.port[side as usize];
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].ready.push_back(ep_name(c, side));
         self.try_transmit(port);
     }
@@ -509,8 +509,8 @@ impl<O: Observer> Sim<'_, O> {
         } else {
             conn.acks.sent += 1;
         }
-        self.cons.injected_packets += 1;
-        self.cons.injected_bytes += frame as u64;
+        self.conservation.injected_packets += 1;
+        self.conservation.injected_bytes += frame as u64;
         let id = self.pool.alloc(pkt);
         let slot = id as usize;
         if slot >= self.tcp_seg.len() {

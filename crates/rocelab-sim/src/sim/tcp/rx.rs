@@ -29,8 +29,8 @@ impl<O: Observer> Sim<'_, O> {
             }
             RxArrival::Accepted { delivered_at, xoff, check_at } => (delivered_at, xoff, check_at),
         };
-        self.cons.delivered_packets += 1;
-        self.cons.delivered_bytes += pkt.frame_bytes as u64;
+        self.conservation.delivered_packets += 1;
+        self.conservation.delivered_bytes += pkt.frame_bytes as u64;
         self.pool.free(id);
         let (c, side) = (pkt.dest_qp >> 1, pkt.dest_qp & 1);
         let conn = &mut self.tcp[c as usize];

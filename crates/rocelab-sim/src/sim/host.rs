@@ -6,10 +6,32 @@
 
 use super::Sim;
 use crate::event::Event;
-use crate::nic::{RxArrival, RxCheck, SourcePoll};
+use crate::nic::{RxArrival, RxBuffer, RxCheck, SourcePoll};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{wire, Packet, PacketKind};
+use crate::ring::Ring;
+use crate::time::Time;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A host NIC: the endpoints it sends for, its pacing timers and its receive buffer.
+pub(crate) struct NicRt {
+    /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
+    pub ready: Ring<u32>,
+    /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
+    pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
+    /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
+    pub ctrl: Ring<u32>,
+    /// Time of the pending `NicWake`, `Time::MAX` if none.
+    pub wake_at: Time,
+    pub rx: RxBuffer,
+    pub rx_gen: u32,
+    pub rx_drops: u64,
+    /// Under [`crate::spec::NicArbiter::Ns3`], the queue pairs that send data from this NIC (by
+    /// QP index, in the order they were created) and the index of the last that sent; their
+    /// data endpoints are then in neither `ready` nor `pacing`.
+    pub ns3_qps: Option<(Vec<u32>, usize)>,
+}
 
 /// BTH opcode RC SEND Only (InfiniBand Architecture Specification, Vol. 1, §9.2).
 const BTH_RC_SEND_ONLY: u8 = 0x04;

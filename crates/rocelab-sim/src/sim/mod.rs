@@ -16,86 +16,23 @@ mod switch;
 mod tcp;
 
 use crate::event::{Event, EventQueue};
-use crate::mmu::Mmu;
-use crate::nic::{FlowSource, RxBuffer};
+use crate::nic::FlowSource;
 use crate::observer::{Direction, Observer};
 use crate::packet::{prefetch_at, PacketPool};
-use crate::ring::Ring;
 use crate::rng::Rng;
 use crate::routing::Routes;
 use crate::sched::Scheduler;
-use crate::spec::QosSpec;
 use crate::stats::Conservation;
 use crate::time::Time;
 use crate::traffic::FlowSpec;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 pub use config::{EcnDraws, Sampling, SimConfig};
+pub(crate) use host::NicRt;
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};
 pub(crate) use sampling::SampleState;
-
-/// Laid out by use: what an arrival and a release read (the MMU's totals and slots, the ECMP
-/// seed, the node, the cell size) in the first cache line, the priority maps and the trust
-/// mode in the second.
-#[repr(C, align(64))]
-pub(crate) struct SwitchRt {
-    pub mmu: Mmu,
-    pub ecmp_seed: u64,
-    pub node: u32,
-    pub cell: u32,
-    /// `qos.priority_to_pg`, here beside the trust mode (in `qos` they are past its DSCP map).
-    pub priority_to_pg: [u8; 8],
-    /// `qos.priority_to_tc`, likewise.
-    pub priority_to_tc: [u8; 8],
-    /// Per PG, the priorities mapped to it.
-    pub pg_priorities: [u8; 8],
-    /// Global index of the switch's port 0 (its ports are numbered contiguously).
-    pub first_port: u32,
-    /// ECN is decided as a packet leaves its egress queue, not as it joins it
-    /// ([`crate::spec::EcnMarking::Dequeue`]).
-    pub ecn_at_dequeue: bool,
-    /// The MMU accounts RDMA control frames ([`crate::spec::SwitchSpec::control_in_buffer`]).
-    pub control_in_buffer: bool,
-    /// Next hops chosen by the ns-3 HPCC simulator's hash ([`crate::routing::Ecmp::Hpcc`]).
-    pub hpcc_ecmp: bool,
-    /// Lossless PGs admitted by the ns-3 HPCC simulator's rules ([`crate::mmu::Admission::Ns3`]).
-    pub mmu_ns3: bool,
-    /// Any of the four above, or the ns-3 simulator's ECN draws: the switch's frames take the
-    /// path that reads them; without, a path that does not (`switch_arrive_as`).
-    pub quirks: bool,
-    pub qos: QosSpec,
-    pub drops_lossy: u64,
-    pub drops_headroom: u64,
-    pub drops_no_route: u64,
-}
-
-const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
-const _: () = assert!(
-    std::mem::offset_of!(SwitchRt, priority_to_pg) >= 64
-        && std::mem::offset_of!(SwitchRt, qos.trust) < 128
-        && std::mem::offset_of!(SwitchRt, qos.default_priority) < 128
-);
-
-pub(crate) struct NicRt {
-    /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
-    pub ready: Ring<u32>,
-    /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
-    pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
-    /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
-    pub ctrl: Ring<u32>,
-    /// Time of the pending `NicWake`, `Time::MAX` if none.
-    pub wake_at: Time,
-    pub rx: RxBuffer,
-    pub rx_gen: u32,
-    pub rx_drops: u64,
-    /// Under [`crate::spec::NicArbiter::Ns3`], the queue pairs that send data from this NIC (by
-    /// QP index, in the order they were created) and the index of the last that sent; their
-    /// data endpoints are then in neither `ready` nor `pacing`.
-    pub ns3_qps: Option<(Vec<u32>, usize)>,
-}
+pub(crate) use switch::SwitchRt;
 
 /// Laid out by use (`repr(C)`, from a cache-line boundary): what an open-loop flow's send
 /// reads and writes besides its spec in the first two lines (the transport tests, the PSN, the

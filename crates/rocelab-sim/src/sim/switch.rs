@@ -2,12 +2,54 @@
 //! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
-use super::{Queued, Sim, SwitchRt};
+use super::{Queued, Sim};
 use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{prefetch, Ecn, Packet, PacketKind};
 use crate::routing::{address_node, ecmp_select, hpcc_ecmp_hash, hpcc_ip};
 use crate::spec::{QosSpec, Trust};
+
+/// Laid out by use: what an arrival and a release read (the MMU's totals and slots, the ECMP
+/// seed, the node, the cell size) in the first cache line, the priority maps and the trust
+/// mode in the second.
+#[repr(C, align(64))]
+pub(crate) struct SwitchRt {
+    pub mmu: Mmu,
+    pub ecmp_seed: u64,
+    pub node: u32,
+    pub cell: u32,
+    /// `qos.priority_to_pg`, here beside the trust mode (in `qos` they are past its DSCP map).
+    pub priority_to_pg: [u8; 8],
+    /// `qos.priority_to_tc`, likewise.
+    pub priority_to_tc: [u8; 8],
+    /// Per PG, the priorities mapped to it.
+    pub pg_priorities: [u8; 8],
+    /// Global index of the switch's port 0 (its ports are numbered contiguously).
+    pub first_port: u32,
+    /// ECN is decided as a packet leaves its egress queue, not as it joins it
+    /// ([`crate::spec::EcnMarking::Dequeue`]).
+    pub ecn_at_dequeue: bool,
+    /// The MMU accounts RDMA control frames ([`crate::spec::SwitchSpec::control_in_buffer`]).
+    pub control_in_buffer: bool,
+    /// Next hops chosen by the ns-3 HPCC simulator's hash ([`crate::routing::Ecmp::Hpcc`]).
+    pub hpcc_ecmp: bool,
+    /// Lossless PGs admitted by the ns-3 HPCC simulator's rules ([`crate::mmu::Admission::Ns3`]).
+    pub mmu_ns3: bool,
+    /// Any of the four above, or the ns-3 simulator's ECN draws: the switch's frames take the
+    /// path that reads them; without, a path that does not (`switch_arrive_as`).
+    pub quirks: bool,
+    pub qos: QosSpec,
+    pub drops_lossy: u64,
+    pub drops_headroom: u64,
+    pub drops_no_route: u64,
+}
+
+const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
+const _: () = assert!(
+    std::mem::offset_of!(SwitchRt, priority_to_pg) >= 64
+        && std::mem::offset_of!(SwitchRt, qos.trust) < 128
+        && std::mem::offset_of!(SwitchRt, qos.default_priority) < 128
+);
 
 /// How many entries ahead of its head a dequeue fetches an egress queue (two cache lines).
 const QUEUE_PREFETCH_AHEAD: usize = 8;

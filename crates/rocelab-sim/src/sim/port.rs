@@ -134,7 +134,7 @@ pub(crate) struct TcQueue {
 /// An entry of a switch egress queue: the packet id with what the scheduler and the MMU
 /// release need, so that dequeuing touches no packet memory (and no ingress port). 12 bytes:
 /// the bytes charged to the ingress PG are not stored but worked out again from the frame
-/// ([`SwitchRt::charge`]), so that a cache line holds five entries of a long queue, not four.
+/// ([`super::SwitchRt::charge`]), so that a cache line holds five entries of a long queue, not four.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Queued {
     pub id: u32,

@@ -1,9 +1,9 @@
 //! Storage jobs in the engine: each job clone is a [`JobEngine`] on its initiator keeping
-//! `iodepth` IOs outstanding; each IO is its protocol's [`Exchange`] walked step by step over the
+//! `iodepth` IOs outstanding; each IO is its protocol's [`Exchange`](crate::storage::protocol::Exchange) walked step by step over the
 //! session's queue pairs, the target owner and the hosts' cores.
 //!
 //! * **Issue.** The initiator's submit work (its share of the protocol's per-IO and per-byte CPU
-//!   cost, [`CpuCost::split`]) runs on the session's core; then the steps that wait on the issue
+//!   cost, [`CpuCost::split`](crate::storage::cpu::CpuCost::split)) runs on the session's core; then the steps that wait on the issue
 //!   start.
 //! * **Transfers.** A SEND or an RDMA WRITE is posted by the side the bytes leave, on the
 //!   session's queue pair of that direction; it is complete when the last message is in the

@@ -1,7 +1,6 @@
 //! Building a simulation from a [`NetworkSpec`] and [`Traffic`], running it, and collecting
 //! [`Results`].
 
-use super::build_rdma::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use super::rdma::NO_QP;
 use super::tcp::TcpHosts;
 use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
@@ -16,6 +15,7 @@ use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Ecmp, Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
+use crate::sim::rdma::build::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use crate::spec::{EcnMarking, NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
 use crate::stats::{
     Conservation, FlowResults, HostResults, PortResults, PriorityCounters, QueueSamples, Results, SwitchResults,
@@ -156,7 +156,7 @@ impl<'a, O: Observer> Simulation<'a, O> {
                     // requester has the last ACK (see `FctReport::compute`).
         results.fct =
             crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
-        results.iperf = super::tcp_results::iperf_results(traffic, &results);
+        results.iperf = crate::sim::tcp::results::iperf_results(traffic, &results);
         results
     }
 }
@@ -259,7 +259,7 @@ fn build<'o, O: Observer>(
                         hp.pfc,
                         &[Tsa::Ets(1); 8],
                     );
-                    p.lp.enabled = hp.link_pause;
+                    p.link_pause.enabled = hp.link_pause;
                     ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
@@ -292,7 +292,7 @@ fn build<'o, O: Observer>(
                         sp.pfc,
                         &tsa,
                     );
-                    p.lp.enabled = sp.link_pause;
+                    p.link_pause.enabled = sp.link_pause;
                     for (tc, t) in sp.tcs.iter().enumerate() {
                         p.ecn[tc] = t.ecn;
                         if t.ecn.is_some() {
@@ -332,12 +332,12 @@ fn build<'o, O: Observer>(
         }
     }
 
-    // Each port's copy of its peer's identity (see `PortRt::peer_aux`).
+    // Each port's copy of its peer's identity (see `PortRt::peer_owner`).
     for g in 0..ports.len() {
         let q = &ports[ports[g].peer as usize];
-        let (aux, local, is_host) = (q.aux, q.local, q.is_host);
+        let (owner, local, is_host) = (q.owner, q.local, q.is_host);
         let p = &mut ports[g];
-        (p.peer_aux, p.peer_local, p.peer_is_host) = (aux, local, is_host);
+        (p.peer_owner, p.peer_local, p.peer_is_host) = (owner, local, is_host);
     }
 
     // The standby ports of an active-backup bond carry nothing: routing does not see them.
@@ -403,7 +403,7 @@ fn build<'o, O: Observer>(
         // A storage session's queue pairs keep to the session's ports at both ends.
         let pinned = match (owner, storage_roles.get(i).copied().flatten()) {
             (Owner::Flow(_), Some((s, role))) => {
-                super::storage_build::session_ports(&traffic.storage, s, role, &routes, &ports)
+                crate::sim::storage::build::session_ports(&traffic.storage, s, role, &routes, &ports)
             }
             _ => None,
         };
@@ -476,7 +476,7 @@ fn build<'o, O: Observer>(
         }
     }
     let tests = tests.into_iter().map(|(_, rt)| rt).collect();
-    let storage = super::storage_build::build_storage(
+    let storage = crate::sim::storage::build::build_storage(
         &traffic.storage,
         spec,
         &flows,
@@ -533,7 +533,7 @@ fn build<'o, O: Observer>(
             super::EcnDraws::Ns3 { first_stream, run } => Some(crate::rng::ns3::Ns3Streams::new(first_stream, run)),
         },
         obs: observer,
-        cons: Conservation::default(),
+        conservation: Conservation::default(),
         events: 0,
         samples,
         wire: WireRt {
@@ -587,7 +587,7 @@ fn stop_when_done_flows(traffic: &Traffic, config: &SimConfig) -> u64 {
 fn new_port(
     node: u32,
     local: u32,
-    aux: u32,
+    owner: u32,
     is_host: bool,
     (peer, rate, prop, peer_latency): (u32, LinkRate, Time, Time),
     pfc: PfcPortSpec,
@@ -596,10 +596,10 @@ fn new_port(
     PortRt {
         node,
         local,
-        aux,
+        owner,
         is_host,
         peer,
-        peer_aux: 0,
+        peer_owner: 0,
         peer_local: 0,
         peer_is_host: false,
         rate,
@@ -619,13 +619,13 @@ fn new_port(
         pfc_pending_xoff: 0,
         pause: [PauseState::default(); 8],
         xoff: [XoffState::default(); 8],
-        tcq: Default::default(),
+        egress_queues: Default::default(),
         backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
         ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
-        lp: Default::default(),
+        link_pause: Default::default(),
     }
 }
 
@@ -650,7 +650,7 @@ impl<O: Observer> Sim<'_, O> {
                     c.paused_ps = p.pause[prio].paused_time(end);
                 }
                 let peer = &self.ports[p.peer as usize];
-                let link_pause = super::tcp_results::link_pause_counters(p, peer, end);
+                let link_pause = crate::sim::tcp::results::link_pause_counters(p, peer, end);
                 PortResults {
                     index: g,
                     node: p.node as usize,
@@ -661,7 +661,7 @@ impl<O: Observer> Sim<'_, O> {
                     peer_index: p.peer as usize,
                     rate_bps: p.rate.bps(),
                     priorities,
-                    peak_queue_bytes: std::array::from_fn(|tc| p.tcq[tc].peak),
+                    peak_queue_bytes: std::array::from_fn(|tc| p.egress_queues[tc].peak),
                     link_pause,
                 }
             })
@@ -682,7 +682,7 @@ impl<O: Observer> Sim<'_, O> {
         let mut hosts = Vec::new();
         for (node, nd) in spec.nodes.iter().enumerate() {
             if let NodeKind::Host(h) = &nd.kind {
-                let nics = (0..h.ports.len()).map(|l| &self.nics[self.ports[first_port[node] + l].aux as usize]);
+                let nics = (0..h.ports.len()).map(|l| &self.nics[self.ports[first_port[node] + l].owner as usize]);
                 let (peak, drops) = nics.fold((0, 0), |(pk, d), nic| (pk.max(nic.rx.peak()), d + nic.rx_drops));
                 hosts.push(HostResults {
                     node,
@@ -694,10 +694,10 @@ impl<O: Observer> Sim<'_, O> {
         }
         let mut in_flight = vec![0u64; self.flows.len()];
         let mut ctrl_in_flight = vec![0u64; self.flows.len()];
-        let mut cons = self.cons;
+        let mut conservation = self.conservation;
         for pkt in self.pool.iter_live() {
-            cons.in_flight_packets += 1;
-            cons.in_flight_bytes += pkt.frame_bytes as u64;
+            conservation.in_flight_packets += 1;
+            conservation.in_flight_bytes += pkt.frame_bytes as u64;
             if pkt.kind == crate::packet::PacketKind::Tcp {
                 // Counted per connection (`tcp_in_flight`); a data segment also for its flow.
                 if pkt.payload_bytes > 0 && pkt.flow != super::tcp::NO_FLOW {
@@ -772,7 +772,7 @@ impl<O: Observer> Sim<'_, O> {
                 .map(|c| self.tcp_conn_results(c, tcp_in_flight[c]))
                 .collect(),
             iperf: Vec::new(),
-            conservation: cons,
+            conservation,
             fct: None,
             jobs,
             cpu,

@@ -1,15 +1,37 @@
 //! The host NIC: a round-robin scheduler over sources that skips paused priorities — RDMA
 //! control packets (ACK, NAK, CNP) first, then data of open-loop flows and queue pairs, and TCP
-//! endpoints (`tcp.rs`) —,
+//! endpoints (`tcp/`) —,
 //! pacing timers, and the receive path into the host receive buffer (which sends PFC when it
 //! fills).
 
 use super::Sim;
 use crate::event::Event;
-use crate::nic::{RxArrival, RxCheck, SourcePoll};
+use crate::nic::{RxArrival, RxBuffer, RxCheck, SourcePoll};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{wire, Packet, PacketKind};
+use crate::ring::Ring;
+use crate::time::Time;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A host NIC: the endpoints it sends for, its pacing timers and its receive buffer.
+pub(crate) struct NicRt {
+    /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
+    pub ready: Ring<u32>,
+    /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
+    pub pacing: BinaryHeap<Reverse<(Time, u32)>>,
+    /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
+    pub ctrl: Ring<u32>,
+    /// Time of the pending `NicWake`, `Time::MAX` if none.
+    pub wake_at: Time,
+    pub rx: RxBuffer,
+    pub rx_gen: u32,
+    pub rx_drops: u64,
+    /// Under [`crate::spec::NicArbiter::Ns3`], the queue pairs that send data from this NIC (by
+    /// QP index, in the order they were created) and the index of the last that sent; their
+    /// data endpoints are then in neither `ready` nor `pacing`.
+    pub ns3_qps: Option<(Vec<u32>, usize)>,
+}
 
 /// BTH opcode RC SEND Only (InfiniBand Architecture Specification, Vol. 1, §9.2).
 const BTH_RC_SEND_ONLY: u8 = 0x04;
@@ -30,14 +52,14 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         let port = self.flows[flow as usize].port;
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].ready.push_back(flow << 1);
         self.try_transmit(port);
     }
 
     /// A pacing timer of the NIC behind `port` fires.
     pub(super) fn nic_wake(&mut self, port: u32) {
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         if self.nics[nic].wake_at == self.now {
             self.nics[nic].wake_at = u64::MAX;
         }
@@ -48,7 +70,7 @@ impl<O: Observer> Sim<'_, O> {
     /// next ready source whose priority is not paused.
     pub(super) fn nic_transmit(&mut self, port: u32) {
         let now = self.now;
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = self.ports[port as usize].owner as usize;
         while let Some(&Reverse((t, ep))) = self.nics[nic_idx].pacing.peek() {
             if t > now {
                 break;
@@ -149,8 +171,8 @@ impl<O: Observer> Sim<'_, O> {
                     } else {
                         flow.finished_sending = true;
                     }
-                    self.cons.injected_packets += 1;
-                    self.cons.injected_bytes += frame as u64;
+                    self.conservation.injected_packets += 1;
+                    self.conservation.injected_bytes += frame as u64;
                     let id = self.pool.alloc(pkt);
                     self.start_data_tx(port, id, frame, prio);
                     return;
@@ -167,7 +189,7 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// A data frame has arrived at host port `port`, whose NIC is `nic_idx` (the port's `aux`,
+    /// A data frame has arrived at host port `port`, whose NIC is `nic_idx` (the port's `owner`,
     /// passed by the caller from the sending port's copy).
     pub(super) fn host_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
@@ -189,8 +211,8 @@ impl<O: Observer> Sim<'_, O> {
                 self.drop_packet(port, id, pkt.priority, DropCause::HostRxOverflow);
             }
             RxArrival::Accepted { delivered_at, xoff, check_at } => {
-                self.cons.delivered_packets += 1;
-                self.cons.delivered_bytes += pkt.frame_bytes as u64;
+                self.conservation.delivered_packets += 1;
+                self.conservation.delivered_bytes += pkt.frame_bytes as u64;
                 let flow = &mut self.flows[pkt.flow as usize];
                 flow.delivered_packets += 1;
                 flow.delivered_bytes += pkt.payload_bytes as u64;
@@ -214,7 +236,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn host_rx_check(&mut self, port: u32, gen: u32) {
         let now = self.now;
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = self.ports[port as usize].owner as usize;
         let nic = &mut self.nics[nic_idx];
         if gen != nic.rx_gen {
             return;
@@ -227,7 +249,7 @@ impl<O: Observer> Sim<'_, O> {
                         self.pfc_deassert(port, prio);
                     }
                 }
-                if self.ports[port as usize].lp.enabled {
+                if self.ports[port as usize].link_pause.enabled {
                     self.link_pause_deassert(port, 0);
                 }
             }

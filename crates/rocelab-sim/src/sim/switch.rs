@@ -2,12 +2,54 @@
 //! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
-use super::{Queued, Sim, SwitchRt};
+use super::{Queued, Sim};
 use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{prefetch, Ecn, Packet, PacketKind};
 use crate::routing::{address_node, ecmp_select, hpcc_ecmp_hash, hpcc_ip};
 use crate::spec::{QosSpec, Trust};
+
+/// Laid out by use: what an arrival and a release read (the MMU's totals and slots, the ECMP
+/// seed, the node, the cell size) in the first cache line, the priority maps and the trust
+/// mode in the second.
+#[repr(C, align(64))]
+pub(crate) struct SwitchRt {
+    pub mmu: Mmu,
+    pub ecmp_seed: u64,
+    pub node: u32,
+    pub cell: u32,
+    /// `qos.priority_to_pg`, here beside the trust mode (in `qos` they are past its DSCP map).
+    pub priority_to_pg: [u8; 8],
+    /// `qos.priority_to_tc`, likewise.
+    pub priority_to_tc: [u8; 8],
+    /// Per PG, the priorities mapped to it.
+    pub pg_priorities: [u8; 8],
+    /// Global index of the switch's port 0 (its ports are numbered contiguously).
+    pub first_port: u32,
+    /// ECN is decided as a packet leaves its egress queue, not as it joins it
+    /// ([`crate::spec::EcnMarking::Dequeue`]).
+    pub ecn_at_dequeue: bool,
+    /// The MMU accounts RDMA control frames ([`crate::spec::SwitchSpec::control_in_buffer`]).
+    pub control_in_buffer: bool,
+    /// Next hops chosen by the ns-3 HPCC simulator's hash ([`crate::routing::Ecmp::Hpcc`]).
+    pub hpcc_ecmp: bool,
+    /// Lossless PGs admitted by the ns-3 HPCC simulator's rules ([`crate::mmu::Admission::Ns3`]).
+    pub mmu_ns3: bool,
+    /// Any of the four above, or the ns-3 simulator's ECN draws: the switch's frames take the
+    /// path that reads them; without, a path that does not (`switch_arrive_as`).
+    pub quirks: bool,
+    pub qos: QosSpec,
+    pub drops_lossy: u64,
+    pub drops_headroom: u64,
+    pub drops_no_route: u64,
+}
+
+const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
+const _: () = assert!(
+    std::mem::offset_of!(SwitchRt, priority_to_pg) >= 64
+        && std::mem::offset_of!(SwitchRt, qos.trust) < 128
+        && std::mem::offset_of!(SwitchRt, qos.default_priority) < 128
+);
 
 /// How many entries ahead of its head a dequeue fetches an egress queue (two cache lines).
 const QUEUE_PREFETCH_AHEAD: usize = 8;
@@ -87,7 +129,7 @@ impl SwitchRt {
 
 impl<O: Observer> Sim<'_, O> {
     /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx` (the
-    /// port's `local` and `aux`, passed by the caller from the sending port's copy).
+    /// port's `local` and `owner`, passed by the caller from the sending port's copy).
     pub(super) fn switch_arrive(&mut self, port: u32, sw_idx: u32, local: u32, id: u32) {
         if self.switches[sw_idx as usize].quirks {
             self.switch_arrive_quirks(port, sw_idx, local, id)
@@ -174,7 +216,7 @@ impl<O: Observer> Sim<'_, O> {
         if e.ecn_enabled & (1 << tc) == 0 {
             return;
         }
-        let depth = behind.unwrap_or(e.tcq[tc as usize].bytes);
+        let depth = behind.unwrap_or(e.egress_queues[tc as usize].bytes);
         let pkt = self.pool.get_mut(id);
         let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
         let mark = match &mut self.ns3 {
@@ -204,7 +246,7 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         let e = &mut self.ports[egress as usize];
-        let q = &mut e.tcq[tc as usize];
+        let q = &mut e.egress_queues[tc as usize];
         q.queue.push_back(Queued { id, pg_slot, frame: frame as u16, priority: prio });
         q.bytes += frame as u64;
         if q.bytes > q.peak {
@@ -224,12 +266,12 @@ impl<O: Observer> Sim<'_, O> {
     /// move as in a dequeue), and the buffer is released as the frame leaves.
     fn send_through<const QUIRKS: bool>(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, prio: u8) {
         let p = &mut self.ports[egress as usize];
-        let q = &mut p.tcq[tc as usize];
+        let q = &mut p.egress_queues[tc as usize];
         debug_assert!(q.queue.is_empty() && q.bytes == 0);
         q.peak = q.peak.max(frame as u64);
         let chosen = p.sched.select_eligible(1 << tc, |_| frame);
         debug_assert_eq!(chosen, Some(tc));
-        let sw_idx = p.aux as usize;
+        let sw_idx = p.owner as usize;
         self.start_data_tx(egress, id, frame, prio);
         self.release::<QUIRKS>(sw_idx, pg_slot, frame);
     }
@@ -269,8 +311,8 @@ impl<O: Observer> Sim<'_, O> {
         let pkt = *self.pool.get(id);
         self.obs.on_drop(self.now, port as usize, &pkt, cause);
         self.ports[port as usize].counters[prio as usize].drops += 1;
-        self.cons.dropped_packets += 1;
-        self.cons.dropped_bytes += pkt.frame_bytes as u64;
+        self.conservation.dropped_packets += 1;
+        self.conservation.dropped_bytes += pkt.frame_bytes as u64;
         if pkt.kind == crate::packet::PacketKind::Tcp {
             self.tcp_dropped(&pkt);
         } else if pkt.is_control() {
@@ -295,19 +337,20 @@ impl<O: Observer> Sim<'_, O> {
             while m != 0 {
                 let tc = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let head = p.tcq[tc].queue.front().expect("backlog mirrors the queues");
+                let head = p.egress_queues[tc].queue.front().expect("backlog mirrors the queues");
                 if p.paused & (1 << head.priority) != 0 {
                     eligible &= !(1 << tc);
                 }
             }
         }
-        let tcq = &p.tcq;
-        let Some(tc) =
-            p.sched.select_eligible(eligible, |tc| tcq[tc as usize].queue.front().map_or(0, |q| q.frame as u32))
+        let egress_queues = &p.egress_queues;
+        let Some(tc) = p
+            .sched
+            .select_eligible(eligible, |tc| egress_queues[tc as usize].queue.front().map_or(0, |q| q.frame as u32))
         else {
             return;
         };
-        let tq = &mut p.tcq[tc as usize];
+        let tq = &mut p.egress_queues[tc as usize];
         // A long queue's head entries were written long ago: fetch the coming ones.
         let (q, coming) = tq.queue.pop_front_get(QUEUE_PREFETCH_AHEAD).expect("scheduler chose a non-empty class");
         if let Some(coming) = coming {
@@ -318,10 +361,10 @@ impl<O: Observer> Sim<'_, O> {
             p.backlog &= !(1 << tc);
         }
         p.total_queue_bytes -= q.frame as u64;
-        let sw_idx = p.aux as usize;
+        let sw_idx = p.owner as usize;
         let quirks = self.switches[sw_idx].quirks;
         if quirks && self.switches[sw_idx].ecn_at_dequeue {
-            let behind = self.ports[port as usize].tcq[tc as usize].bytes;
+            let behind = self.ports[port as usize].egress_queues[tc as usize].bytes;
             self.mark_ecn::<true>(port, tc, q.id, q.priority, Some(behind));
         }
         self.start_data_tx(port, q.id, q.frame as u32, q.priority);

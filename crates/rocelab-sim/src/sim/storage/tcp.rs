@@ -4,27 +4,27 @@
 //!
 //! **Connections.** A session over TCP or iWARP is one TCP connection, opened by the initiator
 //! (side 0) to the protocol's service port at the target (side 1), bound to the session's
-//! paths at both ends (the ports a session over RoCE would take, [`super::storage_build`]).
+//! paths at both ends (the ports a session over RoCE would take, [`crate::sim::storage::build`]).
 //! The host stacks' storage initiators and targets set `TCP_NODELAY` on their sockets (Linux
 //! `iscsi_sw_tcp_conn_bind`, `nvme_tcp_alloc_queue`, `nvmet_tcp_set_queue_sock`, SunRPC's
 //! `xs_tcp_finish_connecting`): a PDU goes out at once, not behind Nagle's algorithm. Their
 //! ACKs are the host stack's (delayed). iWARP connections are the adapter's: no Nagle, every
-//! segment acknowledged at once, as for flows over iWARP (`iwarp.rs`).
+//! segment acknowledged at once, as for flows over iWARP (`tcp/iwarp.rs`).
 //!
 //! **Messages.** Each PDU of a transfer is one write tagged with its IO and step
-//! ([`super::storage::encode`]); the last PDU of the step carries [`ID_LAST`], and the step is
+//! ([`crate::sim::storage::encode`]); the last PDU of the step carries [`ID_LAST`], and the step is
 //! done when that PDU is in order at the peer's application ([`Sim::tcp_app_delivered`]). Over
 //! iWARP, a SEND or WRITE is done when its last message has arrived whole
 //! ([`Sim::iwarp_received`]), an RDMA READ at its completion at the poster
 //! ([`Sim::iwarp_completed`]); an SMB Direct SEND returns its credit when it arrives.
 
-use super::storage::{decode, ID_CREDIT, ID_LAST, ID_READ};
-use super::storage_build::session_port_pair;
-use super::tcp::{TcpApp, TcpOpen};
-use super::Sim;
 use crate::event::Event;
 use crate::observer::Observer;
 use crate::rng::mix64;
+use crate::sim::storage::build::session_port_pair;
+use crate::sim::storage::{decode, ID_CREDIT, ID_LAST, ID_READ};
+use crate::sim::tcp::{TcpApp, TcpOpen};
+use crate::sim::Sim;
 use crate::storage::plan::{StorageTraffic, StorageTransport, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
 use crate::storage::protocol::ProtocolKind;
 use crate::time::Time;
@@ -53,7 +53,7 @@ pub(crate) fn service_port(kind: ProtocolKind) -> u16 {
 
 impl<O: Observer> Sim<'_, O> {
     /// Open the TCP connection of every session over TCP or iWARP.
-    pub(super) fn open_storage_conns(&mut self, st: &StorageTraffic) -> Result<(), SimError> {
+    pub(in crate::sim) fn open_storage_conns(&mut self, st: &StorageTraffic) -> Result<(), SimError> {
         for (k, s) in st.sessions.iter().enumerate() {
             if s.initiator == s.target {
                 // A local job's session: no network.
@@ -96,7 +96,7 @@ impl<O: Observer> Sim<'_, O> {
     /// kernels, 16 in older ones), ExpStatSN the next StatSN. ExpCmdSN and ExpStatSN are the
     /// senders' counters when the PDU is written, not what has arrived: the model does not
     /// track acknowledgement of numbers.
-    pub(super) fn observe_iscsi_pdu(&mut self, io: u32, step: u16, k: usize, conn: u32, side: u32) {
+    pub(in crate::sim) fn observe_iscsi_pdu(&mut self, io: u32, step: u16, k: usize, conn: u32, side: u32) {
         use crate::storage::protocol::iscsi_pdu::{BhsContext, PduKind};
         let st = &mut self.storage;
         let slot = &st.ios[io as usize];
@@ -130,7 +130,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// A storage message (a PDU, or an iWARP SEND or WRITE) named `id` of session `session`
     /// arrived whole at side `side` at `at`.
-    pub(super) fn storage_message_in(&mut self, session: u32, side: u32, id: u64, at: Time) {
+    pub(in crate::sim) fn storage_message_in(&mut self, session: u32, side: u32, id: u64, at: Time) {
         if id & ID_CREDIT != 0 {
             // The receiver consumed an SMB Direct SEND of the other side: its credit returns.
             let role = if side == 1 { ROLE_TO_TARGET } else { ROLE_TO_INITIATOR };
@@ -144,7 +144,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// An iWARP operation named `id` of a storage session completed at its poster at `at`:
     /// an RDMA READ ends its step (SENDs and WRITEs end at their arrival).
-    pub(super) fn storage_iwarp_completed(&mut self, id: u64, at: Time) {
+    pub(in crate::sim) fn storage_iwarp_completed(&mut self, id: u64, at: Time) {
         if id & ID_READ != 0 {
             let (io, step) = decode(id);
             self.queue.push(at.max(self.now), Event::StepDone { io, step });

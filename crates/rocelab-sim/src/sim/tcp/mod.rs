@@ -25,8 +25,8 @@
 //! re-arms); one that moves earlier schedules a new event, and the old one, superseded by its
 //! generation, does nothing when it fires.
 //!
-//! **API** (for the applications on top: bulk flows and iperf in `tcp_app.rs`, iWARP in
-//! `iwarp.rs`, storage protocols): [`Sim::open_tcp`] opens a connection between two hosts;
+//! **API** (for the applications on top: bulk flows and iperf in `tcp/app.rs`, iWARP in
+//! `tcp/iwarp.rs`, storage protocols): [`Sim::open_tcp`] opens a connection between two hosts;
 //! [`Sim::tcp_send`] writes `bytes` tagged `tag` on one side; when the peer has received them in
 //! order, [`Sim::tcp_app_delivered`] is called with the tag, and when the sender has the
 //! acknowledgement of their last byte, [`Sim::tcp_app_acked`]. Host CPU is not modelled here.
@@ -45,6 +45,11 @@ use crate::tcp::{
 use crate::time::Time;
 use crate::traffic::FlowClass;
 use std::collections::VecDeque;
+
+pub(super) mod app;
+pub(super) mod iwarp;
+pub(super) mod results;
+mod rx;
 
 /// Bit that marks a TCP endpoint in a NIC's ready list (other entries are `flow << 1 | side`).
 pub(crate) const TCP_EP: u32 = 1 << 31;
@@ -158,21 +163,21 @@ impl StreamMsg {
 pub(crate) enum MsgKind {
     /// Bytes written with [`Sim::tcp_send`], named by the application's tag.
     Tag(u64),
-    /// An iWARP message (see `iwarp.rs`).
-    Iwarp { op: super::iwarp::IwarpMsg, id: u64, len: u64 },
+    /// An iWARP message (see `tcp/iwarp.rs`).
+    Iwarp { op: crate::sim::tcp::iwarp::IwarpMsg, id: u64, len: u64 },
 }
 
 /// The application driving a connection.
 #[derive(Clone, Debug)]
 pub(crate) enum TcpApp {
     /// A bulk transfer from side 0 (a TCP flow, an iperf stream).
-    Bulk(super::tcp_app::BulkApp),
+    Bulk(crate::sim::tcp::app::BulkApp),
     /// A flow's RDMA messages over iWARP.
-    Iwarp(super::iwarp::IwarpFlowApp),
+    Iwarp(crate::sim::tcp::iwarp::IwarpFlowApp),
     /// Driven through the API only ([`Sim::tcp_send`], [`Sim::iwarp_post`]).
     Api,
     /// A storage session's connection: its protocol's PDUs (tagged writes) or its RDMA
-    /// operations over iWARP (see `sim/storage.rs`).
+    /// operations over iWARP (see `sim/storage/`).
     Storage { session: u32 },
 }
 
@@ -267,9 +272,9 @@ impl<O: Observer> Sim<'_, O> {
         let (pa, pb) = match pinned {
             Some(p) => p,
             None => {
-                let pa = super::build_rdma::host_port(&self.routes, &self.ports, a, b, hash[0], None)
+                let pa = crate::sim::rdma::build::host_port(&self.routes, &self.ports, a, b, hash[0], None)
                     .ok_or_else(|| format!("no path from \"{}\" to \"{}\"; connect them", name(a), name(b)))?;
-                let pb = super::build_rdma::host_port(&self.routes, &self.ports, b, a, hash[1], Some(pa))
+                let pb = crate::sim::rdma::build::host_port(&self.routes, &self.ports, b, a, hash[1], Some(pa))
                     .ok_or_else(|| format!("no path from \"{}\" back to \"{}\"; connect them", name(b), name(a)))?;
                 (pa, pb)
             }
@@ -367,7 +372,7 @@ impl<O: Observer> Sim<'_, O> {
         }
         conn.sched[side as usize] = true;
         let port = conn.port[side as usize];
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].ready.push_back(ep_name(c, side));
         self.try_transmit(port);
     }
@@ -504,8 +509,8 @@ impl<O: Observer> Sim<'_, O> {
         } else {
             conn.acks.sent += 1;
         }
-        self.cons.injected_packets += 1;
-        self.cons.injected_bytes += frame as u64;
+        self.conservation.injected_packets += 1;
+        self.conservation.injected_bytes += frame as u64;
         let id = self.pool.alloc(pkt);
         let slot = id as usize;
         if slot >= self.tcp_seg.len() {

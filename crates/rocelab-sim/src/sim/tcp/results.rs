@@ -1,8 +1,8 @@
 //! Results of the TCP connections, of iperf tests and of 802.3x link pause.
 
-use super::tcp::{ConnRt, TcpApp, NO_FLOW};
-use super::{PortRt, Sim};
 use crate::observer::Observer;
+use crate::sim::tcp::{ConnRt, TcpApp, NO_FLOW};
+use crate::sim::{PortRt, Sim};
 use crate::stats::{
     FrameCounts, IperfResults, IperfStream, IwarpResults, LinkPauseCounters, Results, TcpConnResults, TcpEndResults,
 };
@@ -11,7 +11,7 @@ use crate::traffic::Traffic;
 
 impl<O: Observer> Sim<'_, O> {
     /// The figures of connection `c`, with `in_flight` data segments and pure ACKs.
-    pub(super) fn tcp_conn_results(&self, c: usize, in_flight: [u64; 2]) -> TcpConnResults {
+    pub(in crate::sim) fn tcp_conn_results(&self, c: usize, in_flight: [u64; 2]) -> TcpConnResults {
         let conn: &ConnRt = &self.tcp[c];
         let end = |s: usize| {
             let ep = &conn.ep[s];
@@ -48,7 +48,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Per connection, its data segments and pure ACKs still in the network.
-    pub(super) fn tcp_in_flight(&self) -> Vec<[u64; 2]> {
+    pub(in crate::sim) fn tcp_in_flight(&self) -> Vec<[u64; 2]> {
         let mut v = vec![[0u64; 2]; self.tcp.len()];
         for p in self.pool.iter_live().filter(|p| p.kind == crate::packet::PacketKind::Tcp) {
             v[(p.dest_qp >> 1) as usize][(p.payload_bytes == 0) as usize] += 1;
@@ -58,16 +58,16 @@ impl<O: Observer> Sim<'_, O> {
 }
 
 /// The 802.3x counters of a port, when link pause is on at it or at its peer.
-pub(super) fn link_pause_counters(p: &PortRt, peer: &PortRt, end: Time) -> Option<LinkPauseCounters> {
-    (p.lp.enabled || peer.lp.enabled).then(|| LinkPauseCounters {
-        sent: p.lp.sent,
-        received: p.lp.received,
-        paused_ps: p.lp.rx.paused_time(end),
+pub(in crate::sim) fn link_pause_counters(p: &PortRt, peer: &PortRt, end: Time) -> Option<LinkPauseCounters> {
+    (p.link_pause.enabled || peer.link_pause.enabled).then(|| LinkPauseCounters {
+        sent: p.link_pause.sent,
+        received: p.link_pause.received,
+        paused_ps: p.link_pause.rx.paused_time(end),
     })
 }
 
 /// The iperf tests' results from the run's flow results (see [`IperfStream`] for the interval).
-pub(super) fn iperf_results(traffic: &Traffic, r: &Results) -> Vec<IperfResults> {
+pub(in crate::sim) fn iperf_results(traffic: &Traffic, r: &Results) -> Vec<IperfResults> {
     let rate = |bytes: u64, start: Time, end: Time| {
         let t = end.saturating_sub(start);
         if t == 0 {

@@ -26,6 +26,9 @@ use crate::time::Time;
 use crate::traffic::FlowClass;
 use std::cmp::Reverse;
 
+pub(super) mod build;
+mod rx;
+
 /// `FlowRt::qp` of an open-loop flow.
 pub(crate) const NO_QP: u32 = u32::MAX;
 
@@ -166,7 +169,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn rc_kick(&mut self, q: u32, side: u32) {
         let qp = &mut self.qps[q as usize];
         let port = qp.port[side as usize];
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         if side == REQUESTER && qp.op.data_from_requester() {
             if let Some((list, _)) = self.nics[nic].ns3_qps.as_mut() {
                 if !qp.sched[side as usize] {
@@ -195,7 +198,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn ns3_transmit(&mut self, port: u32) -> bool {
         let now = self.now;
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = self.ports[port as usize].owner as usize;
         let Some((mut list, mut last)) = self.nics[nic_idx].ns3_qps.take() else { return false };
         let paused = self.ports[port as usize].paused;
         let n = list.len();
@@ -267,7 +270,7 @@ impl<O: Observer> Sim<'_, O> {
         qp.ctrl_queued[side as usize] = true;
         let port = qp.port[side as usize];
         let ep = qp.flow << 1 | side;
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].ctrl.push_back(ep);
         self.try_transmit(port);
     }
@@ -318,7 +321,7 @@ impl<O: Observer> Sim<'_, O> {
         let qp = &mut self.qps[q as usize];
         qp.parked_until[side as usize] = t;
         let (port, ep) = (qp.port[side as usize], qp.flow << 1 | side);
-        let nic = self.ports[port as usize].aux as usize;
+        let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].pacing.push(Reverse((t, ep)));
         self.try_transmit(port);
     }
@@ -338,7 +341,7 @@ impl<O: Observer> Sim<'_, O> {
     /// Send the first pending control packet of the NIC behind `port` whose priority is not
     /// paused. Returns whether one was sent.
     pub(super) fn rc_send_control(&mut self, port: u32) -> bool {
-        let nic_idx = self.ports[port as usize].aux as usize;
+        let nic_idx = self.ports[port as usize].owner as usize;
         let mut tries = self.nics[nic_idx].ctrl.len();
         while tries > 0 {
             tries -= 1;
@@ -505,8 +508,8 @@ impl<O: Observer> Sim<'_, O> {
             fl.sent_packets += 1;
             fl.sent_bytes += payload as u64;
         }
-        self.cons.injected_packets += 1;
-        self.cons.injected_bytes += frame as u64;
+        self.conservation.injected_packets += 1;
+        self.conservation.injected_bytes += frame as u64;
         let id = self.pool.alloc(pkt);
         self.start_data_tx(port, id, frame, class.priority);
     }

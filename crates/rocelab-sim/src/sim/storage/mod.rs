@@ -1,9 +1,9 @@
 //! Storage jobs in the engine: each job clone is a [`JobEngine`] on its initiator keeping
-//! `iodepth` IOs outstanding; each IO is its protocol's [`Exchange`] walked step by step over the
-//! session's queue pairs, the target device and the hosts' cores.
+//! `iodepth` IOs outstanding; each IO is its protocol's [`Exchange`](crate::storage::protocol::Exchange) walked step by step over the
+//! session's queue pairs, the target owner and the hosts' cores.
 //!
 //! * **Issue.** The initiator's submit work (its share of the protocol's per-IO and per-byte CPU
-//!   cost, [`CpuCost::split`]) runs on the session's core; then the steps that wait on the issue
+//!   cost, [`CpuCost::split`](crate::storage::cpu::CpuCost::split)) runs on the session's core; then the steps that wait on the issue
 //!   start.
 //! * **Transfers.** A SEND or an RDMA WRITE is posted by the side the bytes leave, on the
 //!   session's queue pair of that direction; it is complete when the last message is in the
@@ -45,6 +45,9 @@ use crate::storage::target::{Target, TargetIo};
 use crate::time::Time;
 use std::collections::VecDeque;
 
+pub(super) mod build;
+pub(super) mod tcp;
+
 /// `step` of a `StepReady` event that stands for the issue of the IO.
 pub(super) const ISSUE: u16 = u16::MAX;
 /// No target / no CPU at a node.
@@ -81,7 +84,7 @@ impl IoPlan {
     pub fn new(job: &StorageJob, op: IoOp) -> Self {
         let bytes = job.spec.bs;
         if job.is_local() {
-            // The host's own device: its service, nothing on the network, no protocol CPU.
+            // The host's own owner: its service, nothing on the network, no protocol CPU.
             return IoPlan {
                 steps: vec![Step { kind: StepKind::Service, after: After::Issue }],
                 succ: vec![Vec::new()],
@@ -219,7 +222,7 @@ pub(crate) struct IoRt {
     pub left: u16,
 }
 
-/// A storage device at run time.
+/// A storage owner at run time.
 pub(crate) struct TargetRt {
     pub node: u32,
     pub target: Target,
@@ -367,7 +370,7 @@ impl<O: Observer> Sim<'_, O> {
             }
             return;
         }
-        // A service: the target's receive work is done; the device takes the IO.
+        // A service: the target's receive work is done; the owner takes the IO.
         let now = self.now;
         let st = &mut self.storage;
         let bytes = st.jobs[job].plans[op as usize].cmd_bytes[step as usize];

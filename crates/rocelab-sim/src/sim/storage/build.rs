@@ -1,13 +1,13 @@
 //! Building the storage runtime from [`StorageTraffic`], and collecting its results.
 
-use super::build_rdma::reaching;
-use super::rdma::NO_QP;
-use super::storage::{CloneRt, CpuRt, IoPlan, JobRt, SessionRt, StorageRt, TargetRt, NONE};
-use super::{FlowRt, PortRt, Sim};
 use crate::event::{Event, EventQueue};
 use crate::observer::Observer;
 use crate::rng::mix64;
 use crate::routing::Routes;
+use crate::sim::rdma::build::reaching;
+use crate::sim::rdma::NO_QP;
+use crate::sim::storage::{CloneRt, CpuRt, IoPlan, JobRt, SessionRt, StorageRt, TargetRt, NONE};
+use crate::sim::{FlowRt, PortRt, Sim};
 use crate::spec::NetworkSpec;
 use crate::storage::cpu::{cpu_effectiveness, CpuResults};
 use crate::storage::job::{IoOp, JobEngine, JobResults};
@@ -29,7 +29,7 @@ pub(crate) fn name_hash(name: &str) -> u64 {
 /// sessions take its ports in turn, a target's sessions its ports). The target's port is one the
 /// initiator's port reaches, so that every queue pair and connection of the session runs
 /// between the same two ports.
-pub(super) fn session_ports(
+pub(in crate::sim) fn session_ports(
     st: &StorageTraffic,
     session: u32,
     role: u8,
@@ -43,7 +43,7 @@ pub(super) fn session_ports(
 }
 
 /// The (initiator, target) ports of storage session `session` (see [`session_ports`]).
-pub(super) fn session_port_pair(
+pub(in crate::sim) fn session_port_pair(
     st: &StorageTraffic,
     session: u32,
     routes: &Routes,
@@ -59,7 +59,7 @@ pub(super) fn session_port_pair(
 
 /// The storage runtime of `st` over the engine's `flows` (whose `qp` fields are set), with the
 /// clones' start events pushed into `queue`.
-pub(super) fn build_storage(
+pub(in crate::sim) fn build_storage(
     st: &StorageTraffic,
     spec: &NetworkSpec,
     flows: &[FlowRt],
@@ -121,7 +121,7 @@ pub(super) fn build_storage(
         });
         rt.sessions.push(SessionRt {
             transport: s.transport,
-            conn: super::tcp::NO_CONN,
+            conn: crate::sim::tcp::NO_CONN,
             qp,
             fifo: [VecDeque::new(), VecDeque::new()],
             initiator: s.initiator as u32,
@@ -151,7 +151,7 @@ pub(super) fn build_storage(
 
 impl<O: Observer> Sim<'_, O> {
     /// Results of the jobs, the hosts' CPUs and the targets.
-    pub(super) fn storage_results(
+    pub(in crate::sim) fn storage_results(
         &self,
         spec: &NetworkSpec,
     ) -> (Vec<StorageJobResults>, Vec<HostCpuResults>, Vec<TargetResults>) {
@@ -450,7 +450,7 @@ mod tests {
             r.check_conservation().unwrap();
             assert_eq!(r.tcp_connections.len(), 1, "{kind:?}: only the remote session connects");
             let c = &r.tcp_connections[0];
-            assert_eq!(c.ends[1].port, crate::sim::storage_tcp::service_port(kind), "{kind:?}");
+            assert_eq!(c.ends[1].port, crate::sim::storage::tcp::service_port(kind), "{kind:?}");
             assert!(r.jobs.iter().all(|j| j.read.total_ios > 10), "{kind:?}: {:?}", r.jobs);
             // The local job's IOs take the device's 30 µs and nothing else.
             let local = r.jobs.iter().find(|j| j.name == "local").unwrap();
@@ -522,7 +522,7 @@ mod tests {
                 let moved: u64 =
                     r.tcp_connections.iter().map(|c| c.ends[0].bytes_received + c.ends[1].bytes_received).sum();
                 assert!(moved >= j.read.io_bytes + j.write.io_bytes, "{kind:?} {bs}");
-                let port = crate::sim::storage_tcp::service_port(kind);
+                let port = crate::sim::storage::tcp::service_port(kind);
                 assert!(r.tcp_connections.iter().all(|c| c.ends[1].port == port), "{kind:?}");
             }
         }

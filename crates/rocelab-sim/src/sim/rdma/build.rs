@@ -1,8 +1,5 @@
 //! Building the queue pairs of RC flows and perftest tests, and collecting their results.
 
-use super::app::{App, PerftestRt};
-use super::rdma::{QpRt, SideTiming};
-use super::{FlowRt, PortRt, Sim};
 use crate::cc::{CcAlgorithm, CcState, NotificationPoint};
 use crate::observer::Observer;
 use crate::packet::{five_tuple_hash, node_ipv4, wire};
@@ -10,6 +7,9 @@ use crate::perftest::PerftestLength;
 use crate::rdma::{Requester, Responder, PSN_MASK};
 use crate::rng::mix64;
 use crate::routing::{ecmp_select, hpcc_port_word, Ecmp, Routes};
+use crate::sim::app::{App, PerftestRt};
+use crate::sim::rdma::{QpRt, SideTiming};
+use crate::sim::{FlowRt, PortRt, Sim};
 use crate::spec::{CnpMode, NetworkSpec, NicSpec, NodeKind};
 use crate::stats::{FrameCounts, RdmaFlowResults};
 use crate::time::Time;
@@ -17,7 +17,7 @@ use crate::traffic::{FlowSpec, Transport};
 
 /// Who a flow belongs to.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Owner {
+pub(in crate::sim) enum Owner {
     /// `Traffic::flows[i]`.
     Flow(usize),
     /// Flow `k` of `Traffic::perftest[t]`.
@@ -42,13 +42,13 @@ fn nic(spec: &NetworkSpec, node: usize) -> &NicSpec {
 
 /// The UDP source port of a responder's QP: RoCEv2 NICs derive one per QP for ECMP entropy
 /// (IBA annex A17.2.3 recommends a hash of the QP numbers); from the private range here.
-pub(super) fn responder_udp_port(flow: u32) -> u16 {
+pub(in crate::sim) fn responder_udp_port(flow: u32) -> u16 {
     0xC000 | (mix64(flow as u64 ^ 0x5BD1_E995) & 0x3FFF) as u16
 }
 
 /// The host port `src` uses towards `dst` for a flow hashing to `hash`; with `peer`, the port of
 /// `dst` the flow's other end uses, one of the ports that `peer` reaches (see [`reaching`]).
-pub(super) fn host_port(
+pub(in crate::sim) fn host_port(
     routes: &Routes,
     ports: &[PortRt],
     src: usize,
@@ -74,7 +74,13 @@ pub(super) fn host_port(
 /// separate networks would be a path that does not exist. When no candidate qualifies, all of
 /// them (the flow's packets are then dropped for want of a route, and counted so). Reachability
 /// is the same both ways: routes never pass through a host.
-pub(super) fn reaching(routes: &Routes, ports: &[PortRt], from: u32, to: usize, candidates: &[u32]) -> Vec<u32> {
+pub(in crate::sim) fn reaching(
+    routes: &Routes,
+    ports: &[PortRt],
+    from: u32,
+    to: usize,
+    candidates: &[u32],
+) -> Vec<u32> {
     let peer = ports[from as usize].peer;
     let (via, via_host) = (ports[peer as usize].node, ports[peer as usize].is_host);
     let ok: Vec<u32> = candidates
@@ -93,7 +99,7 @@ pub(super) fn reaching(routes: &Routes, ports: &[PortRt], from: u32, to: usize, 
 /// responder sends on `ports[1]` if given (a storage session's), else on a port taken by the
 /// responder's hash among those `ports[0]` reaches.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn build_qp(
+pub(in crate::sim) fn build_qp(
     spec: &NetworkSpec,
     routes: &Routes,
     ports: &[PortRt],
@@ -201,7 +207,7 @@ pub(super) fn build_qp(
 }
 
 /// The application of RC flow `f` that is not part of a perftest test.
-pub(super) fn flow_app(f: &FlowSpec) -> App {
+pub(in crate::sim) fn flow_app(f: &FlowSpec) -> App {
     let Transport::Rc(rc) = f.transport else {
         unreachable!("flow_app is called for RC flows");
     };
@@ -218,7 +224,7 @@ pub(super) fn flow_app(f: &FlowSpec) -> App {
 
 /// The applications of test `t`'s flows (numbered from `first_flow`, one QP index each from
 /// `first_qp`), and its runtime state.
-pub(super) fn perftest_apps(
+pub(in crate::sim) fn perftest_apps(
     t: usize,
     p: &crate::perftest::PerftestSpec,
     first_flow: u32,
@@ -246,7 +252,7 @@ pub(super) fn perftest_apps(
 
 impl<O: Observer> Sim<'_, O> {
     /// The RDMA figures of flow `f`, with `in_flight` control frames.
-    pub(super) fn rdma_results(&self, f: &FlowRt, ctrl_in_flight: u64) -> Option<RdmaFlowResults> {
+    pub(in crate::sim) fn rdma_results(&self, f: &FlowRt, ctrl_in_flight: u64) -> Option<RdmaFlowResults> {
         let qp = self.qps.get(f.qp as usize)?;
         let rs = &qp.req.stats;
         let rp = qp.cc.dcqcn();

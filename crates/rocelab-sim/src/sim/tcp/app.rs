@@ -8,10 +8,10 @@
 //! iperf3's throttle does. It writes nothing from its stop time on (`-t`), or once its bytes
 //! are written (`-n`); a sized flow completes when its last byte is in order at the receiver.
 
-use super::iwarp::IwarpFlowApp;
-use super::tcp::{TcpApp, TcpOpen, NO_FLOW};
-use super::Sim;
 use crate::observer::Observer;
+use crate::sim::tcp::iwarp::IwarpFlowApp;
+use crate::sim::tcp::{TcpApp, TcpOpen, NO_FLOW};
+use crate::sim::Sim;
 use crate::time::{Time, SECOND};
 use crate::traffic::{FlowSpec, Transport};
 
@@ -48,7 +48,7 @@ impl BulkApp {
 
 impl<O: Observer> Sim<'_, O> {
     /// Open the connection of TCP or iWARP flow `f` (index `flow`) and attach its application.
-    pub(super) fn attach_flow_conn(&mut self, flow: u32, f: &FlowSpec) -> Result<(), String> {
+    pub(in crate::sim) fn attach_flow_conn(&mut self, flow: u32, f: &FlowSpec) -> Result<(), String> {
         let (open, app) = match f.transport {
             Transport::Tcp(t) => (
                 TcpOpen {
@@ -72,7 +72,7 @@ impl<O: Observer> Sim<'_, O> {
                 // adapter's TCP neither waits to send (Nagle off) nor delays its ACKs.
                 TcpOpen {
                     class: f.class,
-                    ports: [f.udp_src_port, super::iwarp::IWARP_PORT],
+                    ports: [f.udp_src_port, crate::sim::tcp::iwarp::IWARP_PORT],
                     cc: None,
                     nodelay: true,
                     window: None,
@@ -91,7 +91,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// A flow over TCP starts: its application writes or posts its first messages.
-    pub(super) fn tcp_flow_start(&mut self, c: u32) {
+    pub(in crate::sim) fn tcp_flow_start(&mut self, c: u32) {
         match &self.tcp[c as usize].app {
             TcpApp::Bulk(_) => {
                 self.bulk_fill(c);
@@ -123,7 +123,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The application's next write or post time, if it waits for one (a paced sender).
-    pub(super) fn tcp_app_deadline(&self, c: u32) -> Option<Time> {
+    pub(in crate::sim) fn tcp_app_deadline(&self, c: u32) -> Option<Time> {
         match &self.tcp[c as usize].app {
             TcpApp::Bulk(b) if b.next_write != Time::MAX => Some(b.next_write),
             TcpApp::Iwarp(a) => a.deadline(self.now),
@@ -132,7 +132,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Side 0's timer fired: a paced write or post may be due.
-    pub(super) fn tcp_app_timer(&mut self, c: u32) {
+    pub(in crate::sim) fn tcp_app_timer(&mut self, c: u32) {
         match &self.tcp[c as usize].app {
             TcpApp::Bulk(b) if b.next_write <= self.now => self.bulk_fill(c),
             TcpApp::Iwarp(a) if a.next_post <= self.now => self.iwarp_flow_fill(c),
@@ -141,7 +141,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The receiver of a bulk transfer has more in order at `at`.
-    pub(super) fn bulk_delivered(&mut self, c: u32, at: Time) {
+    pub(in crate::sim) fn bulk_delivered(&mut self, c: u32, at: Time) {
         let conn = &self.tcp[c as usize];
         let rcv = conn.ep[1].rcv_nxt();
         if conn.flow == NO_FLOW {
@@ -157,7 +157,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The sender of a bulk transfer has more acknowledged: write more; note when it is done.
-    pub(super) fn bulk_acked(&mut self, c: u32) {
+    pub(in crate::sim) fn bulk_acked(&mut self, c: u32) {
         self.bulk_fill(c);
         let now = self.now;
         let conn = &self.tcp[c as usize];

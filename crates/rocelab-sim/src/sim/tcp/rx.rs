@@ -3,16 +3,16 @@
 //! application: the bytes it received in order and the bytes of its own stream the peer
 //! acknowledged, message by message.
 
-use super::tcp::{MsgKind, StreamMsg, TcpApp};
-use super::Sim;
 use crate::nic::RxArrival;
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::Ecn;
+use crate::sim::tcp::{MsgKind, StreamMsg, TcpApp};
+use crate::sim::Sim;
 use crate::time::Time;
 
 impl<O: Observer> Sim<'_, O> {
     /// A TCP segment `id` has arrived at host port `port` of NIC `nic_idx`.
-    pub(super) fn tcp_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
+    pub(in crate::sim) fn tcp_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
         let mut info = self.tcp_seg[id as usize];
@@ -29,8 +29,8 @@ impl<O: Observer> Sim<'_, O> {
             }
             RxArrival::Accepted { delivered_at, xoff, check_at } => (delivered_at, xoff, check_at),
         };
-        self.cons.delivered_packets += 1;
-        self.cons.delivered_bytes += pkt.frame_bytes as u64;
+        self.conservation.delivered_packets += 1;
+        self.conservation.delivered_bytes += pkt.frame_bytes as u64;
         self.pool.free(id);
         let (c, side) = (pkt.dest_qp >> 1, pkt.dest_qp & 1);
         let conn = &mut self.tcp[c as usize];
@@ -152,5 +152,5 @@ impl<O: Observer> Sim<'_, O> {
 
 /// Whether a message carries application payload (as opposed to an iWARP READ request).
 fn carries_data(m: &StreamMsg) -> bool {
-    !matches!(m.what, MsgKind::Iwarp { op: super::iwarp::IwarpMsg::ReadRequest, .. })
+    !matches!(m.what, MsgKind::Iwarp { op: crate::sim::tcp::iwarp::IwarpMsg::ReadRequest, .. })
 }

@@ -28,10 +28,10 @@
 //! with `tx_depth` outstanding until it stops, posted no faster than the flow's `rate_bps` (of
 //! payload) when it has one; it completes when its last message completes.
 
-use super::tcp::{MsgKind, TcpApp};
-use super::Sim;
 use crate::observer::Observer;
 use crate::rdma::{RdmaOp, MAX_MESSAGE_BYTES};
+use crate::sim::tcp::{MsgKind, TcpApp};
+use crate::sim::Sim;
 use crate::storage::protocol::iwarp::{max_payload, stream_bytes, READ_REQUEST};
 use crate::time::Time;
 use crate::traffic::{FlowSpec, RcFlow};
@@ -50,7 +50,7 @@ pub(crate) enum IwarpMsg {
     ReadResponse,
 }
 
-/// A flow's application over iWARP (as [`super::app::App::Flow`] is over an RC queue pair).
+/// A flow's application over iWARP (as [`crate::sim::app::App::Flow`] is over an RC queue pair).
 #[derive(Clone, Debug)]
 pub(crate) struct IwarpFlowApp {
     pub op: RdmaOp,
@@ -122,7 +122,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// An iWARP message written by the other side of `c` is in order at side `side` at `at`.
-    pub(super) fn iwarp_delivered(&mut self, c: u32, side: u32, op: IwarpMsg, id: u64, len: u64, at: Time) {
+    pub(in crate::sim) fn iwarp_delivered(&mut self, c: u32, side: u32, op: IwarpMsg, id: u64, len: u64, at: Time) {
         match op {
             IwarpMsg::ReadRequest => {
                 // The responder answers on its own stream.
@@ -137,7 +137,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Side `side` of `c` has the acknowledgement of an iWARP message it wrote.
-    pub(super) fn iwarp_acked(&mut self, c: u32, side: u32, op: IwarpMsg, id: u64) {
+    pub(in crate::sim) fn iwarp_acked(&mut self, c: u32, side: u32, op: IwarpMsg, id: u64) {
         if matches!(op, IwarpMsg::Write | IwarpMsg::Send) {
             self.iwarp_completed(c, side, id, self.now);
         }
@@ -191,7 +191,7 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// Post what an iWARP flow may now: messages up to its depth, no faster than its rate.
-    pub(super) fn iwarp_flow_fill(&mut self, c: u32) {
+    pub(in crate::sim) fn iwarp_flow_fill(&mut self, c: u32) {
         let now = self.now;
         loop {
             let TcpApp::Iwarp(app) = &mut self.tcp[c as usize].app else { return };

@@ -1,30 +1,30 @@
 //! Arrival of RDMA packets at a host: control frames (ACK, NAK, CNP, READ request) are handled
 //! by the NIC; data frames (SEND/WRITE payload, READ responses) go through the receive buffer
 //! to host memory first. Then the requester or responder state machine decides, the
-//! notification point looks at the ECN bits, and the application layer ([`super::app`]) sees
+//! notification point looks at the ECN bits, and the application layer ([`crate::sim::app`]) sees
 //! completions and delivered messages.
 
-use super::rdma::{REQUESTER, RESPONDER};
-use super::Sim;
 use crate::cc::CongestionControl;
 use crate::nic::RxArrival;
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rdma::{wire, RequesterEvent, RxVerdict};
+use crate::sim::rdma::{REQUESTER, RESPONDER};
+use crate::sim::Sim;
 use crate::time::Time;
 
 impl<O: Observer> Sim<'_, O> {
     /// An RDMA frame `id` has arrived at host port `port` of NIC `nic_idx` (and the NIC has
     /// handled it).
-    pub(super) fn rc_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
+    pub(in crate::sim) fn rc_arrive(&mut self, port: u32, nic_idx: u32, id: u32) {
         let now = self.now;
         let pkt = *self.pool.get(id);
         let nic_idx = nic_idx as usize;
         self.obs.on_packet(now, port as usize, &pkt, Direction::Rx);
         let q = self.flows[pkt.flow as usize].qp;
         if pkt.is_control() {
-            self.cons.delivered_packets += 1;
-            self.cons.delivered_bytes += pkt.frame_bytes as u64;
+            self.conservation.delivered_packets += 1;
+            self.conservation.delivered_bytes += pkt.frame_bytes as u64;
             self.qps[q as usize].ctrl.delivered += 1;
             self.pool.free(id);
             match pkt.kind {
@@ -54,8 +54,8 @@ impl<O: Observer> Sim<'_, O> {
                 self.drop_packet(port, id, pkt.priority, DropCause::HostRxOverflow);
             }
             RxArrival::Accepted { delivered_at, xoff, check_at } => {
-                self.cons.delivered_packets += 1;
-                self.cons.delivered_bytes += pkt.frame_bytes as u64;
+                self.conservation.delivered_packets += 1;
+                self.conservation.delivered_bytes += pkt.frame_bytes as u64;
                 let flow = &mut self.flows[pkt.flow as usize];
                 flow.delivered_packets += 1;
                 if pkt.ecn == Ecn::Ce {
@@ -169,9 +169,9 @@ impl<O: Observer> Sim<'_, O> {
 
     /// The host receive buffer behind `port` crossed XOFF: pause the peer on every PFC
     /// priority (and the whole link with 802.3x link pause) and check for XON at `check_at`.
-    pub(super) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
+    pub(in crate::sim) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
         let p = &self.ports[port as usize];
-        let (nic_idx, enabled, link_pause) = (p.aux as usize, p.pfc_enabled, p.lp.enabled);
+        let (nic_idx, enabled, link_pause) = (p.owner as usize, p.pfc_enabled, p.link_pause.enabled);
         let nic = &mut self.nics[nic_idx];
         nic.rx_gen = nic.rx_gen.wrapping_add(1);
         let gen = nic.rx_gen;

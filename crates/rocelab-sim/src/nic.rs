@@ -4,7 +4,7 @@
 //! The NIC's transmit side is a scheduler over *sources*: when the port is free and the
 //! source's priority is not paused, the NIC asks the next ready source for a packet
 //! ([`FlowSource::poll`]) for an open-loop flow, or the queue pair's requester/responder for
-//! an RDMA flow (see `sim/rdma.rs`).
+//! an RDMA flow (see `sim/rdma/`).
 
 use crate::spec::HostRxSpec;
 use crate::time::{LinkRate, Time, NS};

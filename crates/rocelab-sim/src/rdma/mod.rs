@@ -8,7 +8,7 @@
 //! * [`Responder`]: the expected PSN, coalesced ACKs, one NAK per out-of-sequence episode,
 //!   duplicate handling, and READ responses segmented by the path MTU.
 //!
-//! The engine (`sim/rdma.rs`) wires them to the NIC: the requester lives at the flow's source
+//! The engine (`sim/rdma/`) wires them to the NIC: the requester lives at the flow's source
 //! host, the responder at its destination; congestion control ([`crate::cc`]) paces whichever
 //! side sends the data.
 //!

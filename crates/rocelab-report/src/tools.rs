@@ -39,25 +39,27 @@ pub fn require(what: &str, candidates: &[&str], install: &str) -> Option<PathBuf
     if std::env::var_os(REQUIRE_TOOLS).is_some_and(|v| !v.is_empty()) {
         panic!("{msg}; {REQUIRE_TOOLS} is set, so this is an error");
     }
-    // libtest names a test's thread after the test.
-    let test = std::thread::current().name().unwrap_or("a test").to_string();
-    let line = skipped_line(&test, &msg);
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    skip(&tool_missing(&msg));
     None
 }
 
 /// Says on the test output, past libtest's capture, that the running test skipped what needs
 /// something this machine lacks (`why`): data files read in place, for instance.
 pub fn skip(why: &str) {
+    // libtest names a test's thread after the test.
     let test = std::thread::current().name().unwrap_or("a test").to_string();
     use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(format!("SKIPPED {test}: {why}\n").as_bytes());
+    let _ = std::io::stderr().lock().write_all(skipped_line(&test, why).as_bytes());
 }
 
-/// The line that says a test skipped, the same for every tool.
+/// Why a test skipped for a missing tool, with the way to make that an error.
+fn tool_missing(msg: &str) -> String {
+    format!("{msg}; set {REQUIRE_TOOLS}=1 to make this an error")
+}
+
+/// The line that says a test skipped.
 fn skipped_line(test: &str, why: &str) -> String {
-    format!("SKIPPED {test}: {why}; set {REQUIRE_TOOLS}=1 to make this an error\n")
+    format!("SKIPPED {test}: {why}\n")
 }
 
 #[cfg(test)]
@@ -72,7 +74,7 @@ mod tests {
     fn a_skip_names_the_test_the_tool_and_the_way_out() {
         let l = super::skipped_line(
             "report_opens",
-            "tshark is not installed (looked for tshark on PATH; `apt-get install tshark`)",
+            &super::tool_missing("tshark is not installed (looked for tshark on PATH; `apt-get install tshark`)"),
         );
         assert_eq!(
             l,

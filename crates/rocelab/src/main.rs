@@ -16,7 +16,6 @@ mod failure;
 mod input;
 mod out;
 mod outdir;
-mod outpath;
 mod progress;
 mod rundir;
 

@@ -5,7 +5,7 @@
 use crate::failure::{Failure, OrFail};
 use crate::input::open;
 use crate::out::{out, outln};
-use crate::outpath;
+use crate::outdir;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -46,7 +46,7 @@ pub fn run(
     };
     // Each file is written as soon as it is rendered, not held until all are.
     let write = |_: usize, f: rocelab_config::DeviceFile| -> Result<(), String> {
-        let path = outpath::file_in(dir, &f.file_name)?;
+        let path = outdir::file_in(dir, &f.file_name)?;
         std::fs::write(&path, &f.text).map_err(|e| format!("{}: {e}", path.display()))
     };
     let r = rocelab_config::render_into(&fabric, &t, &write).or_fail(FAILED)?;

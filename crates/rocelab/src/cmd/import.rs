@@ -40,7 +40,7 @@ pub fn hpcc(config: &Path, dir: &Path, force: bool, opts: ImportOptions) -> Resu
     }
     crate::outdir::prepare(dir).or_fail(FAILED)?;
     for (name, source) in &imp.files {
-        let target = crate::outpath::file_in(dir, name).or_fail(FAILED)?;
+        let target = crate::outdir::file_in(dir, name).or_fail(FAILED)?;
         // Importing into the config's own folder: the file is already there.
         let same = match (std::fs::canonicalize(source), std::fs::canonicalize(&target)) {
             (Ok(a), Ok(b)) => a == b,

@@ -32,7 +32,7 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
             let point =
                 p.and_then(|i| sweep.as_ref().map(|(f, vals)| SweepPoint { field: f.clone(), value: vals[i].clone() }));
             // The run's folder, from the variant's name and the sweep value, stays under DIR.
-            crate::outpath::path_in(dir, &Path::new("runs").join(run_dir(v.as_deref(), point.as_ref())))
+            crate::outdir::path_in(dir, &Path::new("runs").join(run_dir(v.as_deref(), point.as_ref())))
                 .or_fail(REFUSED)?;
             let (scenario, fabric) =
                 loaded.run_point(v.as_deref(), *p).map_err(|d| Failure::diagnostics(BAD_INPUT, &d))?;
@@ -67,7 +67,7 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
         }
         let what = format!("{label} ({} of {})", k + 1, plan.len());
         let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
-        let run_path = crate::outpath::path_in(dir, &rel).or_fail(REFUSED)?;
+        let run_path = crate::outdir::path_in(dir, &rel).or_fail(REFUSED)?;
         let mut trace = rundir::start(&run_path, &built)?;
         let results = simulate(&built, &what, a.quiet, &mut trace)
             .map_err(|e| Failure::error(REFUSED, format!("{label}: the run was refused: {e}")))?;

@@ -121,7 +121,7 @@ impl FlowSizeCdf {
         let mut diags = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let ln = i + 1;
-            let cols: Vec<(usize, &str)> = crate::hpcc::columns(line).collect();
+            let cols: Vec<(usize, &str)> = crate::columns::columns(line).collect();
             if cols.is_empty() {
                 continue;
             }

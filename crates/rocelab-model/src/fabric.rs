@@ -2,8 +2,8 @@
 //! the scenario around it (variants and a sweep). `expand` turns it into the resolved fabric.
 
 use crate::de::{one_or_many, recover_vec};
-use crate::generators::Generator;
 use crate::qos::Qos;
+pub use crate::storage::StorageProtocol;
 use crate::units::{Length, Rate, Size, Time};
 use serde::{Deserialize, Serialize};
 
@@ -210,19 +210,6 @@ impl Nic {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
-#[serde(rename_all = "kebab-case")]
-pub enum StorageProtocol {
-    NvmeRdma,
-    NvmeTcp,
-    Iser,
-    Iscsi,
-    SmbDirect,
-    Smb,
-    NfsRdma,
-    NfsTcp,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum StorageKind {
@@ -352,4 +339,178 @@ pub struct Sweep {
     /// Field path from the top of the file, e.g. `fabric.qos.mtu`.
     pub field: String,
     pub values: Vec<serde_json::Value>,
+}
+
+// The topology generators' parameters as a fabric file writes them; `generators.rs` expands
+// them into devices and links.
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Generator {
+    /// Initiators cabled straight to one target, no switch (the Arista/Pure baseline).
+    Direct(Direct),
+    /// Hosts (and optionally storage targets) on one switch.
+    SingleSwitch(SingleSwitch),
+    /// Two switches joined by a bottleneck link, hosts on each (Demartek configuration 4).
+    TwoSwitch(TwoSwitch),
+    /// Two-tier Clos: every leaf cabled to every spine.
+    LeafSpine(LeafSpine),
+    /// k-ary fat tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation
+    /// switches, (k/2)² core switches, k³/4 hosts.
+    FatTree(FatTree),
+}
+
+/// Settings given to every generated switch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchTemplate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Size>,
+}
+
+/// Settings given to every generated host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HostTemplate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<Os>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_vendor: Option<NicVendor>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_model: Option<String>,
+    /// Name prefix; hosts are `host1`, `host2`, … by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+}
+
+/// Storage targets a generator attaches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetTemplate {
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Ports per target.
+    #[serde(default = "one")]
+    pub ports: u32,
+    #[serde(default = "array")]
+    pub kind: StorageKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
+    pub protocols: Vec<StorageProtocol>,
+    /// Device model for the simulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::storage::StorageProfile>,
+    /// Name prefix; targets are `array1`, … by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+}
+
+fn array() -> StorageKind {
+    StorageKind::Array
+}
+fn default_cable() -> Length {
+    Length::metres(3)
+}
+fn default_fabric_cable() -> Length {
+    Length::metres(10)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Direct {
+    pub hosts: u32,
+    pub speed: Rate,
+    #[serde(default = "default_cable")]
+    pub cable: Length,
+    #[serde(default)]
+    pub host: HostTemplate,
+    /// The target every host is cabled to; it gets one port per host.
+    pub target: TargetTemplate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SingleSwitch {
+    pub hosts: u32,
+    pub speed: Rate,
+    #[serde(default = "default_cable")]
+    pub cable: Length,
+    #[serde(default)]
+    pub switch: SwitchTemplate,
+    #[serde(default)]
+    pub host: HostTemplate,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets: Option<TargetTemplate>,
+    /// Speed of the target ports; default `speed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_speed: Option<Rate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TwoSwitch {
+    /// Hosts on the first and on the second switch.
+    pub hosts: [u32; 2],
+    pub host_speed: Rate,
+    /// Speed of the inter-switch link(s).
+    pub bottleneck: Rate,
+    #[serde(default = "one")]
+    pub bottleneck_links: u32,
+    #[serde(default = "default_cable")]
+    pub cable: Length,
+    #[serde(default = "default_fabric_cable")]
+    pub bottleneck_cable: Length,
+    /// The two switches; default both generic.
+    #[serde(default)]
+    pub switches: [SwitchTemplate; 2],
+    #[serde(default)]
+    pub host: HostTemplate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpine {
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    pub host_speed: Rate,
+    pub uplink_speed: Rate,
+    /// Parallel links from each leaf to each spine; default from `oversubscription`, else 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links_per_spine: Option<u32>,
+    /// Host bandwidth over uplink bandwidth per leaf (1 for non-blocking, 3 for 3:1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
+    #[serde(default = "default_cable")]
+    pub host_cable: Length,
+    #[serde(default = "default_fabric_cable")]
+    pub fabric_cable: Length,
+    #[serde(default)]
+    pub leaf: SwitchTemplate,
+    #[serde(default)]
+    pub spine: SwitchTemplate,
+    #[serde(default)]
+    pub host: HostTemplate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTree {
+    pub k: u32,
+    pub host_speed: Rate,
+    /// Speed of switch-to-switch links; default `host_speed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fabric_speed: Option<Rate>,
+    #[serde(default = "default_cable")]
+    pub host_cable: Length,
+    #[serde(default = "default_fabric_cable")]
+    pub fabric_cable: Length,
+    #[serde(default)]
+    pub switch: SwitchTemplate,
+    #[serde(default)]
+    pub host: HostTemplate,
 }

@@ -10,6 +10,7 @@
 //! ports are numbered per node in link order (`p0`, `p1`, … on hosts; the platform's names on
 //! switches).
 
+use crate::columns::columns;
 use crate::diag::{Diagnostic, Mark};
 use crate::fabric::{Device, Link, Nic, NicVendor, Os, Platform, PortGroup, Role};
 use crate::units::{Length, Rate, Size, Time};
@@ -237,25 +238,6 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
         return Err(diags);
     }
     Ok((devices, links, diags))
-}
-
-/// Whitespace-separated fields with their 1-based column.
-pub(crate) fn columns(line: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        if c.is_whitespace() {
-            if let Some(s) = start.take() {
-                out.push((s + 1, &line[s..i]));
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        out.push((s + 1, &line[s..]));
-    }
-    out.into_iter()
 }
 
 #[cfg(test)]

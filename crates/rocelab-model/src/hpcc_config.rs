@@ -6,8 +6,8 @@
 //!
 //! [`crate::hpcc_import`] maps the settings onto a rocelab scenario.
 
+use crate::columns::columns;
 use crate::diag::{did_you_mean, Diagnostic, Mark};
-use crate::hpcc::columns;
 use crate::units::{Rate, Time};
 use std::collections::BTreeMap;
 

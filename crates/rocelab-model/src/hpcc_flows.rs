@@ -50,12 +50,12 @@ pub fn parse_flows(text: &str) -> Result<(Vec<HpccFlowLine>, Vec<Diagnostic>), V
     let count = match header.split_whitespace().collect::<Vec<_>>().as_slice() {
         [n] => match n.parse::<usize>() {
             // Bounded before any line is read: rocelab simulates at most `MAX_FLOWS` flows.
-            Ok(n) if n as f64 <= crate::flowgen::MAX_FLOWS => n,
+            Ok(n) if n as f64 <= crate::workload::MAX_FLOWS => n,
             Ok(n) => {
                 return Err(vec![Diagnostic::error(
                     at(l1, 1),
                     "",
-                    format!("flow count {n} is above the {:.0} flows rocelab simulates", crate::flowgen::MAX_FLOWS),
+                    format!("flow count {n} is above the {:.0} flows rocelab simulates", crate::workload::MAX_FLOWS),
                 )])
             }
             Err(_) => return Err(vec![first_line_error(l1, header)]),
@@ -81,7 +81,7 @@ pub fn parse_flows(text: &str) -> Result<(Vec<HpccFlowLine>, Vec<Diagnostic>), V
         }
         seen += 1;
         last = (ln, line.len() + 1);
-        let cols: Vec<(usize, &str)> = crate::hpcc::columns(line).collect();
+        let cols: Vec<(usize, &str)> = crate::columns::columns(line).collect();
         if cols.len() != 6 {
             diags.push(
                 Diagnostic::error(at(ln, 1), "", format!("flow line `{}` has {} fields", line.trim(), cols.len()))

@@ -18,7 +18,7 @@ pub const MAX_FABRIC_BYTES: u64 = 16 << 20;
 pub const MAX_CDF_BYTES: u64 = 1 << 20;
 
 /// Largest HPCC topology or flow file: 512 MiB, room for the 10 million flows rocelab simulates
-/// at most ([`crate::flowgen::MAX_FLOWS`]) at the format's 30-50 bytes a line, and for the 10
+/// at most ([`crate::workload::MAX_FLOWS`]) at the format's 30-50 bytes a line, and for the 10
 /// million links the topology reader accepts.
 pub const MAX_TRACE_BYTES: u64 = 512 << 20;
 

@@ -19,10 +19,22 @@
 //! `-w N` → `rwmixread: 100−N`, `-r` → `randrw` (or `randread`/`randwrite`), `-s` → `rw`,
 //! `-d` → `runtime`, `-W` → `ramp_time`.
 
-use crate::fabric::{RdmaKind, StorageProtocol};
-use crate::resolve::{ResolvedDevice, ResolvedFabric};
 use crate::units::{Rate, Size, Time};
 use serde::{Deserialize, Serialize};
+
+/// The storage protocols of a target and a job, named as in a fabric file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum StorageProtocol {
+    NvmeRdma,
+    NvmeTcp,
+    Iser,
+    Iscsi,
+    SmbDirect,
+    Smb,
+    NfsRdma,
+    NfsTcp,
+}
 
 /// fio's `rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -270,45 +282,6 @@ pub struct TargetModel {
     pub write_limit: Option<Rate>,
 }
 
-pub(crate) fn default_class(fabric: &ResolvedFabric, rdma: bool) -> Option<&str> {
-    let c = if rdma { fabric.qos.rdma_class() } else { fabric.qos.classes.iter().find(|c| !c.lossless) };
-    c.or(fabric.qos.classes.first()).map(|c| c.name.as_str())
-}
-
-/// The RDMA kind of a device's adapters (the first adapter that has one).
-pub(crate) fn rdma_of(d: &ResolvedDevice) -> RdmaKind {
-    d.nics.iter().map(|n| n.rdma_kind()).find(|k| *k != RdmaKind::None).unwrap_or(RdmaKind::None)
-}
-
-pub(crate) fn rdma_fits(kind: RdmaKind, want: Option<RdmaTransport>) -> bool {
-    match (kind, want) {
-        (RdmaKind::None, _) => false,
-        (_, None) | (RdmaKind::RoceAndIwarp, _) => true,
-        (RdmaKind::Iwarp, Some(t)) => t == RdmaTransport::Iwarp,
-        (RdmaKind::RoceV1 | RdmaKind::RoceV2, Some(t)) => t == RdmaTransport::Roce,
-    }
-}
-
-/// The class a job's packets carry: its `class`, else the lossless (RDMA) class for RDMA
-/// protocols and the first lossy class for the others, else the first class.
-pub fn job_class<'a>(fabric: &'a ResolvedFabric, j: &'a Job) -> Option<&'a str> {
-    j.class.as_deref().or_else(|| default_class(fabric, is_rdma(j.protocol)))
-}
-
-/// The RDMA transport an RDMA job runs on between `initiator` and `target`: its `rdma` when
-/// given, else iWARP when either adapter runs iWARP only, else RoCE (adapters that run both
-/// default to RoCE).
-pub fn job_rdma(fabric: &ResolvedFabric, j: &Job, initiator: usize, target: usize) -> RdmaTransport {
-    j.rdma.unwrap_or_else(|| {
-        let iwarp = [initiator, target].iter().any(|&d| rdma_of(&fabric.devices[d]) == RdmaKind::Iwarp);
-        if iwarp {
-            RdmaTransport::Iwarp
-        } else {
-            RdmaTransport::Roce
-        }
-    })
-}
-
 /// Whether a storage protocol runs over RDMA.
 pub fn is_rdma(p: StorageProtocol) -> bool {
     matches!(
@@ -346,12 +319,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rdma_transport_fits_the_adapter() {
-        assert!(rdma_fits(RdmaKind::RoceV2, None));
-        assert!(rdma_fits(RdmaKind::RoceV2, Some(RdmaTransport::Roce)));
-        assert!(!rdma_fits(RdmaKind::RoceV2, Some(RdmaTransport::Iwarp)));
-        assert!(rdma_fits(RdmaKind::RoceAndIwarp, Some(RdmaTransport::Iwarp)));
-        assert!(!rdma_fits(RdmaKind::None, None));
+    fn protocols_are_named_as_in_a_fabric_file() {
         assert_eq!(protocol_name(StorageProtocol::NvmeRdma), "nvme-rdma");
+        assert!(is_rdma(StorageProtocol::SmbDirect));
+        assert!(!is_rdma(StorageProtocol::NvmeTcp));
     }
 }

@@ -1,9 +1,10 @@
 //! What runs on the fabric in a simulation: flows at a constant rate or on/off, sized flows, and
 //! the traffic patterns the literature and the seeds use (N:1 incast, permutation,
 //! all-to-all), perftest runs ([`crate::perftest`]), plus the run settings (simulated duration,
-//! seed, queue sampling interval, NIC profile). Checked against the fabric (every host and class
-//! named must exist) in `validate/workload.rs`. Flow-size CDF workloads with Poisson arrivals and flows imported from HPCC
-//! flow files are in [`crate::flowgen`].
+//! seed, queue sampling interval, NIC profile), flows with CDF sizes and Poisson arrivals, and
+//! flows imported from HPCC flow files. Checked against the fabric (every host and class named
+//! must exist, CDF and flow files read) in `validate/workload.rs` and `validate/flows.rs`; what
+//! an entry selects on the resolved fabric is in [`crate::select`].
 //!
 //! A flow between two RoCE hosts runs over an RDMA RC queue pair (`transport: rc`, the
 //! default there): a sized flow is one RDMA WRITE of its size (`op: read` or `op: send` for the
@@ -13,16 +14,12 @@
 //! `transport: raw` sends open-loop RoCEv2 packets instead (no ACKs, retransmission or
 //! congestion control), the default when a host has no RDMA adapter.
 
+use crate::cdf::{CdfSource, FlowSizeCdf};
 use crate::de::recover_vec;
-use crate::diag::did_you_mean;
-use crate::diag::{problem, Problem};
-use crate::resolve::ResolvedFabric;
 use crate::units::{Rate, Size, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-
-pub use crate::flowgen::{HpccFlows, ImportedFlow, Poisson};
 
 /// How a flow is carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,36 +54,6 @@ pub enum NicProfileName {
     /// ConnectX-4 100GbE on PCIe Gen3 x16, calibrated to Oracle's OFA 2017 measurements.
     #[serde(rename = "connectx-4")]
     Connectx4,
-}
-
-/// Whether host `idx` has a RoCE adapter (RoCEv2, RoCE v1, or RoCE and iWARP).
-pub fn host_roce(fabric: &ResolvedFabric, idx: usize) -> bool {
-    fabric.devices[idx].nics.iter().any(|n| {
-        matches!(
-            n.rdma_kind(),
-            crate::fabric::RdmaKind::RoceV2 | crate::fabric::RdmaKind::RoceV1 | crate::fabric::RdmaKind::RoceAndIwarp
-        )
-    })
-}
-
-/// Whether host `idx` has an iWARP adapter (iWARP, or RoCE and iWARP).
-pub fn host_iwarp(fabric: &ResolvedFabric, idx: usize) -> bool {
-    fabric.devices[idx]
-        .nics
-        .iter()
-        .any(|n| matches!(n.rdma_kind(), crate::fabric::RdmaKind::Iwarp | crate::fabric::RdmaKind::RoceAndIwarp))
-}
-
-/// The transport of a flow from `src` to `dst`: the one given, else `rc` when both hosts have a
-/// RoCE adapter, `iwarp` when both have an iWARP adapter, and `raw` otherwise.
-pub fn flow_transport(given: Option<FlowTransport>, fabric: &ResolvedFabric, src: usize, dst: usize) -> FlowTransport {
-    given.unwrap_or(if host_roce(fabric, src) && host_roce(fabric, dst) {
-        FlowTransport::Rc
-    } else if host_iwarp(fabric, src) && host_iwarp(fabric, dst) {
-        FlowTransport::Iwarp
-    } else {
-        FlowTransport::Raw
-    })
 }
 
 /// How long to simulate and what to record.
@@ -399,87 +366,88 @@ impl Workloads {
     }
 }
 
-/// The device indices of the hosts `names` selects (`host1-8` ranges, `*` or an empty list for
-/// every host), in order. For a scenario that loaded, every name is known.
-pub fn resolve_hosts(names: &[String], fabric: &ResolvedFabric) -> Vec<usize> {
-    expand_hosts(names, fabric, "", &mut Vec::new())
+/// Flows with sizes drawn from a CDF, arriving at every host of `hosts` as a Poisson process
+/// whose rate makes the offered load `load` of the host's link rate:
+/// mean size / mean inter-arrival = load × link rate (the generator's definition). Each flow
+/// goes to a host drawn uniformly from the others of the set; arrivals, sizes and destinations
+/// come from the run's seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Poisson {
+    pub name: String,
+    /// Hosts that send and receive; default every host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+    pub class: String,
+    /// Flow-size distribution: the path of a CDF file (`size cumulative_percent` lines) or
+    /// `[size, percent]` points.
+    pub cdf: CdfSource,
+    /// Offered load per host as a fraction of its link rate, above 0 and at most 1.
+    pub load: f64,
+    /// First possible arrival.
+    #[serde(default)]
+    pub start: Time,
+    /// How long flows arrive; default until the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Time>,
+    /// The distribution, read and checked when the scenario loads.
+    #[serde(skip)]
+    pub distribution: Option<FlowSizeCdf>,
 }
 
-/// Most hosts one list may select (repeats included): the most devices a generator builds.
-pub const MAX_SELECTED_HOSTS: usize = crate::generators::MAX_GENERATED_DEVICES as usize;
-
-/// Expands host names against the fabric; unknown names are reported at `path`.
-pub(crate) fn expand_hosts(
-    names: &[String],
-    fabric: &ResolvedFabric,
-    path: &str,
-    problems: &mut Vec<Problem>,
-) -> Vec<usize> {
-    let mut out = Vec::new();
-    if names.is_empty() {
-        return fabric
-            .devices
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.role != crate::Role::Switch)
-            .map(|(i, _)| i)
-            .collect();
-    }
-    for (i, n) in names.iter().enumerate() {
-        if n == "*" && out.len() + fabric.devices.len() > MAX_SELECTED_HOSTS {
-            problems.push(problem(
-                format!("{path}[{i}]"),
-                format!("the list selects more than {MAX_SELECTED_HOSTS} hosts, more than a fabric has"),
-            ));
-            break;
-        }
-        if n == "*" {
-            out.extend(
-                fabric.devices.iter().enumerate().filter(|(_, d)| d.role != crate::Role::Switch).map(|(i, _)| i),
-            );
-            continue;
-        }
-        let expanded = match crate::catalog::expand_port_range(n) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(problem(format!("{path}[{i}]"), e));
-                continue;
-            }
-        };
-        if out.len() + expanded.len() > MAX_SELECTED_HOSTS {
-            problems.push(problem(
-                format!("{path}[{i}]"),
-                format!("the list selects more than {MAX_SELECTED_HOSTS} hosts, more than a fabric has"),
-            ));
-            break;
-        }
-        for name in expanded {
-            match host_index(fabric, &name) {
-                Ok(idx) => out.push(idx),
-                Err((msg, hint)) => {
-                    let mut p = problem(format!("{path}[{i}]"), msg);
-                    p.diag.suggestion = hint;
-                    problems.push(p);
-                    break;
-                }
-            }
+impl Poisson {
+    /// End of the arrival window in a run of `sim`.
+    pub fn end(&self, sim: &Simulation) -> Time {
+        match self.duration {
+            Some(d) => Time(self.start.0.saturating_add(d.0).min(sim.duration.0)),
+            None => sim.duration,
         }
     }
-    out
 }
 
-pub(crate) fn host_index(fabric: &ResolvedFabric, name: &str) -> Result<usize, (String, Option<String>)> {
-    match fabric.devices.iter().position(|d| d.name == name) {
-        Some(i) if fabric.devices[i].role == crate::Role::Switch => {
-            Err((format!("`{name}` is a switch; traffic starts and ends at hosts"), None))
-        }
-        Some(i) => Ok(i),
-        None => Err((
-            format!("no host `{name}`"),
-            did_you_mean(
-                name,
-                fabric.devices.iter().filter(|d| d.role != crate::Role::Switch).map(|d| d.name.as_str()),
-            ),
-        )),
-    }
+/// Flows imported from an ns-3 HPCC flow file (see [`crate::hpcc_flows`]), whose node ids are
+/// those of an HPCC topology imported with `topology: {import: {hpcc: ...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HpccFlows {
+    pub name: String,
+    /// The flow file, relative to the scenario file's directory.
+    pub file: String,
+    /// Class of every flow; without it, each flow's priority column picks the class with that
+    /// priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Shift the flows so that the earliest starts here (HPCC traces start at 2 s, when that
+    /// simulator's warm-up ends); default: the times as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
+    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<crate::transport::Window>,
+    /// The flows, read and checked when the scenario loads.
+    #[serde(skip)]
+    pub flows: Vec<ImportedFlow>,
 }
+
+/// One flow of a flow file, mapped onto the fabric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedFlow {
+    /// Line in the flow file.
+    pub line: usize,
+    /// Device indices of the sender and receiver.
+    pub src: usize,
+    pub dst: usize,
+    /// Index of the class in `fabric.qos.classes`.
+    pub class: usize,
+    /// UDP destination port as written (HPCC's analysis tells incast (200) from background
+    /// (100) flows by it).
+    pub dport: u16,
+    pub size: u64,
+    /// Start, after the shift.
+    pub start: Time,
+}
+
+/// Most flows a workload may generate before the run is refused (each costs about 100 bytes
+/// before the run and a slot in the results).
+pub const MAX_FLOWS: f64 = 10_000_000.0;

@@ -12,6 +12,8 @@ mod bounds;
 mod examples;
 #[path = "load/flows.rs"]
 mod flows;
+#[path = "load/layers.rs"]
+mod layers;
 #[path = "load/hosts.rs"]
 mod hosts;
 #[path = "load/speeds.rs"]
@@ -552,7 +554,7 @@ fn rc_flows_need_roce_hosts_and_an_ib_path_mtu() {
     );
     let l = load(&text).unwrap();
     assert_eq!(
-        rocelab_model::workload::flow_transport(None, &l.fabric, 2, 3),
+        rocelab_model::select::flow_transport(None, &l.fabric, 2, 3),
         rocelab_model::workload::FlowTransport::Raw
     );
     let bad = text.replace("class: roce, rate: 10G}", "class: roce, rate: 10G, transport: rc}");
@@ -570,7 +572,8 @@ fn rc_flows_need_roce_hosts_and_an_ib_path_mtu() {
 
 #[test]
 fn iwarp_flows_need_iwarp_hosts_and_tcp_flows_run_anywhere() {
-    use rocelab_model::workload::{flow_transport, FlowTransport};
+    use rocelab_model::select::flow_transport;
+    use rocelab_model::workload::FlowTransport;
     // ConnectX adapters are RoCE only: an explicit iWARP flow there is an error located on the
     // host; `transport: tcp` needs no RDMA adapter.
     let e = errors(

@@ -37,15 +37,15 @@ use crate::traffic::{
 };
 use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::{Bonding, NicVendor};
-use rocelab_model::flowgen::host_rate_bps as line_rate;
 use rocelab_model::headroom;
 use rocelab_model::perftest::{Perftest, PerftestTest};
 use rocelab_model::qos::Marking;
+use rocelab_model::select::{flow_transport, host_rate_bps as line_rate, resolve_hosts};
 use rocelab_model::simmodel::{self, ResolvedSimModel};
 use rocelab_model::storage::{CongestionControl, Iperf, TcpSettings};
 use rocelab_model::transport::{self, Window};
 use rocelab_model::units::Size;
-use rocelab_model::workload::{flow_transport, resolve_hosts, FlowOp, FlowTransport, NicProfileName, RateSpec};
+use rocelab_model::workload::{FlowOp, FlowTransport, NicProfileName, RateSpec};
 use rocelab_model::{PortId, ResolvedFabric, Role, Scenario};
 use serde::Serialize;
 

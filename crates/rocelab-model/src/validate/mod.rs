@@ -7,7 +7,7 @@
 //! [`Problem`]: crate::diag::Problem
 
 pub(crate) mod cabling;
-pub mod names;
+pub(crate) mod flows;
 pub(crate) mod perftest;
 pub(crate) mod qos;
 pub(crate) mod simmodel;

@@ -4,9 +4,9 @@
 use crate::diag::{problem, Problem};
 use crate::perftest::*;
 use crate::resolve::ResolvedFabric;
+use crate::select::host_index;
 use crate::units::Time;
 use crate::validate::workload::{check_class, check_roce_host};
-use crate::workload::host_index;
 
 /// Checks a perftest list (every host, class, size and count), at `workloads.perftest[i]`.
 pub(crate) fn check(

@@ -5,9 +5,9 @@
 use crate::diag::{problem, Problem};
 use crate::fabric::{Device, RdmaKind, Role, Scenario};
 use crate::resolve::{ResolvedDevice, ResolvedFabric};
+use crate::select::{default_class, expand_hosts, host_index, rdma_fits, rdma_of};
 use crate::storage::*;
 use crate::units::{Rate, Time};
-use crate::workload::expand_hosts;
 use std::collections::HashSet;
 
 /// Checks the device-level settings (TCP stack, CPU, storage model) of listed devices.
@@ -63,7 +63,7 @@ fn check_devices(devices: &[Device], problems: &mut Vec<Problem>) {
 /// The host named `name` (as workloads find theirs: [`crate::workload::host_index`]), or a
 /// problem at `path`.
 fn host(fabric: &ResolvedFabric, name: &str, path: String, problems: &mut Vec<Problem>) -> Option<usize> {
-    match crate::workload::host_index(fabric, name) {
+    match host_index(fabric, name) {
         Ok(i) => Some(i),
         Err((message, suggestion)) => {
             let mut p = problem(path, message);

@@ -4,6 +4,7 @@
 
 use crate::diag::{did_you_mean, problem, Problem};
 use crate::resolve::ResolvedFabric;
+use crate::select::{expand_hosts, host_index, host_iwarp, host_roce};
 use crate::units::{Size, Time};
 use crate::workload::*;
 use std::path::Path;
@@ -175,7 +176,7 @@ pub(crate) fn check(
             // Counted, not listed: `every: 1ns` over seconds is billions of rounds.
             let rounds = x.round_count(sim);
             let flows = rounds as f64 * senders.len() as f64;
-            if rounds > MAX_INCAST_ROUNDS as u64 || flows > crate::flowgen::MAX_FLOWS {
+            if rounds > MAX_INCAST_ROUNDS as u64 || flows > crate::workload::MAX_FLOWS {
                 let field = if x.count.is_some_and(|c| u64::from(c) == rounds) { "count" } else { "every" };
                 problems.push(problem(
                     format!("{p}.{field}"),
@@ -183,7 +184,7 @@ pub(crate) fn check(
                         "{rounds} rounds of {} senders are {flows:.0} flows; rocelab simulates at most \
                          {MAX_INCAST_ROUNDS} rounds and {:.0} flows: raise `every` or lower `count`",
                         senders.len(),
-                        crate::flowgen::MAX_FLOWS
+                        crate::workload::MAX_FLOWS
                     ),
                 ));
             }
@@ -195,8 +196,7 @@ pub(crate) fn check(
         let senders = expand_hosts(&x.senders, fabric, "", &mut Vec::new()).len();
         counts.push((format!("workloads.incast[{i}]"), x.round_count(sim) as f64 * senders as f64));
     }
-    let generated =
-        crate::flowgen::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
+    let generated = super::flows::check(&mut w.poisson, &mut w.hpcc_flows, sim, fabric, base_dir, problems, file_diags);
     let paths = (0..w.poisson.len())
         .map(|i| format!("workloads.poisson[{i}]"))
         .chain((0..w.hpcc_flows.len()).map(|i| format!("workloads.hpcc_flows[{i}]")));
@@ -220,12 +220,12 @@ pub(crate) fn check(
         let flows = if list == "all_to_all" { n as f64 * (n as f64 - 1.0) } else { n as f64 };
         if n < 2 {
             problems.push(problem(format!("{p}.hosts"), format!("{what} needs at least two hosts")));
-        } else if flows > crate::flowgen::MAX_FLOWS {
+        } else if flows > crate::workload::MAX_FLOWS {
             problems.push(problem(
                 format!("{p}.hosts"),
                 format!(
                     "{what} of {n} hosts is {flows:.0} flows; rocelab simulates at most {:.0}: list fewer hosts",
-                    crate::flowgen::MAX_FLOWS
+                    crate::workload::MAX_FLOWS
                 ),
             ));
         }
@@ -236,7 +236,7 @@ pub(crate) fn check(
     }
     // An entry over the bound alone is already an error of its own; else the error is at the
     // entry that takes the sum over it.
-    let max = crate::flowgen::MAX_FLOWS;
+    let max = crate::workload::MAX_FLOWS;
     if counts.iter().all(|(_, c)| *c <= max) {
         let mut total = 0.0;
         if let Some((path, _)) = counts.iter().find(|(_, c)| {

@@ -59,7 +59,7 @@ fn a_fat_tree_too_large_names_k_not_an_overflowed_count() {
     assert_eq!((e.line, e.column, e.path.as_str()), (5, 21, "fabric.topology.generator.fat-tree.k"));
     assert_eq!(e.message, "`k` must be an even number of at least 2, not 5");
     // k = 90 is the largest that builds.
-    assert!(rocelab_model::generators::Generator::FatTree(rocelab_model::generators::FatTree {
+    assert!(rocelab_model::fabric::Generator::FatTree(rocelab_model::fabric::FatTree {
         k: 90,
         host_speed: rocelab_model::units::Rate::gbps(100),
         fabric_speed: None,

@@ -10,8 +10,8 @@ use crate::storage::protocol::{negotiated, ProtocolKind};
 use crate::storage::target::{ServiceTime, TargetProfile};
 use crate::traffic::{FlowClass, Traffic};
 use rocelab_model::fabric::StorageProtocol;
-use rocelab_model::storage::{job_class, job_rdma, Job, Latency, RdmaTransport, Rw, StorageProfile, TargetModel};
-use rocelab_model::workload::resolve_hosts;
+use rocelab_model::select::{job_class, job_rdma, resolve_hosts};
+use rocelab_model::storage::{Job, Latency, RdmaTransport, Rw, StorageProfile, TargetModel};
 use rocelab_model::{ResolvedFabric, Scenario};
 
 /// The simulator's protocol of a scenario's.

@@ -1,105 +1,19 @@
-//! Flow workloads the way transport research runs them: flows whose sizes follow an empirical
-//! CDF, arriving as a Poisson process at a given load (the HPCC simulator's traffic generator,
-//! `traffic_gen/traffic_gen.py` of alibaba-edu/High-Precision-Congestion-Control), and flow
-//! lists imported from that simulator's flow files. Both read files: a CDF file or a flow file
-//! is resolved against the scenario file's directory when the scenario loads, and its problems
-//! are reported with the file's own line and column.
+//! Checks of the flow workloads the way transport research runs them: flows whose sizes follow
+//! an empirical CDF, arriving as a Poisson process at a given load (the HPCC simulator's traffic
+//! generator, `traffic_gen/traffic_gen.py` of alibaba-edu/High-Precision-Congestion-Control),
+//! and flow lists imported from that simulator's flow files. Both read files: a CDF file or a
+//! flow file is resolved against the scenario file's directory when the scenario loads, and its
+//! problems are reported with the file's own line and column.
 
 use crate::cdf::{CdfField, CdfSource, FlowSizeCdf};
 use crate::diag::{problem, Problem};
 use crate::diag::{Diagnostic, Severity};
 use crate::hpcc_flows::{parse_flows, DST, PRIORITY, SRC};
 use crate::resolve::ResolvedFabric;
+use crate::select::{expand_hosts, host_rate_bps};
 use crate::units::Time;
-use crate::workload::{expand_hosts, Simulation};
-use serde::{Deserialize, Serialize};
+use crate::workload::{HpccFlows, ImportedFlow, Poisson, Simulation, MAX_FLOWS};
 use std::path::Path;
-
-/// Flows with sizes drawn from a CDF, arriving at every host of `hosts` as a Poisson process
-/// whose rate makes the offered load `load` of the host's link rate:
-/// mean size / mean inter-arrival = load × link rate (the generator's definition). Each flow
-/// goes to a host drawn uniformly from the others of the set; arrivals, sizes and destinations
-/// come from the run's seed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Poisson {
-    pub name: String,
-    /// Hosts that send and receive; default every host.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hosts: Vec<String>,
-    pub class: String,
-    /// Flow-size distribution: the path of a CDF file (`size cumulative_percent` lines) or
-    /// `[size, percent]` points.
-    pub cdf: CdfSource,
-    /// Offered load per host as a fraction of its link rate, above 0 and at most 1.
-    pub load: f64,
-    /// First possible arrival.
-    #[serde(default)]
-    pub start: Time,
-    /// How long flows arrive; default until the end of the run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration: Option<Time>,
-    /// The distribution, read and checked when the scenario loads.
-    #[serde(skip)]
-    pub distribution: Option<FlowSizeCdf>,
-}
-
-impl Poisson {
-    /// End of the arrival window in a run of `sim`.
-    pub fn end(&self, sim: &Simulation) -> Time {
-        match self.duration {
-            Some(d) => Time(self.start.0.saturating_add(d.0).min(sim.duration.0)),
-            None => sim.duration,
-        }
-    }
-}
-
-/// Flows imported from an ns-3 HPCC flow file (see [`crate::hpcc_flows`]), whose node ids are
-/// those of an HPCC topology imported with `topology: {import: {hpcc: ...}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HpccFlows {
-    pub name: String,
-    /// The flow file, relative to the scenario file's directory.
-    pub file: String,
-    /// Class of every flow; without it, each flow's priority column picks the class with that
-    /// priority.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub class: Option<String>,
-    /// Shift the flows so that the earliest starts here (HPCC traces start at 2 s, when that
-    /// simulator's warm-up ends); default: the times as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub start: Option<Time>,
-    /// Window of the flows' queue pairs (`none`, packets, or a size), over the adapter's and
-    /// `fabric.rdma`'s (see [`crate::transport::Window`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<crate::transport::Window>,
-    /// The flows, read and checked when the scenario loads.
-    #[serde(skip)]
-    pub flows: Vec<ImportedFlow>,
-}
-
-/// One flow of a flow file, mapped onto the fabric.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ImportedFlow {
-    /// Line in the flow file.
-    pub line: usize,
-    /// Device indices of the sender and receiver.
-    pub src: usize,
-    pub dst: usize,
-    /// Index of the class in `fabric.qos.classes`.
-    pub class: usize,
-    /// UDP destination port as written (HPCC's analysis tells incast (200) from background
-    /// (100) flows by it).
-    pub dport: u16,
-    pub size: u64,
-    /// Start, after the shift.
-    pub start: Time,
-}
-
-/// Most flows a workload may generate before the run is refused (each costs about 100 bytes
-/// before the run and a slot in the results).
-pub const MAX_FLOWS: f64 = 10_000_000.0;
 
 /// Checks the Poisson and HPCC-flow workloads and reads their files. Problems in the scenario
 /// go to `problems` (located by path), problems in the files read go to `file_diags`.
@@ -123,11 +37,6 @@ pub(crate) fn check(
         flows.push(x.flows.len() as f64);
     }
     flows
-}
-
-/// Line rate of a host: its first cabled port's link speed (0 when it has no link).
-pub fn host_rate_bps(fabric: &ResolvedFabric, host: usize) -> u64 {
-    fabric.devices[host].ports.iter().find_map(|p| p.link).map(|l| fabric.links[l].speed.bits_per_second()).unwrap_or(0)
 }
 
 fn read_cdf(

@@ -5,18 +5,20 @@
 //! [`crate::hpcc_config`] reads the config; this module works out what each key means for the
 //! imported topology the way that simulator's `scratch/third.cc` does (ECN thresholds per link
 //! rate, PFC headroom and dynamic-threshold shift per switch port, the window from the largest
-//! bandwidth-delay product), says what rocelab cannot honour, and [`crate::hpcc_render`] writes
+//! bandwidth-delay product), says what rocelab cannot honour, and its `render` module writes
 //! the scenario text. [`import_config`] reads the files; [`map_config`] is the same on text.
 
 use crate::diag::{Diagnostic, Diagnostics, Mark};
 use crate::fabric::Platform;
 use crate::hpcc_config::{parse_config, HpccConfig, MAX_CONFIG_BYTES};
 use crate::hpcc_flows::parse_flows;
-use crate::hpcc_render::render;
 use crate::units::{Rate, Size, Time};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+mod render;
+use render::render;
 
 /// Most steps of the breadth-first searches that find HAS_WIN's window (hosts × links).
 pub const MAX_BDP_WORK: u64 = 400_000_000;
@@ -613,7 +615,7 @@ fn in_file(mut d: Diagnostic, file: &str) -> Diagnostic {
     d
 }
 
-/// [`plan`] and [`render`] on the config's text: the scenario text, naming the topology and flow
+/// [`plan`] and `render` on the config's text: the scenario text, naming the topology and flow
 /// files `topology_ref` and `flows_ref`, with its warnings and notes.
 pub fn map_config(
     config: &str,
@@ -768,5 +770,4 @@ fn read_text(p: &Path, max: u64) -> Result<String, String> {
 }
 
 #[cfg(test)]
-#[path = "hpcc_import_tests.rs"]
 mod tests;

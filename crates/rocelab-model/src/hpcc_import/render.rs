@@ -1,7 +1,7 @@
-//! The scenario text of an HPCC import ([`crate::hpcc_import::Plan`]): ordinary, hand-formatted
+//! The scenario text of an HPCC import ([`super::Plan`]): ordinary, hand-formatted
 //! rocelab YAML, each setting with a short comment naming the config.txt key it comes from.
 
-use crate::hpcc_import::Plan;
+use super::Plan;
 use crate::units::{Rate, Size};
 
 /// Lines of YAML with their comments aligned.

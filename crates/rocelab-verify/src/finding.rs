@@ -4,24 +4,9 @@
 use crate::state::Origin;
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Worth knowing; not a fault.
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+/// The workspace's one severity, kept in the model so that config, verify and the simulator
+/// share it.
+pub use rocelab_model::Severity;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
@@ -222,4 +207,21 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
     let n = |s| findings.iter().filter(|f| f.severity == s).count();
     (n(Severity::Error), n(Severity::Warning), n(Severity::Note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Severity;
+
+    /// Config's findings, check's findings and the model's diagnostics share one severity type:
+    /// a value of one is a value of the others, with no conversion.
+    #[test]
+    fn one_severity_for_model_config_and_verify() {
+        let from_config: Severity = rocelab_config::Severity::Warning;
+        let in_model: rocelab_model::Severity = from_config;
+        assert_eq!(in_model, rocelab_model::Severity::Warning);
+        let d = rocelab_model::Diagnostic::error(Default::default(), "", "x");
+        let as_check: Severity = d.severity;
+        assert_eq!(as_check.as_str(), "error");
+    }
 }

@@ -61,12 +61,9 @@ pub fn json(findings: &[Finding]) -> Value {
     json!(findings)
 }
 
+/// SARIF 2.1.0 `result.level`: the severity's own name (`note`, `warning`, `error`).
 fn level(s: Severity) -> &'static str {
-    match s {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
+    s.as_str()
 }
 
 /// A SARIF 2.1.0 log. `artifact` is the file the findings are about (the fabric file) for

@@ -1,7 +1,7 @@
 //! Diagnostics: what went wrong in a fabric file, where, and what to do about it. Returned as
 //! data (never printed here) so that the CLI, an editor integration or a test can render them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How serious a diagnostic or finding is. One type for the whole workspace: the model's load
@@ -9,7 +9,7 @@ use std::fmt;
 /// build warnings all use it, so a tool reading their JSON sees one vocabulary. Ordered from the
 /// least serious; serialized and printed in lower case (`note`, `warning`, `error`), the names
 /// of SARIF 2.1.0's `result.level` values (OASIS SARIF 2.1.0, section 3.27.10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; not a fault.

@@ -54,6 +54,7 @@ pub mod paths;
 pub mod perftest;
 pub mod qos;
 pub mod resolve;
+pub mod rules;
 pub mod simmodel;
 pub mod speed;
 pub mod storage;

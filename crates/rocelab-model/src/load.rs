@@ -217,6 +217,9 @@ pub fn build(
     }
     check_policy(&fabric.qos, &mut problems);
     crate::names::check_variants(&scenario.variants, &mut problems);
+    if let Some(expect) = &scenario.expect {
+        crate::rules::check_expect(expect, &mut problems);
+    }
     let classes = &fabric.qos.classes;
     if let Some(t) = &fabric.rdma {
         crate::validate::transport::check(t, "fabric.rdma", classes, &mut problems);

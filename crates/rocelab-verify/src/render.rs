@@ -217,7 +217,28 @@ pub fn sarif_at(
 
 #[cfg(test)]
 mod tests {
-    use super::printable;
+    use super::{printable, sarif_load_error};
+    use rocelab_model::diag::{Diagnostic, Mark};
+
+    /// A file that cannot be read has no position: its notification names the file without a
+    /// region, never line 0 (SARIF lines start at 1); a located one has line and column.
+    #[test]
+    fn a_load_error_without_a_position_has_no_region() {
+        let mut unreadable = Diagnostic::error(Mark::default(), "", "cannot read the file: No such file or directory");
+        unreadable.file = "f.yaml".into();
+        let mut located = Diagnostic::error(Mark { line: 3, column: 7 }, "fabric.qos.mtu", "bad").expected("a size");
+        located.file = "f.yaml".into();
+        let log = sarif_load_error(&[unreadable, located]);
+        let n = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+        let first = &n[0]["locations"][0]["physicalLocation"];
+        assert_eq!(first["artifactLocation"]["uri"], "f.yaml");
+        assert!(first.get("region").is_none(), "{first}");
+        assert_eq!(
+            n[1]["locations"][0]["physicalLocation"]["region"],
+            serde_json::json!({"startLine": 3, "startColumn": 7})
+        );
+        assert_eq!(n[1]["message"]["text"], "fabric.qos.mtu: bad (expected a size)");
+    }
 
     #[test]
     fn escape_sequences_from_device_output_are_shown_not_obeyed() {

@@ -29,19 +29,21 @@ pub fn run(
     let (state, subject, artifact) = match (file, import) {
         (Some(f), _) => {
             let loaded = rocelab_model::load_file(f).map_err(|d| load_failure(format, d))?;
-            let (scenario, fabric) = match variant {
-                Some(v) => loaded.variant_scenario(v).map_err(|d| load_failure(format, d))?,
-                None => (loaded.scenario.clone(), loaded.fabric.clone()),
+            let with_variant =
+                variant.map(|v| loaded.variant_scenario(v)).transpose().map_err(|d| load_failure(format, d))?;
+            let (scenario, fabric) = match &with_variant {
+                Some((s, f)) => (s, f),
+                None => (&loaded.scenario, &loaded.fabric),
             };
             for w in &loaded.warnings {
                 eprintln!("{w}");
             }
-            expect = scenario.expect;
+            expect = scenario.expect.clone();
             let subject = match variant {
                 Some(v) => format!("{} (variant {v})", f.display()),
                 None => f.display().to_string(),
             };
-            let state = rocelab_verify::from_intent(&fabric);
+            let state = rocelab_verify::from_intent(fabric);
             loaded_file = Some(loaded);
             (state, subject, f.display().to_string())
         }

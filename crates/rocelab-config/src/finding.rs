@@ -4,15 +4,9 @@
 //! device (and the port where there is one) and the reason. Errors leave the device's file out;
 //! warnings come with the file.
 
+pub use rocelab_model::Severity;
 use serde::Serialize;
 use std::fmt;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Warning,
-    Error,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -37,10 +31,7 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        };
+        let sev = self.severity.as_str();
         match &self.port {
             Some(p) => write!(f, "{sev}: {}:{p}: {}", self.device, self.message),
             None => write!(f, "{sev}: {}: {}", self.device, self.message),

@@ -1,14 +1,38 @@
 //! Diagnostics: what went wrong in a fabric file, where, and what to do about it. Returned as
 //! data (never printed here) so that the CLI, an editor integration or a test can render them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// How serious a diagnostic or finding is. One type for the whole workspace: the model's load
+/// diagnostics, the configuration renderer's findings, `check`'s findings and the simulator's
+/// build warnings all use it, so a tool reading their JSON sees one vocabulary. Ordered from the
+/// least serious; serialized and printed in lower case (`note`, `warning`, `error`), the names
+/// of SARIF 2.1.0's `result.level` values (OASIS SARIF 2.1.0, section 3.27.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Worth knowing; not a fault.
+    Note,
     Warning,
     Error,
+}
+
+impl Severity {
+    /// The lower-case name, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A position in a source file, 1-based as editors show it.
@@ -81,10 +105,7 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
+        let sev = self.severity.as_str();
         let file = if self.file.is_empty() { "<input>" } else { &self.file };
         match (self.line, self.column) {
             (0, _) => write!(f, "{file}: {sev}: ")?,
@@ -206,5 +227,18 @@ mod tests {
         d.line = 4;
         assert_eq!(d.to_string(), "f.yaml:4: error: cannot read the file: No such file or directory");
         assert_eq!(serde_json::to_value(&d).unwrap()["line"], 4);
+    }
+
+    /// The one severity keeps the names every output already used: serialized, printed and
+    /// ordered the same.
+    #[test]
+    fn severity_names_and_order() {
+        for (s, name) in [(Severity::Note, "note"), (Severity::Warning, "warning"), (Severity::Error, "error")] {
+            assert_eq!(serde_json::to_value(s).unwrap(), name);
+            assert_eq!(s.to_string(), name);
+        }
+        assert!(Severity::Note < Severity::Warning && Severity::Warning < Severity::Error);
+        let w = Diagnostic::warning(Mark { line: 2, column: 1 }, "p", "m");
+        assert!(w.to_string().contains(": warning: p: m"), "{w}");
     }
 }

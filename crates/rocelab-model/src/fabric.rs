@@ -22,6 +22,11 @@ pub struct Scenario {
     pub variants: Vec<Variant>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Sweep>,
+    /// The rule IDs of the findings `rocelab check` is expected to report on this fabric: an
+    /// example that shows a misconfiguration on purpose declares it, and `check` then passes
+    /// when it finds exactly these (see [`crate::rules::RULE_IDS`]). A variant may set its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

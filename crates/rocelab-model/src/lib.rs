@@ -53,6 +53,7 @@ pub mod paths;
 pub mod perftest;
 pub mod qos;
 pub mod resolve;
+pub mod rules;
 pub mod select;
 pub mod simmodel;
 pub mod speed;

@@ -217,6 +217,9 @@ pub fn build(
     }
     check_policy(&fabric.qos, &mut problems);
     crate::names::check_variants(&scenario.variants, &mut problems);
+    if let Some(expect) = &scenario.expect {
+        crate::rules::check_expect(expect, &mut problems);
+    }
     let classes = &fabric.qos.classes;
     if let Some(t) = &fabric.rdma {
         crate::validate::transport::check(t, "fabric.rdma", classes, &mut problems);
@@ -424,5 +427,29 @@ impl Loaded {
         }
         all.sort();
         all
+    }
+}
+
+impl Loaded {
+    /// Where `device` (and `port`, when given) is written in the fabric file: for a port, the
+    /// listed link that names it (`a: sw1:eth1/1`); else the device's entry in
+    /// `fabric.topology.devices`; else the generator or the import that made it. `None` for a
+    /// device the file does not have.
+    pub fn mark_of_device(&self, device: &str, port: Option<&str>) -> Option<Mark> {
+        let topo = &self.scenario.fabric.topology;
+        if let Some(port) = port {
+            let end = format!("{device}:{port}");
+            if let Some(i) = topo.links.iter().position(|l| l.a.trim() == end || l.b.trim() == end) {
+                return Some(mark_of(&self.root, &format!("fabric.topology.links[{i}]")));
+            }
+        }
+        if let Some(i) = topo.devices.iter().position(|d| d.name == device) {
+            return Some(mark_of(&self.root, &format!("fabric.topology.devices[{i}]")));
+        }
+        if !self.fabric.devices.iter().any(|d| d.name == device) {
+            return None;
+        }
+        let from = if topo.generator.is_some() { "fabric.topology.generator" } else { "fabric.topology.import" };
+        Some(mark_of(&self.root, from))
     }
 }

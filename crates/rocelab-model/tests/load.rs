@@ -12,10 +12,10 @@ mod bounds;
 mod examples;
 #[path = "load/flows.rs"]
 mod flows;
-#[path = "load/layers.rs"]
-mod layers;
 #[path = "load/hosts.rs"]
 mod hosts;
+#[path = "load/layers.rs"]
+mod layers;
 #[path = "load/speeds.rs"]
 mod speeds;
 #[path = "load/storage.rs"]

@@ -218,14 +218,16 @@ impl Report {
         s
     }
 
-    /// Warnings of all runs, each once, with the runs it came from.
+    /// Warnings of all runs (the simulator's findings: rule ID, where, what and the fix), each
+    /// once, with the runs it came from.
     fn warnings(&self) -> Vec<String> {
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
         for r in &self.runs {
-            for w in &r.warnings {
-                match out.iter_mut().find(|(x, _)| x == w) {
+            for f in &r.warnings {
+                let w = format!("{} {} {}: {} Fix: {}", f.severity, f.id, f.place(), f.what, f.fix);
+                match out.iter_mut().find(|(x, _)| *x == w) {
                     Some(e) => e.1.push(r.label()),
-                    None => out.push((w.clone(), vec![r.label()])),
+                    None => out.push((w, vec![r.label()])),
                 }
             }
         }
@@ -243,7 +245,17 @@ mod tests {
     #[test]
     fn the_page_is_self_contained_and_holds_every_chart_and_table() {
         let mut a = crate::testdata::run_file(None, None);
-        a.warnings = vec!["lossless class crosses a hop <without> PFC".into()];
+        a.warnings = vec![rocelab_sim::from_model::BuildFinding {
+            id: "PFC-MISSING".into(),
+            severity: rocelab_model::Severity::Warning,
+            device: "sw1".into(),
+            port: Some("eth1/3".into()),
+            class: Some("roce (priority 3)".into()),
+            what: "lossless class crosses a hop <without> PFC".into(),
+            why: "it is dropped there".into(),
+            fix: "enable PFC for priority 3 on this port".into(),
+            source: "IEEE 802.1Qbb".into(),
+        }];
         let b = crate::testdata::run_file(Some("ecn"), None);
         let r = Report::new(vec![a, b], Some("t.yaml".into()));
         let files = r.files();
@@ -261,6 +273,11 @@ mod tests {
             assert!(!html.contains(bad) || allowed, "{bad}");
         }
         assert!(html.contains("&lt;without&gt;") && html.contains("(in base)"), "warnings escaped, with their runs");
+        assert!(
+            html.contains("warning PFC-MISSING sw1:eth1/3  [roce (priority 3)]: lossless class")
+                && html.contains("Fix: enable PFC for priority 3 on this port"),
+            "the simulator's findings with their rule, place and fix"
+        );
         assert!(html.contains(r#"id="report-status" data-status="loading""#));
         assert!(html.contains("From <code>t.yaml</code>. 2 runs: base, ecn"));
     }

@@ -93,8 +93,9 @@ pub struct RunFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepPoint>,
     pub names: RunNames,
+    /// What the run did that the user may not expect, as findings (`PFC-MISSING`, ...).
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<rocelab_sim::from_model::BuildFinding>,
     pub results: Results,
 }
 

@@ -1,5 +1,5 @@
 //! From a loaded rocelab scenario (the YAML fabric and its workloads) to the simulator's input:
-//! a [`NetworkSpec`], a [`Traffic`] and a [`SimConfig`], with warnings as data.
+//! a [`NetworkSpec`], a [`Traffic`] and a [`SimConfig`], with warnings as findings ([`BuildFinding`]).
 //!
 //! Device `i` of the resolved fabric is node `i`; only cabled ports become simulator ports (a
 //! switch model's unused front-panel ports carry nothing). Buffer size, alpha, per-port PFC,
@@ -14,9 +14,11 @@
 //! scenario files for callers that start from a path ([`build_points`]).
 
 mod dcqcn;
+mod findings;
 mod points;
 mod storage;
 
+pub use findings::BuildFinding;
 pub use points::build_points;
 
 use crate::cc::{CcAlgorithm, DcqcnParams};
@@ -57,8 +59,8 @@ pub struct Built {
     pub config: SimConfig,
     pub names: Names,
     /// Things the run will do that the user may not expect (e.g. a lossless class crossing a
-    /// hop with PFC off).
-    pub warnings: Vec<String>,
+    /// hop with PFC off), as findings with `rocelab check`'s rule IDs.
+    pub warnings: Vec<BuildFinding>,
 }
 
 /// Node and port names, indexed like the simulator's nodes and ports.
@@ -117,7 +119,6 @@ pub fn check_size(f: &ResolvedFabric) -> Result<(), crate::SimError> {
 }
 
 pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Built {
-    let mut warnings = Vec::new();
     // Simulator port index of each cabled model port.
     let mut sim_port: Vec<Vec<Option<usize>>> = f.devices.iter().map(|d| vec![None; d.ports.len()]).collect();
     let mut names = Names::default();
@@ -152,7 +153,7 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
         };
         nodes.push(NodeSpec { name: d.name.clone(), kind });
     }
-    lossless_hops_without_pfc(f, &mut warnings);
+    let warnings = findings::lossless_hops_without_pfc(f);
     let spec = NetworkSpec { nodes, links, wire: wire_spec(&f.sim_model), ecmp: ecmp(&f.sim_model) };
     let seed = seed.unwrap_or(scenario.simulation.seed);
     let mut traffic = traffic(scenario, f, seed, &mut names);
@@ -430,31 +431,6 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
             simmodel::MmuAdmission::Hpcc => crate::Admission::Ns3,
         },
         ..Default::default()
-    }
-}
-
-/// A lossless class crossing a link where PFC is off at one end may be dropped there: allowed
-/// (that is how ECN-only fabrics run), with a warning per link.
-fn lossless_hops_without_pfc(f: &ResolvedFabric, warnings: &mut Vec<String>) {
-    if !f.qos.pfc.enabled {
-        if f.qos.lossless_classes().next().is_some() {
-            warnings.push("PFC is off fabric-wide: lossless classes are dropped under congestion".into());
-        }
-        return;
-    }
-    for l in &f.links {
-        let (a, b) = (f.port_settings(l.a), f.port_settings(l.b));
-        for (i, c) in f.qos.classes.iter().enumerate() {
-            if c.lossless && (!a.classes[i].pfc || !b.classes[i].pfc) {
-                warnings.push(format!(
-                    "lossless class `{}` crosses {} -- {} with PFC off at {}: it can be dropped there",
-                    c.name,
-                    f.port_label(l.a),
-                    f.port_label(l.b),
-                    if a.classes[i].pfc { "the second end" } else { "the first end" }
-                ));
-            }
-        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! them, 802.3x link pause, switch buffers, and the conservation balance.
 
 use crate::fct::{Completion, FctReport, Percentiles};
-use crate::from_model::Names;
+use crate::from_model::{BuildFinding, Names};
 use crate::stats::Results;
 use std::fmt::Write;
 
@@ -62,7 +62,7 @@ fn write_fct(s: &mut String, fct: &FctReport) -> std::fmt::Result {
     Ok(())
 }
 
-pub fn summary(r: &Results, names: &Names, warnings: &[String]) -> String {
+pub fn summary(r: &Results, names: &Names, warnings: &[BuildFinding]) -> String {
     let mut s = String::new();
     let _ = write_summary(&mut s, r, names, warnings);
     s
@@ -320,7 +320,7 @@ fn write_link_pause(s: &mut String, r: &Results, names: &Names) -> std::fmt::Res
     Ok(())
 }
 
-fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]) -> std::fmt::Result {
+fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[BuildFinding]) -> std::fmt::Result {
     writeln!(
         s,
         "simulated {} (seed {}): {} events, peak {} packets in flight",
@@ -330,7 +330,7 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[String]
         r.peak_packets_in_flight
     )?;
     for w in warnings {
-        writeln!(s, "warning: {w}")?;
+        writeln!(s, "{w}")?;
     }
     write_perftest(s, r, names)?;
     write_jobs(s, r, names)?;

@@ -4,24 +4,9 @@
 use crate::state::Origin;
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Hash)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Worth knowing; not a fault.
-    Note,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+/// The workspace's one severity, kept in the model so that config, verify and the simulator
+/// share it.
+pub use rocelab_model::Severity;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
@@ -218,8 +203,90 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
+/// How the findings of a check compare with the rule IDs a fabric file declares it demonstrates
+/// (`expect:`): declared rules not found, and rules found (as an error or a warning) not declared.
+/// Notes are never unexpected; a declared note counts as found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Expectation {
+    pub missing: Vec<String>,
+    pub unexpected: Vec<&'static str>,
+}
+
+impl Expectation {
+    pub fn met(&self) -> bool {
+        self.missing.is_empty() && self.unexpected.is_empty()
+    }
+}
+
+/// Compares `findings` with `expect`, each rule ID once, in the order of `expect` and then of
+/// the findings.
+pub fn expectation(findings: &[Finding], expect: &[String]) -> Expectation {
+    let missing = expect.iter().filter(|id| !findings.iter().any(|f| f.id == id.as_str())).cloned().collect();
+    let mut unexpected: Vec<&'static str> = Vec::new();
+    for f in findings.iter().filter(|f| f.severity > Severity::Note) {
+        if !expect.iter().any(|id| id == f.id) && !unexpected.contains(&f.id) {
+            unexpected.push(f.id);
+        }
+    }
+    Expectation { missing, unexpected }
+}
+
 /// Counts by severity.
 pub fn counts(findings: &[Finding]) -> (usize, usize, usize) {
     let n = |s| findings.iter().filter(|f| f.severity == s).count();
     (n(Severity::Error), n(Severity::Warning), n(Severity::Note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Severity;
+
+    /// Config's findings, check's findings and the model's diagnostics share one severity type:
+    /// a value of one is a value of the others, with no conversion.
+    #[test]
+    fn one_severity_for_model_config_and_verify() {
+        let from_config: Severity = rocelab_config::Severity::Warning;
+        let in_model: rocelab_model::Severity = from_config;
+        assert_eq!(in_model, rocelab_model::Severity::Warning);
+        let d = rocelab_model::Diagnostic::error(Default::default(), "", "x");
+        let as_check: Severity = d.severity;
+        assert_eq!(as_check.as_str(), "error");
+    }
+
+    fn finding(id: &'static str, severity: Severity) -> super::Finding {
+        super::Finding {
+            id,
+            severity,
+            device: "sw1".into(),
+            port: None,
+            class: None,
+            what: String::new(),
+            why: String::new(),
+            fix: String::new(),
+            source: "",
+            location: None,
+        }
+    }
+
+    #[test]
+    fn expectation_names_the_missing_and_the_unexpected() {
+        let found = [
+            finding("ECN-OFF", Severity::Error),
+            finding("ECN-OFF", Severity::Error),
+            finding("ECN-ABOVE-XOFF", Severity::Note),
+        ];
+        let e = super::expectation(&found, &["ECN-OFF".into()]);
+        assert!(e.met(), "a note is never unexpected: {e:?}");
+        let e = super::expectation(&found, &["PFC-MISSING".into(), "ECN-ABOVE-XOFF".into()]);
+        assert_eq!((e.missing, e.unexpected), (vec!["PFC-MISSING".to_string()], vec!["ECN-OFF"]));
+        assert!(super::expectation(&[finding("PFC-LOSSY", Severity::Warning)], &[]).unexpected == ["PFC-LOSSY"]);
+    }
+
+    /// The model validates a fabric file's `expect:` against its own list of rule IDs (it
+    /// cannot name this crate): that list is this registry's.
+    #[test]
+    fn the_models_rule_ids_are_the_registrys() {
+        let ids: Vec<&str> = super::RULES.iter().map(|r| r.id).collect();
+        assert_eq!(rocelab_model::rules::RULE_IDS, &ids[..]);
+    }
 }

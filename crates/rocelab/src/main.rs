@@ -70,7 +70,8 @@ enum Command {
     },
     /// Check a fabric statically: every finding with its rule, place, reason, fix and source.
     /// Exit 0 when clean, 2 on errors (or a fabric that does not load), 1 on warnings with
-    /// --strict.
+    /// --strict. A fabric file with `expect: [RULE-ID, ...]`: exit 0 when exactly those rules
+    /// are found, 2 when not.
     Check {
         /// A fabric file (YAML).
         #[arg(required_unless_present = "import")]

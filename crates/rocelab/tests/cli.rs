@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 mod bad_files;
 #[path = "cli/bounds.rs"]
 mod bounds;
+#[path = "cli/check_findings.rs"]
+mod check_findings;
 #[path = "cli/config_check.rs"]
 mod config_check;
 #[cfg(unix)]

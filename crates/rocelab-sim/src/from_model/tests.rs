@@ -170,7 +170,10 @@ fn traffic_and_warnings_follow_the_workloads() {
     let flow = &b.traffic.flows[0];
     assert_eq!((flow.class.priority, flow.class.dscp, flow.size_bytes), (3, 26, Some(65536)));
     assert_eq!(b.config.seed, 9);
-    assert!(b.warnings.iter().any(|w| w.contains("crosses sw1:eth1/3 -- host3:p0 with PFC off")), "{:?}", b.warnings);
+    let w: Vec<(&str, Option<&str>, &str)> =
+        b.warnings.iter().map(|w| (w.device.as_str(), w.port.as_deref(), w.id.as_str())).collect();
+    assert_eq!(w, [("sw1", Some("eth1/3"), "PFC-MISSING")], "{:?}", b.warnings);
+    assert!(b.warnings[0].what.contains("(also on 1 other port: host3:p0)"), "{:?}", b.warnings);
 }
 
 #[test]

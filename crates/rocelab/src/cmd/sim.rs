@@ -65,7 +65,7 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
         .map_err(|e| Failure::error(REFUSED, format!("the run was refused: {e}")))?;
     let built = build(&scenario, &fabric, a.seed);
     for w in &built.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("{w}");
     }
     let what = fabric.name.clone();
     let mut trace = a.out.map(|dir| rundir::start(dir, &built)).transpose()?;

@@ -63,7 +63,7 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
             .map_err(|e| Failure::error(REFUSED, format!("{label}: the run was refused: {e}")))?;
         let built = build(scenario, fabric, a.seed);
         for w in &built.warnings {
-            eprintln!("warning: {label}: {w}");
+            eprintln!("{label}: {w}");
         }
         let what = format!("{label} ({} of {})", k + 1, plan.len());
         let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));

@@ -3,7 +3,7 @@
 //!
 //! Command sources (NVIDIA Cumulus Linux 5.12 user guide, "Quality of Service" and "RDMA over
 //! Converged Ethernet - RoCE", and the NVUE command reference, "QoS"):
-//! - `nv set qos roce mode lossless|lossy` and `nv set qos roce cable-length N`: NVIDIA's RoCE
+//! - `nv set qos roce mode lossless|lossy` and the cable length: NVIDIA's RoCE
 //!   profile (trust, switch priority 3 lossless with its own traffic pool, CNP on switch priority 6
 //!   strict, ECN on traffic classes 0 and 3, the LLDP application TLV), which NVIDIA says is the
 //!   supported way to configure RoCE ("you can only configure RoCE with NVUE commands"); the guide's
@@ -18,7 +18,17 @@
 //!   `bw-percent 1-100`;
 //! - `nv set qos link-pause NAME tx enable`, `rx enable`, `cable-length N`,
 //!   `nv set interface swpN qos link-pause profile NAME` (link pause and PFC cannot share a port);
-//! - `nv set interface swpN qos pfc-watchdog`, `nv set interface swpN link mtu 552-9216`;
+//! - `nv set interface swpN qos pfc-watchdog state enable`, `nv set interface swpN link mtu
+//!   552-9216`;
+//! - `nv config apply --assume-yes` (`--assume-yes` answers the prompts, so the script does not
+//!   stop; NVUE command reference, "Config Commands"), then `nv config save`.
+//!
+//! By release (`os_version`, NVUE command reference "Version History" of each command):
+//! - the PFC cable length is `nv set qos roce cable-length N` in 5.3 and earlier, `nv set qos
+//!   pfc default-global cable-length N` from 5.4 ("In Cumulus Linux 5.3 and earlier, this
+//!   command is `nv set qos roce cable-length`");
+//! - `nv set interface swpN qos pfc-watchdog state` was introduced in 5.6: earlier releases get
+//!   no watchdog and a warning.
 //! - bonds towards bonded hosts: `nv set interface bondN bond member swpM`, `… bond mlag id N`
 //!   ("Bonding - Link Aggregation", "Multi-Chassis Link Aggregation - MLAG"; [`crate::lag`]);
 //! - verification: `nv show qos roce`, `nv show interface swpN qos roce status`,
@@ -64,10 +74,15 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CumulusConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     /// `lossless` (a class has PFC), `lossy` (ECN only), or none (no RoCE QoS at all).
     pub roce_mode: Option<String>,
     /// Metres, the longest cabled port.
     pub cable_length: u64,
+    /// The release takes the cable length as `qos roce cable-length` (5.3 and earlier), not
+    /// `qos pfc default-global cable-length`.
+    pub cable_length_under_roce: bool,
     /// `l2` (802.1p) or `l3` (DSCP).
     pub trust: String,
     /// `mapping default-global dscp VALUES switch-priority P`.
@@ -293,7 +308,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         cable_length: pause_only.iter().map(|p| p.cable.as_metres_f64().ceil() as u64).max().unwrap_or(1).max(1),
     });
 
-    let interfaces: Vec<CumulusInterface> = ports
+    let mut interfaces: Vec<CumulusInterface> = ports
         .iter()
         .zip(&pause)
         .zip(profile_of)
@@ -326,8 +341,24 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
             b.mtu = i.mtu;
         }
     }
+    let release = crate::common::release(d);
+    if !release.at_least("5.6") && interfaces.iter().any(|i| i.pfc_watchdog) {
+        findings.push(Finding::warning(
+            &d.name,
+            None,
+            format!(
+                "PFC watchdog not rendered: NVUE has `qos pfc-watchdog` from Cumulus Linux 5.6, and the switch runs {}",
+                release.name
+            ),
+        ));
+        for i in &mut interfaces {
+            i.pfc_watchdog = false;
+        }
+    }
     let config = CumulusConfig {
         hostname: d.name.clone(),
+        cable_length_under_roce: !release.at_least("5.4"),
+        release,
         roce_mode,
         cable_length: longest_cable_m(&ports).max(1),
         trust: trust.into(),

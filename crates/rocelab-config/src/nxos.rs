@@ -47,6 +47,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NxosConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     pub class_maps: Vec<NxosClassMap>,
     /// `class class-default` / `set qos-group Q` when the default class is not in queue 0.
     pub default_qos_group: Option<u8>,
@@ -227,6 +229,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (NxosConfig, Findings) {
         .collect();
     let config = NxosConfig {
         hostname: d.name.clone(),
+        release: crate::common::release(d),
         class_maps,
         default_qos_group,
         network_qos,

@@ -67,3 +67,21 @@ fn no_save_leaves_out_the_final_save_and_the_runbook_says_so() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Arista/Pure guide's ECN is `minimum-threshold 256 kbytes maximum-threshold 512 kbytes`:
+/// the examples' `ecn` variants give it in KiB, so EOS gets the guide's figures back.
+#[test]
+fn arista_pure_ecn_variants_render_the_guides_kbytes() {
+    for speed in ["25g", "100g"] {
+        let fabric = format!("examples/arista-pure-leaf-spine-{speed}.yaml");
+        for variant in ["ecn", "ecn-edge-pfc"] {
+            let out = rocelab(&["config", &fabric, "--variant", variant, "--device", "leaf1"]);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            let eos = text(&out.stdout);
+            assert!(
+                eos.contains("random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes"),
+                "{fabric} {variant}:\n{eos}"
+            );
+        }
+    }
+}

@@ -649,3 +649,10 @@ pub fn release(d: &ResolvedDevice) -> Release {
         None => Release { name: platform.default_release().unwrap_or("").to_string(), default: true },
     }
 }
+
+/// The VLAN switch ports carry tagged under PCP marking (`qos.vlan`): the hosts tag RoCE with
+/// its 802.1p priority, so the switch ports facing them and each other must admit that VLAN
+/// tagged. `None` under DSCP marking or without a VLAN.
+pub fn pcp_vlan(f: &ResolvedFabric) -> Option<u16> {
+    f.qos.vlan.filter(|_| f.qos.marking == Marking::Pcp)
+}

@@ -106,6 +106,13 @@ pub struct CumulusConfig {
     pub interfaces: Vec<CumulusInterface>,
     /// Bonds towards bonded hosts ([`crate::lag`]).
     pub bonds: Vec<crate::lag::SwitchLag>,
+    /// PCP marking's VLAN on the default VLAN-aware bridge (`nv set bridge domain br_default
+    /// vlan N`), with every port not in a bond, and every bond, a trunk of it (`nv set interface
+    /// swpN bridge domain br_default`; Cumulus Linux user guide, "Ethernet Bridging - VLAN-aware
+    /// Mode", trunk ports).
+    pub vlan: Option<u16>,
+    /// The bridge's ports when `vlan` is set.
+    pub bridge_ports: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -355,6 +362,15 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
             i.pfc_watchdog = false;
         }
     }
+    let bridge_ports = match crate::common::pcp_vlan(f) {
+        Some(_) => interfaces
+            .iter()
+            .map(|i| i.name.clone())
+            .filter(|n| !bonds.iter().any(|b| b.members.contains(n)))
+            .chain(bonds.iter().map(|b| format!("bond{}", b.id)))
+            .collect(),
+        None => Vec::new(),
+    };
     let config = CumulusConfig {
         hostname: d.name.clone(),
         cable_length_under_roce: !release.at_least("5.4"),
@@ -372,6 +388,8 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         scheduler,
         link_pause: pause_profile,
         interfaces,
+        vlan: crate::common::pcp_vlan(f),
+        bridge_ports,
         bonds,
     };
     (config, findings)

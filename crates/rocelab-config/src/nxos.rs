@@ -56,6 +56,10 @@ pub struct NxosConfig {
     /// Egress queues, when the fabric gives ETS shares or ECN; none leaves NX-OS's default policy.
     pub queuing: Vec<NxosQueue>,
     pub mtu: u32,
+    /// PCP marking's VLAN: `vlan N`, and every port a trunk allowing it (`switchport`,
+    /// `switchport mode trunk`, `switchport trunk allowed vlan N`; Cisco Nexus 9000 NX-OS Layer
+    /// 2 Switching Configuration Guide, "Configuring Access and Trunk Interfaces").
+    pub vlan: Option<u16>,
     pub interfaces: Vec<NxosInterface>,
 }
 
@@ -235,6 +239,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (NxosConfig, Findings) {
         network_qos,
         queuing,
         mtu: max_mtu(&ports),
+        vlan: crate::common::pcp_vlan(f),
         interfaces,
     };
     (config, findings)

@@ -67,6 +67,10 @@ pub struct Os10Config {
     /// `ets mode on` under `system qos`: OS10 applies a port's ETS only with ETS on globally
     /// too (Dell SmartFabric OS10 User Guide, "Configure ETS": `system qos`, `ets mode on`).
     pub ets_global: bool,
+    /// PCP marking's VLAN: `interface vlan N`, and every port a trunk allowing it
+    /// (`switchport mode trunk`, `switchport trunk allowed vlan N`; Dell SmartFabric OS10 User
+    /// Guide, "VLANs", trunk mode).
+    pub vlan: Option<u16>,
 }
 
 /// A queuing policy besides `ROCELAB-ETS`.
@@ -262,6 +266,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
         more_queuing,
         queue_classes,
         ets_global: interfaces.iter().any(|i| i.ets),
+        vlan: crate::common::pcp_vlan(f),
         interfaces,
     };
     (config, findings)

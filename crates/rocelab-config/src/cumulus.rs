@@ -299,7 +299,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         }
     }
 
-    let lossless_alpha = lossless_alpha(f, d, &ports, &mut findings);
+    let mut lossless_alpha = lossless_alpha(f, d, &ports, &mut findings);
     crate::common::reserve_not_rendered(
         f,
         d,
@@ -360,6 +360,38 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         ));
         for i in &mut interfaces {
             i.pfc_watchdog = false;
+        }
+    }
+    if !release.at_least("5.4") {
+        // Per-port congestion-control profiles and advanced buffer settings came with 5.4
+        // (NVUE command reference, "QoS": `nv set interface … qos congestion-control profile`,
+        // `nv set qos advance-buffer-config`).
+        let on_profiles: Vec<String> =
+            interfaces.iter().filter(|i| i.congestion_control.is_some()).map(|i| i.name.clone()).collect();
+        if !on_profiles.is_empty() {
+            findings.push(Finding::warning(
+                &d.name,
+                None,
+                format!(
+                    "per-port ECN thresholds not rendered: NVUE applies congestion-control profiles to ports from Cumulus Linux 5.4, and the switch runs {}; {} keep default-global's",
+                    release.name,
+                    on_profiles.join(", ")
+                ),
+            ));
+            ecn_profiles.clear();
+            for i in &mut interfaces {
+                i.congestion_control = None;
+            }
+        }
+        if let Some(a) = lossless_alpha.take() {
+            findings.push(Finding::warning(
+                &d.name,
+                None,
+                format!(
+                    "lossless buffer alpha {a} not rendered: `nv set qos advance-buffer-config` came with Cumulus Linux 5.4, and the switch runs {}",
+                    release.name
+                ),
+            ));
         }
     }
     let bridge_ports = match crate::common::pcp_vlan(f) {

@@ -340,3 +340,33 @@ fn mlx5_script_checks_the_host_first_and_branches_on_the_ecn_tree() {
         assert!(opened > closed, "line {i} `{l}` outside the branch");
     }
 }
+
+/// Run twice, a host script changes nothing the second time: what it creates it creates only
+/// when absent, what it appends it appends only when missing, and the rest sets values.
+#[test]
+fn host_scripts_create_and_append_only_what_is_missing() {
+    let nics = [
+        CX5,
+        "{vendor: marvell, model: FastLinQ QL45611HLCU, speed: 100G}",
+        "{vendor: broadcom, model: BCM57508, speed: 100G}",
+        "{vendor: intel, model: E810-CQDA2, speed: 100G, rdma: roce-v2}",
+    ];
+    for nic in nics {
+        let yaml = pcp_fabric("arista-eos", "", "Ethernet1-2", "Ethernet1", "Ethernet2", nic, "linux");
+        let (text, _) = device_text(&fabric(&yaml), "h1");
+        for l in text.lines() {
+            if l.contains("ip link add") {
+                assert!(l.starts_with("ip link show ") && l.contains(" || ip link add"), "{nic}: `{l}`");
+            }
+            if l.contains(">>") {
+                assert!(l.contains("grep -q"), "{nic}: `{l}`");
+            }
+            if l.starts_with("mkdir ") {
+                assert!(l.starts_with("mkdir -p "), "{nic}: `{l}`");
+            }
+            if l.starts_with("ip rule add") {
+                assert!(text.contains(&l.replace("ip rule add", "ip rule del")), "{nic}: `{l}`");
+            }
+        }
+    }
+}

@@ -622,3 +622,37 @@ mod tests {
         assert_eq!(whole_units(10, 1000), (1, true));
     }
 }
+
+/// The software release a switch's configuration is rendered for, and whether it is the
+/// platform's default (the header comment of the output says which).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Release {
+    pub name: String,
+    /// The device named no `os_version`.
+    pub default: bool,
+}
+
+impl Release {
+    /// Whether this release is `at_least` or later, comparing dot-separated numbers (`5.10` is
+    /// after `5.9`).
+    pub fn at_least(&self, at_least: &str) -> bool {
+        let parts = |s: &str| s.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+        parts(&self.name) >= parts(at_least)
+    }
+}
+
+/// The release of switch `d`: its `os_version`, else its platform's default.
+pub fn release(d: &ResolvedDevice) -> Release {
+    let platform = d.platform.unwrap_or(rocelab_model::fabric::Platform::Generic);
+    match &d.os_version {
+        Some(v) => Release { name: v.clone(), default: false },
+        None => Release { name: platform.default_release().unwrap_or("").to_string(), default: true },
+    }
+}
+
+/// The VLAN switch ports carry tagged under PCP marking (`qos.vlan`): the hosts tag RoCE with
+/// its 802.1p priority, so the switch ports facing them and each other must admit that VLAN
+/// tagged. `None` under DSCP marking or without a VLAN.
+pub fn pcp_vlan(f: &ResolvedFabric) -> Option<u16> {
+    f.qos.vlan.filter(|_| f.qos.marking == Marking::Pcp)
+}

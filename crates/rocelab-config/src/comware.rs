@@ -36,6 +36,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComwareConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     pub vlan: Option<u16>,
     /// `qos map-table dot1p-lp`: 802.1p priority → local precedence (queue), all eight.
     pub dot1p_lp: Vec<Map>,
@@ -44,7 +46,11 @@ pub struct ComwareConfig {
     /// The tables of the ports whose ECN limits differ from the first port's.
     pub more_wred_tables: Vec<WredTable>,
     pub interfaces: Vec<ComwareInterface>,
-    pub saved_config: String,
+    /// `lldp global enable`: a port with `priority-flow-control auto` negotiates PFC by DCBX,
+    /// which LLDP carries (the port then gets `lldp enable` and `lldp tlv-enable dot1-tlv
+    /// dcbx`; HPE 5700/5900 Layer 2 LAN Switching Configuration Guide, "Enabling LLDP and DCBX
+    /// TLV advertising").
+    pub lldp_dcbx: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -176,16 +182,18 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (ComwareConfig, Findings) {
         &mut findings,
     );
 
-    let interfaces =
+    let interfaces: Vec<ComwareInterface> =
         ports.iter().zip(table_of).map(|(p, table)| interface_config(f, d, p, table, &mut findings)).collect();
+    let lldp_dcbx = interfaces.iter().any(|i| i.pfc_mode.as_deref() == Some("auto"));
     let config = ComwareConfig {
         hostname: d.name.clone(),
+        release: crate::common::release(d),
         vlan: if f.qos.marking == Marking::Pcp { f.qos.vlan } else { None },
         dot1p_lp,
         wred_table,
         more_wred_tables,
         interfaces,
-        saved_config: "rocelab.cfg".into(),
+        lldp_dcbx,
     };
     (config, findings)
 }

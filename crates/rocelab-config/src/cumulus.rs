@@ -3,7 +3,7 @@
 //!
 //! Command sources (NVIDIA Cumulus Linux 5.12 user guide, "Quality of Service" and "RDMA over
 //! Converged Ethernet - RoCE", and the NVUE command reference, "QoS"):
-//! - `nv set qos roce mode lossless|lossy` and `nv set qos roce cable-length N`: NVIDIA's RoCE
+//! - `nv set qos roce mode lossless|lossy` and the cable length: NVIDIA's RoCE
 //!   profile (trust, switch priority 3 lossless with its own traffic pool, CNP on switch priority 6
 //!   strict, ECN on traffic classes 0 and 3, the LLDP application TLV), which NVIDIA says is the
 //!   supported way to configure RoCE ("you can only configure RoCE with NVUE commands"); the guide's
@@ -18,7 +18,17 @@
 //!   `bw-percent 1-100`;
 //! - `nv set qos link-pause NAME tx enable`, `rx enable`, `cable-length N`,
 //!   `nv set interface swpN qos link-pause profile NAME` (link pause and PFC cannot share a port);
-//! - `nv set interface swpN qos pfc-watchdog`, `nv set interface swpN link mtu 552-9216`;
+//! - `nv set interface swpN qos pfc-watchdog state enable`, `nv set interface swpN link mtu
+//!   552-9216`;
+//! - `nv config apply --assume-yes` (`--assume-yes` answers the prompts, so the script does not
+//!   stop; NVUE command reference, "Config Commands"), then `nv config save`.
+//!
+//! By release (`os_version`, NVUE command reference "Version History" of each command):
+//! - the PFC cable length is `nv set qos roce cable-length N` in 5.3 and earlier, `nv set qos
+//!   pfc default-global cable-length N` from 5.4 ("In Cumulus Linux 5.3 and earlier, this
+//!   command is `nv set qos roce cable-length`");
+//! - `nv set interface swpN qos pfc-watchdog state` was introduced in 5.6: earlier releases get
+//!   no watchdog and a warning.
 //! - bonds towards bonded hosts: `nv set interface bondN bond member swpM`, `… bond mlag id N`
 //!   ("Bonding - Link Aggregation", "Multi-Chassis Link Aggregation - MLAG"; [`crate::lag`]);
 //! - verification: `nv show qos roce`, `nv show interface swpN qos roce status`,
@@ -64,10 +74,15 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CumulusConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     /// `lossless` (a class has PFC), `lossy` (ECN only), or none (no RoCE QoS at all).
     pub roce_mode: Option<String>,
     /// Metres, the longest cabled port.
     pub cable_length: u64,
+    /// The release takes the cable length as `qos roce cable-length` (5.3 and earlier), not
+    /// `qos pfc default-global cable-length`.
+    pub cable_length_under_roce: bool,
     /// `l2` (802.1p) or `l3` (DSCP).
     pub trust: String,
     /// `mapping default-global dscp VALUES switch-priority P`.
@@ -91,6 +106,13 @@ pub struct CumulusConfig {
     pub interfaces: Vec<CumulusInterface>,
     /// Bonds towards bonded hosts ([`crate::lag`]).
     pub bonds: Vec<crate::lag::SwitchLag>,
+    /// PCP marking's VLAN on the default VLAN-aware bridge (`nv set bridge domain br_default
+    /// vlan N`), with every port not in a bond, and every bond, a trunk of it (`nv set interface
+    /// swpN bridge domain br_default`; Cumulus Linux user guide, "Ethernet Bridging - VLAN-aware
+    /// Mode", trunk ports).
+    pub vlan: Option<u16>,
+    /// The bridge's ports when `vlan` is set.
+    pub bridge_ports: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -277,7 +299,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         }
     }
 
-    let lossless_alpha = lossless_alpha(f, d, &ports, &mut findings);
+    let mut lossless_alpha = lossless_alpha(f, d, &ports, &mut findings);
     crate::common::reserve_not_rendered(
         f,
         d,
@@ -293,7 +315,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         cable_length: pause_only.iter().map(|p| p.cable.as_metres_f64().ceil() as u64).max().unwrap_or(1).max(1),
     });
 
-    let interfaces: Vec<CumulusInterface> = ports
+    let mut interfaces: Vec<CumulusInterface> = ports
         .iter()
         .zip(&pause)
         .zip(profile_of)
@@ -326,8 +348,65 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
             b.mtu = i.mtu;
         }
     }
+    let release = crate::common::release(d);
+    if !release.at_least("5.6") && interfaces.iter().any(|i| i.pfc_watchdog) {
+        findings.push(Finding::warning(
+            &d.name,
+            None,
+            format!(
+                "PFC watchdog not rendered: NVUE has `qos pfc-watchdog` from Cumulus Linux 5.6, and the switch runs {}",
+                release.name
+            ),
+        ));
+        for i in &mut interfaces {
+            i.pfc_watchdog = false;
+        }
+    }
+    if !release.at_least("5.4") {
+        // Per-port congestion-control profiles and advanced buffer settings came with 5.4
+        // (NVUE command reference, "QoS": `nv set interface … qos congestion-control profile`,
+        // `nv set qos advance-buffer-config`).
+        let on_profiles: Vec<String> =
+            interfaces.iter().filter(|i| i.congestion_control.is_some()).map(|i| i.name.clone()).collect();
+        if !on_profiles.is_empty() {
+            findings.push(Finding::warning(
+                &d.name,
+                None,
+                format!(
+                    "per-port ECN thresholds not rendered: NVUE applies congestion-control profiles to ports from Cumulus Linux 5.4, and the switch runs {}; {} keep default-global's",
+                    release.name,
+                    on_profiles.join(", ")
+                ),
+            ));
+            ecn_profiles.clear();
+            for i in &mut interfaces {
+                i.congestion_control = None;
+            }
+        }
+        if let Some(a) = lossless_alpha.take() {
+            findings.push(Finding::warning(
+                &d.name,
+                None,
+                format!(
+                    "lossless buffer alpha {a} not rendered: `nv set qos advance-buffer-config` came with Cumulus Linux 5.4, and the switch runs {}",
+                    release.name
+                ),
+            ));
+        }
+    }
+    let bridge_ports = match crate::common::pcp_vlan(f) {
+        Some(_) => interfaces
+            .iter()
+            .map(|i| i.name.clone())
+            .filter(|n| !bonds.iter().any(|b| b.members.contains(n)))
+            .chain(bonds.iter().map(|b| format!("bond{}", b.id)))
+            .collect(),
+        None => Vec::new(),
+    };
     let config = CumulusConfig {
         hostname: d.name.clone(),
+        cable_length_under_roce: !release.at_least("5.4"),
+        release,
         roce_mode,
         cable_length: longest_cable_m(&ports).max(1),
         trust: trust.into(),
@@ -341,6 +420,8 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (CumulusConfig, Findings) {
         scheduler,
         link_pause: pause_profile,
         interfaces,
+        vlan: crate::common::pcp_vlan(f),
+        bridge_ports,
         bonds,
     };
     (config, findings)

@@ -37,6 +37,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EosConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     /// `qos map dscp … to traffic-class TC`.
     pub dscp_maps: Vec<DscpMap>,
     /// Re-marking policies, by name.
@@ -167,6 +169,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (EosConfig, Findings) {
     let vxlan = d.vxlan.map(|v| EosVxlan { ecn_propagation: v.ecn_propagation, dscp_propagation: v.dscp_preservation });
     let config = EosConfig {
         hostname: d.name.clone(),
+        release: crate::common::release(d),
         dscp_maps,
         policy_maps: remark.map(|s| vec![PolicyMap { name: REMARK_POLICY.into(), set_dscp: s }]).unwrap_or_default(),
         interfaces,

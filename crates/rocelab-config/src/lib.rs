@@ -267,7 +267,7 @@ fn render_some<E>(
         let (rendered, findings) = render_one(f, i, targets, t).map_err(|e| (i, RenderError::Template(e)))?;
         let (has_file, steps) = match rendered {
             Some((typed, file)) => {
-                let steps = runbook::steps(&typed, &file.file_name);
+                let steps = runbook::steps(&typed, &file.file_name, t.save());
                 put(i, file).map_err(|e| (i, RenderError::Sink(e)))?;
                 (true, Some(steps))
             }

@@ -47,6 +47,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NxosConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     pub class_maps: Vec<NxosClassMap>,
     /// `class class-default` / `set qos-group Q` when the default class is not in queue 0.
     pub default_qos_group: Option<u8>,
@@ -54,6 +56,10 @@ pub struct NxosConfig {
     /// Egress queues, when the fabric gives ETS shares or ECN; none leaves NX-OS's default policy.
     pub queuing: Vec<NxosQueue>,
     pub mtu: u32,
+    /// PCP marking's VLAN: `vlan N`, and every port a trunk allowing it (`switchport`,
+    /// `switchport mode trunk`, `switchport trunk allowed vlan N`; Cisco Nexus 9000 NX-OS Layer
+    /// 2 Switching Configuration Guide, "Configuring Access and Trunk Interfaces").
+    pub vlan: Option<u16>,
     pub interfaces: Vec<NxosInterface>,
 }
 
@@ -227,11 +233,13 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (NxosConfig, Findings) {
         .collect();
     let config = NxosConfig {
         hostname: d.name.clone(),
+        release: crate::common::release(d),
         class_maps,
         default_qos_group,
         network_qos,
         queuing,
         mtu: max_mtu(&ports),
+        vlan: crate::common::pcp_vlan(f),
         interfaces,
     };
     (config, findings)

@@ -57,6 +57,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OnyxConfig {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     /// Priorities with PFC on, switch-wide.
     pub pfc_priorities: Vec<u8>,
     pub vlan: Option<u16>,
@@ -216,6 +218,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (OnyxConfig, Findings) {
     }
     let config = OnyxConfig {
         hostname: d.name.clone(),
+        release: crate::common::release(d),
         pfc_priorities: pfc,
         vlan: if f.qos.marking == Marking::Pcp { f.qos.vlan } else { None },
         pools,

@@ -48,6 +48,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Os10Config {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     /// `dot1p` or `dscp`.
     pub trust: String,
     pub trust_map: Vec<TrustEntry>,
@@ -62,6 +64,13 @@ pub struct Os10Config {
     /// Every queue a queuing policy names, ascending (`class-map type queuing ROCELAB-QN`).
     pub queue_classes: Vec<u8>,
     pub interfaces: Vec<Os10Interface>,
+    /// `ets mode on` under `system qos`: OS10 applies a port's ETS only with ETS on globally
+    /// too (Dell SmartFabric OS10 User Guide, "Configure ETS": `system qos`, `ets mode on`).
+    pub ets_global: bool,
+    /// PCP marking's VLAN: `interface vlan N`, and every port a trunk allowing it
+    /// (`switchport mode trunk`, `switchport trunk allowed vlan N`; Dell SmartFabric OS10 User
+    /// Guide, "VLANs", trunk mode).
+    pub vlan: Option<u16>,
 }
 
 /// A queuing policy besides `ROCELAB-ETS`.
@@ -213,7 +222,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
         queuing.iter().chain(more_queuing.iter().flat_map(|m| m.queues.iter())).map(|q| q.queue).collect();
     queue_classes.sort_unstable();
     queue_classes.dedup();
-    let interfaces = ports
+    let interfaces: Vec<Os10Interface> = ports
         .iter()
         .map(|p| {
             let pause = link_pause(d, p, "OS10", &mut findings);
@@ -247,6 +256,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
         .collect();
     let config = Os10Config {
         hostname: d.name.clone(),
+        release: crate::common::release(d),
         trust: trust.into(),
         trust_map,
         qos_map,
@@ -255,6 +265,8 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os10Config, Findings) {
         queuing,
         more_queuing,
         queue_classes,
+        ets_global: interfaces.iter().any(|i| i.ets),
+        vlan: crate::common::pcp_vlan(f),
         interfaces,
     };
     (config, findings)

@@ -38,6 +38,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Os9Config {
     pub hostname: String,
+    /// The software release rendered for.
+    pub release: crate::common::Release,
     /// `dcb enable` (a DCB map is rendered), `no dcb enable` (link pause only), or neither.
     pub dcb: Option<bool>,
     pub dcb_map: Option<DcbMap>,
@@ -151,7 +153,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (Os9Config, Findings) {
     let tagged = f.qos.marking == Marking::Pcp && f.qos.vlan.is_some();
     let interfaces =
         ports.iter().map(|p| interface_config(f, d, p, tagged, dcb_map.is_some(), &mut findings)).collect();
-    (Os9Config { hostname: d.name.clone(), dcb, dcb_map, interfaces }, findings)
+    (Os9Config { hostname: d.name.clone(), release: crate::common::release(d), dcb, dcb_map, interfaces }, findings)
 }
 
 fn dcb_map(

@@ -101,8 +101,41 @@ pub fn build(f: &ResolvedFabric, steps: Vec<(usize, DeviceSteps)>, findings: &[F
     rb
 }
 
-/// The runbook steps of one rendered device (`file` is its file name).
-pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
+/// The command that saves a switch's configuration so that it survives a reboot, per platform:
+/// EOS, NX-OS and OS9 `copy running-config startup-config`, OS10 `write memory`, Cumulus
+/// `nv config save`, SONiC `config save -y` (CONFIG_DB to `/etc/sonic/config_db.json`), Onyx
+/// `configuration write` (here to the file the configuration was built in), Comware
+/// `save force`. `None` for hosts, whose scripts are run again at boot.
+pub fn save_command(t: &Typed) -> Option<String> {
+    match t {
+        Typed::NvidiaOnyx(c) => Some(format!("config write to {}", c.saved_config)),
+        Typed::HpeComware(_) => Some("save force".into()),
+        Typed::AristaEos(_) | Typed::CiscoNxos(_) | Typed::DellOs9(_) => {
+            Some("copy running-config startup-config".into())
+        }
+        Typed::DellOs10(_) => Some("write memory".into()),
+        Typed::NvidiaCumulus(_) => Some("nv config save".into()),
+        Typed::Sonic(_) => Some("sudo config save -y".into()),
+        Typed::Linux(_) | Typed::Windows(_) => None,
+    }
+}
+
+/// The runbook steps of one rendered device (`file` is its file name); `save`: whether the
+/// switch files end by saving the configuration (`rocelab config --no-save` leaves it out, and
+/// the step then says how to save once the checks pass).
+pub fn steps(t: &Typed, file: &str, save: bool) -> DeviceSteps {
+    let mut rb = steps_unsaved(t, file);
+    if let (Some(step), Some(cmd)) = (rb.switch.as_mut(), save_command(t)) {
+        step.apply = match (save, t) {
+            (true, Typed::Sonic(_)) => format!("{}, then `{cmd}`", step.apply),
+            (true, _) => format!("{}; the file ends by saving (`{cmd}`)", step.apply),
+            (false, _) => format!("{}; not saved (`--no-save`): `{cmd}` once the checks pass", step.apply),
+        };
+    }
+    rb
+}
+
+fn steps_unsaved(t: &Typed, file: &str) -> DeviceSteps {
     let file = &file.to_string();
     let mut rb = DeviceSteps::default();
     match t {
@@ -199,7 +232,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 device: c.hostname.clone(),
                 platform: "Arista EOS".into(),
                 file: file.clone(),
-                apply: "`configure`, paste the file, `write memory`".into(),
+                apply: "`configure`, paste the file".into(),
                 checks,
             });
         }
@@ -231,7 +264,7 @@ pub fn steps(t: &Typed, file: &str) -> DeviceSteps {
                 device: s.hostname.clone(),
                 platform: "SONiC".into(),
                 file: file.clone(),
-                apply: format!("copy to the switch, `sudo config load {file} -y`, then `sudo config save -y`"),
+                apply: format!("copy to the switch, `sudo config load {file} -y`"),
                 checks,
             });
         }

@@ -27,7 +27,12 @@ pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
             "nv show qos pfc default-global",
             format!("switch-priority {}, rx enable, tx enable", list(&c.pfc_priorities)),
         ));
-        checks.push(check(format!("nv show interface {i} qos pfc-watchdog"), "state enabled, every traffic class OK"));
+        if c.interfaces.iter().any(|x| x.pfc_watchdog) {
+            checks.push(check(
+                format!("nv show interface {i} qos pfc-watchdog"),
+                "state enabled, every traffic class OK",
+            ));
+        }
     }
     if !c.ecn.is_empty() {
         checks.push(check(
@@ -81,10 +86,7 @@ pub(crate) fn cumulus(c: &cumulus::CumulusConfig, file: &str) -> Step {
         &c.hostname,
         "NVIDIA Cumulus Linux",
         file,
-        &format!(
-            "copy to the switch and run `bash {}` (it ends with `nv config apply` and `nv config save`)",
-            sh_lossy(file)
-        ),
+        &format!("copy to the switch and run `bash {}` (it ends with `nv config apply --assume-yes`)", sh_lossy(file)),
         checks,
     )
 }
@@ -110,13 +112,7 @@ pub(crate) fn nxos(c: &nxos::NxosConfig, file: &str) -> Step {
             "the file's bandwidth and priority per queue; WRED/ECN marked packets on the lossless queue under congestion, no drops there",
         ));
     }
-    step(
-        &c.hostname,
-        "Cisco NX-OS",
-        file,
-        "`configure terminal`, paste the file, `copy running-config startup-config`",
-        checks,
-    )
+    step(&c.hostname, "Cisco NX-OS", file, "`configure terminal`, paste the file", checks)
 }
 
 pub(crate) fn os10(c: &os10::Os10Config, file: &str) -> Step {
@@ -140,7 +136,7 @@ pub(crate) fn os10(c: &os10::Os10Config, file: &str) -> Step {
         checks.push(check(format!("show qos interface {i_spaced}"), "ETS mode on, the file's queuing policy"));
         checks.push(check(format!("show queuing statistics interface {i_spaced}"), "no drops on the lossless queue"));
     }
-    step(&c.hostname, "Dell SmartFabric OS10", file, "`configure terminal`, paste the file, `write memory`", checks)
+    step(&c.hostname, "Dell SmartFabric OS10", file, "`configure terminal`, paste the file", checks)
 }
 
 pub(crate) fn os9(c: &os9::Os9Config, file: &str) -> Step {
@@ -168,7 +164,7 @@ pub(crate) fn os9(c: &os9::Os9Config, file: &str) -> Step {
         &c.hostname,
         "Dell Networking OS 9",
         file,
-        "`configure`, paste the file, `copy running-config startup-config`; reload if `show dcb` asks for it",
+        "`configure`, paste the file; reload if `show dcb` asks for it",
         checks,
     )
 }

@@ -29,6 +29,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
 /// A template set ready to render.
 pub struct Templates {
     env: Environment<'static>,
+    save: bool,
     /// Where each template came from: `built-in` or the override file.
     pub origins: Vec<(String, String)>,
 }
@@ -79,6 +80,8 @@ fn environment() -> Environment<'static> {
     env.add_filter("ps", |v: Value| quote_filter(v, crate::quote::ps));
     env.add_filter("comment", |v: Value| quote_filter(v, crate::quote::comment));
     env.add_filter("cli", |v: Value| quote_filter(v, crate::quote::cli));
+    // Whether switch files end by saving the configuration (`rocelab config --no-save`).
+    env.add_global("save", true);
     env
 }
 
@@ -101,7 +104,7 @@ impl Templates {
             env.add_template(name, text).unwrap_or_else(|e| panic!("built-in template {name}: {e}"));
             origins.push((name.to_string(), "built-in".to_string()));
         }
-        Templates { env, origins }
+        Templates { env, save: true, origins }
     }
 
     /// The built-in templates with those found in `dir` (same file name) in their place. A file in
@@ -149,7 +152,21 @@ impl Templates {
                 }
             }
         }
-        Ok(Templates { env, origins })
+        Ok(Templates { env, save: true, origins })
+    }
+
+    /// The same templates rendering switch files without their final save command, for
+    /// `rocelab config --no-save` (a change to be checked before it is made permanent); the
+    /// runbook then says how to save.
+    pub fn without_save(mut self) -> Templates {
+        self.env.add_global("save", false);
+        self.save = false;
+        self
+    }
+
+    /// Whether switch files end by saving the configuration (see [`Templates::without_save`]).
+    pub fn save(&self) -> bool {
+        self.save
     }
 
     /// Whether template `name` is the built-in one (no override).

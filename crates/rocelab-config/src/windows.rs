@@ -43,6 +43,12 @@ pub struct WindowsHost {
     pub adapters: Vec<WinAdapter>,
     /// Switch Embedded Teaming over the RDMA adapters (Storage Spaces Direct).
     pub set_switch: Option<SetSwitch>,
+    /// PCP marking's VLAN on the adapters themselves, when there is no SET switch (whose vNICs
+    /// get it instead): the 802.1p priority travels in the VLAN tag, so untagged frames would
+    /// carry none and the switch ports admit only the tagged VLAN. The adapter's `VlanID`
+    /// advanced property (`Set-NetAdapterAdvancedProperty -RegistryKeyword "VlanID"`;
+    /// Microsoft's NetAdapter cmdlet reference and the standardized INF keywords).
+    pub adapter_vlan: Option<u16>,
     /// The fabric's addresses of the host's ports.
     pub ips: Vec<WinIp>,
     pub smb_targets: Vec<String>,
@@ -216,6 +222,7 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (WindowsHost, Findings) {
         pfc_off,
         traffic_classes,
         adapters,
+        adapter_vlan: if set_switch.is_none() { crate::common::pcp_vlan(f) } else { None },
         set_switch,
         ips,
         smb_targets,

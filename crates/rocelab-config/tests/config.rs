@@ -23,6 +23,10 @@ mod hostile;
 #[path = "config/speeds.rs"]
 mod speeds;
 
+/// What a deployment would trip on: releases (`os_version`), saving, DCBX, global ETS, VLANs.
+#[path = "config/deploy.rs"]
+mod deploy;
+
 fn fabric(yaml: &str) -> ResolvedFabric {
     load_str(yaml, "t.yaml", Path::new(".")).unwrap_or_else(|d| panic!("{d:?}")).fabric
 }
@@ -178,12 +182,16 @@ fabric:
 fn seed_demartek_comware_sequence() {
     let f = fabric(DEMARTEK_COMWARE);
     let (text, findings) = device_text(&f, "hpe5900");
-    let mut seq = vec!["vlan 2", "quit"];
+    // rocelab's additions to the guide's sequence: LLDP with its DCBX TLVs, which PFC `auto`
+    // negotiates over, and the save without a prompt.
+    let mut seq = vec!["lldp global enable", "vlan 2", "quit"];
     for i in ["1/0/1", "1/0/2"] {
         seq.extend([
             Box::leak(format!("interface Ten-GigabitEthernet {i}").into_boxed_str()) as &str,
             "port link-type trunk",
             "port trunk permit vlan 2",
+            "lldp enable",
+            "lldp tlv-enable dot1-tlv dcbx",
             "priority-flow-control auto",
             "priority-flow-control no-drop dot1p 5",
             "qos trust dot1p",
@@ -206,13 +214,15 @@ fn seed_demartek_comware_sequence() {
         }
         seq.extend(["qos wred apply ROCELAB", "quit"]);
     }
-    seq.push("save rocelab.cfg");
+    seq.push("save force");
     assert_sequence(&text, &seq);
     // The guide's, less rocelab's table and file names and the queue RoCE uses.
     let from_guide: Vec<&str> = seq
         .iter()
         .copied()
-        .filter(|l| !l.contains("ROCELAB") && !l.contains("rocelab") && !l.starts_with("queue 1"))
+        .filter(|l| {
+            !l.contains("ROCELAB") && !l.starts_with("queue 1") && !l.starts_with("lldp") && !l.starts_with("save")
+        })
         .collect();
     seed_lists(DEMARTEK, &from_guide);
     // 87/13 cannot be exact with weights of 1-15: the rounding is reported, per port.

@@ -54,6 +54,43 @@ impl Platform {
             Platform::Generic => "generic",
         }
     }
+
+    /// The software releases of this platform whose configuration syntax rocelab renders, oldest
+    /// first, as a fabric file's `os_version` names them; empty for `generic`. A release not
+    /// listed is refused at load time rather than rendered in a syntax it may not take.
+    pub fn releases(self) -> &'static [&'static str] {
+        match self {
+            // NVIDIA Cumulus Linux user guide and NVUE command reference, per release: the
+            // syntax changes rocelab follows are at 5.4 (cable length under `qos pfc`) and 5.6
+            // (`qos pfc-watchdog state`).
+            Platform::NvidiaCumulus => {
+                &["5.0", "5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8", "5.9", "5.10", "5.11", "5.12"]
+            }
+            Platform::NvidiaOnyx => &["3.9", "3.10"],
+            Platform::AristaEos => &["4.28", "4.29", "4.30", "4.31", "4.32"],
+            Platform::HpeComware => &["7"],
+            Platform::Sonic => &["202205", "202211", "202305", "202311", "202405"],
+            Platform::DellOs10 => &["10.5.4", "10.5.5", "10.5.6"],
+            Platform::DellOs9 => &["9.11", "9.14"],
+            Platform::CiscoNxos => &["9.3", "10.2", "10.3", "10.4"],
+            Platform::Generic => &[],
+        }
+    }
+
+    /// The release rendered when a device names none (one of [`Platform::releases`]).
+    pub fn default_release(self) -> Option<&'static str> {
+        match self {
+            Platform::NvidiaCumulus => Some("5.9"),
+            Platform::NvidiaOnyx => Some("3.10"),
+            Platform::AristaEos => Some("4.30"),
+            Platform::HpeComware => Some("7"),
+            Platform::Sonic => Some("202311"),
+            Platform::DellOs10 => Some("10.5.5"),
+            Platform::DellOs9 => Some("9.14"),
+            Platform::CiscoNxos => Some("10.3"),
+            Platform::Generic => None,
+        }
+    }
 }
 
 /// A switch model's front panel and buffer, with where the figures come from.

@@ -261,6 +261,10 @@ pub struct Device {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub os: Option<Os>,
+    /// Switches: the software release the configuration is rendered for (one of
+    /// `Platform::releases`); default: the platform's `default_release`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_version: Option<String>,
     #[serde(default, alias = "nic", deserialize_with = "one_or_many", skip_serializing_if = "Vec::is_empty")]
     pub nics: Vec<Nic>,
     /// Switch ports; default: the port layout of a known `model`.
@@ -373,6 +377,9 @@ pub struct SwitchTemplate {
     pub platform: Option<Platform>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The switches' software release (see `Device::os_version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Size>,
 }

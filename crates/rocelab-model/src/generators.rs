@@ -48,6 +48,7 @@ impl SwitchBuilder {
             platform: Some(platform),
             model: t.model.clone(),
             os: None,
+            os_version: t.os_version.clone(),
             nics: Vec::new(),
             ports: Vec::new(),
             buffer: t.buffer,
@@ -94,6 +95,7 @@ fn host(name: String, t: &HostTemplate, speed: Rate, ports: u32) -> Device {
         platform: None,
         model: None,
         os: Some(t.os.unwrap_or(Os::Linux)),
+        os_version: None,
         nics: vec![Nic {
             vendor: t.nic_vendor.unwrap_or(NicVendor::Nvidia),
             model: t.nic_model.clone().unwrap_or_else(|| "ConnectX-5".into()),
@@ -122,6 +124,7 @@ fn target(name: String, t: &TargetTemplate, speed: Rate, ports: u32) -> Device {
         platform: None,
         model: t.product.clone(),
         os: Some(Os::Appliance),
+        os_version: None,
         nics: vec![Nic {
             vendor: NicVendor::Nvidia,
             model: "ConnectX-5".into(),
@@ -519,7 +522,8 @@ mod tests {
     fn known_models_name_ports_from_their_front_panel() {
         let mut l = ls(None, None);
         l.hosts_per_leaf = 4;
-        l.leaf = SwitchTemplate { platform: None, model: Some("7050SX3-48YC12".into()), buffer: None };
+        l.leaf =
+            SwitchTemplate { platform: None, model: Some("7050SX3-48YC12".into()), os_version: None, buffer: None };
         let (_, links) = Generator::LeafSpine(l.clone()).generate().unwrap();
         assert_eq!(links[0].a, "leaf1:Ethernet1");
         assert_eq!(links[4].a, "leaf1:Ethernet49/1");

@@ -44,6 +44,10 @@ pub struct ResolvedDevice {
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub os: Option<Os>,
+    /// Switches: the software release rendered for, as the fabric file names it (validated
+    /// against `Platform::releases`); `None` for the platform's default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os_version: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nics: Vec<Nic>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -626,8 +630,21 @@ fn resolve_device(
             };
             buffer = Some(b);
             buffer_source = Some(src);
+            if let Some(v) = &d.os_version {
+                crate::validate::release::check(platform, v, &origin.path("devices", "os_version"), problems);
+            }
         }
         Role::Host | Role::Storage => {
+            if d.os_version.is_some() {
+                problems.push(problem(
+                    origin.path("devices", "os_version"),
+                    format!(
+                        "`os_version` names a switch's software release; `{}` is a {}: remove it",
+                        d.name,
+                        if d.role == Role::Host { "host" } else { "storage device" }
+                    ),
+                ));
+            }
             if !d.ports.is_empty() {
                 problems.push(problem(
                     origin.path("devices", "ports"),
@@ -712,6 +729,7 @@ fn resolve_device(
         platform: if d.role == Role::Switch { Some(platform) } else { None },
         model: d.model.clone(),
         os: d.os,
+        os_version: d.os_version.clone(),
         nics: d.nics.clone(),
         storage: d.storage.clone(),
         vxlan: d.vxlan,

@@ -112,6 +112,10 @@ enum Command {
         /// Use the templates in this directory instead of the built-in ones of the same name.
         #[arg(long)]
         templates: Option<PathBuf>,
+        /// Leave out the final command that saves each switch's configuration (the runbook then
+        /// says how to save once the checks pass).
+        #[arg(long)]
+        no_save: bool,
     },
     /// Simulate a scenario packet by packet: per flow throughput and completion, per port and
     /// priority PFC, ECN, drops and queues. Without a file, the built-in incast scenario.
@@ -272,8 +276,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Command::Report { dir } => cmd::report::run(&dir),
         Command::Bench { scenarios, time_us, format } => cmd::bench::run(&scenarios, time_us, format == Format::Json),
-        Command::Config { file, out, device, variant, templates } => {
-            cmd::config::run(&file, out.as_deref(), device.as_deref(), variant.as_deref(), templates.as_deref())
-        }
+        Command::Config { file, out, device, variant, templates, no_save } => cmd::config::run(
+            &file,
+            out.as_deref(),
+            device.as_deref(),
+            variant.as_deref(),
+            templates.as_deref(),
+            !no_save,
+        ),
     }
 }

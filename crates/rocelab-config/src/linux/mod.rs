@@ -80,6 +80,13 @@ pub struct LinuxHost {
     /// the `rdma_cm` module is loaded (it registers the subsystem; the kernel's
     /// `Documentation/ABI/testing/configfs-rdma_cm`): the script loads it.
     pub rdma_cm: bool,
+    /// Marvell FastLinQ with DCQCN: `qed`'s module parameters, set by reloading qed, qede and
+    /// qedr once, before any interface setting (removing qede deletes the interfaces and with
+    /// them their VLAN interfaces, egress QoS maps and MTUs).
+    pub qed_reload: Option<Qed>,
+    /// Commands the script needs, with where they come from: checked, with the interfaces,
+    /// before anything changes, so that a host missing one is left as it was.
+    pub tools: Vec<(String, String)>,
     /// The interfaces whose IPv4 subnet holds another of the host's interfaces: each answers
     /// ARP for its own address only and is routed by source address.
     pub source_routes: Vec<SourceRoute>,
@@ -317,9 +324,15 @@ pub fn build(f: &ResolvedFabric, device: usize, targets: &[usize]) -> (LinuxHost
     }
     let storage = storage::linux_attach(f, device, targets, &mut findings);
     let source_routes = source_routes(d, &out);
+    let qed_reload = out.iter().filter_map(|p| p.qed.clone()).find(|q| q.dcqcn);
+    let tools = tools(&out);
     let host = LinuxHost {
         hostname: d.name.clone(),
-        rdma_cm: out.iter().any(|p| p.driver == "mlx5" || p.driver == "bnxt_re"),
+        // iproute2 `dcb` adapters too: their RoCE takes the RDMA class's DSCP only from
+        // rdma_cm's configfs `default_roce_tos` (the kernel's `configfs-rdma_cm` ABI).
+        rdma_cm: out.iter().any(|p| matches!(p.driver.as_str(), "mlx5" | "bnxt_re" | "dcb")),
+        qed_reload,
+        tools,
         bond,
         source_routes,
         ports: out,
@@ -528,4 +541,24 @@ fn port(
             rp: s.dcqcn_rp,
         }),
     }
+}
+
+/// The commands the script runs per driver, and the package or release that has them.
+fn tools(ports: &[LinuxPort]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut need = |cmd: &str, from: &str| {
+        if !out.iter().any(|(c, _)| c == cmd) {
+            out.push((cmd.into(), from.into()));
+        }
+    };
+    for p in ports {
+        match p.driver.as_str() {
+            "mlx5" => need("mlnx_qos", "MLNX_OFED, DOCA-OFED or the mlnx-tools package"),
+            "bnxt_re" => need("lldptool", "the lldpad package"),
+            "dcb" => need("dcb", "iproute2 5.11 or later"),
+            _ => {}
+        }
+        need("ethtool", "the ethtool package");
+    }
+    out
 }

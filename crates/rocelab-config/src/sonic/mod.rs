@@ -39,6 +39,7 @@ use rocelab_model::resolve::ResolvedFabric;
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod l2;
 mod tables;
 pub use tables::*;
 
@@ -176,6 +177,10 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
         c.dot1p_to_tc_map.insert(MAP.into(), as_fields(&m));
     }
     c.tc_to_priority_group_map.insert(MAP.into(), pg_map.map(|m| as_fields(&m)).unwrap_or_else(identity));
+    if l2::needs_pfc_to_pg_map(d) {
+        l2::pfc_to_pg_map(&mut c, MAP);
+    }
+    l2::vlan(f, &mut c);
     if !c.pfc_wd.is_empty() {
         c.pfc_wd.insert(
             PortName("GLOBAL".into()),
@@ -317,6 +322,7 @@ fn port_tables(
             pfc_enable: lossless.then_some(pfc),
             pfc_to_queue_map: MAP,
             pfcwd_sw_enable: lossless.then_some(pfc),
+            pfc_to_pg_map: None,
             tc_to_pg_map: MAP,
             tc_to_queue_map: MAP,
         },

@@ -58,6 +58,15 @@ pub struct SonicConfig {
     pub portchannel: Table<Fields>,
     #[serde(rename = "PORTCHANNEL_MEMBER", skip_serializing_if = "BTreeMap::is_empty")]
     pub portchannel_member: Table<Fields>,
+    /// Priority → priority group, on the ASICs whose SONiC QoS template writes it
+    /// (`pfc_to_pg_map_supported_asics`: Mellanox/NVIDIA Spectrum and Barefoot).
+    #[serde(rename = "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", skip_serializing_if = "BTreeMap::is_empty")]
+    pub pfc_priority_to_priority_group_map: Table<Fields>,
+    /// The VLAN of PCP marking, tagged on every port (`VLAN_MEMBER`).
+    #[serde(rename = "VLAN", skip_serializing_if = "BTreeMap::is_empty")]
+    pub vlan: Table<Fields>,
+    #[serde(rename = "VLAN_MEMBER", skip_serializing_if = "BTreeMap::is_empty")]
+    pub vlan_member: Table<Fields>,
 }
 
 /// A port name as a table key (`Ethernet0`), shared by the port's entries in every table.
@@ -230,6 +239,9 @@ pub struct PortQosMapRow {
     pub dscp_to_tc_map: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc_enable: Option<Priorities>,
+    /// On the ASICs that take it (see `PFC_PRIORITY_TO_PRIORITY_GROUP_MAP`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_to_pg_map: Option<String>,
     pub pfc_to_queue_map: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfcwd_sw_enable: Option<Priorities>,

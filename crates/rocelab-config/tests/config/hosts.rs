@@ -36,7 +36,20 @@ fn adapters_without_a_vendor_tool_get_the_kernel_dcb_interface() {
             "dcb app replace dev ens1f0 dscp-prio 0:0",
         ],
     );
-    assert!(!text.contains("mlnx_qos") && !text.contains("rdma_cm"), "no RDMA-CM defaults to set: {text}");
+    assert!(!text.contains("mlnx_qos"), "{text}");
+    // RoCE connections take their DSCP from rdma_cm's default ToS (26 << 2 | ECT(0)), not from `dcb app`:
+    // without it they leave with DSCP 0, in the lossy class.
+    assert_sequence(
+        &text,
+        &[
+            "modprobe rdma_cm",
+            "dcb app replace dev ens1f0 dscp-prio 0:0",
+            "DEV=$(rdma_dev ens1f0)",
+            "mkdir -p \"/sys/kernel/config/rdma_cm/$DEV/ports/1\"",
+            "echo \"RoCE v2\" > \"/sys/kernel/config/rdma_cm/$DEV/ports/1/default_roce_mode\"",
+            "echo 106 > \"/sys/kernel/config/rdma_cm/$DEV/ports/1/default_roce_tos\"",
+        ],
+    );
     let w = findings.iter().find(|w| w.message.contains("iproute2 `dcb`")).expect("the dcb path is said");
     assert_eq!(w.port.as_deref(), Some("ens1f0"));
     let r = render(&f, &Templates::builtin()).unwrap();

@@ -204,6 +204,23 @@ fn onyx_reports_an_alpha_it_has_no_form_for_once_with_its_ports_and_a_reserve_un
     );
 }
 
+/// Before Cumulus Linux 5.4 NVUE has neither per-port congestion-control profiles nor advanced
+/// buffer settings: the other speed's ECN and the alpha are reported, not rendered.
+#[test]
+fn cumulus_before_5_4_reports_the_per_port_ecn_and_the_alpha() {
+    let yaml = cumulus().replace("platform: nvidia-cumulus,", "platform: nvidia-cumulus, os_version: \"5.3\",");
+    assert!(yaml.contains("os_version"), "{yaml}");
+    let (text, findings) = leaf(&yaml);
+    assert!(!text.contains("rocelab-ecn-2") && !text.contains("advance-buffer-config"), "{text}");
+    assert!(text.contains("nv set qos congestion-control default-global traffic-class 3 min-threshold 400000"));
+    let m = messages(&findings);
+    assert!(
+        m.contains("per-port ECN thresholds not rendered") && m.contains("swp31, swp32 keep default-global's"),
+        "{m}"
+    );
+    assert!(m.contains("lossless buffer alpha alpha_1 not rendered"), "{m}");
+}
+
 #[test]
 fn cumulus_puts_the_other_speeds_ecn_in_a_congestion_control_profile() {
     let f = fabric(&cumulus());

@@ -9,7 +9,7 @@ use rocelab_config::{render, Templates, Typed};
 /// Two hosts on one switch of `platform` (ports named by `ports`, a range, and `p1`, `p2`):
 /// DSCP 26 on priority 3 lossless with ECN 150/1500 KB at 1 % and ETS 90/10, CNPs on DSCP 48
 /// strict, MTU 9000, cables of 3 and 5 m.
-fn dscp_fabric(platform: &str, ports: &str, p1: &str, p2: &str) -> String {
+pub(crate) fn dscp_fabric(platform: &str, ports: &str, p1: &str, p2: &str) -> String {
     format!(
         r#"
 fabric:
@@ -85,7 +85,7 @@ fn golden_cumulus() {
             "nv set qos roce mode lossless",
             "nv set qos pfc default-global switch-priority 3",
             "nv set qos congestion-control default-global traffic-class 3 ecn enable",
-            "nv config apply",
+            "nv config apply --assume-yes",
         ],
     );
     insta::assert_snapshot!("sw.nvue.sh", text);
@@ -451,7 +451,7 @@ fn switches_facing_an_lacp_bond_run_a_port_channel_over_their_ports() {
             "nv set interface bond3 bond member swp1",
             "nv set interface bond3 link mtu 9000",
             "nv set interface bond3 bond mlag id 3",
-            "nv config apply",
+            "nv config apply --assume-yes",
         ],
     );
     assert!(!text.contains("bond member swp3"), "w1 gets no bond: {text}");

@@ -233,7 +233,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                     _ => report(n, line),
                 }
             }
-            ["end"] => {}
+            // Saving (`rocelab config` ends with it) configures nothing.
+            ["end"] | ["copy", "running-config", "startup-config"] | ["write", "memory"] => {}
             _ => ctx = Ctx::Skip(n, 0),
         }
     }

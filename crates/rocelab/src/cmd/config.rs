@@ -18,6 +18,7 @@ pub fn run(
     device: Option<&str>,
     variant: Option<&str>,
     templates: Option<&Path>,
+    save: bool,
 ) -> Result<ExitCode, Failure> {
     let (_, fabric) = open(Some(file), None, variant, FAILED)?;
     if let Some(dir) = out {
@@ -28,6 +29,8 @@ pub fn run(
         Some(dir) => rocelab_config::Templates::with_overrides(dir).or_fail(FAILED)?,
         None => rocelab_config::Templates::builtin(),
     };
+    // `--no-save`: switch files end without saving the configuration.
+    let t = if save { t } else { t.without_save() };
     if let Some(name) = device {
         let (file, findings) = rocelab_config::render_device(&fabric, name, &t).or_fail(FAILED)?;
         for f in &findings {

@@ -42,3 +42,28 @@ fn sonic_config_of_a_two_speed_fabric_reads_back_port_by_port() {
     assert!(stdout.contains("also on 3 other ports: leaf1:Ethernet4, leaf2:Ethernet0, leaf2:Ethernet4"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Switch files end by saving the configuration unless `--no-save` is given; the runbook then
+/// says how to save once the checks pass.
+#[test]
+fn no_save_leaves_out_the_final_save_and_the_runbook_says_so() {
+    let fabric = "examples/arista-pure-single-hop-25g.yaml";
+    let saved = rocelab(&["config", fabric, "--device", "sw1"]);
+    assert!(saved.status.success(), "{}", text(&saved.stderr));
+    let saved = text(&saved.stdout);
+    assert!(saved.trim_end().ends_with("copy running-config startup-config"), "{saved}");
+    let unsaved = rocelab(&["config", fabric, "--device", "sw1", "--no-save"]);
+    assert!(unsaved.status.success(), "{}", text(&unsaved.stderr));
+    let unsaved = text(&unsaved.stdout);
+    assert!(!unsaved.contains("copy running-config startup-config"), "{unsaved}");
+    assert!(saved.starts_with(unsaved.trim_end_matches('\n')), "only the save step differs");
+    let dir = fresh_dir("config-no-save");
+    let out = rocelab(&["config", fabric, "--out", dir.to_str().unwrap(), "--no-save"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let runbook = std::fs::read_to_string(dir.join("RUNBOOK.md")).unwrap();
+    assert!(
+        runbook.contains("not saved (`--no-save`): `copy running-config startup-config` once the checks pass"),
+        "{runbook}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,6 +21,8 @@ pub fn run(
     strict: bool,
 ) -> Result<ExitCode, Failure> {
     let mut unreadable = 0;
+    // The import's own findings (a device left without links, an LLDP port not placed).
+    let mut import_findings = Vec::new();
     let (state, subject, artifact) = match (file, import) {
         (Some(f), _) => {
             let (_, fabric) = open(Some(f), None, variant, ERRORS)?;
@@ -42,11 +44,17 @@ pub fn run(
             for u in &imported.not_understood {
                 eprintln!("{}", rocelab_verify::render::printable(&u.to_string()));
             }
+            if imported.ignored > 0 {
+                let s = if imported.ignored == 1 { "" } else { "s" };
+                eprintln!("{} line{s} not related to QoS ignored", imported.ignored);
+            }
+            import_findings = imported.findings;
             (imported.state, dir.display().to_string(), dir.display().to_string())
         }
         (None, None) => return Err(Failure::error(ERRORS, "give a fabric file or --import DIR")),
     };
-    let findings = rocelab_verify::check(&state);
+    let mut findings = rocelab_verify::check(&state);
+    findings.extend(import_findings);
     let text = match format {
         CheckFormat::Text => rocelab_verify::render::table(&findings, &subject),
         CheckFormat::Json => {

@@ -282,6 +282,57 @@ Et2           host2                    24:8a:07:aa:bb:03   120
         assert_eq!(i.findings[1].severity, Severity::Error);
     }
 
+    /// End to end: a switch's LLDP names a Windows host's and a Linux host's ports by MAC
+    /// (lldpd's `PortID: mac …`); `Get-NetAdapter` and `ip link` in the hosts' captures place
+    /// them on the adapters.
+    #[test]
+    fn windows_and_linux_captures_place_mac_port_ids() {
+        let lldp_text = "admin@leaf2:~$ show lldp neighbors
+LLDP neighbors:
+Interface:    Ethernet0, via: LLDP, RID: 1, Time: 0 day, 00:10:00
+  Chassis:
+    SysName:      win1
+  Port:
+    PortID:       mac 24:8a:07:aa:bb:02
+Interface:    Ethernet4, via: LLDP, RID: 2, Time: 0 day, 00:10:00
+  Chassis:
+    SysName:      node3
+  Port:
+    PortID:       mac 0c:42:a1:12:34:56
+";
+        let win = "PS C:\\> Get-NetAdapter
+Name                      InterfaceDescription                    ifIndex Status       MacAddress             LinkSpeed
+----                      --------------------                    ------- ------       ----------             ---------
+SLOT 2 Port 1             Mellanox ConnectX-6 Dx Adapter               12 Up           24-8A-07-AA-BB-01       100 Gbps
+SLOT 2 Port 2             Mellanox ConnectX-6 Dx Adapter #2            14 Up           24-8A-07-AA-BB-02       100 Gbps
+PS C:\\> Get-NetAdapterQos
+Name                       : SLOT 2 Port 1
+Enabled                    : True
+
+Name                       : SLOT 2 Port 2
+Enabled                    : True
+";
+        let linux = "[root@node3 ~]# ip link show ens1f0np0
+4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000
+    link/ether 0c:42:a1:12:34:56 brd ff:ff:ff:ff:ff:ff
+[root@node3 ~]# mlnx_qos -i ens1f0np0
+DCBX mode: OS controlled
+Priority trust state: dscp
+PFC configuration:
+\tpriority    0   1   2   3   4   5   6   7
+\tenabled     0   0   0   1   0   0   0   0
+";
+        let configs = vec![
+            sonic::parse(SONIC, "leaf2.json", "leaf2"),
+            super::super::windows::parse(win, "win1.txt", "win1"),
+            super::super::mlnx_qos::parse(linux, "node3.txt", "node3"),
+        ];
+        let i = build(configs, None, &[lldp::parse(lldp_text, "leaf2.lldp", "leaf2")], "t").unwrap();
+        assert_eq!(links(&i), ["leaf2:Ethernet0 - win1:SLOT 2 Port 2", "leaf2:Ethernet4 - node3:ens1f0np0"]);
+        assert!(i.findings.is_empty(), "{:?}", i.findings);
+        assert!(i.not_understood.is_empty(), "{:?}", i.not_understood);
+    }
+
     /// A host whose capture names no port (QoS for any port) takes the MAC as its port's name.
     #[test]
     fn a_host_without_named_ports_takes_the_mac_as_the_port() {

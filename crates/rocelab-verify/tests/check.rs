@@ -175,8 +175,9 @@ fn onyx_mlnx_qos_and_windows_captures_cabled_by_lldp_are_checked() {
         .iter()
         .map(|u| format!("{}:{} {}", Path::new(&u.file).file_name().unwrap().to_string_lossy(), u.line, u.text))
         .collect();
-    // leaf1's `Management1` row is its management port: counted as ignored, not listed.
-    assert_eq!(nu, ["sn2410.txt:66 clock timezone UTC"]);
+    // leaf1's `Management1` row is its management port and sn2410's `clock timezone` is system
+    // management: counted as ignored, not listed.
+    assert!(nu.is_empty(), "{nu:?}");
     assert!(imp.ignored >= 1, "{}", imp.ignored);
     assert!(imp.findings.is_empty(), "{:?}", imp.findings);
     let s = &imp.state;

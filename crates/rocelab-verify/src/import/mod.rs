@@ -9,8 +9,12 @@
 //!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
 //!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
 //!   ([`windows`]);
-//! - cabling: LLDP neighbour tables ([`lldp`]: EOS `show lldp neighbors`, SONiC
-//!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`).
+//! - cabling: LLDP neighbour tables ([`lldp`]: EOS `show lldp neighbors [detail]`, SONiC
+//!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`, `lldpctl -f keyvalue`),
+//!   placed on ports by name, alias or MAC address (`import/cabling.rs`).
+//!
+//! Lines recognised as not bearing on QoS (AAA, NTP, logging, management, …) are counted
+//! ([`Imported::ignored`]), not listed.
 //!
 //! Every line (or JSON key) an importer does not understand is reported with file and line;
 //! none is dropped silently. A file in a format rocelab does not read is reported whole; a

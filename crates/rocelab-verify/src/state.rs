@@ -102,10 +102,11 @@ pub struct PortQos {
     /// capture). An 802.1p priority travels only in a VLAN tag (IEEE 802.1Q clause 6.9), so
     /// a port whose RDMA class is told by PCP must carry that traffic tagged.
     pub vlans: Option<PortVlans>,
-    /// Egress queues the device lists (SONiC `QUEUE` or `BUFFER_QUEUE` entries) that have no
-    /// scheduler bound (bit per queue): the platform serves them outside any ETS share
-    /// (IEEE 802.1Qaz clause 37.3), so a lossless class there has no guaranteed bandwidth.
-    /// Zero where nothing is known, as today.
+    /// Egress queues known to have no scheduler bound (bit per queue): SONiC's queues that no
+    /// `QUEUE` entry gives a `scheduler`, which the switch serves outside any ETS share (IEEE
+    /// 802.1Qaz clause 37.3), so a lossless class there has no guaranteed bandwidth. Zero where
+    /// the source does not say (the intent, EOS, Onyx, hosts: their unset queues keep the
+    /// platform's default scheduling).
     pub no_scheduler: u8,
     /// Queues whose egress buffer draws on a lossless pool (SONiC `BUFFER_QUEUE` profile whose
     /// `pool` is an egress pool named lossless), bit per queue; `None` where not shown.

@@ -19,7 +19,7 @@
 //! `PORT_QOS_MAP` and `BUFFER_QUEUE` examples do, apply to each.
 //! Map references are accepted in both forms SONiC has used: `AZURE` and `[DSCP_TO_TC_MAP|AZURE]`.
 //!
-//! A queue the device lists (`QUEUE`, `BUFFER_QUEUE`) with no `scheduler` is recorded as such
+//! A queue that no `QUEUE` entry gives a `scheduler` is recorded as such
 //! ([`PortQos::no_scheduler`]): the switch serves it outside any ETS share. Tables that do not
 //! bear on QoS (NTP, syslog, SNMP, AAA/TACACS+/RADIUS, management interface and VRF, spanning
 //! tree, banner, telemetry, …) are counted by the lines they span and not listed.
@@ -274,9 +274,9 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 }
             }
         }
-        // Queues: `Ethernet0|3` or `Ethernet0|3-4`; those listed and those given a scheduler.
+        // Queues: `Ethernet0|3` or `Ethernet0|3-4`; those given a scheduler.
         let mut weights: Vec<(usize, u64)> = Vec::new();
-        let (mut listed, mut scheduled) = (0u8, 0u8);
+        let mut scheduled = 0u8;
         for (key, v) in table("QUEUE").unwrap_or(&empty) {
             let Some((range, _)) = port_key(key, pname) else { continue };
             let at = line_of(text, key, 1);
@@ -284,11 +284,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 report(at, format!("QUEUE|{key}: not a queue or range of queues 0-7"));
                 continue;
             }
-            for qi in &range {
-                listed |= 1 << qi;
-                if v.get("scheduler").is_some() {
-                    scheduled |= 1 << qi;
-                }
+            if v.get("scheduler").is_some() {
+                range.iter().for_each(|qi| scheduled |= 1 << qi);
             }
             for (k, val) in v.as_object().unwrap_or(&empty) {
                 let r = strip_ref(val.as_str().unwrap_or_default());
@@ -343,8 +340,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         }
         // Egress buffers per queue: BUFFER_QUEUE `Ethernet0|3-4` → a profile → its pool.
         let (bq_listed, lossless) = buffer_queues(&root, text, pname, &mut report);
-        listed |= bq_listed;
-        q.no_scheduler = listed & !scheduled;
+        q.no_scheduler = !scheduled;
         if bq_listed != 0 {
             q.egress_lossless = Some(lossless);
         }
@@ -545,6 +541,8 @@ mod tests {
             (Sched::Ets(32), Sched::Ets(34), Sched::Ets(34), Sched::Strict)
         );
         assert_eq!((q.headroom[3], q.headroom[4]), (Some(36_864), Some(36_864)));
+        // Queues 0, 3, 4 and 6 have schedulers; the others none.
+        assert_eq!(q.no_scheduler, !0b0101_1001);
         assert_eq!(c.ports[1].2.mtu, 1500);
         let texts: Vec<(usize, &str)> = c.not_understood.iter().map(|u| (u.line, u.text.as_str())).collect();
         assert_eq!(texts, [(23, "table LOOPBACK_INTERFACE"), (5, "PORT|Ethernet4 field tpid")]);
@@ -601,9 +599,10 @@ mod tests {
         // Both ports take the map of a key that lists them.
         assert_eq!((e0.trust, e0.pfc, e4.pfc), (Marking::Pcp, 1 << 3, 1 << 3));
         assert_eq!(e0.cable, Some(Length::metres(40)));
-        // Queues 0-4 are listed; only queue 0 has a scheduler.
-        assert_eq!(e0.no_scheduler, 0b11110);
-        assert_eq!(e4.no_scheduler, 0b11111);
+        // Only Ethernet0's queue 0 has a scheduler; queue 3, with ECN but no scheduler, has
+        // no ETS share.
+        assert_eq!(e0.no_scheduler, !0b1);
+        assert_eq!(e4.no_scheduler, 0xff);
         assert_eq!((e0.egress_lossless, e4.egress_lossless), (Some(0b11000), Some(0b11000)));
         assert_eq!(e0.ecn[3].map(|e| e.kmin), Some(1_048_576));
         let v0 = e0.vlans.as_ref().unwrap();

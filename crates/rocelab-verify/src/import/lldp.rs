@@ -314,7 +314,9 @@ pub fn parse(text: &str, file: &str, stem: &str) -> LldpTable {
             let unquote = |v: &str| v.trim().trim_matches('"').to_string();
             match t.trim_start_matches("- ").split_once(':').map(|(k, v)| (k.trim(), v)) {
                 Some(("System Name", v)) => c.name = Some(unquote(v)),
-                Some(("Port ID", v)) => c.id = Some(unquote(v)),
+                // The first `Port ID` is the Port ID TLV's; a later one is the link
+                // aggregation TLV's (`Port ID : 1000043` under `Link Aggregation`).
+                Some(("Port ID", v)) if c.id.is_none() => c.id = Some(unquote(v)),
                 // `Interface name (5)`, `MAC address (3)`, `Locally assigned (7)`, … (the
                 // subtype numbers of IEEE 802.1AB's Port ID TLV).
                 Some(("Port ID type", v)) => {
@@ -608,6 +610,9 @@ Interface Ethernet1 detected 1 LLDP neighbors:
     - Port Description: \"to leaf1\"
     - System Name: \"spine1\"
     - System Description: \"Arista Networks EOS version 4.28.3M running on an Arista DCS-7050CX3-32S\"
+    - IEEE802.1/IEEE802.3 Link Aggregation
+      Link Aggregation Status: Capable, Enabled (0x03)
+      Port ID                : 1000007
     - IEEE802.3 Maximum Frame Size: 9236 bytes
 
 Interface Ethernet5 detected 1 LLDP neighbors:
@@ -634,7 +639,7 @@ Interface Ethernet9 detected 0 LLDP neighbors:
             n(&t),
             [
                 ("Ethernet1".into(), "spine1".into(), "Ethernet7".into(), 4),
-                ("Ethernet5".into(), "host3".into(), "24:8a:07:aa:bb:cc".into(), 18),
+                ("Ethernet5".into(), "host3".into(), "24:8a:07:aa:bb:cc".into(), 21),
             ]
         );
         assert_eq!(kinds(&t), [PortIdKind::Name, PortIdKind::Mac]);

@@ -644,7 +644,7 @@ Interface Ethernet9 detected 0 LLDP neighbors:
         );
         assert_eq!(kinds(&t), [PortIdKind::Name, PortIdKind::Mac]);
         let nu: Vec<(usize, &str)> = t.not_understood.iter().map(|u| (u.line, u.text.as_str())).collect();
-        assert_eq!(nu, [(29, "Interface: Ethernet6: the neighbour sends no SysName, so it cannot be named")]);
+        assert_eq!(nu, [(32, "Interface: Ethernet6: the neighbour sends no SysName, so it cannot be named")]);
     }
 
     /// SONiC's `show lldp table`: the management `eth0` row is read as written (the import

@@ -52,6 +52,7 @@ pub mod node;
 pub mod paths;
 pub mod perftest;
 pub mod qos;
+pub(crate) mod release;
 pub mod resolve;
 pub mod rules;
 pub mod select;

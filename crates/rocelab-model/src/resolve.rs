@@ -631,7 +631,7 @@ fn resolve_device(
             buffer = Some(b);
             buffer_source = Some(src);
             if let Some(v) = &d.os_version {
-                crate::validate::release::check(platform, v, &origin.path("devices", "os_version"), problems);
+                crate::release::check(platform, v, &origin.path("devices", "os_version"), problems);
             }
         }
         Role::Host | Role::Storage => {

@@ -31,7 +31,7 @@ pub struct Finding {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Rule {
     pub id: &'static str,
-    /// The check of the issue it implements (1-11).
+    /// The check of the issue it implements (1-11; 0 for the import's own findings).
     pub check: u8,
     pub summary: &'static str,
     pub source: &'static str,
@@ -50,6 +50,9 @@ pub const SRC_8021AX: &str =
     "IEEE 802.1AX (Link Aggregation: LACP aggregates the links between one pair of systems); Linux bonding documentation (802.3ad aggregators)";
 pub const SRC_MTU: &str = "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)";
 pub const SRC_ROCEV2: &str = "InfiniBand Architecture Specification Annex A17 (RoCEv2)";
+/// The source of the import's own rules: LLDP names a link's two ends.
+pub const SRC_LLDP: &str =
+    "IEEE 802.1AB-2016 (LLDP: the Chassis ID, Port ID and System Name TLVs name a link's far end)";
 pub const SRC_JUMBO: &str = "Dell EqualLogic / RHEL iSCSI optimisation guides (jumbo frames end to end)";
 
 pub const RULES: &[Rule] = &[
@@ -196,6 +199,18 @@ pub const RULES: &[Rule] = &[
         check: 11,
         summary: "DCBX willingness cannot let a peer override the intended DCB settings",
         source: SRC_QAZ,
+    },
+    Rule {
+        id: "IMPORT-UNCABLED",
+        check: 0,
+        summary: "Every imported device is cabled: a device without a link is left out of every link check",
+        source: SRC_LLDP,
+    },
+    Rule {
+        id: "IMPORT-LLDP-PORT",
+        check: 0,
+        summary: "Every port an LLDP neighbour names (by name, alias or MAC address) is a port of that neighbour",
+        source: SRC_LLDP,
     },
 ];
 

@@ -98,6 +98,47 @@ pub struct PortQos {
     /// Nothing is known of this port's configuration (an imported fabric's device without a
     /// configuration file): checks skip it rather than guess.
     pub unknown: bool,
+    /// The VLANs the port carries and how (`None`: not shown, as from the intent or a host
+    /// capture). An 802.1p priority travels only in a VLAN tag (IEEE 802.1Q clause 6.9), so
+    /// a port whose RDMA class is told by PCP must carry that traffic tagged.
+    pub vlans: Option<PortVlans>,
+    /// Egress queues known to have no scheduler bound (bit per queue): SONiC's queues that no
+    /// `QUEUE` entry gives a `scheduler`, which the switch serves outside any ETS share (IEEE
+    /// 802.1Qaz clause 37.3), so a lossless class there has no guaranteed bandwidth. Zero where
+    /// the source does not say (the intent, EOS, Onyx, hosts: their unset queues keep the
+    /// platform's default scheduling).
+    pub no_scheduler: u8,
+    /// Queues whose egress buffer draws on a lossless pool (SONiC `BUFFER_QUEUE` profile whose
+    /// `pool` is an egress pool named lossless), bit per queue; `None` where not shown.
+    pub egress_lossless: Option<u8>,
+    /// The cable length the device was configured for (SONiC `CABLE_LENGTH`), which sizes its
+    /// PFC headroom; `None` where not shown. The import takes it as the link's length unless
+    /// the links file gives one.
+    pub cable: Option<Length>,
+}
+
+/// How a switch port carries VLANs (EOS `switchport mode`/`switchport access vlan`/
+/// `switchport trunk allowed vlan`/`switchport trunk native vlan`; SONiC `VLAN_MEMBER`
+/// `tagging_mode`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct PortVlans {
+    /// The VLAN whose frames leave the port untagged (the access VLAN, a trunk's native VLAN).
+    pub untagged: Option<u16>,
+    /// VLANs carried tagged, as inclusive ranges (`1-4094` for an EOS trunk allowing all).
+    pub tagged: Vec<(u16, u16)>,
+    /// The smallest MTU of the switch's VLAN interfaces (`interface VlanN` SVIs) of VLANs the
+    /// port carries: the IP MTU a packet routed into those VLANs meets.
+    pub svi_mtu: Option<u32>,
+    /// VLANs the port is given that the switch does not define (no `vlan N`): their frames are
+    /// dropped.
+    pub undefined: Vec<u16>,
+}
+
+impl PortVlans {
+    /// Whether frames of VLAN `vid` leave the port tagged.
+    pub fn is_tagged(&self, vid: u16) -> bool {
+        self.tagged.iter().any(|(a, b)| (*a..=*b).contains(&vid)) && self.untagged != Some(vid)
+    }
 }
 
 impl PortQos {
@@ -121,6 +162,10 @@ impl PortQos {
             dcbx_willing: None,
             host: None,
             unknown: false,
+            vlans: None,
+            no_scheduler: 0,
+            egress_lossless: None,
+            cable: None,
         }
     }
     pub fn pfc_on(&self, priority: u8) -> bool {

@@ -10,7 +10,6 @@ pub(crate) mod cabling;
 pub(crate) mod flows;
 pub(crate) mod perftest;
 pub(crate) mod qos;
-pub(crate) mod release;
 pub(crate) mod simmodel;
 pub(crate) mod storage;
 pub(crate) mod transport;

@@ -18,7 +18,15 @@
 //! output does not show the adapter's RoCE ToS, CNP priority or DCQCN points (they are set in
 //! sysfs and `cma_roce_tos`), so those checks skip the port. The MTU is not shown either: the
 //! port is taken to have the MTU of its link's other end. Everything else is reported.
+//!
+//! The capture may also hold `ip link [show IF]` output (iproute2's format, ip-link(8):
+//! `4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP …` then
+//! `    link/ether 0c:42:a1:12:34:56 brd ff:ff:ff:ff:ff:ff`, with `altname` lines on newer
+//! releases): each interface's MAC address then places an LLDP neighbour that names the port
+//! by its MAC (lldpd's `PortID: mac …`), and the MTU of the interface the capture names is the
+//! port's.
 
+use super::columns::parse_mac;
 use super::{DeviceConfig, NotUnderstood};
 use crate::state::{HostRdma, PortQos, Sched};
 use rocelab_model::fabric::Role;
@@ -28,6 +36,21 @@ use rocelab_model::units::Rate;
 pub fn recognise(text: &str) -> bool {
     text.contains("PFC configuration:")
         && (text.contains("trust state:") || text.contains("ratelimit:") || text.contains("DCBX mode:"))
+}
+
+/// `4: ens1f0np0: <BROADCAST,…> mtu 9000 …` (an `ip link` interface line): (name, MTU).
+fn ip_link_header(line: &str) -> Option<(String, Option<u32>)> {
+    let (index, rest) = line.split_once(": ")?;
+    index.parse::<u32>().ok()?;
+    let (name, rest) = rest.split_once(": ")?;
+    if !rest.starts_with('<') {
+        return None;
+    }
+    // `bond0.100@bond0`: the part before the `@` names the interface.
+    let name = name.split('@').next().unwrap_or(name).to_string();
+    let w: Vec<&str> = rest.split_whitespace().collect();
+    let mtu = w.iter().position(|x| *x == "mtu").and_then(|i| w.get(i + 1)).and_then(|m| m.parse().ok());
+    Some((name, mtu))
 }
 
 /// Parses one capture; `stem` names the host when no prompt does.
@@ -40,6 +63,10 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     let mut tc: Option<usize> = None;
     let mut pfc_prios: Vec<u8> = Vec::new();
     let mut seen_trust = false;
+    // `ip link` output: the interface being read, and what it shows.
+    let mut iface: Option<String> = None;
+    let mut macs = Vec::new();
+    let mut mtus: Vec<(String, u32)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let t = raw.trim();
@@ -51,6 +78,25 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
             })
         };
         if t.is_empty() {
+            continue;
+        }
+        if let Some((name, mtu)) = ip_link_header(t) {
+            mtus.extend(mtu.map(|m| (name.clone(), m)));
+            iface = Some(name);
+            continue;
+        }
+        if let (Some(rest), Some(name)) = (t.strip_prefix("link/ether "), &iface) {
+            match rest.split_whitespace().next().and_then(parse_mac) {
+                Some(m) => macs.push((name.clone(), m)),
+                None => report("expected link/ether MAC"),
+            }
+            continue;
+        }
+        // `link/loopback`, `link/infiniband`, …: no Ethernet address to place a port by.
+        if (t.starts_with("altname ") || t.starts_with("link/")) && iface.is_some() {
+            continue;
+        }
+        if t.contains("ip link") || t.contains("ip -d link") {
             continue;
         }
         if let Some(at) = t.find("mlnx_qos") {
@@ -155,7 +201,13 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         q.trust = Marking::Pcp;
     }
     let name = host.unwrap_or_else(|| stem.to_string());
-    let mut c = DeviceConfig { role: Role::Host, not_understood: bad, ..DeviceConfig::switch(name, "linux", file) };
+    if let Some((p, _)) = &port {
+        if let Some((_, m)) = mtus.iter().find(|(n, _)| n == p) {
+            q.mtu = *m;
+        }
+    }
+    let mut c =
+        DeviceConfig { role: Role::Host, not_understood: bad, macs, ..DeviceConfig::switch(name, "linux", file) };
     match port {
         Some((p, line)) => c.ports.push((p, Rate::gbps(0), q, line)),
         None => c.default_port = Some(q),
@@ -225,6 +277,38 @@ tc: 4 ratelimit: unlimited, tsa: vendor
         assert!(c.ports.is_empty());
         let q = c.default_port.unwrap();
         assert_eq!((q.trust, q.pfc, q.priority_to_queue[1]), (Marking::Pcp, 1 << 5, 0));
+    }
+
+    /// `ip link` output in the capture gives each interface's MAC (for LLDP neighbours that
+    /// name the port by it) and the MTU of the port the capture names.
+    #[test]
+    fn ip_link_in_the_capture_gives_macs_and_the_ports_mtu() {
+        let text = "[root@node3 ~]# ip link show
+1: lo: <LOOPBACK,UP,LOWER_UP> mtu 65536 qdisc noqueue state UNKNOWN mode DEFAULT group default qlen 1000
+    link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00
+4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default qlen 1000
+    link/ether 0c:42:a1:12:34:56 brd ff:ff:ff:ff:ff:ff
+    altname enp59s0f0np0
+5: ens1f1np1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DEFAULT group default qlen 1000
+    link/ether 0c:42:a1:12:34:57 brd ff:ff:ff:ff:ff:ff
+[root@node3 ~]# mlnx_qos -i ens1f0np0
+DCBX mode: OS controlled
+Priority trust state: dscp
+PFC configuration:
+	priority    0   1   2   3   4   5   6   7
+	enabled     0   0   0   1   0   0   0   0
+";
+        let c = parse(text, "node3.txt", "x");
+        assert_eq!(c.name, "node3");
+        assert_eq!(
+            c.macs,
+            [
+                ("ens1f0np0".to_string(), [0x0c, 0x42, 0xa1, 0x12, 0x34, 0x56]),
+                ("ens1f1np1".to_string(), [0x0c, 0x42, 0xa1, 0x12, 0x34, 0x57])
+            ]
+        );
+        assert_eq!((c.ports[0].0.as_str(), c.ports[0].2.mtu, c.ports[0].2.pfc), ("ens1f0np0", 9000, 1 << 3));
+        assert!(c.not_understood.is_empty(), "{:?}", c.not_understood);
     }
 
     #[test]

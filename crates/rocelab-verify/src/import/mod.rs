@@ -9,8 +9,12 @@
 //!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
 //!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
 //!   ([`windows`]);
-//! - cabling: LLDP neighbour tables ([`lldp`]: EOS `show lldp neighbors`, SONiC
-//!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`).
+//! - cabling: LLDP neighbour tables ([`lldp`]: EOS `show lldp neighbors [detail]`, SONiC
+//!   `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`, `lldpctl -f keyvalue`),
+//!   placed on ports by name, alias or MAC address (`import/cabling.rs`).
+//!
+//! Lines recognised as not bearing on QoS (AAA, NTP, logging, management, …) are counted
+//! ([`Imported::ignored`]), not listed.
 //!
 //! Every line (or JSON key) an importer does not understand is reported with file and line;
 //! none is dropped silently. A file in a format rocelab does not read is reported whole; a
@@ -23,6 +27,8 @@
 //! switches agree on (the PFC priorities most ports enable, the DSCP mapped to them).
 
 pub mod arista;
+mod cabling;
+pub mod columns;
 mod files;
 pub mod links;
 pub mod lldp;
@@ -68,6 +74,12 @@ pub struct Imported {
     /// Files whose content could not be read at all (a config_db.json cut short): the import
     /// went on without them, but the check is of a fabric missing their configuration.
     pub errors: Vec<FileError>,
+    /// Findings about the import itself (`IMPORT-UNCABLED`, `IMPORT-LLDP-PORT`), to be shown
+    /// with the checks' findings.
+    pub findings: Vec<crate::finding::Finding>,
+    /// Lines recognised as not bearing on QoS and skipped (AAA, NTP, logging, management ports,
+    /// …), for the one summary line `N lines not related to QoS ignored`.
+    pub ignored: usize,
 }
 
 /// A problem that stops the import (a file that cannot be read, a bad links file), with its
@@ -98,6 +110,15 @@ pub struct DeviceConfig {
     pub pools: Vec<Pool>,
     pub file: String,
     pub not_understood: Vec<NotUnderstood>,
+    /// Other names of ports (alias, port): SONiC's `PORT.<name>.alias` (`etp1`), which SONiC's
+    /// lldpd sends as the port ID.
+    pub aliases: Vec<(String, String)>,
+    /// The MAC address of each port the capture shows (`ip link`, `Get-NetAdapter`), for LLDP
+    /// neighbours that name the port by it.
+    pub macs: Vec<(String, columns::Mac)>,
+    /// Lines recognised as not bearing on QoS (AAA, NTP, logging, SNMP, management, spanning
+    /// tree, …): counted, not listed.
+    pub ignored: usize,
 }
 
 impl DeviceConfig {
@@ -114,6 +135,9 @@ impl DeviceConfig {
             pools: Vec::new(),
             file: file.into(),
             not_understood: Vec::new(),
+            aliases: Vec::new(),
+            macs: Vec::new(),
+            ignored: 0,
         }
     }
 }
@@ -295,6 +319,11 @@ pub fn import_files(files: DirFiles, dir: &Path, links: Option<&Path>) -> Result
     let mut imported = build(configs, links_file.as_ref().map(|(l, f)| (l, f.as_str())), &tables, &name)?;
     not_understood.extend(imported.not_understood);
     imported.not_understood = not_understood;
+    // A device whose file could not be read has its error said already: that is why no link
+    // reaches it.
+    imported.findings.retain(|f| {
+        f.id != "IMPORT-UNCABLED" || !errors.iter().any(|e| f.location.as_ref().is_some_and(|o| o.file == e.file))
+    });
     imported.errors = errors;
     Ok(imported)
 }
@@ -311,6 +340,11 @@ fn port_matches(written: &str, configured: &str) -> bool {
         (s[..i].to_ascii_lowercase(), s[i..].to_string())
     };
     let ((wa, wn), (ca, cn)) = (split(written), split(configured));
+    // Linux's `eth0` (SONiC's and Onyx's management port) is not an abbreviation of
+    // `Ethernet0`: only a name written as the platform writes it, or EOS's short form, is.
+    if written.starts_with("eth") && !configured.starts_with("eth") && wa == "eth" {
+        return false;
+    }
     !wn.is_empty() && wn == cn && (ca.starts_with(&wa) || wa.starts_with(&ca)) && !(wa.is_empty() ^ ca.is_empty())
 }
 
@@ -327,6 +361,10 @@ struct Builder {
     links: Vec<LinkState>,
     /// Per link: where it came from (for errors about the second cabling of a port).
     link_origin: Vec<String>,
+    /// Per device: its ports' other names (alias, port).
+    aliases: Vec<Vec<(String, String)>>,
+    /// Per device: its ports' MAC addresses.
+    macs: Vec<Vec<(String, columns::Mac)>>,
 }
 
 impl Builder {
@@ -347,6 +385,8 @@ impl Builder {
             pools: Vec::new(),
         });
         self.default_port.push(Some(self.unknown));
+        self.aliases.push(Vec::new());
+        self.macs.push(Vec::new());
         self.devices.len() - 1
     }
 
@@ -369,6 +409,11 @@ impl Builder {
         let d = &mut self.devices[di];
         if let Some(p) = d.ports.iter().position(|p| p.name == port) {
             return Some(p);
+        }
+        if let Some((_, name)) = self.aliases[di].iter().find(|(a, _)| a == port) {
+            if let Some(p) = d.ports.iter().position(|p| p.name == *name) {
+                return Some(p);
+            }
         }
         if let Some(p) = d.ports.iter().position(|p| port_matches(port, &p.name)) {
             return Some(p);
@@ -411,6 +456,10 @@ impl Builder {
             }
         }
         let speed = speed.or_else(|| speeds.iter().min().copied()).unwrap_or(Rate::gbps(100));
+        // The cable length a switch's buffers were configured for (SONiC `CABLE_LENGTH`): the
+        // longer end's, as the headroom must cover it.
+        let configured =
+            [a, b].iter().filter_map(|(d, p)| self.profiles[self.devices[*d].ports[*p].qos as usize].cable).max();
         for (d, p) in [a, b] {
             let port = &mut self.devices[d].ports[p];
             if port.speed.bits_per_second() == 0 {
@@ -423,7 +472,7 @@ impl Builder {
             speed,
             // The cable length is not in a configuration or LLDP: 3 m, a rack's direct-attach
             // copper, unless the links file says.
-            cable: cable.unwrap_or(Length::metres(3)),
+            cable: cable.or(configured).unwrap_or(Length::metres(3)),
         });
         self.link_origin.push(origin);
         Ok(true)
@@ -444,7 +493,11 @@ fn build(
         unknown: 0,
         links: Vec::new(),
         link_origin: Vec::new(),
+        aliases: Vec::new(),
+        macs: Vec::new(),
     };
+    let mut ignored = 0;
+    let mut findings = Vec::new();
     let mut unknown = PortQos::unconfigured(1500);
     unknown.unknown = true;
     b.unknown = State::intern(&mut b.profiles, unknown);
@@ -463,6 +516,7 @@ fn build(
             })
             .collect();
         not_understood.extend(c.not_understood);
+        ignored += c.ignored;
         if let Some(&di) = b.by_name.get(&c.name) {
             // One host, several adapter ports (one `mlnx_qos -i` capture per port).
             let d = &mut b.devices[di];
@@ -478,10 +532,14 @@ fn build(
             if b.default_port[di].is_none() {
                 b.default_port[di] = default;
             }
+            b.aliases[di].extend(c.aliases);
+            b.macs[di].extend(c.macs);
             continue;
         }
         b.by_name.insert(c.name.clone(), b.devices.len());
         b.default_port.push(default);
+        b.aliases.push(c.aliases);
+        b.macs.push(c.macs);
         b.devices.push(DeviceState {
             name: c.name,
             role: c.role,
@@ -535,38 +593,11 @@ fn build(
                 .map_err(|e| ImportError(format!("{lp}:{}:{}: links[{i}]: {e}", l.a_at.line, l.a_at.column)))?;
         }
     }
-    for t in tables {
-        let local = match b.find_device(&t.device) {
-            Some(d) => d,
-            None => b.add_host(&t.device),
-        };
-        not_understood.extend(t.not_understood.iter().cloned());
-        for n in &t.neighbours {
-            let bad = |why: String| NotUnderstood { file: t.file.clone(), line: n.line, text: why };
-            let Some(lp) = b.find_port(local, &n.local_port) else {
-                not_understood.push(bad(format!(
-                    "{} {} {}: `{}` has no port `{}` in its configuration (a management port?)",
-                    n.local_port, n.remote_device, n.remote_port, b.devices[local].name, n.local_port
-                )));
-                continue;
-            };
-            let remote = match b.find_device(&n.remote_device) {
-                Some(d) => d,
-                None => b.add_host(&n.remote_device),
-            };
-            let Some(rp) = b.find_port(remote, &n.remote_port) else {
-                not_understood.push(bad(format!(
-                    "{} {} {}: `{}` has no port `{}` in its configuration",
-                    n.local_port, n.remote_device, n.remote_port, b.devices[remote].name, n.remote_port
-                )));
-                continue;
-            };
-            let origin = format!("{}:{}", t.file, n.line);
-            if let Err(e) = b.cable((local, lp), (remote, rp), None, None, origin) {
-                not_understood.push(bad(format!("{} {} {}: {e}", n.local_port, n.remote_device, n.remote_port)));
-            }
-        }
-    }
+    cabling::cable_lldp(
+        &mut b,
+        tables,
+        &mut cabling::Out { not_understood: &mut not_understood, findings: &mut findings, ignored: &mut ignored },
+    );
     // Host captures that do not show the MTU (zero) take their link's other end's.
     for l in b.links.clone() {
         for (e, peer) in [(l.a, l.b), (l.b, l.a)] {
@@ -603,7 +634,8 @@ fn build(
         Some(p) => stated_policy(p, &state),
         None => inferred_policy(&state),
     };
-    Ok(Imported { state, not_understood, errors: Vec::new() })
+    findings.extend(cabling::uncabled(&state));
+    Ok(Imported { state, not_understood, errors: Vec::new(), findings, ignored })
 }
 
 fn stated_policy(p: &PolicyEntry, s: &State) -> Policy {

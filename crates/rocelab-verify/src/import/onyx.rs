@@ -29,7 +29,10 @@
 //! - `mtu N [force]`, `speed 100G [force]`, `flowcontrol send|receive on|off [force]` (802.3x);
 //! - lines that do not bear on QoS: `no cli default prefix-modes enable`, `vlan N`,
 //!   `switchport …`, `description …`, `shutdown`, `no shutdown`, `fec-override …`, `pfc-wd`,
-//!   `lldp …` (global and per interface), `exit`, `config write to NAME`.
+//!   `lldp …` (global and per interface), `exit`, `config write to NAME`; and the system
+//!   management commands of the Onyx User Manual (NTP, logging, SNMP, AAA/RADIUS/TACACS+,
+//!   users, `banner`, `clock`, DNS, `web`, `ssh server`, `interface mgmt0 …`, spanning tree),
+//!   which are counted, not listed.
 //!
 //! Defaults as Onyx has them: a port trusts 802.1p; every switch-priority goes to priority
 //! group 0 and traffic class p; under DSCP trust DSCP d is switch-priority d/8 (DOC-2884:
@@ -195,6 +198,20 @@ fn apply(p: &mut Port, w: &[&str]) -> bool {
     true
 }
 
+/// Top-level commands that do not bear on QoS: system management (NTP, logging, SNMP, AAA,
+/// users, banner, clock, DNS, web and SSH servers, the management interface) and spanning tree.
+fn not_qos(w: &[&str]) -> bool {
+    let w = if w.first() == Some(&"no") { &w[1..] } else { w };
+    matches!(
+        w,
+        ["ntp" | "ntpdate" | "logging" | "snmp-server" | "aaa" | "radius-server" | "tacacs-server" | "username", ..]
+            | ["banner" | "clock" | "web" | "spanning-tree" | "email", ..]
+            | ["ssh", "server", ..]
+            | ["ip", "name-server" | "domain-list" | "domain-name" | "default-gateway", ..]
+            | ["interface", "mgmt0" | "mgmt1", ..]
+    )
+}
+
 /// Parses one running-config; `stem` names the device when it has no hostname.
 pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     let mut name: Option<String> = None;
@@ -206,6 +223,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     let mut bad: Vec<NotUnderstood> = Vec::new();
     // Prefix mode: the ports an `interface ethernet R` line opened, until `exit`.
     let mut block: Option<(Vec<usize>, usize)> = None;
+    let mut ignored = 0;
     let port_index = |ports: &mut Vec<Port>, pname: String, line: usize| -> usize {
         match ports.iter().position(|p| p.name == pname) {
             Some(i) => i,
@@ -265,6 +283,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
             | ["exit"] => {}
             ["config", "write", "to", _] | ["lldp", ..] => {}
             ["vlan", v] if v.split('-').all(|x| x.parse::<u16>().is_ok()) => {}
+            _ if not_qos(&w) => ignored += 1,
             ["dcb", "priority-flow-control", "enable", rest @ ..] if rest.is_empty() || rest == ["force"] => {
                 pfc_enabled = true
             }
@@ -312,7 +331,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         })
         .collect();
     let name = name.or(header_name).unwrap_or_else(|| stem.to_string());
-    DeviceConfig { ports, pools, not_understood: bad, ..DeviceConfig::switch(name, "nvidia-onyx", file) }
+    DeviceConfig { ports, pools, not_understood: bad, ignored, ..DeviceConfig::switch(name, "nvidia-onyx", file) }
 }
 
 #[cfg(test)]
@@ -400,7 +419,9 @@ no cli default prefix-modes enable
         assert_eq!((uplink.pfc, uplink.ecn[3], uplink.headroom[3]), (1 << 3, None, None));
         assert_eq!(c.pools.iter().filter(|p| p.ingress).map(|p| p.size).sum::<u64>(), 10_485_760);
         let nu: Vec<(usize, &str)> = c.not_understood.iter().map(|u| (u.line, u.text.as_str())).collect();
-        assert_eq!(nu, [(60, "ntp server 192.0.2.1")]);
+        // `ntp server` does not bear on QoS: counted, not listed.
+        assert!(nu.is_empty(), "{nu:?}");
+        assert_eq!(c.ignored, 1);
     }
 
     #[test]
@@ -434,6 +455,30 @@ config write to RoCEconfig
         assert_eq!(c.ports[0].2.pfc, 0);
         let c = parse("dcb priority-flow-control enable force\ndcb priority-flow-control priority 3 enable\ninterface ethernet 1/1 mtu 9216\n", "s", "s");
         assert_eq!(c.ports[0].2.pfc, 0);
+    }
+
+    /// System management lines are counted, not listed; a line that could matter to QoS and
+    /// is not understood still is.
+    #[test]
+    fn management_lines_are_counted_not_listed() {
+        let text = "##
+## Running database \"initial\"
+##
+   hostname sw1
+   no ntp disable
+   ntp server 10.0.0.1
+   logging 10.0.0.5
+   snmp-server community public ro
+   username monitor capability monitor
+   clock timezone UTC
+   interface mgmt0 ip address 192.0.2.3 /24
+   web http enable
+   interface ethernet 1/1 qos rewrite pcp
+";
+        let c = parse(text, "sw1.txt", "x");
+        assert_eq!(c.ignored, 8);
+        let nu: Vec<usize> = c.not_understood.iter().map(|u| u.line).collect();
+        assert_eq!(nu, [13]);
     }
 
     #[test]

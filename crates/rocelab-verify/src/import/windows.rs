@@ -11,6 +11,11 @@
 //!   `OperationalTrafficClasses`, `OperationalFlowControl`, `OperationalClassifications`, and the
 //!   peer's `Remote…` settings, with their nested tables indented under the value column),
 //!
+//! - `Get-NetAdapter` (table `Name InterfaceDescription ifIndex Status MacAddress LinkSpeed`;
+//!   adapter names hold spaces, so the name is cut where the header's next column starts): each
+//!   adapter's MAC address, which places the switch's LLDP neighbour that names the port by it
+//!   (Windows has no command that prints LLDP neighbours, see [`super::lldp`]),
+//!
 //! in any order, with or without the `PS C:\> Get-…` prompt lines. Each adapter of
 //! `Get-NetAdapterQos` is a port named as Windows names it (`SLOT 2 Port 1`, `Ethernet 5`); what
 //! the adapter reports as operational wins over the host's settings, and an adapter with QoS
@@ -21,6 +26,7 @@
 //! (taken from the link's other end), nor the adapter's DCQCN or RoCE DSCP, which vendor
 //! drivers set (those checks skip the port). Every line that is none of the above is reported.
 
+use super::columns::{header_starts, parse_mac, split_row};
 use super::{priority_list, DeviceConfig, NotUnderstood};
 use crate::state::{HostRdma, PortQos, Sched};
 use rocelab_model::fabric::Role;
@@ -113,6 +119,8 @@ enum Table {
     FlowControl,
     TrafficClass,
     Dcbx,
+    /// `Get-NetAdapter`'s table.
+    Adapters,
 }
 
 fn bool_of(w: &str) -> Option<bool> {
@@ -157,6 +165,9 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     // The table-valued key whose indented lines follow (adapter records).
     let mut nested: Option<String> = None;
     let mut table = Table::None;
+    // `Get-NetAdapter`: where its columns start, and the MAC of each adapter.
+    let mut adapter_cols: Vec<usize> = Vec::new();
+    let mut macs = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
     // Nested rows of an adapter are recorded as `#tc` / `#netdirect` keys of its record.
     let finish = |record: &mut Vec<(String, String, usize)>,
@@ -238,7 +249,8 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
             finish(&mut record, &mut adapters, &mut netdirect, &mut bad);
             nested = None;
             table = Table::None;
-            if !CMDLETS.iter().any(|c| t.to_ascii_lowercase().contains(&c.to_ascii_lowercase())) {
+            let get_net_adapter = t.split_whitespace().any(|w| w.eq_ignore_ascii_case("Get-NetAdapter"));
+            if !get_net_adapter && !CMDLETS.iter().any(|c| t.to_ascii_lowercase().contains(&c.to_ascii_lowercase())) {
                 report(&mut bad, "a command whose output rocelab does not read");
             }
             continue;
@@ -259,6 +271,13 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         if w.first() == Some(&"Willing") && !t.contains(':') {
             table = Table::Dcbx;
             continue;
+        }
+        if w.starts_with(&["Name", "InterfaceDescription"]) {
+            if let Some(cols) = header_starts(raw, &["Name", "InterfaceDescription"]) {
+                adapter_cols = cols;
+                table = Table::Adapters;
+                continue;
+            }
         }
         // Nested lines of an adapter's table-valued property.
         if indent > 0 && nested.is_some() {
@@ -343,6 +362,18 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 }
                 continue;
             }
+            Table::Adapters => {
+                // A virtual adapter may show no MAC address: nothing to place a port by.
+                let name = split_row(raw, &adapter_cols).map(|f| f[0].clone()).filter(|n| !n.is_empty());
+                match (name, w.iter().find_map(|x| parse_mac(x))) {
+                    (Some(name), Some(mac)) => macs.push((name, mac)),
+                    (Some(_), None) => {}
+                    (None, _) => {
+                        report(&mut bad, "expected Name InterfaceDescription ifIndex Status MacAddress LinkSpeed")
+                    }
+                }
+                continue;
+            }
             Table::None => {}
         }
         // List format: `Key : value`.
@@ -416,7 +447,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         q.host = Some(HostRdma { pcp, ..HostRdma::default() });
         q
     };
-    let mut c = DeviceConfig { role: Role::Host, ..DeviceConfig::switch(stem.to_string(), "windows", file) };
+    let mut c = DeviceConfig { role: Role::Host, macs, ..DeviceConfig::switch(stem.to_string(), "windows", file) };
     for a in adapters.iter().filter(|a| !a.name.is_empty()) {
         let mut s = global.clone();
         if let Some((_, o)) = per_if.iter().find(|(alias, _)| *alias == a.name) {
@@ -584,6 +615,39 @@ PS C:\> Get-NetAdapterRdma
             (1 << 5, Sched::Ets(95), 1, Some(true))
         );
         assert_eq!(q.host.unwrap().pcp, None);
+    }
+
+    /// `Get-NetAdapter` gives each adapter's MAC, its name kept whole (names hold spaces); a
+    /// virtual adapter without a MAC is passed over, and `Get-NetAdapterRdma` is still a command
+    /// rocelab does not read.
+    #[test]
+    fn get_net_adapter_gives_the_macs_of_adapters_named_with_spaces() {
+        let text = "PS C:\\> Get-NetAdapter
+
+Name                      InterfaceDescription                    ifIndex Status       MacAddress             LinkSpeed
+----                      --------------------                    ------- ------       ----------             ---------
+SLOT 2 Port 1             Mellanox ConnectX-6 Dx Adapter               12 Up           24-8A-07-AA-BB-01       100 Gbps
+SLOT 2 Port 2             Mellanox ConnectX-6 Dx Adapter #2            14 Up           24-8A-07-AA-BB-02       100 Gbps
+vEthernet (Default Swi... Hyper-V Virtual Ethernet Adapter             64 Up                                    10 Gbps
+
+PS C:\\> Get-NetQosFlowControl
+
+Priority   Enabled    PolicySet        IfIndex IfAlias
+--------   -------    ---------        ------- -------
+3          True       Global
+PS C:\\> Get-NetAdapterRdma
+";
+        let c = parse(text, "win1.txt", "win1");
+        assert_eq!(
+            c.macs,
+            [
+                ("SLOT 2 Port 1".to_string(), [0x24, 0x8a, 0x07, 0xaa, 0xbb, 0x01]),
+                ("SLOT 2 Port 2".to_string(), [0x24, 0x8a, 0x07, 0xaa, 0xbb, 0x02])
+            ]
+        );
+        let nu: Vec<usize> = c.not_understood.iter().map(|u| u.line).collect();
+        assert_eq!(nu, [14]);
+        assert_eq!(c.default_port.map(|q| q.pfc), Some(1 << 3));
     }
 
     #[test]

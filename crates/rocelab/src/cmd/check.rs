@@ -26,6 +26,8 @@ pub fn run(
     let mut unreadable = 0;
     let mut loaded_file = None;
     let mut expect = None;
+    // The import's own findings (a device left without links, an LLDP port not placed).
+    let mut import_findings = Vec::new();
     let (state, subject, artifact) = match (file, import) {
         (Some(f), _) => {
             let loaded = rocelab_model::load_file(f).map_err(|d| load_failure(format, d))?;
@@ -60,11 +62,17 @@ pub fn run(
             for u in &imported.not_understood {
                 eprintln!("{}", rocelab_verify::render::printable(&u.to_string()));
             }
+            if imported.ignored > 0 {
+                let s = if imported.ignored == 1 { "" } else { "s" };
+                eprintln!("{} line{s} not related to QoS ignored", imported.ignored);
+            }
+            import_findings = imported.findings;
             (imported.state, dir.display().to_string(), dir.display().to_string())
         }
         (None, None) => return Err(Failure::error(ERRORS, "give a fabric file or --import DIR")),
     };
-    let findings = rocelab_verify::check(&state);
+    let mut findings = rocelab_verify::check(&state);
+    findings.extend(import_findings);
     let declared = expect.as_deref().unwrap_or_default();
     let expectation = expect.as_ref().map(|e| rocelab_verify::finding::expectation(&findings, e));
     let text = match format {

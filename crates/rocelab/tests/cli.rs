@@ -10,6 +10,8 @@ mod bad_files;
 mod bounds;
 #[path = "cli/config_check.rs"]
 mod config_check;
+#[path = "cli/device_outputs.rs"]
+mod device_outputs;
 #[cfg(unix)]
 #[path = "cli/fuzz.rs"]
 mod fuzz;

@@ -325,13 +325,15 @@ impl Origin {
     }
 }
 
-/// Resolves devices and links (already generated/imported and tagged with their origin).
+/// Resolves devices and links (already generated/imported and tagged with their origin). The
+/// flag says that a switch's port list was cut short by an error, so that links were left out
+/// and what follows from them (hosts without a cable) is not reported again.
 pub(crate) fn resolve(
     fabric: &Fabric,
     devices: Vec<(Device, Origin)>,
     links: Vec<(Link, Origin)>,
     problems: &mut Vec<Problem>,
-) -> ResolvedFabric {
+) -> (ResolvedFabric, bool) {
     let mut by_name: HashMap<String, usize> = HashMap::with_capacity_and_hasher(devices.len(), Default::default());
     let mut out_devices: Vec<ResolvedDevice> = Vec::with_capacity(devices.len());
     let mut port_index: Vec<HashMap<String, usize>> = Vec::with_capacity(devices.len());
@@ -466,7 +468,7 @@ pub(crate) fn resolve(
         out_links.push(ResolvedLink { a, b, speed, cable, propagation });
     }
 
-    ResolvedFabric {
+    let resolved = ResolvedFabric {
         name: fabric.name.clone(),
         description: fabric.description.clone(),
         devices: out_devices,
@@ -476,7 +478,8 @@ pub(crate) fn resolve(
         roce_mtu: fabric.qos.effective_roce_mtu(),
         rdma: fabric.rdma.clone(),
         sim_model: ResolvedSimModel::default(),
-    }
+    };
+    (resolved, ports_cut.iter().any(|c| *c))
 }
 
 /// An address given to two ports (`nics[].addresses`, the prefix length aside) is an error: ARP,

@@ -67,6 +67,10 @@ fn a_port_range_over_the_limit_is_one_error_without_a_cascade() {
              - {{name: roce, priority: 3, dscp: [26], lossless: true}}\n"
         )
     };
+    // With workloads, the hosts whose links were left out are not reported as uncabled either.
+    let flows = "simulation: {duration: 1ms}\nworkloads:\n  flows:\n    - {name: f, from: h1, to: h2, class: roce}\n";
+    let e = one_error(&format!("{}{flows}", fabric("{names: eth1/1-99999999, speed: 100G}")));
+    assert_eq!(e.path, "fabric.topology.devices[0].ports[0].names");
     let e = one_error(&fabric("{names: eth1/1-99999999, speed: 100G}"));
     assert_eq!((e.line, e.column, e.path.as_str()), (5, 74, "fabric.topology.devices[0].ports[0].names"));
     assert_eq!(

@@ -141,8 +141,8 @@ pub(super) fn no_configuration(dir: &Path, seen: &[(String, &str)]) -> String {
 /// output and no links file was given; what each file was taken for, and what would do.
 pub(super) fn no_cabling(dir: &Path, seen: &[(String, &str)]) -> String {
     format!(
-        "{}: no cabling: none of {} is LLDP neighbour output; give --links LINKS.yaml (or a file or directory \
-         of LLDP output), or put the devices' LLDP neighbour output in the directory (rocelab reads {LLDP_FORMATS})",
+        "{}: no cabling: no LLDP neighbour output among {}; give --links LINKS.yaml (or a file or directory of \
+         LLDP output), or put the devices' LLDP neighbour output in the directory (rocelab reads {LLDP_FORMATS})",
         dir.display(),
         listing(seen)
     )
@@ -267,8 +267,8 @@ mod tests {
         assert_eq!(
             e.0,
             format!(
-                "{}: no cabling: none of its 3 files: cap.pcap (not text), leaf1.cfg (a configuration), notes.txt (not \
-                 recognised) is LLDP neighbour output; give --links LINKS.yaml (or a file or directory of LLDP \
+                "{}: no cabling: no LLDP neighbour output among its 3 files: cap.pcap (not text), leaf1.cfg (a \
+                 configuration), notes.txt (not recognised); give --links LINKS.yaml (or a file or directory of LLDP \
                  output), or put the devices' LLDP neighbour output in the directory (rocelab reads {LLDP_FORMATS})",
                 dir.0.display()
             )

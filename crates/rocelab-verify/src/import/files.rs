@@ -76,6 +76,10 @@ pub fn read_dir(dir: &Path) -> Result<DirFiles, ImportError> {
                 continue;
             }
         };
+        // In JSON a NUL is the parser's error, at the same place.
+        if let Some(e) = nul_byte(&text, &file).filter(|_| !is_json(&text, &file)) {
+            d.errors.push(e);
+        }
         let kind = match read(&text, &file, &stem_of(&path)) {
             Some(Parsed::Config(c)) => {
                 d.configs.push(*c);
@@ -105,6 +109,22 @@ pub fn read_dir(dir: &Path) -> Result<DirFiles, ImportError> {
         d.seen.push((name, kind));
     }
     Ok(d)
+}
+
+/// The first NUL byte of a device output, as an error at its place. Device outputs are text; a
+/// NUL in one is a capture saved as UTF-16 without its byte-order mark, or damaged while being
+/// copied. The rest of the file is still read.
+fn nul_byte(text: &str, file: &str) -> Option<FileError> {
+    let (i, line) = text.lines().enumerate().find(|(_, l)| l.contains('\0'))?;
+    let column = line.chars().position(|c| c == '\0')? + 1;
+    Some(FileError {
+        file: file.into(),
+        line: i + 1,
+        column,
+        message: "a NUL byte (U+0000) in text output: capture the command's output again (a capture saved as \
+                  UTF-16 needs its byte-order mark)"
+            .into(),
+    })
 }
 
 /// Whether `text` is to be read as JSON: it opens with a brace, or its file is named `.json`.
@@ -293,6 +313,24 @@ mod tests {
         let d = read_dir(&dir.0).unwrap();
         assert_eq!((d.errors.len(), d.configs.len()), (1, 1), "{:?}", d.errors);
         assert!(d.seen.contains(&("x.json".to_string(), "not valid JSON")), "{:?}", d.seen);
+    }
+
+    /// A NUL byte in a text capture is an error at its line and column; the file is still read
+    /// (its device kept). It was only a line "not understood" with the NUL in it.
+    #[test]
+    fn a_nul_byte_in_a_capture_is_an_error_at_its_place() {
+        let dir = Scratch::new("nul", &[("leaf1.cfg", b"! device: leaf1\ninterface Ethernet1\n   mtu 92\x0014\n")]);
+        let d = read_dir(&dir.0).unwrap();
+        let file = dir.0.join("leaf1.cfg").display().to_string();
+        let errors: Vec<String> = d.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            errors,
+            [format!(
+                "{file}:3:10: error: a NUL byte (U+0000) in text output: capture the command's output again (a \
+                 capture saved as UTF-16 needs its byte-order mark)"
+            )]
+        );
+        assert_eq!(d.configs.len(), 1);
     }
 
     fn error_of_file(text: &str, file: &str) -> FileError {

@@ -358,11 +358,13 @@ pub(crate) fn resolve(
     }
 
     let mut out_links: Vec<ResolvedLink> = Vec::with_capacity(links.len());
+    let any_cut = ports_cut.iter().any(|c| *c);
     for (l, origin) in &links {
         let on_cut = |text: &str| {
-            text.split_once(':').is_some_and(|(d, p)| {
-                by_name.get(d).is_some_and(|&di| ports_cut[di] && !port_index[di].contains_key(p))
-            })
+            any_cut
+                && text.split_once(':').is_some_and(|(d, p)| {
+                    by_name.get(d).is_some_and(|&di| ports_cut[di] && !port_index[di].contains_key(p))
+                })
         };
         if on_cut(&l.a) || on_cut(&l.b) {
             continue;
@@ -479,7 +481,7 @@ pub(crate) fn resolve(
         rdma: fabric.rdma.clone(),
         sim_model: ResolvedSimModel::default(),
     };
-    (resolved, ports_cut.iter().any(|c| *c))
+    (resolved, any_cut)
 }
 
 /// An address given to two ports (`nics[].addresses`, the prefix length aside) is an error: ARP,

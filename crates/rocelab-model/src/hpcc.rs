@@ -176,7 +176,7 @@ pub fn parse_topology(text: &str, platform: Platform, buffer: Option<Size>) -> R
                 continue;
             }
         };
-        let delay = match cols[3].1.parse::<Time>() {
+        let delay = match cols[3].1.parse::<Time>().and_then(|d| crate::units::check_delay(d).map(|()| d)) {
             Ok(d) => d,
             Err(e) => {
                 diags.push(Diagnostic::error(at(ln, cols[3].0), "", e.message));
@@ -269,5 +269,20 @@ mod tests {
         assert!(e[0].expected.as_deref().unwrap().contains("<nodes>"));
         let e = parse_topology("", Platform::Generic, None).unwrap_err();
         assert!(e[0].message.contains("empty"));
+    }
+
+    /// A delay of hours stood for a cable of billions of kilometres: it is an error at its column.
+    #[test]
+    fn a_delay_past_the_longest_cable_is_located() {
+        let e =
+            parse_topology("3 1 2\n2\n0 2 100Gbps 18000s 0\n1 2 25Gbps 1us 0\n", Platform::Generic, None).unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!((e[0].line, e[0].column), (3, 13));
+        assert!(
+            e[0].message.contains("longer than the longest cable rocelab models: 1000 km, 5ms"),
+            "{}",
+            e[0].message
+        );
+        assert!(parse_topology("3 1 1\n2\n0 2 100Gbps 5ms 0\n", Platform::Generic, None).is_ok());
     }
 }

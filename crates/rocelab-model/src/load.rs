@@ -233,7 +233,7 @@ pub fn build(
     if let Some(m) = &scenario.simulation.model {
         crate::validate::simmodel::check(m, &mut problems);
     }
-    let mut resolved = resolve(fabric, devices, links, &mut problems);
+    let (mut resolved, ports_cut) = resolve(fabric, devices, links, &mut problems);
     resolved.sim_model = scenario.simulation.resolved_model();
     apply_port_settings(&mut resolved, &mut problems);
     // Workloads name hosts of the topology: when a generator or an import failed, those hosts
@@ -252,7 +252,11 @@ pub fn build(
             all.push(d);
         }
         crate::validate::storage::check(&scenario, &resolved, &mut problems);
-        crate::validate::cabling::check(&scenario, &resolved, &mut problems);
+        // Links to the ports a bad range left out are not made: their hosts are not reported
+        // again as uncabled.
+        if !ports_cut {
+            crate::validate::cabling::check(&scenario, &resolved, &mut problems);
+        }
     }
     for p in problems {
         let mark = mark_of(root, &p.path);

@@ -96,6 +96,9 @@ impl Node {
 
 /// Parses YAML text into one node tree. Syntax errors come back as a located diagnostic.
 pub fn parse(text: &str) -> Result<Node, Diagnostic> {
+    if let Some(d) = forbidden_character(text) {
+        return Err(d);
+    }
     let mut builder = Builder { stack: Vec::new(), anchors: Vec::new(), root: None, count: 0, error: None };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, false) {
@@ -106,6 +109,32 @@ pub fn parse(text: &str) -> Result<Node, Diagnostic> {
         return Err(e);
     }
     Ok(builder.root.unwrap_or(Node::new(NodeKind::Null, Mark { line: 1, column: 1 })))
+}
+
+/// The first character YAML does not allow in a document, as an error at its line and column.
+/// YAML 1.2 (§5.1, Character Set) admits tab, line feed and carriage return of the C0 controls,
+/// and neither DEL, the C1 controls but NEL, nor U+FFFE/U+FFFF. The parser would stop at a NUL
+/// as at the end of the text and report what the rest of the file then lacks (a missing
+/// field), far from the cause: a binary file, or one written with a NUL in it.
+fn forbidden_character(text: &str) -> Option<Diagnostic> {
+    let allowed = |c: char| match c {
+        '\t' | '\n' | '\r' | '\u{85}' => true,
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}' => false,
+        _ => true,
+    };
+    let (line_no, line) = text.split('\n').enumerate().find(|(_, l)| !l.chars().all(allowed))?;
+    let (column, c) = line.chars().enumerate().find(|(_, c)| !allowed(*c))?;
+    let name =
+        if c == '\0' { "a NUL byte (U+0000)".to_string() } else { format!("the control character U+{:04X}", c as u32) };
+    let mut d = Diagnostic::error(
+        Mark { line: line_no + 1, column: column + 1 },
+        "",
+        format!("{name}: YAML allows no control characters but tab, line feed and carriage return (YAML 1.2 §5.1)"),
+    );
+    d.expected = Some("text: a fabric file is UTF-8 YAML".into());
+    d.suggestion =
+        Some("remove the character; if the file is binary or was cut while being copied, copy it again".into());
+    Some(d)
 }
 
 fn mark(m: &Marker) -> Mark {
@@ -287,6 +316,21 @@ mod tests {
         }
         let e = parse(&bomb).unwrap_err();
         assert!(e.message.contains("expands to more than"), "{}", e.message);
+    }
+
+    /// A NUL byte is named where it is, not taken for the end of the file.
+    #[test]
+    fn a_nul_or_control_character_is_an_error_at_its_place() {
+        let e = parse("a: 1\nname: ba\0se\nb: 2\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 9), "{e}");
+        assert!(e.message.starts_with("a NUL byte (U+0000): YAML allows no control characters"), "{e}");
+        assert!(e.suggestion.as_deref().unwrap().contains("copy it again"), "{e:?}");
+        let e = parse("a: \u{7}\n").unwrap_err();
+        assert_eq!((e.line, e.column, e.message.starts_with("the control character U+0007")), (1, 4, true), "{e}");
+        // Tab, CR LF and NEL are text; a non-ASCII letter counts as one column.
+        let n = parse("a: \"é\t\"\r\nb: 1\r\n").unwrap();
+        assert_eq!(n.get("b").unwrap().kind, NodeKind::Int(1));
+        assert_eq!(parse("x: é\u{1}").unwrap_err().column, 5);
     }
 
     #[test]

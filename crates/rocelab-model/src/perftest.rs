@@ -50,7 +50,7 @@ pub struct Perftest {
     /// Traffic class (by name) its packets are marked with.
     pub class: String,
     /// Message size (`--size`); default 65536 (bandwidth) or 2 (latency).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::units::bare_bytes_opt", skip_serializing_if = "Option::is_none")]
     pub size: Option<Size>,
     /// Queue pairs (`--qp`); default 1; latency tests run one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

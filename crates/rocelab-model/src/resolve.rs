@@ -329,16 +329,21 @@ impl Origin {
     }
 }
 
-/// Resolves devices and links (already generated/imported and tagged with their origin).
+/// Resolves devices and links (already generated/imported and tagged with their origin). The
+/// flag says that a switch's port list was cut short by an error, so that links were left out
+/// and what follows from them (hosts without a cable) is not reported again.
 pub(crate) fn resolve(
     fabric: &Fabric,
     devices: Vec<(Device, Origin)>,
     links: Vec<(Link, Origin)>,
     problems: &mut Vec<Problem>,
-) -> ResolvedFabric {
+) -> (ResolvedFabric, bool) {
     let mut by_name: HashMap<String, usize> = HashMap::with_capacity_and_hasher(devices.len(), Default::default());
     let mut out_devices: Vec<ResolvedDevice> = Vec::with_capacity(devices.len());
     let mut port_index: Vec<HashMap<String, usize>> = Vec::with_capacity(devices.len());
+    // Per device: its port list is cut short by an error already reported (a range over the
+    // limit), so a link to a port it lacks is a consequence of that error, not one of its own.
+    let mut ports_cut: Vec<bool> = Vec::with_capacity(devices.len());
     let mut addresses: HashMap<std::net::IpAddr, String> = HashMap::default();
     for (d, origin) in &devices {
         if let Err(e) = crate::names::device(&d.name) {
@@ -348,15 +353,26 @@ pub(crate) fn resolve(
             problems.push(problem(origin.path("devices", "name"), format!("duplicate device name `{}`", d.name)));
             continue;
         }
-        let (rd, ports) = resolve_device(fabric, d, origin, problems);
+        let (rd, ports, cut) = resolve_device(fabric, d, origin, problems);
         check_unique_addresses(&rd, origin, &mut addresses, problems);
         by_name.insert(d.name.clone(), out_devices.len());
         out_devices.push(rd);
         port_index.push(ports);
+        ports_cut.push(cut);
     }
 
     let mut out_links: Vec<ResolvedLink> = Vec::with_capacity(links.len());
+    let any_cut = ports_cut.iter().any(|c| *c);
     for (l, origin) in &links {
+        let on_cut = |text: &str| {
+            any_cut
+                && text.split_once(':').is_some_and(|(d, p)| {
+                    by_name.get(d).is_some_and(|&di| ports_cut[di] && !port_index[di].contains_key(p))
+                })
+        };
+        if on_cut(&l.a) || on_cut(&l.b) {
+            continue;
+        }
         let ends = [("a", &l.a), ("b", &l.b)].map(|(field, text)| {
             resolve_port_ref(text, &by_name, &out_devices, &port_index).map_err(|(msg, hint)| {
                 let mut p = problem(origin.path("links", field), msg);
@@ -375,6 +391,10 @@ pub(crate) fn resolve(
         };
         if a.device == b.device {
             problems.push(problem(origin.path("links", "b"), format!("link from `{}` to its own device", l.a)));
+            continue;
+        }
+        if let Some(Err(e)) = l.delay.map(crate::units::check_delay) {
+            problems.push(problem(origin.path("links", "delay"), e.message));
             continue;
         }
         if l.speed.is_some_and(|s| s.0 == 0) && matches!(origin, Origin::Listed(_)) {
@@ -454,7 +474,7 @@ pub(crate) fn resolve(
         out_links.push(ResolvedLink { a, b, speed, cable, propagation });
     }
 
-    ResolvedFabric {
+    let resolved = ResolvedFabric {
         name: fabric.name.clone(),
         description: fabric.description.clone(),
         devices: out_devices,
@@ -464,7 +484,8 @@ pub(crate) fn resolve(
         roce_mtu: fabric.qos.effective_roce_mtu(),
         rdma: fabric.rdma.clone(),
         sim_model: ResolvedSimModel::default(),
-    }
+    };
+    (resolved, any_cut)
 }
 
 /// An address given to two ports (`nics[].addresses`, the prefix length aside) is an error: ARP,
@@ -541,8 +562,9 @@ fn resolve_device(
     d: &Device,
     origin: &Origin,
     problems: &mut Vec<Problem>,
-) -> (ResolvedDevice, HashMap<String, usize>) {
+) -> (ResolvedDevice, HashMap<String, usize>, bool) {
     let mut ports: Vec<ResolvedPort> = Vec::new();
+    let mut cut = false;
     let mut index: HashMap<String, usize> = HashMap::default();
     // Adds a port; false if the device already has one of that name (the caller reports it, so
     // that the field path is only formatted on the error path).
@@ -593,18 +615,22 @@ fn resolve_device(
                 if matches!(origin, Origin::Listed(_)) {
                     check_speeds(g.speed, &g.speeds, &origin.path("devices", &format!("ports[{gi}]")), problems);
                 }
-                if ports.len() >= MAX_SWITCH_PORTS && matches!(origin, Origin::Listed(_)) {
-                    problems.push(problem(
-                        origin.path("devices", &format!("ports[{gi}]")),
-                        format!(
-                            "switch `{}` has more than {MAX_SWITCH_PORTS} ports, the most rocelab models on one switch",
-                            d.name
-                        ),
-                    ));
-                    break;
-                }
                 match expand_port_range(&g.names) {
-                    Ok(names) => {
+                    Ok(mut names) => {
+                        let listed = matches!(origin, Origin::Listed(_));
+                        if listed && ports.len() + names.len() > MAX_SWITCH_PORTS {
+                            problems.push(problem(
+                                origin.path("devices", &format!("ports[{gi}]")),
+                                format!(
+                                    "switch `{}` has more than {MAX_SWITCH_PORTS} ports, the most rocelab models on one \
+                                     switch{UNCHECKED}",
+                                    d.name
+                                ),
+                            ));
+                            // The ports up to the bound are made, so that links to them resolve.
+                            names.truncate(MAX_SWITCH_PORTS - ports.len());
+                            cut = true;
+                        }
                         // One report per group: its names differ only in their numbers.
                         if let Some(e) = names.iter().find_map(|n| crate::names::switch_port(platform, n).err()) {
                             let field = if d.ports.is_empty() { "model".into() } else { format!("ports[{gi}].names") };
@@ -616,7 +642,13 @@ fn resolve_device(
                             }
                         }
                     }
-                    Err(e) => problems.push(problem(origin.path("devices", &format!("ports[{gi}].names")), e)),
+                    Err(e) => {
+                        problems.push(problem(origin.path("devices", &format!("ports[{gi}].names")), e + UNCHECKED));
+                        cut = true;
+                    }
+                }
+                if cut {
+                    break;
                 }
             }
             let (b, src) = match (d.buffer, model, fabric.qos.buffer.size) {
@@ -740,8 +772,12 @@ fn resolve_device(
         buffer_source,
         ports,
     };
-    (rd, index)
+    (rd, index, cut)
 }
+
+/// Said of a switch whose port list an error cuts short: the links to the ports it lacks are
+/// not reported one by one (thousands of errors of one cause).
+const UNCHECKED: &str = "; links to its ports not listed are not checked until this is fixed";
 
 type RefError = (String, Option<String>);
 

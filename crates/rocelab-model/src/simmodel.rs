@@ -114,16 +114,16 @@ pub struct SimModel {
     #[serde(default)]
     pub profile: SimProfile,
     /// Payload bytes per RDMA or raw packet (64B-9000B); default the RoCE path MTU.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::units::bare_bytes_opt", skip_serializing_if = "Option::is_none")]
     pub payload: Option<Size>,
     /// Header bytes of every data packet; default the real RoCEv2 headers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::units::bare_bytes_opt", skip_serializing_if = "Option::is_none")]
     pub header: Option<Size>,
     /// Size of an ACK or NAK frame; default a real RoCEv2 ACK.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::units::bare_bytes_opt", skip_serializing_if = "Option::is_none")]
     pub ack_frame: Option<Size>,
     /// Size of a PFC frame.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::units::bare_bytes_opt", skip_serializing_if = "Option::is_none")]
     pub pfc_frame: Option<Size>,
     /// 20 bytes per frame on the wire: IEEE 802.3 preamble and SFD (8) and inter-frame gap (12).
     #[serde(default, skip_serializing_if = "Option::is_none")]

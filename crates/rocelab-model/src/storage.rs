@@ -72,8 +72,8 @@ pub enum RdmaTransport {
 pub struct Job {
     pub name: String,
     pub rw: Rw,
-    /// Block size.
-    #[serde(alias = "xfersize")]
+    /// Block size; a bare number is bytes, as fio and vdbench read it.
+    #[serde(alias = "xfersize", deserialize_with = "crate::units::bare_bytes")]
     pub bs: Size,
     /// IOs outstanding per clone; default 1.
     #[serde(default = "one", alias = "threads")]
@@ -93,8 +93,8 @@ pub struct Job {
     /// Percent reads of `rw`/`randrw`; fio's default 50.
     #[serde(default, alias = "rdpct", skip_serializing_if = "Option::is_none")]
     pub rwmixread: Option<u8>,
-    /// Region each clone addresses; default 1GiB.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Region each clone addresses; default 1GiB. A bare number is bytes, as fio reads it.
+    #[serde(default, deserialize_with = "crate::units::bare_bytes_opt", skip_serializing_if = "Option::is_none")]
     pub size: Option<Size>,
     /// Percent of IOs at random offsets (vdbench `seekpct`), overriding the mode.
     #[serde(default, alias = "seekpct", skip_serializing_if = "Option::is_none")]

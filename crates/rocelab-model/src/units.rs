@@ -2,6 +2,11 @@
 //! `40Gb/s`), sizes (`150KB` is 150 000 bytes, `4KiB` is 4 096 bytes; the two are kept apart and
 //! printed as written), times (`500ns`, `5us`, `5µs`, `1ms`, `4s`) and cable lengths (`3m`).
 //!
+//! Every quantity needs its unit but zero: a bare `150` for an ECN threshold is as likely meant
+//! as 150 KB (the unit switch CLIs print) as 150 bytes, and was silently read as bytes. The
+//! fields that are byte counts by definition (a frame's or packet's size, perftest's `--size`,
+//! fio's `bs`) take a bare number as bytes ([`bare_bytes`]).
+//!
 //! Every quantity is an integer in its smallest unit (bit/s, byte, picosecond, millimetre) so that
 //! arithmetic is exact and a simulation is a pure function of its input. Parsing accepts decimals
 //! (`0.001ms`, `2.5m`) as long as they land on a whole number of the base unit.
@@ -316,7 +321,12 @@ impl std::str::FromStr for Size {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
         let units: Vec<(&str, u128)> = SIZE_UNITS.iter().map(|(n, u)| (*n, u.factor() as u128)).collect();
-        let bytes = parse_with_units(s, "size", &units, Some(1), "`4KiB`, `150KB`, `16MB`, `9216`")?;
+        match split_number(s) {
+            Some((0, _, "")) => return Ok(Size::bytes(0)),
+            Some((_, _, "")) => return err(bare_size(s.trim())),
+            _ => {}
+        }
+        let bytes = parse_with_units(s, "size", &units, None, "`4KiB`, `150KB`, `16MB`, `9216B`")?;
         let unit = split_number(s)
             .and_then(|(_, _, u)| SIZE_UNITS.iter().find(|(n, _)| *n == u).map(|(_, su)| *su))
             .unwrap_or(SizeUnit::B);
@@ -340,7 +350,62 @@ impl fmt::Display for Size {
     }
 }
 
-serde_via_str!(Size, "a size such as `4KiB`, `150KB` or a number of bytes", |v| Ok(Size::bytes(v)));
+/// The error for a size written without its unit, suggesting the two readings that differ most.
+fn bare_size(n: &str) -> String {
+    format!("`{n}` has no unit; a size needs one: did you mean `{n}KB` ({n}000 bytes), `{n}KiB` or `{n}B` ({n} bytes)?")
+}
+
+serde_via_str!(Size, "a size with its unit such as `4KiB`, `150KB` or `9216B`", |v| if v == 0 {
+    Ok(Size::bytes(0))
+} else {
+    err(bare_size(&v.to_string()))
+});
+
+/// A size in a field that is a byte count by definition: a frame's or packet's size, perftest's
+/// `--size`, and fio's `bs` and `size`, which fio reads as bytes without a suffix (fio HOWTO,
+/// "int": "if you want to specify 4096, you could either write out '4096' or just give 4k"). A
+/// bare number is bytes there; with a unit it is any size. For
+/// `#[serde(deserialize_with = "crate::units::bare_bytes")]`.
+pub fn bare_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+    d.deserialize_any(BareBytes)
+}
+
+/// [`bare_bytes`] for an optional field (`#[serde(default, deserialize_with = …)]`).
+pub fn bare_bytes_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Size>, D::Error> {
+    struct Opt(Size);
+    impl<'de> Deserialize<'de> for Opt {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Opt, D::Error> {
+            bare_bytes(d).map(Opt)
+        }
+    }
+    Ok(Option::<Opt>::deserialize(d)?.map(|o| o.0))
+}
+
+struct BareBytes;
+
+impl<'de> Visitor<'de> for BareBytes {
+    type Value = Size;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number of bytes, or a size such as `4KiB` or `1000B`")
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Size, E> {
+        Ok(Size::bytes(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Size, E> {
+        u64::try_from(v).map(Size::bytes).map_err(|_| E::custom(format!("{v} is negative; expected a number of bytes")))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Size, E> {
+        self.visit_str(&v.to_string())
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Size, E> {
+        match split_number(v) {
+            Some((m, 0, "")) => {
+                u64::try_from(m).map(Size::bytes).map_err(|_| E::custom(format!("`{v}` bytes is too large")))
+            }
+            _ => v.parse().map_err(|e: UnitError| E::custom(e.message)),
+        }
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Time
@@ -423,6 +488,23 @@ pub const PROPAGATION_PS_PER_METRE: u64 = 5_000;
 /// hundreds of megabytes of PFC headroom; the bound keeps every delay computed from a length
 /// (5 ms here) far from overflow.
 pub const MAX_LENGTH: Length = Length(1_000_000_000);
+
+/// The longest one-way delay a link may be given instead of its length: that of [`MAX_LENGTH`],
+/// 5 ms. A delay is the same quantity as a length (5 ns per metre), so it has the same bound:
+/// without it a delay of hours stood for a cable of billions of kilometres.
+pub const MAX_DELAY: Time = Time(MAX_LENGTH.0 * PROPAGATION_PS_PER_METRE / 1_000);
+
+/// Why `delay` is too long for a link, if it is: the message for the error where it is written.
+pub fn check_delay(delay: Time) -> Result<(), UnitError> {
+    if delay <= MAX_DELAY {
+        return Ok(());
+    }
+    err(format!(
+        "a link delay of {delay} is that of a {} km cable, longer than the longest cable rocelab models: 1000 km, \
+         {MAX_DELAY} at 5 ns per metre; a fabric's links have delays of nanoseconds to microseconds",
+        trim_float(Length::from_propagation(delay).as_metres_f64() / 1_000.0)
+    ))
+}
 
 impl Length {
     pub const fn metres(m: u64) -> Length {
@@ -539,6 +621,30 @@ mod tests {
     }
 
     #[test]
+    fn link_delays_are_bounded_as_lengths_are() {
+        assert_eq!(MAX_DELAY, MAX_LENGTH.propagation());
+        assert!(check_delay(Time::ms(5)).is_ok());
+        let e = check_delay(Time(Time::ms(5).0 + 1)).unwrap_err();
+        assert!(e.message.contains("longer than the longest cable rocelab models: 1000 km, 5ms"), "{}", e.message);
+        // Hours of delay: the length it stands for is named, not wrapped or saturated.
+        let e = check_delay("18000s".parse().unwrap()).unwrap_err();
+        assert!(e.message.starts_with("a link delay of 18000s is that of a 3600000000 km cable"), "{}", e.message);
+    }
+
+    /// `kmin: 150` was read as 150 bytes; it is an error suggesting the unit, but for zero.
+    #[test]
+    fn a_size_without_its_unit_is_refused_with_the_readings() {
+        let e = "150".parse::<Size>().unwrap_err();
+        assert_eq!(
+            e.message,
+            "`150` has no unit; a size needs one: did you mean `150KB` (150000 bytes), `150KiB` or `150B` (150 bytes)?"
+        );
+        assert!("1.5".parse::<Size>().unwrap_err().message.starts_with("`1.5` has no unit"));
+        assert_eq!("0".parse::<Size>().unwrap(), Size::bytes(0));
+        assert_eq!("150B".parse::<Size>().unwrap(), Size::bytes(150));
+    }
+
+    #[test]
     fn kb_and_kib_are_distinct_and_kept() {
         let kb: Size = "150KB".parse().unwrap();
         let kib: Size = "4KiB".parse().unwrap();
@@ -547,7 +653,7 @@ mod tests {
         assert_eq!(kb.to_string(), "150KB");
         assert_eq!(kib.to_string(), "4KiB");
         assert_ne!("1KB".parse::<Size>().unwrap(), "1KiB".parse::<Size>().unwrap());
-        assert_eq!("9216".parse::<Size>().unwrap().as_bytes(), 9216);
+        assert_eq!("9216B".parse::<Size>().unwrap().as_bytes(), 9216);
         assert_eq!("1.5KiB".parse::<Size>().unwrap().as_bytes(), 1536);
         assert!("0.5B".parse::<Size>().is_err());
     }

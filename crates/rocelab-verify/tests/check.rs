@@ -235,7 +235,13 @@ fn lldp_alone_cables_the_fabric_and_unconfigured_neighbours_become_hosts() {
     ));
     // No cabling at all is an error that says what to give.
     let e = rocelab_verify::import::import_dir(&fabrics().join("import"), None).unwrap_err();
-    assert!(e.0.contains("no cabling: give --links LINKS.yaml, or put LLDP neighbour output"), "{e}");
+    assert!(
+        e.0.contains(
+            "no cabling: no LLDP neighbour output among its 2 files: leaf1.cfg (a configuration), leaf2.json (a \
+             configuration); give --links LINKS.yaml"
+        ),
+        "{e}"
+    );
 }
 
 /// A class's switch traffic class (`queue`) carries its ETS share and ECN, as `rocelab config`

@@ -12,6 +12,8 @@ mod bounds;
 mod check_findings;
 #[path = "cli/config_check.rs"]
 mod config_check;
+#[path = "cli/device_outputs.rs"]
+mod device_outputs;
 #[cfg(unix)]
 #[path = "cli/fuzz.rs"]
 mod fuzz;
@@ -201,7 +203,10 @@ fn check_imports_onyx_mlnx_qos_windows_and_lldp() {
 fn check_import_cabling_errors_are_located() {
     let out = rocelab(&["check", "--import", "crates/rocelab-verify/tests/fabrics/import"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("no cabling: give --links LINKS.yaml, or put LLDP neighbour output"));
+    assert!(text(&out.stderr).contains(
+        "no cabling: no LLDP neighbour output among its 2 files: leaf1.cfg (a configuration), leaf2.json (a \
+         configuration); give --links LINKS.yaml"
+    ));
 
     let dir = std::env::temp_dir().join(format!("rocelab-cli-links-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -227,7 +227,7 @@ fn simulation_model_errors_are_located() {
     );
     let e = one_error(&sim("{stop_when_done: maybe}"));
     assert_eq!((e.path.as_str(), e.line), ("simulation.model.stop_when_done", 20));
-    // A bare number is bytes, as for every size.
+    // A bare number is bytes in the frame sizes, byte counts by definition.
     let l = load(&sim("{ack_frame: 60, header: 0}")).unwrap();
     assert_eq!(
         (l.fabric.sim_model.ack_frame, l.fabric.sim_model.header),

@@ -154,6 +154,10 @@ pub enum Parsed {
 /// The formats rocelab imports, as named in reports.
 pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
 
+/// The LLDP neighbour tables rocelab reads for the cabling, as named in reports.
+pub const LLDP_FORMATS: &str =
+    "Arista EOS `show lldp neighbors`, SONiC `show lldp table`, lldpd `lldpctl` / `lldpcli show neighbors`";
+
 /// The format of a file, recognised from its content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -192,8 +196,9 @@ pub fn recognise(text: &str) -> Option<Format> {
 /// Reads one file, recognising its format; `stem` names the device when the text does not.
 pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
     // The only JSON format is SONiC's; one that does not parse (often a copy cut short) is an
-    // error at its place, whether or not the cut left its tables' names in.
-    if text.trim_start().starts_with('{') {
+    // error at its place, whether or not the cut left its tables' names in. A file named `.json`
+    // is taken for JSON whatever it starts with (an array, or text cut before its first brace).
+    if files::is_json(text, file) {
         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
             return Some(Parsed::Broken(files::json_error(text, file, &e)));
         }
@@ -292,7 +297,15 @@ pub fn import_files(files: DirFiles, dir: &Path, links: Option<&Path>) -> Result
         let paths = if l.is_dir() { files_of(l)? } else { vec![l.to_path_buf()] };
         for path in paths {
             let file = path.display().to_string();
-            let text = read_text(&path).map_err(|e| ImportError(format!("{e} (the links file)")))?;
+            let text = match read_text(&path) {
+                Ok(t) => t,
+                // In a directory of captures, one that is not text is skipped like one in `dir`.
+                Err(ImportError(e)) if l.is_dir() => {
+                    not_understood.push(files::unreadable(&file, &e));
+                    continue;
+                }
+                Err(e) => return Err(ImportError(format!("{e} (the links file)"))),
+            };
             if lldp::recognise(&text) {
                 tables.push(lldp::parse(&text, &file, &stem_of(&path)));
             } else if l.is_dir() {
@@ -307,10 +320,7 @@ pub fn import_files(files: DirFiles, dir: &Path, links: Option<&Path>) -> Result
         }
     }
     if links_file.is_none() && tables.is_empty() {
-        return Err(ImportError(format!(
-            "{}: no cabling: give --links LINKS.yaml, or put LLDP neighbour output (show lldp neighbors, show lldp table, lldpctl) of the devices in the directory",
-            dir.display()
-        )));
+        return Err(ImportError(files::no_cabling(dir, &seen)));
     }
     let name = match (&links_file, links) {
         (Some(_), Some(l)) => l.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default(),

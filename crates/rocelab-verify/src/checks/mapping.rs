@@ -1,4 +1,4 @@
-//! Check 1: the lossless priority and the DSCP → priority → priority group and queue mapping
+//! The lossless priority and the DSCP → priority → priority group and queue mapping
 //! agree along every route between RDMA endpoints, both directions, CNPs included; the RoCE
 //! ToS the hosts set (or, under PCP trust, the 802.1p priority they tag RDMA with) classifies
 //! into the lossless priority at the switch they are cabled to.

@@ -123,7 +123,12 @@ pub const RULES: &[Rule] = &[
         summary: "ECN marking is on for the lossless queues on RDMA paths",
         source: SRC_DCQCN,
     },
-    Rule { id: "ECN-ORDER", check: 4, summary: "ECN Kmin is below Kmax", source: SRC_DCQCN },
+    Rule {
+        id: "ECN-ORDER",
+        check: 4,
+        summary: "ECN Kmin is not above Kmax (equal is step marking)",
+        source: SRC_DCQCN,
+    },
     Rule { id: "ECN-ABOVE-XOFF", check: 4, summary: "ECN marking starts below the PFC XOFF point", source: SRC_DCQCN },
     Rule { id: "ETS-SUM", check: 5, summary: "ETS weights of a port sum to 100", source: SRC_QAZ },
     Rule {

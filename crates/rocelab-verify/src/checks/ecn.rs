@@ -55,16 +55,20 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 });
                 continue;
             };
-            if e.kmin >= e.kmax {
+            // Kmin = Kmax is step marking: every packet above the one threshold is marked, the
+            // DCTCP setting (Alizadeh et al., Data Center TCP, SIGCOMM 2010: "a single
+            // parameter, the marking threshold K"), which DCQCN tolerates. Only an inverted
+            // ramp is a fault.
+            if e.kmin > e.kmax {
                 out.push(Draft {
                     id: "ECN-ORDER",
                     severity: Severity::Error,
                     ports: ports.clone(),
                     device: None,
                     class: Some(pol.class_label(p)),
-                    what: format!("ECN Kmin {} B is not below Kmax {} B", e.kmin, e.kmax),
-                    why: "the marking probability ramp between Kmin and Kmax is empty or inverted: marking jumps from none to all".into(),
-                    fix: "set Kmin below Kmax".into(),
+                    what: format!("ECN Kmin {} B is above Kmax {} B", e.kmin, e.kmax),
+                    why: "the marking probability ramp between Kmin and Kmax is inverted: devices reject the profile or mark from Kmax on with no ramp, not at the thresholds intended".into(),
+                    fix: "set Kmin below Kmax (or equal to it for step marking)".into(),
                     source: SRC_DCQCN,
                     others: Vec::new(),
                 });

@@ -77,9 +77,16 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
 fn queue_sharing(cx: &Ctx, q: &PortQos, ports: Vec<super::End>) -> Vec<Draft> {
     let pol = &cx.s.policy;
     let mut out = Vec::new();
+    // A switch whose configuration shows no priority-group map (every priority in group 0) runs
+    // its platform's default, which gives the PFC priorities lossless groups of their own: Onyx
+    // allocates a lossless ingress buffer to each priority PFC is enabled for, and SONiC's
+    // buffer manager a lossless `BUFFER_PG` (`Ethernet0|3-4`) for the `pfc_enable` priorities
+    // of `PORT_QOS_MAP`. The lossy priorities then share group 0 among themselves only.
+    let platform_default = q.priority_to_pg == [0; 8] && ports.iter().all(|e| cx.is_switch_port(*e));
     for p in pol.lossless_priorities() {
         for other in (0..8u8).filter(|o| !pol.is_lossless(*o)) {
-            let shared_pg = q.pfc_on(p) && q.priority_to_pg[p as usize] == q.priority_to_pg[other as usize];
+            let shared_pg =
+                !platform_default && q.pfc_on(p) && q.priority_to_pg[p as usize] == q.priority_to_pg[other as usize];
             let shared_q = q.priority_to_queue[p as usize] == q.priority_to_queue[other as usize];
             if !(shared_pg || shared_q) || !used_priority(cx, other) {
                 continue;

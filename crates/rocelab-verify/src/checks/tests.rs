@@ -569,3 +569,30 @@ fn the_registry_lists_each_rule_once_and_only_rules_that_exist() {
         ["mapping", "pfc", "mtu", "headroom", "ecn", "ets", "dcqcn", "overlay", "bond", "deadlock", "dcbx"]
     );
 }
+
+#[test]
+fn ecn_step_marking_with_kmin_equal_to_kmax_is_not_an_order_error() {
+    let (mut k, _) = Kit::clos();
+    // The DCTCP setting: one threshold, every packet above it marked.
+    k.change_all(false, |q| q.ecn[3] = Some(EcnState { kmin: 150_000, kmax: 150_000, pmax: 1.0 }));
+    let f = k.run();
+    assert!(f.is_empty(), "{f:#?}");
+    k.change_all(false, |q| q.ecn[3] = Some(EcnState { kmin: 150_001, kmax: 150_000, pmax: 1.0 }));
+    assert_eq!(ids(&k.run()), ["ECN-ORDER"]);
+}
+
+#[test]
+fn a_lossy_priority_in_priority_group_0_by_the_platforms_default_is_not_an_error() {
+    let (mut k, _) = Kit::clos();
+    // The switch shows no priority-group map: the platform's default, which gives PFC
+    // priorities their own lossless group.
+    k.change_all(false, |q| q.priority_to_pg = [0; 8]);
+    for d in k.s.devices.iter_mut().filter(|d| d.role == rocelab_model::fabric::Role::Switch) {
+        d.platform = Some("nvidia-onyx".into());
+    }
+    let f = k.run();
+    assert!(f.is_empty(), "{f:#?}");
+    // A map that puts the lossless priority with a lossy one on purpose is still one.
+    k.change_all(false, |q| q.priority_to_pg = [1, 0, 0, 1, 0, 0, 0, 0]);
+    assert_eq!(ids(&k.run()), ["MAP-QUEUE"]);
+}

@@ -210,6 +210,9 @@ pub struct Policy {
     pub trust: Marking,
     /// RoCE path MTU (InfiniBand MTU of the payload).
     pub roce_mtu: u32,
+    /// Whether the RoCE path MTU was stated (the intent, a links file's `policy.roce_mtu`)
+    /// rather than assumed: an assumed one does not excuse a port too small for 4096.
+    pub roce_mtu_stated: bool,
     /// DCQCN meant to run.
     pub dcqcn: bool,
     /// PFC response time for the headroom calculation.

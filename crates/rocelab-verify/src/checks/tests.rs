@@ -596,3 +596,52 @@ fn a_lossy_priority_in_priority_group_0_by_the_platforms_default_is_not_an_error
     k.change_all(false, |q| q.priority_to_pg = [1, 0, 0, 1, 0, 0, 0, 0]);
     assert_eq!(ids(&k.run()), ["MAP-QUEUE"]);
 }
+
+/// Every switch of the small Clos on one platform.
+fn switches_on(k: &mut Kit, platform: &str) {
+    for d in k.s.devices.iter_mut().filter(|d| d.role == rocelab_model::fabric::Role::Switch) {
+        d.platform = Some(platform.into());
+    }
+}
+
+#[test]
+fn mtus_each_vendor_counts_differently_are_not_a_mismatch() {
+    // Hosts at 9000 (IP MTU) under switches at each vendor's jumbo setting.
+    for (platform, mtu) in [("arista-eos", 9214), ("sonic", 9100), ("nvidia-onyx", 9216)] {
+        let (mut k, _) = Kit::clos();
+        switches_on(&mut k, platform);
+        k.change_all(false, |q| q.mtu = mtu);
+        k.change_all(true, |q| q.mtu = 9000);
+        let f = k.run();
+        assert!(f.is_empty(), "{platform} {mtu}: {f:#?}");
+    }
+    // An Onyx frame size of 4160 carries a 4138-byte packet: not the 4156 RoCE 4096 needs,
+    // though the same number on EOS would.
+    let (mut k, links) = Kit::clos();
+    switches_on(&mut k, "nvidia-onyx");
+    k.change(links[0], true, |q| q.mtu = 4160);
+    let f = k.run();
+    assert_eq!(ids(&f), ["MTU-MISMATCH", "MTU-SMALL"]);
+    let small = f.iter().find(|f| f.id == "MTU-SMALL").unwrap();
+    assert!(small.what.contains("MTU 4160 (an Onyx frame size: a 4138-byte IP packet)"), "{}", small.what);
+    let (mut k, links) = Kit::clos();
+    switches_on(&mut k, "arista-eos");
+    k.change(links[0], true, |q| q.mtu = 4160);
+    assert!(k.run().is_empty());
+}
+
+#[test]
+fn a_standard_mtu_on_a_roce_port_is_a_finding_when_no_roce_mtu_is_stated() {
+    let (mut k, links) = Kit::clos();
+    k.s.policy.roce_mtu = 1024;
+    k.s.policy.roce_mtu_stated = false;
+    k.change(links[0], false, |q| q.mtu = 1500);
+    k.change(links[0], true, |q| q.mtu = 1500);
+    let f = k.run();
+    assert_eq!(ids(&f), ["MTU-SMALL"]);
+    assert!(f.iter().all(|f| f.severity == Severity::Warning));
+    assert!(f[0].what.contains("caps the RoCE path MTU at 1024"), "{}", f[0].what);
+    // Stated, 1024 over 1500 is what the operator chose.
+    k.s.policy.roce_mtu_stated = true;
+    assert!(k.run().is_empty());
+}

@@ -593,6 +593,7 @@ fn build(
             cnp_dscp: None,
             trust: Marking::Dscp,
             roce_mtu: 1024,
+            roce_mtu_stated: false,
             dcqcn: false,
             response_time: Time::ns(1500),
             alpha: 0.125,
@@ -616,6 +617,7 @@ fn stated_policy(p: &PolicyEntry, s: &State) -> Policy {
     pol.dcqcn = p.dcqcn;
     if let Some(m) = p.roce_mtu {
         pol.roce_mtu = m;
+        pol.roce_mtu_stated = true;
     }
     pol.class_names = Default::default();
     if let Some(r) = pol.rdma_priority {
@@ -672,6 +674,7 @@ fn inferred_policy(s: &State) -> Policy {
         cnp_dscp: None,
         trust: if dscp_trust { Marking::Dscp } else { Marking::Pcp },
         roce_mtu: 1024,
+        roce_mtu_stated: false,
         dcqcn: false,
         response_time: Time::ns(1500),
         alpha: 0.125,

@@ -24,7 +24,14 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
         if ports.is_empty() {
             continue;
         }
-        if q.trust != pol.trust {
+        // DSCP travels in the IP header end to end, so a port that trusts DSCP classifies RDMA
+        // correctly whenever its DSCP map does, which MAP-DSCP (and MAP-TOS for the hosts'
+        // ToS) judge: a DSCP-marking host on an access port that trusts DSCP, behind trunks
+        // that trust the PCP the switch writes into the 802.1Q tag (IEEE 802.1Q 6.9.3), is
+        // correct. PCP exists only in a tag, which the state cannot see on a link, so a port
+        // trusting PCP against a DSCP policy stays a finding.
+        let dscp_judged = q.trust == Marking::Dscp && pol.rdma_dscp.is_some();
+        if q.trust != pol.trust && !dscp_judged {
             out.push(Draft {
                 id: "MAP-TRUST",
                 severity: Severity::Error,

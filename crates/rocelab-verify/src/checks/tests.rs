@@ -645,3 +645,22 @@ fn a_standard_mtu_on_a_roce_port_is_a_finding_when_no_roce_mtu_is_stated() {
     k.s.policy.roce_mtu_stated = true;
     assert!(k.run().is_empty());
 }
+
+#[test]
+fn dscp_marking_hosts_on_dscp_access_ports_behind_pcp_trunks_are_not_told_to_trust_pcp() {
+    let (mut k, links) = Kit::clos();
+    // The fabric classifies on PCP between switches; the leaves trust DSCP on host ports.
+    k.s.policy.trust = Marking::Pcp;
+    for (i, l) in links.iter().enumerate() {
+        // links: per leaf two host links, then two uplinks.
+        if i % 4 >= 2 {
+            k.change(*l, true, |q| q.trust = Marking::Pcp);
+            k.change(*l, false, |q| q.trust = Marking::Pcp);
+        }
+    }
+    let f = k.run();
+    assert!(f.is_empty(), "{f:#?}");
+    // A host-facing port whose DSCP map sends the RDMA DSCP elsewhere is still found.
+    k.change(links[0], true, |q| q.dscp_to_priority[26] = 0);
+    assert_eq!(ids(&k.run()), ["MAP-DSCP", "MAP-TOS"]);
+}

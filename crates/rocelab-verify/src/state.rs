@@ -79,6 +79,11 @@ pub struct PortQos {
     pub link_pause: bool,
     /// Scheduling per egress queue.
     pub sched: [Sched; 8],
+    /// Per egress queue: whether a scheduler serves it, where the source shows the binding
+    /// (SONiC `QUEUE|Ethernet0|3 scheduler`): `Some(false)` is a queue the configuration leaves
+    /// without one, `None` a source that does not say (an unset [`PortQos::sched`] is then the
+    /// device's default, not a fault).
+    pub ets_scheduled: [Option<bool>; 8],
     /// ECN per egress queue.
     pub ecn: [Option<EcnState>; 8],
     /// Configured headroom per priority group, bytes (`None`: computed by rocelab or the device).
@@ -113,6 +118,7 @@ impl PortQos {
             pfc: 0,
             link_pause: false,
             sched: [Sched::Unset; 8],
+            ets_scheduled: [None; 8],
             ecn: [None; 8],
             headroom: [None; 8],
             xoff: [None; 8],

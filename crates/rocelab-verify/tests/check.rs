@@ -209,6 +209,9 @@ fn onyx_mlnx_qos_and_windows_captures_cabled_by_lldp_are_checked() {
             ("HEADROOM-SHORT", "sn2410", Some("eth1/49")),
             ("MAP-TRUST", "node2", Some("SLOT 2 Port 1")),
             ("PFC-MISSING", "node1", Some("ens1f0np0")),
+            // node2.txt shows `Get-NetQosDcbxSetting` Willing True: its NetQos settings are
+            // not sent to the adapter.
+            ("DCBX-WILLING", "node2", Some("SLOT 2 Port 1")),
         ]
     );
     assert!(f[0].what.starts_with("priority group 3 has 2048 B of headroom; leaf1:Ethernet49/1 at 100G over 3m needs"));
@@ -356,4 +359,28 @@ fn headroom_given_per_speed_is_short_on_the_400g_ports_only() {
     }
     // Every 400G port (two leaf uplinks, two spine ports), and no 100G port.
     assert_eq!(short.len(), 4, "{short:#?}");
+}
+
+#[test]
+fn a_sonic_lossless_queue_without_a_scheduler_is_found() {
+    let dir = std::env::temp_dir().join(format!("rocelab-verify-noscheduler-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fabrics().join("import/leaf1.cfg"), dir.join("leaf1.cfg")).unwrap();
+    let leaf2 = std::fs::read_to_string(fabrics().join("import/leaf2.json")).unwrap();
+    // Ethernet0's queues lose their schedulers (no ETS on the port at all); the lossless one
+    // keeps its WRED profile.
+    let unbound = leaf2
+        .replace(
+            r#""Ethernet0|3": {"scheduler": "scheduler.0", "wred_profile": "AZURE_LOSSLESS"}"#,
+            r#""Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}"#,
+        )
+        .replace(r#""Ethernet0|0": {"scheduler": "scheduler.0"},"#, "");
+    assert_ne!(unbound, leaf2);
+    std::fs::write(dir.join("leaf2.json"), unbound).unwrap();
+    let imp = rocelab_verify::import::import_dir(&dir, Some(&fabrics().join("import-links.yaml"))).unwrap();
+    let f = check(&imp.state);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let e = f.iter().find(|f| f.id == "ETS-LOSSLESS").unwrap_or_else(|| panic!("{f:#?}"));
+    assert_eq!((e.device.as_str(), e.port.as_deref()), ("leaf2", Some("Ethernet0")));
+    assert!(e.what.contains("queue 3 of lossless priority 3 has no scheduler"), "{}", e.what);
 }

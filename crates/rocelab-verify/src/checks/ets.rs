@@ -21,11 +21,33 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
             .enumerate()
             .filter_map(|(i, x)| if let Sched::Ets(w) = x { Some((i, *w)) } else { None })
             .collect();
-        if weights.is_empty() {
+        // A lossless queue the configuration shows without a scheduler: the device serves it
+        // by its default, with no share reserved (IEEE 802.1Qaz clause 37: ETS guarantees
+        // bandwidth only to the traffic classes given a share).
+        for p in pol.lossless_priorities() {
+            let queue = q.priority_to_queue[p as usize] as usize & 7;
+            if q.ets_scheduled[queue] == Some(false) {
+                out.push(Draft {
+                    id: "ETS-LOSSLESS",
+                    severity: Severity::Error,
+                    ports: ports.clone(),
+                    device: None,
+                    class: Some(pol.class_label(p)),
+                    what: format!("queue {queue} of lossless priority {p} has no scheduler (no ETS share, not strict)"),
+                    why: "the queue is served by the device's default with no bandwidth guaranteed: under load the lossless class is starved, its queue grows until PFC pauses the fabric".into(),
+                    fix: format!("bind queue {queue} to a scheduler with an ETS share (SONiC: `QUEUE|<port>|{queue}` `scheduler`), as the other queues are"),
+                    source: SRC_QAZ,
+                    others: Vec::new(),
+                });
+            }
+        }
+        // No weights and no bindings shown: the device's default scheduling, not judged.
+        let bindings_shown = q.ets_scheduled.iter().any(Option::is_some);
+        if weights.is_empty() && !bindings_shown {
             continue;
         }
         let sum: u32 = weights.iter().map(|(_, w)| *w as u32).sum();
-        if sum != 100 {
+        if !weights.is_empty() && sum != 100 {
             let terms: Vec<String> = weights.iter().map(|(i, w)| format!("queue {i} {w}")).collect();
             out.push(Draft {
                 id: "ETS-SUM",
@@ -42,7 +64,7 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
         }
         for p in pol.lossless_priorities() {
             let queue = q.priority_to_queue[p as usize] as usize & 7;
-            if matches!(q.sched[queue], Sched::Unset | Sched::Ets(0)) {
+            if matches!(q.sched[queue], Sched::Unset | Sched::Ets(0)) && q.ets_scheduled[queue] != Some(false) {
                 out.push(Draft {
                     id: "ETS-LOSSLESS",
                     severity: Severity::Error,

@@ -512,8 +512,8 @@ fn every_finding_is_complete_and_names_its_rules_source() {
     all.extend(ring.run());
     let found = ids(&all);
     for r in crate::RULES {
-        // Not produced here: ECN-ABOVE-XOFF (check4 test), MTU-JUMBO (check7 test),
-        // DEADLOCK-FAILURE (check10 test) and DEADLOCK-BOUND (only past the analysis bounds).
+        // Not produced here: ECN-ABOVE-XOFF (ecn test), MTU-JUMBO (mtu test), DEADLOCK-FAILURE
+        // (deadlock test) and DEADLOCK-BOUND (only past the analysis bounds).
         if ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND"].contains(&r.id) {
             continue;
         }
@@ -663,4 +663,55 @@ fn dscp_marking_hosts_on_dscp_access_ports_behind_pcp_trunks_are_not_told_to_tru
     // A host-facing port whose DSCP map sends the RDMA DSCP elsewhere is still found.
     k.change(links[0], true, |q| q.dscp_to_priority[26] = 0);
     assert_eq!(ids(&k.run()), ["MAP-DSCP", "MAP-TOS"]);
+}
+
+#[test]
+fn a_windows_host_with_dcbx_willing_is_a_finding() {
+    let (mut k, links) = Kit::clos();
+    k.s.devices[4].platform = Some("windows".into());
+    // h11 (device 4) willing, under a leaf that is not: the pairing alone would pass it.
+    k.change(links[0], false, |q| q.dcbx_willing = Some(true));
+    k.change(links[0], true, |q| q.dcbx_willing = Some(false));
+    let f = k.run();
+    assert_eq!(ids(&f), ["DCBX-WILLING"]);
+    assert_eq!((f[0].device.as_str(), f[0].severity), ("h11", Severity::Warning));
+    assert!(f[0].fix.contains("Set-NetQosDcbxSetting -Willing $false"), "{}", f[0].fix);
+    // Not willing: clean; a Linux host willing under the switch: the intended use.
+    k.change(links[0], false, |q| q.dcbx_willing = Some(false));
+    assert!(k.run().is_empty());
+    k.s.devices[4].platform = Some("linux".into());
+    k.change(links[0], false, |q| q.dcbx_willing = Some(true));
+    assert!(k.run().is_empty());
+}
+
+#[test]
+fn a_lossless_queue_without_a_scheduler_is_a_finding() {
+    let (mut k, _) = Kit::clos();
+    // The switches show their scheduler bindings and none at all: no ETS anywhere.
+    k.change_all(false, |q| {
+        q.sched = [Sched::Unset; 8];
+        q.ets_scheduled = [Some(false); 8];
+    });
+    let f = k.run();
+    assert_eq!(ids(&f), ["ETS-CNP", "ETS-LOSSLESS"]);
+    let e = f.iter().find(|f| f.id == "ETS-LOSSLESS").unwrap();
+    assert!(e.what.contains("queue 3 of lossless priority 3 has no scheduler"), "{}", e.what);
+    // The same with the bindings unknown is the device's default, not judged.
+    k.change_all(false, |q| q.ets_scheduled = [None; 8]);
+    assert!(k.run().is_empty());
+    // Every queue bound: clean.
+    k.change_all(false, |q| {
+        q.sched = [
+            Sched::Ets(10),
+            Sched::Unset,
+            Sched::Unset,
+            Sched::Ets(90),
+            Sched::Unset,
+            Sched::Unset,
+            Sched::Strict,
+            Sched::Unset,
+        ];
+        q.ets_scheduled = q.sched.map(|x| Some(x != Sched::Unset));
+    });
+    assert!(k.run().is_empty());
 }

@@ -226,6 +226,10 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
                 }
             }
         }
+        // CONFIG_DB holds every binding: a queue without a QUEUE scheduler has none.
+        for (qi, sch) in q.sched.iter().enumerate() {
+            q.ets_scheduled[qi] = Some(*sch != Sched::Unset);
+        }
         // Headroom per lossless PG: BUFFER_PG `Ethernet0|3-4` → profile's `xoff`.
         for (key, v) in table("BUFFER_PG").unwrap_or(&empty) {
             let Some((p, pgs)) = key.split_once('|') else { continue };

@@ -46,7 +46,7 @@ pub struct Finding {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Rule {
     pub id: &'static str,
-    /// The check of the issue it implements (1-11).
+    /// The check of the issue it implements (1-11; 12 for the inferred policy).
     pub check: u8,
     pub summary: &'static str,
     pub source: &'static str,
@@ -216,6 +216,12 @@ pub const RULES: &[Rule] = &[
         check: 11,
         summary: "DCBX willingness cannot let a peer override the intended DCB settings",
         source: SRC_QAZ,
+    },
+    Rule {
+        id: "POLICY-DISSENT",
+        check: 12,
+        summary: "Every imported device holds the policy most devices hold, where none is stated",
+        source: SRC_QBB,
     },
 ];
 

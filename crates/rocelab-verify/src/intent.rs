@@ -140,6 +140,7 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
         response_time: q.pfc.response_time,
         alpha: q.buffer.alpha(),
         class_names,
+        inferred: None,
     };
     State { name: f.name.clone(), devices, links, profiles, policy }
 }

@@ -228,6 +228,31 @@ pub struct Policy {
     pub alpha: f64,
     /// Class names by priority, for findings.
     pub class_names: [Option<String>; 8],
+    /// How the policy was inferred from imported devices; `None` when it was stated (the
+    /// intent, a links file's `policy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<Inference>,
+}
+
+/// The devices' votes behind an inferred [`Policy`] ([`crate::infer`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Inference {
+    pub parts: Vec<InferredPart>,
+}
+
+/// One part of an inferred policy: the value most devices hold, and who holds another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InferredPart {
+    /// `lossless priorities`, `RDMA DSCP`, `CNP priority`, `trust`.
+    pub what: &'static str,
+    /// The majority value as shown (`3`, `26`, `DSCP`); `None` when no device shows one.
+    pub value: Option<String>,
+    /// Devices holding the value.
+    pub agree: usize,
+    /// Devices that showed this part at all.
+    pub voters: usize,
+    /// Devices holding another value, with theirs (`none` for a device that shows none).
+    pub dissent: Vec<(String, String)>,
 }
 
 impl Policy {

@@ -14,6 +14,7 @@ mod mapping;
 mod mtu;
 mod overlay;
 mod pfc;
+mod policy;
 
 use crate::finding::{Finding, Severity};
 use crate::routes::{analyse, dlink, RouteAnalysis};
@@ -43,6 +44,7 @@ pub static CHECKS: &[Check] = &[
     Check { name: "bond", rules: &["BOND-RDMA", "BOND-LACP-SPLIT", "BOND-MLAG-PAIR"], run: bond::check },
     Check { name: "deadlock", rules: &["DEADLOCK-CYCLE", "DEADLOCK-FAILURE", "DEADLOCK-BOUND"], run: deadlock::check },
     Check { name: "dcbx", rules: &["DCBX-WILLING"], run: dcbx::check },
+    Check { name: "policy", rules: &["POLICY-DISSENT"], run: policy::check },
 ];
 
 /// What every check may look at.

@@ -25,6 +25,7 @@ pub fn policy() -> Policy {
         response_time: Time::ns(1500),
         alpha: 0.125,
         class_names,
+        inferred: None,
     }
 }
 

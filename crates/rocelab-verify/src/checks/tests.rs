@@ -513,8 +513,9 @@ fn every_finding_is_complete_and_names_its_rules_source() {
     let found = ids(&all);
     for r in crate::RULES {
         // Not produced here: ECN-ABOVE-XOFF (ecn test), MTU-JUMBO (mtu test), DEADLOCK-FAILURE
-        // (deadlock test) and DEADLOCK-BOUND (only past the analysis bounds).
-        if ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND"].contains(&r.id) {
+        // (deadlock test), DEADLOCK-BOUND (only past the analysis bounds) and POLICY-DISSENT
+        // (inferred policies only: the policy test).
+        if ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND", "POLICY-DISSENT"].contains(&r.id) {
             continue;
         }
         assert!(found.contains(&r.id), "{} not found: {found:?}", r.id);
@@ -527,6 +528,7 @@ fn every_finding_is_complete_and_names_its_rules_source() {
         "BOND-LACP-SPLIT",
         "BOND-MLAG-PAIR",
         "DEADLOCK-BOUND",
+        "POLICY-DISSENT",
     ];
     for f in &all {
         let rule = crate::finding::rule(f.id).unwrap_or_else(|| panic!("{} is not in RULES", f.id));
@@ -566,7 +568,7 @@ fn the_registry_lists_each_rule_once_and_only_rules_that_exist() {
     let names: Vec<&str> = super::CHECKS.iter().map(|c| c.name).collect();
     assert_eq!(
         names,
-        ["mapping", "pfc", "mtu", "headroom", "ecn", "ets", "dcqcn", "overlay", "bond", "deadlock", "dcbx"]
+        ["mapping", "pfc", "mtu", "headroom", "ecn", "ets", "dcqcn", "overlay", "bond", "deadlock", "dcbx", "policy"]
     );
 }
 
@@ -714,4 +716,47 @@ fn a_lossless_queue_without_a_scheduler_is_a_finding() {
         q.ets_scheduled = q.sched.map(|x| Some(x != Sched::Unset));
     });
     assert!(k.run().is_empty());
+}
+
+#[test]
+fn policy_inferred_from_a_healthy_fabric_is_the_one_it_follows() {
+    let (mut k, _) = Kit::clos();
+    k.s.policy = crate::infer::policy(&k.s);
+    let p = &k.s.policy;
+    assert_eq!(
+        (p.lossless, p.rdma_priority, p.rdma_dscp, p.cnp_priority, p.cnp_dscp, p.trust),
+        (1 << 3, Some(3), Some(26), Some(6), Some(48), Marking::Dscp)
+    );
+    let inf = p.inferred.as_ref().unwrap();
+    assert!(inf.parts.iter().all(|x| x.dissent.is_empty() && x.agree == x.voters), "{inf:#?}");
+    let f = k.run();
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
+fn a_switch_mapping_the_rdma_dscp_elsewhere_is_found_without_a_stated_policy() {
+    let (mut k, links) = Kit::clos();
+    // leaf1, the first switch, maps DSCP 26 to priority 1 and DSCP 24 to the lossless 3.
+    for l in &links[0..4] {
+        k.change(*l, true, |q| {
+            q.dscp_to_priority[26] = 1;
+            q.dscp_to_priority[24] = 3;
+        });
+    }
+    k.s.policy = crate::infer::policy(&k.s);
+    assert_eq!(k.s.policy.rdma_dscp, Some(26));
+    let f = k.run();
+    let dscp: Vec<(&str, &str)> =
+        f.iter().filter(|f| f.id == "MAP-DSCP").map(|f| (f.device.as_str(), f.what.as_str())).collect();
+    assert_eq!(dscp.len(), 1, "{dscp:?}");
+    assert_eq!(dscp[0].0, "leaf1");
+    assert!(dscp[0].1.starts_with("maps DSCP 26 (RDMA) to priority 1, not 3"), "{}", dscp[0].1);
+    let d = f.iter().find(|f| f.id == "POLICY-DISSENT").unwrap();
+    assert_eq!(d.device, "leaf1");
+    // Three other switches and four hosts mark or map 26.
+    assert!(d.what.starts_with("RDMA DSCP 24, where 7 of the 8 devices that show it hold 26"), "{}", d.what);
+    let header = crate::render::inferred_policy(&k.s.policy).unwrap();
+    assert!(header.starts_with("policy inferred from the devices"), "{header}");
+    assert!(header.contains("RDMA DSCP            26 (7 of 8 devices); leaf1 has 24"), "{header}");
+    assert!(crate::render::inferred_policy(&super::testkit::policy()).is_none());
 }

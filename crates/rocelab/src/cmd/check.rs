@@ -47,8 +47,10 @@ pub fn run(
         (None, None) => return Err(Failure::error(ERRORS, "give a fabric file or --import DIR")),
     };
     let findings = rocelab_verify::check(&state);
+    let inferred = rocelab_verify::render::inferred_policy(&state.policy);
     let text = match format {
-        CheckFormat::Text => rocelab_verify::render::table(&findings, &subject),
+        // The policy the findings are judged by comes first, where it was inferred.
+        CheckFormat::Text => inferred.clone().unwrap_or_default() + &rocelab_verify::render::table(&findings, &subject),
         CheckFormat::Json => {
             serde_json::to_string_pretty(&rocelab_verify::render::json(&findings)).or_fail(ERRORS)? + "\n"
         }
@@ -56,6 +58,11 @@ pub fn run(
             serde_json::to_string_pretty(&rocelab_verify::render::sarif(&findings, &artifact)).or_fail(ERRORS)? + "\n"
         }
     };
+    // Machine-readable output stays the findings alone; the inferred policy is said on stderr,
+    // as the lines not understood are.
+    if let (Some(h), false) = (&inferred, matches!(format, CheckFormat::Text)) {
+        eprint!("{h}");
+    }
     // A reader that stops early (`| head`) is not an error of the check.
     out!("{text}");
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);

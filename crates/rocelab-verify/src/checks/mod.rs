@@ -228,3 +228,6 @@ pub(crate) mod testkit;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_imported;

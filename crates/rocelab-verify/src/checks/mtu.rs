@@ -31,9 +31,11 @@ const FRAME_OVERHEAD: u32 = 22;
 /// - SONiC: `PORT|EthernetN mtu` in CONFIG_DB is the Linux host interface MTU, an IP MTU; orchagent
 ///   programs the ASIC with 22 bytes more for the L2 header, FCS and a VLAN tag (SONiC "MTU"
 ///   design document, PortsOrch).
-/// - NVIDIA Onyx: `interface ethernet 1/1 mtu <framesize>` is the frame size (NVIDIA Onyx User
-///   Manual, "Ethernet Interface Commands": mtu), so the IP packet is [`FRAME_OVERHEAD`]
-///   smaller: Onyx's 9216 carries a 9194-byte packet.
+/// - NVIDIA Onyx: `interface ethernet 1/1 mtu <framesize>` gives a frame size (NVIDIA Onyx User
+///   Manual, "Ethernet Interface Commands": mtu). Which of the header, tag and FCS the frame
+///   counts is not spelled out there, so the IP packet is taken [`FRAME_OVERHEAD`] smaller,
+///   all three: Onyx's 9216 carries a 9194-byte packet. Counting too much can only make a
+///   borderline MTU look short, never hide a short one.
 /// - Hosts (Linux `ip link`, Windows NetAdapter `MtuSize`) and every other platform: the MTU is
 ///   the IP MTU, as the interface reports it.
 pub fn ip_mtu(platform: Option<&str>, mtu: u32) -> (u32, Option<&'static str>) {

@@ -37,6 +37,9 @@ pub const RULE_IDS: &[&str] = &[
     "DEADLOCK-FAILURE",
     "DEADLOCK-BOUND",
     "DCBX-WILLING",
+    "IMPORT-UNCABLED",
+    "IMPORT-LLDP-PORT",
+    "POLICY-DISSENT",
 ];
 
 /// Each ID of `expect` must be a rule `rocelab check` has, listed once: a typo would otherwise

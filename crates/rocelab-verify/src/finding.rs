@@ -31,7 +31,8 @@ pub struct Finding {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Rule {
     pub id: &'static str,
-    /// The check of the issue it implements (1-11; 0 for the import's own findings).
+    /// The check of the issue it implements (1-11; 12 for the inferred policy; 0 for the
+    /// import's own findings).
     pub check: u8,
     pub summary: &'static str,
     pub source: &'static str,
@@ -111,7 +112,12 @@ pub const RULES: &[Rule] = &[
         summary: "ECN marking is on for the lossless queues on RDMA paths",
         source: SRC_DCQCN,
     },
-    Rule { id: "ECN-ORDER", check: 4, summary: "ECN Kmin is below Kmax", source: SRC_DCQCN },
+    Rule {
+        id: "ECN-ORDER",
+        check: 4,
+        summary: "ECN Kmin is not above Kmax (equal is step marking)",
+        source: SRC_DCQCN,
+    },
     Rule { id: "ECN-ABOVE-XOFF", check: 4, summary: "ECN marking starts below the PFC XOFF point", source: SRC_DCQCN },
     Rule { id: "ETS-SUM", check: 5, summary: "ETS weights of a port sum to 100", source: SRC_QAZ },
     Rule {
@@ -211,6 +217,12 @@ pub const RULES: &[Rule] = &[
         check: 0,
         summary: "Every port an LLDP neighbour names (by name, alias or MAC address) is a port of that neighbour",
         source: SRC_LLDP,
+    },
+    Rule {
+        id: "POLICY-DISSENT",
+        check: 12,
+        summary: "Every imported device holds the policy most devices hold, where none is stated",
+        source: SRC_QBB,
     },
 ];
 

@@ -135,10 +135,12 @@ pub fn from_intent(f: &ResolvedFabric) -> State {
         cnp_dscp: cnp.and_then(|c| c.dscp.first().copied()),
         trust: q.marking,
         roce_mtu: f.roce_mtu,
+        roce_mtu_stated: true,
         dcqcn: q.dcqcn.enabled,
         response_time: q.pfc.response_time,
         alpha: q.buffer.alpha(),
         class_names,
+        inferred: None,
     };
     State { name: f.name.clone(), devices, links, profiles, policy }
 }

@@ -14,6 +14,7 @@
 pub mod checks;
 pub mod finding;
 pub mod import;
+pub mod infer;
 pub mod intent;
 pub mod render;
 pub mod routes;

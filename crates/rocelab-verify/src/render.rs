@@ -3,6 +3,7 @@
 //! `message.text` and `locations`), which code-scanning tools and editors read.
 
 use crate::finding::{counts, rule, Finding, Severity, RULES};
+use crate::state::Policy;
 use rocelab_model::Diagnostic;
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -47,6 +48,28 @@ pub fn table(findings: &[Finding], subject: &str) -> String {
         let _ = writeln!(s, "{subject}: {e} error{}, {w} warning{}, {n} note{}", plural(e), plural(w), plural(n));
     }
     printable(&s).into_owned()
+}
+
+/// The policy `check` judged an imported fabric by, when it was inferred from the devices
+/// (no `policy` in the links file): each part with the value most devices hold, how many do,
+/// and who differs. `None` for a stated policy. Shown before the findings, printable on a
+/// terminal ([`printable`]).
+pub fn inferred_policy(p: &Policy) -> Option<String> {
+    let inf = p.inferred.as_ref()?;
+    let mut s = String::from("policy inferred from the devices (no policy in the links file):\n");
+    for part in &inf.parts {
+        let value = part.value.as_deref().unwrap_or("not shown by any device");
+        let mut line = format!("  {:20} {value}", part.what);
+        if part.value.is_some() {
+            let _ = write!(line, " ({} of {} device{})", part.agree, part.voters, plural(part.voters));
+        }
+        if !part.dissent.is_empty() {
+            let d: Vec<String> = part.dissent.iter().map(|(dev, has)| format!("{dev} has {has}")).collect();
+            let _ = write!(line, "; {}", d.join(", "));
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    Some(printable(&s).into_owned())
 }
 
 fn plural(n: usize) -> &'static str {

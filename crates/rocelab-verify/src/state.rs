@@ -79,6 +79,11 @@ pub struct PortQos {
     pub link_pause: bool,
     /// Scheduling per egress queue.
     pub sched: [Sched; 8],
+    /// Per egress queue: whether a scheduler serves it, where the source shows the binding
+    /// (SONiC `QUEUE|Ethernet0|3 scheduler`): `Some(false)` is a queue the configuration leaves
+    /// without one, `None` a source that does not say (an unset [`PortQos::sched`] is then the
+    /// device's default, not a fault).
+    pub ets_scheduled: [Option<bool>; 8],
     /// ECN per egress queue.
     pub ecn: [Option<EcnState>; 8],
     /// Configured headroom per priority group, bytes (`None`: computed by rocelab or the device).
@@ -102,12 +107,6 @@ pub struct PortQos {
     /// capture). An 802.1p priority travels only in a VLAN tag (IEEE 802.1Q clause 6.9), so
     /// a port whose RDMA class is told by PCP must carry that traffic tagged.
     pub vlans: Option<PortVlans>,
-    /// Egress queues known to have no scheduler bound (bit per queue): SONiC's queues that no
-    /// `QUEUE` entry gives a `scheduler`, which the switch serves outside any ETS share (IEEE
-    /// 802.1Qaz clause 37.3), so a lossless class there has no guaranteed bandwidth. Zero where
-    /// the source does not say (the intent, EOS, Onyx, hosts: their unset queues keep the
-    /// platform's default scheduling).
-    pub no_scheduler: u8,
     /// Queues whose egress buffer draws on a lossless pool (SONiC `BUFFER_QUEUE` profile whose
     /// `pool` is an egress pool named lossless), bit per queue; `None` where not shown.
     pub egress_lossless: Option<u8>,
@@ -154,6 +153,7 @@ impl PortQos {
             pfc: 0,
             link_pause: false,
             sched: [Sched::Unset; 8],
+            ets_scheduled: [None; 8],
             ecn: [None; 8],
             headroom: [None; 8],
             xoff: [None; 8],
@@ -163,7 +163,6 @@ impl PortQos {
             host: None,
             unknown: false,
             vlans: None,
-            no_scheduler: 0,
             egress_lossless: None,
             cable: None,
         }
@@ -255,6 +254,9 @@ pub struct Policy {
     pub trust: Marking,
     /// RoCE path MTU (InfiniBand MTU of the payload).
     pub roce_mtu: u32,
+    /// Whether the RoCE path MTU was stated (the intent, a links file's `policy.roce_mtu`)
+    /// rather than assumed: an assumed one does not excuse a port too small for 4096.
+    pub roce_mtu_stated: bool,
     /// DCQCN meant to run.
     pub dcqcn: bool,
     /// PFC response time for the headroom calculation.
@@ -264,6 +266,31 @@ pub struct Policy {
     pub alpha: f64,
     /// Class names by priority, for findings.
     pub class_names: [Option<String>; 8],
+    /// How the policy was inferred from imported devices; `None` when it was stated (the
+    /// intent, a links file's `policy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<Inference>,
+}
+
+/// The devices' votes behind an inferred [`Policy`] ([`crate::infer`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Inference {
+    pub parts: Vec<InferredPart>,
+}
+
+/// One part of an inferred policy: the value most devices hold, and who holds another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InferredPart {
+    /// `lossless priorities`, `RDMA DSCP`, `CNP priority`, `trust`.
+    pub what: &'static str,
+    /// The majority value as shown (`3`, `26`, `DSCP`); `None` when no device shows one.
+    pub value: Option<String>,
+    /// Devices holding the value.
+    pub agree: usize,
+    /// Devices that showed this part at all.
+    pub voters: usize,
+    /// Devices holding another value, with theirs (`none` for a device that shows none).
+    pub dissent: Vec<(String, String)>,
 }
 
 impl Policy {

@@ -119,8 +119,9 @@ fn imported_arista_and_sonic_configs_are_checked_and_unread_lines_reported() {
     assert!(imp.findings.is_empty(), "{:?}", imp.findings);
     let f = check(&imp.state);
     let got: Vec<(&str, &str, Option<&str>)> = f.iter().map(|f| (f.id, f.device.as_str(), f.port.as_deref())).collect();
-    assert_eq!(got, [("MTU-MISMATCH", "leaf1", Some("Ethernet1/1")), ("PFC-MISSING", "leaf2", Some("Ethernet4"))]);
-    let pfc = &f[1];
+    // EOS 9214 (layer-3 MTU) against SONiC 9100 (IP MTU): both carry RoCE 4096, no mismatch.
+    assert_eq!(got, [("PFC-MISSING", "leaf2", Some("Ethernet4"))]);
+    let pfc = &f[0];
     let loc = pfc.location.as_ref().unwrap();
     assert!(loc.file.ends_with("leaf2.json") && loc.line == 5, "{loc:?}");
 }
@@ -201,12 +202,14 @@ fn onyx_mlnx_qos_and_windows_captures_cabled_by_lldp_are_checked() {
         [
             ("HEADROOM-SHORT", "sn2410", Some("eth1/49")),
             ("MAP-TRUST", "node2", Some("SLOT 2 Port 1")),
-            ("MTU-MISMATCH", "leaf1", Some("Ethernet49/1")),
             ("PFC-MISSING", "node1", Some("ens1f0np0")),
+            // node2.txt shows `Get-NetQosDcbxSetting` Willing True: its NetQos settings are
+            // not sent to the adapter.
+            ("DCBX-WILLING", "node2", Some("SLOT 2 Port 1")),
         ]
     );
     assert!(f[0].what.starts_with("priority group 3 has 2048 B of headroom; leaf1:Ethernet49/1 at 100G over 3m needs"));
-    let loc = f[3].location.as_ref().unwrap();
+    let loc = f[2].location.as_ref().unwrap();
     assert!(loc.file.ends_with("node1.txt") && loc.line == 1, "{loc:?}");
 }
 
@@ -470,4 +473,28 @@ PFC configuration:
     assert_eq!(f, [("IMPORT-UNCABLED", "node4")]);
     // NTP_SERVER, SYSLOG_SERVER, spine1's `ntp server`, and leaf2's eth0 row.
     assert_eq!(imp.ignored, 4);
+}
+
+#[test]
+fn a_sonic_lossless_queue_without_a_scheduler_is_found() {
+    let dir = std::env::temp_dir().join(format!("rocelab-verify-noscheduler-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fabrics().join("import/leaf1.cfg"), dir.join("leaf1.cfg")).unwrap();
+    let leaf2 = std::fs::read_to_string(fabrics().join("import/leaf2.json")).unwrap();
+    // Ethernet0's queues lose their schedulers (no ETS on the port at all); the lossless one
+    // keeps its WRED profile.
+    let unbound = leaf2
+        .replace(
+            r#""Ethernet0|3": {"scheduler": "scheduler.0", "wred_profile": "AZURE_LOSSLESS"}"#,
+            r#""Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}"#,
+        )
+        .replace(r#""Ethernet0|0": {"scheduler": "scheduler.0"},"#, "");
+    assert_ne!(unbound, leaf2);
+    std::fs::write(dir.join("leaf2.json"), unbound).unwrap();
+    let imp = rocelab_verify::import::import_dir(&dir, Some(&fabrics().join("import-links.yaml"))).unwrap();
+    let f = check(&imp.state);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let e = f.iter().find(|f| f.id == "ETS-LOSSLESS").unwrap_or_else(|| panic!("{f:#?}"));
+    assert_eq!((e.device.as_str(), e.port.as_deref()), ("leaf2", Some("Ethernet0")));
+    assert!(e.what.contains("queue 3 of lossless priority 3 has no scheduler"), "{}", e.what);
 }

@@ -1,4 +1,4 @@
-//! Check 9: bonded hosts and arrays. An RDMA endpoint on an LACP or MLAG bond (the Arista/Pure
+//! Bonded hosts and arrays. An RDMA endpoint on an LACP or MLAG bond (the Arista/Pure
 //! guide's advice, refined for a ConnectX RoCE LAG), and a bond whose cabling its mode cannot
 //! aggregate: LACP joins the links between one pair of systems only (IEEE 802.1AX), so a bond
 //! cabled to two switches aggregates only if they are an MLAG pair, and an MLAG pair is two

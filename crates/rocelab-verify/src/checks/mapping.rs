@@ -1,4 +1,4 @@
-//! Check 1: the lossless priority and the DSCP → priority → priority group and queue mapping
+//! The lossless priority and the DSCP → priority → priority group and queue mapping
 //! agree along every route between RDMA endpoints, both directions, CNPs included; the RoCE
 //! ToS the hosts set (or, under PCP trust, the 802.1p priority they tag RDMA with) classifies
 //! into the lossless priority at the switch they are cabled to.
@@ -24,7 +24,14 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
         if ports.is_empty() {
             continue;
         }
-        if q.trust != pol.trust {
+        // DSCP travels in the IP header end to end, so a port that trusts DSCP classifies RDMA
+        // correctly whenever its DSCP map does, which MAP-DSCP (and MAP-TOS for the hosts'
+        // ToS) judge: a DSCP-marking host on an access port that trusts DSCP, behind trunks
+        // that trust the PCP the switch writes into the 802.1Q tag (IEEE 802.1Q 6.9.3), is
+        // correct. PCP exists only in a tag, which the state cannot see on a link, so a port
+        // trusting PCP against a DSCP policy stays a finding.
+        let dscp_judged = q.trust == Marking::Dscp && pol.rdma_dscp.is_some();
+        if q.trust != pol.trust && !dscp_judged {
             out.push(Draft {
                 id: "MAP-TRUST",
                 severity: Severity::Error,
@@ -77,9 +84,16 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
 fn queue_sharing(cx: &Ctx, q: &PortQos, ports: Vec<super::End>) -> Vec<Draft> {
     let pol = &cx.s.policy;
     let mut out = Vec::new();
+    // A switch whose configuration shows no priority-group map (every priority in group 0) runs
+    // its platform's default, which gives the PFC priorities lossless groups of their own: Onyx
+    // allocates a lossless ingress buffer to each priority PFC is enabled for, and SONiC's
+    // buffer manager a lossless `BUFFER_PG` (`Ethernet0|3-4`) for the `pfc_enable` priorities
+    // of `PORT_QOS_MAP`. The lossy priorities then share group 0 among themselves only.
+    let platform_default = q.priority_to_pg == [0; 8] && ports.iter().all(|e| cx.is_switch_port(*e));
     for p in pol.lossless_priorities() {
         for other in (0..8u8).filter(|o| !pol.is_lossless(*o)) {
-            let shared_pg = q.pfc_on(p) && q.priority_to_pg[p as usize] == q.priority_to_pg[other as usize];
+            let shared_pg =
+                !platform_default && q.pfc_on(p) && q.priority_to_pg[p as usize] == q.priority_to_pg[other as usize];
             let shared_q = q.priority_to_queue[p as usize] == q.priority_to_queue[other as usize];
             if !(shared_pg || shared_q) || !used_priority(cx, other) {
                 continue;

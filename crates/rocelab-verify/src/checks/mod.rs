@@ -4,15 +4,48 @@
 //! error in a 20,000-host fabric is one finding, not 360,000.
 
 mod bond;
-mod buffers;
+mod dcbx;
+mod dcqcn;
+mod deadlock;
+mod ecn;
+mod ets;
+mod headroom;
 mod mapping;
-mod misc;
+mod mtu;
+mod overlay;
 mod pfc;
+mod policy;
 
 use crate::finding::{Finding, Severity};
 use crate::routes::{analyse, dlink, RouteAnalysis};
 use crate::state::{End, State};
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
+
+/// One check: what it checks, the rules it can report, and the function that does.
+pub struct Check {
+    /// What it checks, as its module is named (`pfc`, `mtu`, …).
+    pub name: &'static str,
+    /// The rule IDs ([`crate::RULES`]) its findings carry; each rule belongs to one check.
+    pub rules: &'static [&'static str],
+    run: fn(&Ctx) -> Vec<Draft>,
+}
+
+/// Every check, in the order [`run`] runs them.
+pub static CHECKS: &[Check] = &[
+    Check { name: "mapping", rules: &["MAP-TOS", "MAP-TRUST", "MAP-DSCP", "MAP-QUEUE"], run: mapping::check },
+    Check { name: "pfc", rules: &["PFC-MISSING", "PFC-LOSSY", "PFC-LINK-PAUSE"], run: pfc::check },
+    Check { name: "mtu", rules: &["MTU-MISMATCH", "MTU-SMALL", "MTU-JUMBO"], run: mtu::check },
+    Check { name: "headroom", rules: &["HEADROOM-SHORT", "HEADROOM-BUFFER"], run: headroom::check },
+    Check { name: "ecn", rules: &["ECN-OFF", "ECN-ORDER", "ECN-ABOVE-XOFF"], run: ecn::check },
+    Check { name: "ets", rules: &["ETS-SUM", "ETS-LOSSLESS", "ETS-CNP"], run: ets::check },
+    Check { name: "dcqcn", rules: &["DCQCN-OFF", "DCQCN-CNP"], run: dcqcn::check },
+    Check { name: "overlay", rules: &["VXLAN-ECN", "VXLAN-DSCP"], run: overlay::check },
+    Check { name: "bond", rules: &["BOND-RDMA", "BOND-LACP-SPLIT", "BOND-MLAG-PAIR"], run: bond::check },
+    Check { name: "deadlock", rules: &["DEADLOCK-CYCLE", "DEADLOCK-FAILURE", "DEADLOCK-BOUND"], run: deadlock::check },
+    Check { name: "dcbx", rules: &["DCBX-WILLING"], run: dcbx::check },
+    Check { name: "policy", rules: &["POLICY-DISSENT"], run: policy::check },
+];
 
 /// What every check may look at.
 pub struct Ctx<'a> {
@@ -24,6 +57,8 @@ pub struct Ctx<'a> {
     pub egress: Vec<Vec<End>>,
     /// Links with a route in at least one direction.
     pub path_links: Vec<u32>,
+    /// Headroom and shared pools, shared by the headroom and ECN checks ([`Ctx::budget`]).
+    budget: OnceCell<headroom::Budget>,
 }
 
 impl<'a> Ctx<'a> {
@@ -57,7 +92,12 @@ impl<'a> Ctx<'a> {
                 ingress[s.port(l.a).qos as usize].push(l.a);
             }
         }
-        Ctx { s, routes, ingress, egress, path_links }
+        Ctx { s, routes, ingress, egress, path_links, budget: OnceCell::new() }
+    }
+
+    /// The headroom of every switch and its shared pool, computed on first use.
+    pub fn budget(&self) -> &headroom::Budget {
+        self.budget.get_or_init(|| headroom::budget(self))
     }
 
     /// `device:port`.
@@ -171,10 +211,11 @@ pub fn merge(drafts: Vec<Draft>) -> Vec<Draft> {
 pub fn run(s: &State) -> Vec<Finding> {
     let cx = Ctx::new(s);
     let mut drafts = Vec::new();
-    drafts.extend(mapping::check(&cx));
-    drafts.extend(pfc::check(&cx));
-    drafts.extend(buffers::check(&cx));
-    drafts.extend(misc::check(&cx));
+    for c in CHECKS {
+        let found = (c.run)(&cx);
+        debug_assert!(found.iter().all(|d| c.rules.contains(&d.id)), "{} reports a rule it does not list", c.name);
+        drafts.extend(found);
+    }
     let mut out: Vec<Finding> = merge(drafts).into_iter().map(|d| d.finish(&cx)).collect();
     out.sort_by(|a, b| {
         b.severity.cmp(&a.severity).then(a.id.cmp(b.id)).then(a.device.cmp(&b.device)).then(a.port.cmp(&b.port))
@@ -187,3 +228,6 @@ pub(crate) mod testkit;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_imported;

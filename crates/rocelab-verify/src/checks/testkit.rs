@@ -20,10 +20,12 @@ pub fn policy() -> Policy {
         cnp_dscp: Some(48),
         trust: Marking::Dscp,
         roce_mtu: 4096,
+        roce_mtu_stated: true,
         dcqcn: true,
         response_time: Time::ns(1500),
         alpha: 0.125,
         class_names,
+        inferred: None,
     }
 }
 

@@ -1,5 +1,5 @@
-//! One test that triggers each check and the healthy fabric that does not, over states built
-//! directly.
+//! One test that triggers each check (named by the check, as in [`super::CHECKS`]) and the
+//! healthy fabric that does not, over states built directly.
 
 use super::testkit::{ids, Kit};
 use crate::state::{EcnState, Sched};
@@ -14,7 +14,7 @@ fn a_healthy_clos_has_no_findings() {
 }
 
 #[test]
-fn check1_host_tos_must_classify_into_the_lossless_priority() {
+fn mapping_host_tos_must_classify_into_the_lossless_priority() {
     let (mut k, links) = Kit::clos();
     // h11 marks RoCE with ToS 96 (DSCP 24), which the switch maps to priority 0.
     k.change(links[0], false, |q| q.host.as_mut().unwrap().roce_tos = Some(96));
@@ -26,7 +26,7 @@ fn check1_host_tos_must_classify_into_the_lossless_priority() {
 }
 
 #[test]
-fn check1_dscp_map_and_trust_agree_at_every_hop_cnp_included() {
+fn mapping_dscp_map_and_trust_agree_at_every_hop_cnp_included() {
     let (mut k, links) = Kit::clos();
     // spine1's port towards leaf1 maps CNP DSCP 48 to priority 0.
     k.change(links[2], false, |q| q.dscp_to_priority[48] = 0);
@@ -40,7 +40,7 @@ fn check1_dscp_map_and_trust_agree_at_every_hop_cnp_included() {
 }
 
 #[test]
-fn check1_a_lossy_priority_must_not_share_the_lossless_group() {
+fn mapping_a_lossy_priority_must_not_share_the_lossless_group() {
     let (mut k, _) = Kit::clos();
     k.change_all(false, |q| q.priority_to_pg[0] = 3);
     let f = k.run();
@@ -49,7 +49,7 @@ fn check1_a_lossy_priority_must_not_share_the_lossless_group() {
 }
 
 #[test]
-fn check2_pfc_on_exactly_the_lossless_priorities_no_link_pause() {
+fn pfc_on_exactly_the_lossless_priorities_no_link_pause() {
     let (mut k, links) = Kit::clos();
     k.change(links[2], true, |q| q.pfc = 0);
     k.change(links[3], true, |q| q.pfc |= 1);
@@ -61,7 +61,7 @@ fn check2_pfc_on_exactly_the_lossless_priorities_no_link_pause() {
 }
 
 #[test]
-fn check3_headroom_shows_its_computation_and_fits_the_buffer() {
+fn headroom_shows_its_computation_and_fits_the_buffer() {
     let (mut k, links) = Kit::clos();
     k.change(links[2], true, |q| q.headroom[3] = Some(10_000));
     let f = k.run();
@@ -83,7 +83,7 @@ fn check3_headroom_shows_its_computation_and_fits_the_buffer() {
 }
 
 #[test]
-fn check4_ecn_on_ordered_and_below_xoff() {
+fn ecn_on_ordered_and_below_xoff() {
     let (mut k, _) = Kit::clos();
     k.change_all(false, |q| q.ecn[3] = None);
     assert_eq!(ids(&k.run()), ["ECN-OFF"]);
@@ -101,7 +101,7 @@ fn check4_ecn_on_ordered_and_below_xoff() {
 }
 
 #[test]
-fn check5_ets_sums_to_100_with_bandwidth_for_lossless_and_cnp() {
+fn ets_sums_to_100_with_bandwidth_for_lossless_and_cnp() {
     let (mut k, links) = Kit::clos();
     k.change(links[2], true, |q| q.sched[0] = Sched::Ets(20));
     k.change(links[3], true, |q| {
@@ -115,7 +115,7 @@ fn check5_ets_sums_to_100_with_bandwidth_for_lossless_and_cnp() {
 }
 
 #[test]
-fn check6_dcqcn_at_every_endpoint_and_one_cnp_priority() {
+fn dcqcn_at_every_endpoint_and_one_cnp_priority() {
     let (mut k, links) = Kit::clos();
     k.change(links[0], false, |q| q.host.as_mut().unwrap().rp = 0);
     k.change(links[1], false, |q| q.host.as_mut().unwrap().cnp_priority = Some(7));
@@ -126,7 +126,7 @@ fn check6_dcqcn_at_every_endpoint_and_one_cnp_priority() {
 }
 
 #[test]
-fn check7_mtu_equal_and_large_enough() {
+fn mtu_equal_and_large_enough() {
     let (mut k, links) = Kit::clos();
     k.change(links[2], true, |q| q.mtu = 1500);
     let f = k.run();
@@ -135,7 +135,7 @@ fn check7_mtu_equal_and_large_enough() {
 }
 
 #[test]
-fn check7_jumbo_end_to_end_for_iscsi() {
+fn mtu_jumbo_end_to_end_for_iscsi() {
     let (mut k, links) = Kit::clos();
     k.s.devices[4].protocols = vec![rocelab_model::fabric::StorageProtocol::Iscsi];
     k.s.policy.roce_mtu = 1024;
@@ -148,7 +148,7 @@ fn check7_jumbo_end_to_end_for_iscsi() {
 }
 
 #[test]
-fn check8_vxlan_endpoints_propagate_ecn_and_dscp() {
+fn overlay_vxlan_endpoints_propagate_ecn_and_dscp() {
     use rocelab_model::fabric::Vxlan;
     let (mut k, _) = Kit::clos();
     k.s.devices[0].vxlan = Some(Vxlan { ecn_propagation: true, dscp_preservation: true });
@@ -160,7 +160,7 @@ fn check8_vxlan_endpoints_propagate_ecn_and_dscp() {
 }
 
 #[test]
-fn check9_mlag_bonded_rdma_host_is_a_warning() {
+fn bond_mlag_bonded_rdma_host_is_a_warning() {
     use rocelab_model::fabric::Bonding;
     let (mut k, _) = Kit::clos();
     k.s.devices[4].bonding = Some(Bonding::ActiveBackup);
@@ -177,7 +177,7 @@ fn check9_mlag_bonded_rdma_host_is_a_warning() {
 }
 
 #[test]
-fn check9_a_bonds_links_reach_the_switches_its_mode_aggregates() {
+fn bond_a_bonds_links_reach_the_switches_its_mode_aggregates() {
     use rocelab_model::fabric::Bonding;
     let mut k = Kit::new();
     let (s1, s2, s3) = (k.switch("s1"), k.switch("s2"), k.switch("s3"));
@@ -219,7 +219,7 @@ fn check9_a_bonds_links_reach_the_switches_its_mode_aggregates() {
 }
 
 #[test]
-fn check10_a_ring_has_a_deadlock_cycle() {
+fn deadlock_a_ring_has_a_deadlock_cycle() {
     let mut k = Kit::new();
     let sw: Vec<u32> = (0..4).map(|i| k.switch(&format!("s{i}"))).collect();
     for (i, s) in sw.iter().enumerate() {
@@ -243,7 +243,7 @@ fn check10_a_ring_has_a_deadlock_cycle() {
 }
 
 #[test]
-fn check10_a_cycle_after_a_single_link_failure() {
+fn deadlock_a_cycle_after_a_single_link_failure() {
     // Four switches fully meshed except the a–c diagonal: the routes are valley free. When
     // b–d fails, b reaches d over a or c, and the four ring links depend on each other.
     let mut k = Kit::new();
@@ -264,7 +264,7 @@ fn check10_a_cycle_after_a_single_link_failure() {
 }
 
 #[test]
-fn check10_a_healthy_clos_passes_every_single_failure() {
+fn deadlock_a_healthy_clos_passes_every_single_failure() {
     let (k, _) = Kit::clos();
     let r = crate::routes::analyse(&k.s);
     assert!(r.cycles.is_empty() && r.failure_cycles.is_empty());
@@ -273,7 +273,7 @@ fn check10_a_healthy_clos_passes_every_single_failure() {
 }
 
 #[test]
-fn check11_dcbx_willing_on_both_ends_or_on_a_switch() {
+fn dcbx_willing_on_both_ends_or_on_a_switch() {
     let (mut k, links) = Kit::clos();
     k.change_all(false, |q| q.dcbx_willing = Some(false));
     k.change_all(true, |q| q.dcbx_willing = Some(true));
@@ -308,7 +308,7 @@ fn clos_with_stub() -> (Kit, Vec<u32>, u32) {
 }
 
 #[test]
-fn check1_near_misses_stay_clean() {
+fn mapping_near_misses_stay_clean() {
     let (mut k, links, stub) = clos_with_stub();
     // ToS 104 is DSCP 26 without ECT: still the lossless priority.
     k.change(links[0], false, |q| q.host.as_mut().unwrap().roce_tos = Some(104));
@@ -327,7 +327,7 @@ fn check1_near_misses_stay_clean() {
 }
 
 #[test]
-fn check1_host_pcp_under_pcp_trust() {
+fn mapping_host_pcp_under_pcp_trust() {
     let (mut k, links) = Kit::clos();
     k.s.policy.trust = Marking::Pcp;
     k.change_all(false, |q| q.trust = Marking::Pcp);
@@ -344,7 +344,7 @@ fn check1_host_pcp_under_pcp_trust() {
 }
 
 #[test]
-fn check2_near_misses_stay_clean() {
+fn pfc_near_misses_stay_clean() {
     let (mut k, _, stub) = clos_with_stub();
     // PFC off, an extra paused priority and 802.3x pause, all on the link without RDMA.
     k.change(stub, true, |q| {
@@ -357,7 +357,7 @@ fn check2_near_misses_stay_clean() {
 }
 
 #[test]
-fn check3_headroom_exactly_enough_and_pools_that_fit() {
+fn headroom_exactly_enough_and_pools_that_fit() {
     let need = rocelab_model::headroom::required_headroom(&rocelab_model::headroom::HeadroomInput {
         speed: rocelab_model::units::Rate::gbps(100),
         cable: rocelab_model::units::Length::metres(3),
@@ -385,7 +385,7 @@ fn check3_headroom_exactly_enough_and_pools_that_fit() {
 }
 
 #[test]
-fn check4_kmin_just_below_xoff_is_clean() {
+fn ecn_kmin_just_below_xoff_is_clean() {
     let (mut k, links) = Kit::clos();
     k.change(links[2], true, |q| {
         q.ecn[3] = Some(EcnState { kmin: 39_999, kmax: 40_000, pmax: 0.1 });
@@ -402,7 +402,7 @@ fn check4_kmin_just_below_xoff_is_clean() {
 }
 
 #[test]
-fn check5_cnp_with_a_share_is_clean() {
+fn ets_cnp_with_a_share_is_clean() {
     let (mut k, _) = Kit::clos();
     k.change_all(false, |q| {
         q.sched[0] = Sched::Ets(10);
@@ -413,7 +413,7 @@ fn check5_cnp_with_a_share_is_clean() {
 }
 
 #[test]
-fn check6_near_misses_stay_clean() {
+fn dcqcn_near_misses_stay_clean() {
     // An adapter whose DCQCN the source does not show (mlnx_qos, Windows) is not judged.
     let (mut k, links) = Kit::clos();
     k.change(links[0], false, |q| {
@@ -434,7 +434,7 @@ fn check6_near_misses_stay_clean() {
 }
 
 #[test]
-fn check7_mtu_exactly_enough_and_mismatch_off_the_routes() {
+fn mtu_exactly_enough_and_mismatch_off_the_routes() {
     let (mut k, _, stub) = clos_with_stub();
     // RoCE 4096 needs 4156 bytes.
     k.change_all(false, |q| q.mtu = 4156);
@@ -446,7 +446,7 @@ fn check7_mtu_exactly_enough_and_mismatch_off_the_routes() {
 }
 
 #[test]
-fn check11_willing_host_under_a_non_willing_switch_with_other_settings_is_clean() {
+fn dcbx_willing_host_under_a_non_willing_switch_with_other_settings_is_clean() {
     let (mut k, links) = Kit::clos();
     k.change_all(false, |q| q.dcbx_willing = Some(false));
     k.change_all(true, |q| q.dcbx_willing = Some(true));
@@ -512,10 +512,13 @@ fn every_finding_is_complete_and_names_its_rules_source() {
     all.extend(ring.run());
     let found = ids(&all);
     for r in crate::RULES {
-        // Not produced here: ECN-ABOVE-XOFF (check4 test), MTU-JUMBO (check7 test),
-        // DEADLOCK-FAILURE (check10 test) and DEADLOCK-BOUND (only past the analysis bounds);
-        // the import's own rules (check 0) come from the import (import/cabling.rs tests).
-        if r.check == 0 || ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND"].contains(&r.id) {
+        // Not produced here: ECN-ABOVE-XOFF (ecn test), MTU-JUMBO (mtu test), DEADLOCK-FAILURE
+        // (deadlock test), DEADLOCK-BOUND (only past the analysis bounds), POLICY-DISSENT
+        // (inferred policies only: the policy test) and the import's own rules (check 0, from
+        // the import: import/cabling.rs tests).
+        if r.check == 0
+            || ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND", "POLICY-DISSENT"].contains(&r.id)
+        {
             continue;
         }
         assert!(found.contains(&r.id), "{} not found: {found:?}", r.id);
@@ -528,6 +531,7 @@ fn every_finding_is_complete_and_names_its_rules_source() {
         "BOND-LACP-SPLIT",
         "BOND-MLAG-PAIR",
         "DEADLOCK-BOUND",
+        "POLICY-DISSENT",
     ];
     for f in &all {
         let rule = crate::finding::rule(f.id).unwrap_or_else(|| panic!("{} is not in RULES", f.id));
@@ -552,4 +556,21 @@ fn a_finding_on_many_devices_lists_them_in_order() {
             .collect();
         assert_eq!(b, [("leaf1", "also on 1 other device: leaf2)"), ("spine1", "also on 1 other device: spine2)")]);
     }
+}
+
+#[test]
+fn the_registry_lists_each_rule_once_and_only_rules_that_exist() {
+    let mut seen = std::collections::BTreeSet::new();
+    for c in super::CHECKS {
+        assert!(!c.rules.is_empty(), "{} lists no rule", c.name);
+        for r in c.rules {
+            assert!(crate::finding::rule(r).is_some(), "{}: {r} is not in RULES", c.name);
+            assert!(seen.insert(*r), "{r} is listed by two checks");
+        }
+    }
+    let names: Vec<&str> = super::CHECKS.iter().map(|c| c.name).collect();
+    assert_eq!(
+        names,
+        ["mapping", "pfc", "mtu", "headroom", "ecn", "ets", "dcqcn", "overlay", "bond", "deadlock", "dcbx", "policy"]
+    );
 }

@@ -23,8 +23,8 @@
 //!
 //! The cabling comes from a links file ([`links`], YAML), from LLDP tables in the directory or
 //! given as `--links`, or both: the links file is authoritative, LLDP adds the cables it does
-//! not list. Without a `policy` in the links file the intent is inferred from what the
-//! switches agree on (the PFC priorities most ports enable, the DSCP mapped to them).
+//! not list. Without a `policy` in the links file the intent is inferred from what most devices
+//! hold ([`crate::infer`]).
 
 pub mod arista;
 mod cabling;
@@ -48,7 +48,7 @@ use lldp::LldpTable;
 use rocelab_model::fabric::Role;
 use rocelab_model::qos::Marking;
 use rocelab_model::units::{Length, Rate, Time};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -634,10 +634,12 @@ fn build(
             cnp_dscp: None,
             trust: Marking::Dscp,
             roce_mtu: 1024,
+            roce_mtu_stated: false,
             dcqcn: false,
             response_time: Time::ns(1500),
             alpha: 0.125,
             class_names: Default::default(),
+            inferred: None,
         },
     };
     state.policy = match lf.and_then(|(l, _)| l.policy.as_ref()) {
@@ -658,8 +660,10 @@ fn stated_policy(p: &PolicyEntry, s: &State) -> Policy {
     pol.dcqcn = p.dcqcn;
     if let Some(m) = p.roce_mtu {
         pol.roce_mtu = m;
+        pol.roce_mtu_stated = true;
     }
     pol.class_names = Default::default();
+    pol.inferred = None;
     if let Some(r) = pol.rdma_priority {
         pol.class_names[r as usize] = Some("rdma".into());
     }
@@ -669,54 +673,7 @@ fn stated_policy(p: &PolicyEntry, s: &State) -> Policy {
     pol
 }
 
-/// What the cabled switch ports agree on: the most common PFC set, trust mode and the DSCP
-/// mapped to the lowest lossless priority (26 where several are, the RoCE convention).
+/// What the devices agree on ([`crate::infer`]).
 fn inferred_policy(s: &State) -> Policy {
-    let mut pfc: BTreeMap<u8, usize> = BTreeMap::new();
-    let mut trust: BTreeMap<bool, usize> = BTreeMap::new();
-    for d in s.devices.iter().filter(|d| d.role == Role::Switch) {
-        for p in d.ports.iter().filter(|p| p.link.is_some()) {
-            let q = &s.profiles[p.qos as usize];
-            *pfc.entry(q.pfc).or_default() += 1;
-            *trust.entry(q.trust == Marking::Dscp).or_default() += 1;
-        }
-    }
-    let lossless = pfc.iter().max_by_key(|(m, n)| (**n, **m)).map(|(m, _)| *m).unwrap_or(0);
-    let dscp_trust = trust.iter().max_by_key(|(_, n)| **n).map(|(t, _)| *t).unwrap_or(true);
-    let rdma_priority = (0..8u8).find(|p| lossless & (1 << p) != 0);
-    let switch_q = s
-        .devices
-        .iter()
-        .filter(|d| d.role == Role::Switch)
-        .flat_map(|d| d.ports.iter())
-        .find(|p| p.link.is_some())
-        .map(|p| &s.profiles[p.qos as usize]);
-    let rdma_dscp = match (rdma_priority, switch_q) {
-        (Some(r), Some(q)) => {
-            let all: Vec<u8> = (0..64u8).filter(|d| q.dscp_to_priority[*d as usize] == r).collect();
-            if all.contains(&26) {
-                Some(26)
-            } else {
-                all.first().copied()
-            }
-        }
-        _ => None,
-    };
-    let mut class_names: [Option<String>; 8] = Default::default();
-    if let Some(r) = rdma_priority {
-        class_names[r as usize] = Some("rdma".into());
-    }
-    Policy {
-        lossless,
-        rdma_priority,
-        rdma_dscp,
-        cnp_priority: None,
-        cnp_dscp: None,
-        trust: if dscp_trust { Marking::Dscp } else { Marking::Pcp },
-        roce_mtu: 1024,
-        dcqcn: false,
-        response_time: Time::ns(1500),
-        alpha: 0.125,
-        class_names,
-    }
+    crate::infer::policy(s)
 }

@@ -20,7 +20,7 @@
 //! Map references are accepted in both forms SONiC has used: `AZURE` and `[DSCP_TO_TC_MAP|AZURE]`.
 //!
 //! A queue that no `QUEUE` entry gives a `scheduler` is recorded as such
-//! ([`PortQos::no_scheduler`]): the switch serves it outside any ETS share. Tables that do not
+//! ([`PortQos::ets_scheduled`]): the switch serves it outside any ETS share. Tables that do not
 //! bear on QoS (NTP, syslog, SNMP, AAA/TACACS+/RADIUS, management interface and VRF, spanning
 //! tree, banner, telemetry, …) are counted by the lines they span and not listed.
 //!
@@ -340,7 +340,10 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
         }
         // Egress buffers per queue: BUFFER_QUEUE `Ethernet0|3-4` → a profile → its pool.
         let (bq_listed, lossless) = buffer_queues(&root, text, pname, &mut report);
-        q.no_scheduler = !scheduled;
+        // CONFIG_DB holds every binding: a queue without a QUEUE scheduler has none.
+        for (qi, e) in q.ets_scheduled.iter_mut().enumerate() {
+            *e = Some(scheduled & (1 << qi) != 0);
+        }
         if bq_listed != 0 {
             q.egress_lossless = Some(lossless);
         }
@@ -485,6 +488,11 @@ fn vlans(
 mod tests {
     use super::*;
 
+    /// The queues SONiC binds a scheduler to, a bit per queue (every queue is known there).
+    fn scheduled_bits(q: &PortQos) -> u8 {
+        q.ets_scheduled.iter().enumerate().map(|(qi, e)| u8::from(e.expect("known")) << qi).sum()
+    }
+
     const DB: &str = r#"{
     "DEVICE_METADATA": {"localhost": {"hostname": "leaf2", "hwsku": "Mellanox-SN2700"}},
     "PORT": {
@@ -542,7 +550,7 @@ mod tests {
         );
         assert_eq!((q.headroom[3], q.headroom[4]), (Some(36_864), Some(36_864)));
         // Queues 0, 3, 4 and 6 have schedulers; the others none.
-        assert_eq!(q.no_scheduler, !0b0101_1001);
+        assert_eq!(scheduled_bits(q), 0b0101_1001);
         assert_eq!(c.ports[1].2.mtu, 1500);
         let texts: Vec<(usize, &str)> = c.not_understood.iter().map(|u| (u.line, u.text.as_str())).collect();
         assert_eq!(texts, [(23, "table LOOPBACK_INTERFACE"), (5, "PORT|Ethernet4 field tpid")]);
@@ -601,8 +609,8 @@ mod tests {
         assert_eq!(e0.cable, Some(Length::metres(40)));
         // Only Ethernet0's queue 0 has a scheduler; queue 3, with ECN but no scheduler, has
         // no ETS share.
-        assert_eq!(e0.no_scheduler, !0b1);
-        assert_eq!(e4.no_scheduler, 0xff);
+        assert_eq!(scheduled_bits(e0), 0b1);
+        assert_eq!(scheduled_bits(e4), 0);
         assert_eq!((e0.egress_lossless, e4.egress_lossless), (Some(0b11000), Some(0b11000)));
         assert_eq!(e0.ecn[3].map(|e| e.kmin), Some(1_048_576));
         let v0 = e0.vlans.as_ref().unwrap();

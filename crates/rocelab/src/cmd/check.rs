@@ -75,9 +75,11 @@ pub fn run(
     findings.extend(import_findings);
     let declared = expect.as_deref().unwrap_or_default();
     let expectation = expect.as_ref().map(|e| rocelab_verify::finding::expectation(&findings, e));
+    let inferred = rocelab_verify::render::inferred_policy(&state.policy);
     let text = match format {
+        // The policy the findings are judged by comes first, where it was inferred.
         CheckFormat::Text => {
-            let mut t = rocelab_verify::render::table(&findings, &subject);
+            let mut t = inferred.clone().unwrap_or_default() + &rocelab_verify::render::table(&findings, &subject);
             if expectation.as_ref().is_some_and(|e| e.met()) && !declared.is_empty() {
                 t.push_str(&format!("{subject}: as the file expects (expect: [{}])\n", declared.join(", ")));
             }
@@ -98,6 +100,11 @@ pub fn run(
             serde_json::to_string_pretty(&v).or_fail(ERRORS)? + "\n"
         }
     };
+    // Machine-readable output stays the findings alone; the inferred policy is said on stderr,
+    // as the lines not understood are.
+    if let (Some(h), false) = (&inferred, matches!(format, CheckFormat::Text)) {
+        eprint!("{h}");
+    }
     // A reader that stops early (`| head`) is not an error of the check.
     out!("{text}");
     let (errors, warnings, _) = rocelab_verify::finding::counts(&findings);

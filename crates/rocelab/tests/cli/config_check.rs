@@ -67,3 +67,40 @@ fn no_save_leaves_out_the_final_save_and_the_runbook_says_so() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The same configurations imported without a policy: the check infers it from the switches,
+/// says so first, finds no error in them, and keeps JSON to the findings (the inferred policy
+/// on stderr).
+#[test]
+fn a_policy_inferred_from_the_devices_is_stated_first() {
+    let dir = fresh_dir("config-check-inferred");
+    let configs = dir.join("configs");
+    let fabric = "crates/rocelab-verify/tests/fabrics/two-speed-ecn.yaml";
+    let out = rocelab(&["config", fabric, "--out", configs.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let import = dir.join("import");
+    std::fs::create_dir_all(&import).unwrap();
+    for sw in ["leaf1", "leaf2", "spine1"] {
+        let f = format!("{sw}.config_db.json");
+        std::fs::copy(configs.join(&f), import.join(&f)).unwrap();
+    }
+    let links = dir.join("links.yaml");
+    let mut cabling = String::from("links:\n");
+    for (leaf, spine_port) in [("leaf1", "Ethernet0"), ("leaf2", "Ethernet4")] {
+        cabling += &format!("  - {{a: \"{leaf}:Ethernet8\", b: \"spine1:{spine_port}\", speed: 400G, cable: 10m}}\n");
+    }
+    std::fs::write(&links, cabling).unwrap();
+    let args = ["check", "--import", import.to_str().unwrap(), "--links", links.to_str().unwrap()];
+    let out = rocelab(&args);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.starts_with("policy inferred from the devices (no policy in the links file):\n"), "{stdout}");
+    assert!(stdout.contains("  lossless priorities  3 (3 of 3 devices)\n"), "{stdout}");
+    assert!(stdout.contains("  RDMA DSCP            26 (3 of 3 devices)\n"), "{stdout}");
+    assert!(!stdout.contains("POLICY-DISSENT"), "{stdout}");
+    let out = rocelab(&[&args[..], &["--format", "json"]].concat());
+    let json: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert!(json.is_array(), "{json}");
+    assert!(text(&out.stderr).contains("policy inferred from the devices"), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

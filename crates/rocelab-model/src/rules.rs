@@ -40,6 +40,8 @@ pub const RULE_IDS: &[&str] = &[
     "IMPORT-UNCABLED",
     "IMPORT-LLDP-PORT",
     "POLICY-DISSENT",
+    "VLAN-UNTAGGED",
+    "VLAN-UNDEFINED",
 ];
 
 /// Each ID of `expect` must be a rule `rocelab check` has, listed once: a typo would otherwise

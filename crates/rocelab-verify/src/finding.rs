@@ -31,8 +31,8 @@ pub struct Finding {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Rule {
     pub id: &'static str,
-    /// The check of the issue it implements (1-11; 12 for the inferred policy; 0 for the
-    /// import's own findings).
+    /// The check of the issue it implements (1-11; 12 for the inferred policy; 13 for VLAN
+    /// tagging; 0 for the import's own findings).
     pub check: u8,
     pub summary: &'static str,
     pub source: &'static str,
@@ -49,6 +49,7 @@ pub const SRC_PURE: &str = "Arista/Pure Storage, NVMe-oF over a leaf-spine netwo
 pub const SRC_8023: &str = "IEEE 802.3 clause 31 / Annex 31B (MAC Control PAUSE)";
 pub const SRC_8021AX: &str =
     "IEEE 802.1AX (Link Aggregation: LACP aggregates the links between one pair of systems); Linux bonding documentation (802.3ad aggregators)";
+pub const SRC_8021Q: &str = "IEEE 802.1Q-2018 (VLAN tag, priority code point)";
 pub const SRC_MTU: &str = "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)";
 pub const SRC_ROCEV2: &str = "InfiniBand Architecture Specification Annex A17 (RoCEv2)";
 /// The source of the import's own rules: LLDP names a link's two ends.
@@ -223,6 +224,18 @@ pub const RULES: &[Rule] = &[
         check: 12,
         summary: "Every imported device holds the policy most devices hold, where none is stated",
         source: SRC_QBB,
+    },
+    Rule {
+        id: "VLAN-UNTAGGED",
+        check: 13,
+        summary: "A link whose receiving end classifies by PCP carries RDMA traffic tagged",
+        source: SRC_8021Q,
+    },
+    Rule {
+        id: "VLAN-UNDEFINED",
+        check: 13,
+        summary: "Every VLAN a port of an RDMA path is given is defined on its switch",
+        source: SRC_8021Q,
     },
 ];
 

@@ -15,6 +15,7 @@ mod mtu;
 mod overlay;
 mod pfc;
 mod policy;
+mod vlan;
 
 use crate::finding::{Finding, Severity};
 use crate::routes::{analyse, dlink, RouteAnalysis};
@@ -45,6 +46,7 @@ pub static CHECKS: &[Check] = &[
     Check { name: "deadlock", rules: &["DEADLOCK-CYCLE", "DEADLOCK-FAILURE", "DEADLOCK-BOUND"], run: deadlock::check },
     Check { name: "dcbx", rules: &["DCBX-WILLING"], run: dcbx::check },
     Check { name: "policy", rules: &["POLICY-DISSENT"], run: policy::check },
+    Check { name: "vlan", rules: &["VLAN-UNTAGGED", "VLAN-UNDEFINED"], run: vlan::check },
 ];
 
 /// What every check may look at.

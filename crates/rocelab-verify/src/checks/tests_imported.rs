@@ -196,3 +196,38 @@ fn a_switch_mapping_the_rdma_dscp_elsewhere_is_found_without_a_stated_policy() {
     assert!(header.contains("RDMA DSCP            26 (7 of 8 devices); leaf1 has 24"), "{header}");
     assert!(crate::render::inferred_policy(&super::testkit::policy()).is_none());
 }
+
+/// The VLANs of leaf1's port to spine1 (link 2 of the Clos), as an imported switch shows them.
+fn vlans(untagged: Option<u16>, tagged: Vec<(u16, u16)>, undefined: Vec<u16>) -> Option<crate::state::PortVlans> {
+    Some(crate::state::PortVlans { untagged, tagged, svi_mtu: None, undefined })
+}
+
+#[test]
+fn an_access_port_facing_a_pcp_classifier_strips_the_priority() {
+    let (mut k, links) = Kit::clos();
+    // spine1 classifies what leaf1 sends by PCP; leaf1 sends it on access VLAN 10: untagged.
+    k.change(links[2], false, |q| q.trust = Marking::Pcp);
+    k.change(links[2], true, |q| q.vlans = vlans(Some(10), vec![], vec![]));
+    let f = k.run();
+    let v = f.iter().find(|f| f.id == "VLAN-UNTAGGED").unwrap_or_else(|| panic!("{:?}", ids(&f)));
+    assert_eq!((v.device.as_str(), v.severity), ("leaf1", Severity::Error));
+    assert!(v.what.contains("untagged (access VLAN 10) while spine1:"), "{}", v.what);
+    // Near misses: the VLAN carried tagged on a trunk, or the peer classifying by DSCP.
+    k.change(links[2], true, |q| q.vlans = vlans(Some(1), vec![(10, 10)], vec![]));
+    assert!(!ids(&k.run()).contains(&"VLAN-UNTAGGED"));
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.vlans = vlans(Some(10), vec![], vec![]));
+    assert!(k.run().is_empty(), "{:?}", ids(&k.run()));
+}
+
+#[test]
+fn a_vlan_the_switch_does_not_define_is_a_finding() {
+    let (mut k, links) = Kit::clos();
+    k.change(links[2], true, |q| q.vlans = vlans(None, vec![(10, 10), (40, 40)], vec![40]));
+    let f = k.run();
+    assert_eq!(ids(&f), ["VLAN-UNDEFINED"]);
+    assert!(f[0].what.contains("VLAN 40 that the switch does not define"), "{}", f[0].what);
+    // Every VLAN defined: clean.
+    k.change(links[2], true, |q| q.vlans = vlans(None, vec![(10, 10), (40, 40)], vec![]));
+    assert!(k.run().is_empty(), "{:?}", ids(&k.run()));
+}

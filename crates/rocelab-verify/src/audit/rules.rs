@@ -17,7 +17,7 @@ pub const SRC_MLX5_COUNTERS: &str =
 pub const SRC_IBA_RC: &str =
     "InfiniBand Architecture Specification vol. 1 §9.7 (reliable connection: PSN sequence errors, ACK timeout and retry) with Annex A17 (RoCEv2); mlx5 hw_counters out_of_sequence, packet_seq_err, local_ack_timeout_err";
 pub const SRC_COUNTERS: &str =
-    "Device counters are cumulative from the last clear or reboot (IETF RFC 2863 §3.1.6, counter discontinuities)";
+    "Device counters are cumulative from the last clear or reboot (IETF RFC 2863, ifCounterDiscontinuityTime)";
 
 /// The rule IDs of the audit, with what each checks.
 pub const RULES: &[(&str, &str)] = &[

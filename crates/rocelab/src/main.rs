@@ -103,7 +103,8 @@ enum Command {
         #[arg(long)]
         variant: Option<String>,
         /// The counters, one or more files per device named `<device>.<anything>` (NVIDIA
-        /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters`, Arista EOS
+        /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters` and `show queue
+        /// counters`, Arista EOS
         /// `show priority-flow-control counters`).
         #[arg(long)]
         counters: PathBuf,

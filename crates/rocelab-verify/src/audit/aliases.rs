@@ -53,6 +53,10 @@ pub const MLX5_RDMA: &[Alias] = &[
 /// one column per priority.
 pub const SONIC_PFC: &[Alias] = &[a("Rx PFC{p}", Counter::RxPause), a("Tx PFC{p}", Counter::TxPause)];
 
+/// SONiC `show queue counters` (sonic-utilities `queuestat`): one row per port and queue
+/// (`UC3`, `MC8`, `ALL3`), the columns by name.
+pub const SONIC_QUEUE: &[Alias] = &[a("Drop/pkts", Counter::QueueDrops)];
+
 /// Arista EOS `show priority-flow-control counters`: PFC frames received and sent per
 /// interface, all priorities together.
 pub const EOS_PFC: &[Alias] = &[a("RxPfc", Counter::RxPause), a("TxPfc", Counter::TxPause)];
@@ -89,7 +93,7 @@ mod tests {
 
     #[test]
     fn every_table_names_each_of_its_names_once() {
-        for table in [MLX5_ETHTOOL, MLX5_RDMA, SONIC_PFC, EOS_PFC] {
+        for table in [MLX5_ETHTOOL, MLX5_RDMA, SONIC_PFC, SONIC_QUEUE, EOS_PFC] {
             let mut names: Vec<_> = table.iter().map(|a| a.name).collect();
             let n = names.len();
             names.sort_unstable();

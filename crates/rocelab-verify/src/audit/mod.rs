@@ -47,6 +47,8 @@ pub enum Counter {
     TxLinkPause,
     /// Packets dropped for lack of buffer (per priority where the device counts so).
     Discards,
+    /// Packets dropped at an egress queue (switch traffic class).
+    QueueDrops,
     /// ECN-marked (CE) RoCE packets received by the notification point.
     EcnMarked,
     /// CNPs sent by the notification point.
@@ -79,6 +81,7 @@ impl Counter {
             Counter::RxLinkPause => "802.3x link pause frames received",
             Counter::TxLinkPause => "802.3x link pause frames sent",
             Counter::Discards => "packets discarded for lack of buffer",
+            Counter::QueueDrops => "packets dropped at the egress queue",
             Counter::EcnMarked => "ECN-marked RoCE packets received",
             Counter::CnpSent => "CNPs sent",
             Counter::CnpHandled => "CNPs handled",
@@ -101,6 +104,10 @@ pub struct Sample {
     pub port: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<u8>,
+    /// The egress queue, for counters kept per queue (the audit reads them on the priorities
+    /// whose class the intent puts on that queue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<u8>,
     pub counter: Counter,
     /// The name the device printed.
     pub name: String,
@@ -110,8 +117,8 @@ pub struct Sample {
 }
 
 impl Sample {
-    fn key(&self) -> (&str, Option<&str>, Option<u8>, &str) {
-        (&self.device, self.port.as_deref(), self.priority, &self.name)
+    fn key(&self) -> (&str, Option<&str>, Option<u8>, Option<u8>, &str) {
+        (&self.device, self.port.as_deref(), self.priority, self.queue, &self.name)
     }
 }
 
@@ -254,6 +261,7 @@ pub fn read_text(text: &str, file: &str, name: &str, fabric: &ResolvedFabric, sn
             device: device.to_string(),
             port,
             priority: row.priority,
+            queue: row.queue,
             counter: row.counter,
             name: row.name,
             value: row.value,

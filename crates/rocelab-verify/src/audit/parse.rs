@@ -7,6 +7,8 @@
 //! - SONiC `show pfc counters`: a `Port Rx` and a `Port Tx` table with the columns `PFC0` to
 //!   `PFC7` (sonic-utilities `pfcstat`; values may carry thousands separators, `N/A` where a
 //!   counter is not available);
+//! - SONiC `show queue counters`: `Port`, `TxQ` (`UC3`: unicast queue 3), `Counter/pkts`, ...,
+//!   `Drop/pkts`, ... per port and queue (sonic-utilities `queuestat`);
 //! - Arista EOS `show priority-flow-control counters`: `Port`, `RxPfc`, `TxPfc` per interface.
 //!
 //! Each value keeps the line it was read from. A line that cannot be read (a value that is not a
@@ -21,6 +23,7 @@ pub enum Format {
     Mlx5Ethtool,
     Mlx5HwCounters,
     SonicPfc,
+    SonicQueue,
     EosPfc,
 }
 
@@ -30,6 +33,7 @@ impl Format {
             Format::Mlx5Ethtool => "NVIDIA ConnectX `ethtool -S`",
             Format::Mlx5HwCounters => "NVIDIA ConnectX RDMA hw_counters",
             Format::SonicPfc => "SONiC `show pfc counters`",
+            Format::SonicQueue => "SONiC `show queue counters`",
             Format::EosPfc => "Arista EOS `show priority-flow-control counters`",
         }
     }
@@ -41,6 +45,8 @@ pub struct Row {
     /// The port the output names (switch tables); none where the output does not name one.
     pub port: Option<String>,
     pub priority: Option<u8>,
+    /// The egress queue, for counters kept per queue.
+    pub queue: Option<u8>,
     pub counter: Counter,
     /// The counter's name as printed.
     pub name: String,
@@ -65,6 +71,9 @@ pub fn detect(text: &str) -> Option<Format> {
     }
     if lines().any(|l| l.starts_with("Port Rx") && l.contains("PFC0")) {
         return Some(Format::SonicPfc);
+    }
+    if lines().any(|l| l.starts_with("Port") && l.contains("TxQ") && l.contains("Drop/pkts")) {
+        return Some(Format::SonicQueue);
     }
     if lines().any(|l| l.starts_with("Port") && l.contains("RxPfc") && l.contains("TxPfc")) {
         return Some(Format::EosPfc);
@@ -101,6 +110,7 @@ pub fn parse(text: &str, file: &str) -> Parsed {
         Format::Mlx5Ethtool => name_value(text, file, aliases::MLX5_ETHTOOL, ": ", &mut p),
         Format::Mlx5HwCounters => name_value(text, file, aliases::MLX5_RDMA, ":", &mut p),
         Format::SonicPfc => sonic_pfc(text, file, &mut p),
+        Format::SonicQueue => sonic_queue(text, file, &mut p),
         Format::EosPfc => eos_pfc(text, file, &mut p),
     }
     p
@@ -159,7 +169,9 @@ fn name_value(text: &str, file: &str, table: &[Alias], sep: &str, p: &mut Parsed
             continue;
         }
         match number(value) {
-            Some(v) => p.rows.push(Row { port: None, priority, counter, name: name.to_string(), value: v, line }),
+            Some(v) => {
+                p.rows.push(Row { port: None, priority, queue: None, counter, name: name.to_string(), value: v, line })
+            }
             None => {
                 let column = raw.rfind(value).map_or(0, |c| c + 1);
                 p.problems.push(not_a_number(file, line, column, name, value));
@@ -214,12 +226,82 @@ fn sonic_pfc(text: &str, file: &str, p: &mut Parsed) {
                 continue;
             }
             match number(value) {
-                Some(v) => {
-                    p.rows.push(Row { port: Some(cells[0].to_string()), priority, counter, name, value: v, line })
-                }
+                Some(v) => p.rows.push(Row {
+                    port: Some(cells[0].to_string()),
+                    priority,
+                    queue: None,
+                    counter,
+                    name,
+                    value: v,
+                    line,
+                }),
                 None => {
                     let column = raw.find(value).map_or(0, |c| c + 1);
                     p.problems.push(not_a_number(file, line, column, &name, value));
+                }
+            }
+        }
+    }
+}
+
+/// The queue of a `TxQ` label: `UC3`, `MC8`, `ALL3` (newer builds count unicast and multicast
+/// together).
+fn queue_of(label: &str) -> Option<u8> {
+    let digits = label.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    (digits.len() < label.len()).then_some(())?;
+    digits.parse().ok()
+}
+
+/// `show queue counters`: the columns by the header's names; `N/A` where the platform does not
+/// count. Lines outside the table (`For namespace :`, `Last cached time was ...`) are skipped.
+fn sonic_queue(text: &str, file: &str, p: &mut Parsed) {
+    let mut cols: Option<Vec<String>> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let cells: Vec<&str> = raw.split_whitespace().collect();
+        if cells.is_empty() || cells[0].starts_with('-') {
+            continue;
+        }
+        if cells[0] == "Port" && cells.get(1) == Some(&"TxQ") {
+            cols = Some(cells[2..].iter().map(|s| s.to_string()).collect());
+            continue;
+        }
+        let Some(cols) = &cols else { continue };
+        let Some(queue) = cells.get(1).and_then(|q| queue_of(q)) else { continue };
+        if cells.len() != cols.len() + 2 {
+            p.problems.push(Problem::error(
+                file,
+                line,
+                0,
+                &format!(
+                    "port `{}` queue `{}` has {} values where the header has {}: the table is cut short",
+                    cells[0],
+                    cells[1],
+                    cells.len() - 2,
+                    cols.len()
+                ),
+                "collect the whole `show queue counters` output again",
+            ));
+            continue;
+        }
+        for (col, value) in cols.iter().zip(&cells[2..]) {
+            let Some((counter, _)) = aliases::lookup(aliases::SONIC_QUEUE, col) else { continue };
+            if *value == "N/A" {
+                continue;
+            }
+            match number(value) {
+                Some(v) => p.rows.push(Row {
+                    port: Some(cells[0].to_string()),
+                    priority: None,
+                    queue: Some(queue),
+                    counter,
+                    name: format!("{} {col}", cells[1]),
+                    value: v,
+                    line,
+                }),
+                None => {
+                    let column = raw.rfind(value).map_or(0, |c| c + 1);
+                    p.problems.push(not_a_number(file, line, column, col, value));
                 }
             }
         }
@@ -270,6 +352,7 @@ fn eos_pfc(text: &str, file: &str, p: &mut Parsed) {
                 Some(v) => p.rows.push(Row {
                     port: Some(eos_interface(cells[0])),
                     priority,
+                    queue: None,
                     counter,
                     name: col.clone(),
                     value: v,

@@ -186,3 +186,35 @@ fn output_of_another_command_is_not_recognised() {
     );
     assert_eq!(detect(""), None);
 }
+
+#[test]
+fn sonic_queue_counters_per_port_and_queue() {
+    let text = "For namespace :
+     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes
+---------  -----  --------------  ---------------  -----------  ------------
+Ethernet0    UC0           1,100           90,210            0             0
+Ethernet0    UC3          88,193        8,520,072           19         1,976
+Ethernet0    MC8               4              512          N/A           N/A
+Ethernet4    UC3          12,004          982,113           7x             0
+Ethernet8    UC3          12,004
+";
+    let p = parse(text, "leaf1.queue.txt");
+    assert_eq!(p.format, Some(Format::SonicQueue));
+    let got: Vec<_> =
+        p.rows.iter().map(|r| (r.port.as_deref().unwrap(), r.queue, r.counter, r.value, r.line)).collect();
+    assert_eq!(
+        got,
+        [("Ethernet0", Some(0), Counter::QueueDrops, 0, 4), ("Ethernet0", Some(3), Counter::QueueDrops, 19, 5)]
+    );
+    assert_eq!(p.rows[1].name, "UC3 Drop/pkts");
+    let problems: Vec<String> = p.problems.iter().map(ToString::to_string).collect();
+    assert!(
+        problems[0].starts_with("leaf1.queue.txt:7:61: error: counter `Drop/pkts`: `7x` is not a number"),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1]
+            .starts_with("leaf1.queue.txt:8: error: port `Ethernet8` queue `UC3` has 1 values where the header has 4"),
+        "{problems:?}"
+    );
+}

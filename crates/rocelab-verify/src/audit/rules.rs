@@ -69,6 +69,16 @@ impl<'a> Intent<'a> {
         self.ports(device, port).into_iter().any(|id| self.f.port_settings(id).link_pause)
     }
 
+    /// The priority whose class the intent puts on egress queue `queue` of the port: a class
+    /// with PFC first (a lossless class shares its queue with no lossy one, IEEE 802.1Qbb);
+    /// none when no class of the fabric uses the queue.
+    fn queue_priority(&self, device: &str, port: Option<&str>, queue: u8) -> Option<u8> {
+        let id = *self.ports(device, port).first()?;
+        let settings = self.f.port_settings(id);
+        let on_queue = || settings.classes.iter().filter(|c| c.queue == queue);
+        on_queue().find(|c| c.pfc).or_else(|| on_queue().next()).map(|c| c.priority & 7)
+    }
+
     fn class(&self, priority: u8) -> String {
         match self.f.qos.classes.iter().find(|c| c.priority == priority) {
             Some(c) => format!("{} (priority {priority})", c.name),
@@ -128,8 +138,20 @@ pub fn audit(fabric: &ResolvedFabric, samples: &[Sample], resets: &[Reset], with
     let intent = Intent::new(fabric);
     let when =
         if with_baseline { "over the interval since the baseline" } else { "since the counters were last cleared" };
+    // Counters kept per egress queue are read on the priority of the class on that queue;
+    // those of queues no class uses are of no traffic of the fabric.
+    let resolved: Vec<Sample> = samples
+        .iter()
+        .filter_map(|s| match (s.queue, s.priority) {
+            (Some(q), None) => {
+                let p = intent.queue_priority(&s.device, s.port.as_deref(), q)?;
+                Some(Sample { priority: Some(p), ..s.clone() })
+            }
+            _ => Some(s.clone()),
+        })
+        .collect();
     let mut groups: BTreeMap<Key<'_>, Group<'_>> = BTreeMap::new();
-    for s in samples {
+    for s in &resolved {
         let g = groups.entry((s.device.as_str(), s.port.as_deref(), s.priority)).or_default();
         let e = g.values.entry(s.counter).or_insert((0, s));
         e.0 = e.0.saturating_add(s.value);
@@ -237,16 +259,21 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
 /// when pause was sent, or the traffic is not classified onto the priority that is paused.
 fn drops(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, prio) = key;
-    let n = g.get(Counter::Discards);
+    let n = g.get(Counter::Discards) + g.get(Counter::QueueDrops);
     if n == 0 {
         return;
     }
     let pfc = intent.pfc(dev, port);
     let (severity, what) = match prio {
-        Some(p) if pfc & (1 << p) != 0 => (Severity::Error, format!("{n} packets discarded for lack of buffer on lossless priority {p} {when}")),
+        Some(p) if pfc & (1 << p) != 0 => {
+            (Severity::Error, format!("{n} packets discarded on lossless priority {p} {when}"))
+        }
         None if pfc != 0 => (
             Severity::Warning,
-            format!("{n} packets discarded for lack of buffer {when} on a port with PFC on priorities {}; the counter is not per priority", mask(pfc)),
+            format!(
+                "{n} packets discarded {when} on a port with PFC on priorities {}; the counter is not per priority",
+                mask(pfc)
+            ),
         ),
         _ => return,
     };
@@ -260,7 +287,7 @@ fn drops(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
         SRC_MLX5_COUNTERS,
     );
     f.class = prio.map(|p| intent.class(p));
-    f.location = g.at(Counter::Discards);
+    f.location = if g.get(Counter::Discards) > 0 { g.at(Counter::Discards) } else { g.at(Counter::QueueDrops) };
     out.push(f);
 }
 

@@ -7,6 +7,7 @@ fn s(device: &str, port: Option<&str>, priority: Option<u8>, counter: Counter, v
         device: device.into(),
         port: port.map(Into::into),
         priority,
+        queue: None,
         counter,
         name: format!("{counter:?}"),
         value,
@@ -121,6 +122,21 @@ fn drops_on_a_lossless_priority() {
     // Near misses: drops on the lossy priority, and port-wide drops where PFC is off.
     assert_eq!(run(&[s("h1", p0, Some(0), Counter::Discards, 4)], false), []);
     assert_eq!(run(&[s("h3", p0, None, Counter::Discards, 4)], false), []);
+}
+
+#[test]
+fn drops_at_the_egress_queue_of_a_lossless_class() {
+    let e0 = Some("Ethernet0");
+    let q = |queue: u8, value: u64| Sample { queue: Some(queue), ..s("sw1", e0, None, Counter::QueueDrops, value) };
+    let f = audit(&fabric(), &[q(3, 19)], &[], false);
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        (f[0].id, f[0].severity, f[0].class.as_deref()),
+        ("AUDIT-DROP-LOSSLESS", Severity::Error, Some("roce (priority 3)"))
+    );
+    assert_eq!(f[0].what, "19 packets discarded on lossless priority 3 since the counters were last cleared");
+    // Near misses: drops at the lossy class's queue, at a queue no class uses, and none at queue 3.
+    assert_eq!(run(&[q(0, 19), q(5, 19), q(3, 0)], false), []);
 }
 
 #[test]

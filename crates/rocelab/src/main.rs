@@ -104,8 +104,7 @@ enum Command {
         variant: Option<String>,
         /// The counters, one or more files per device named `<device>.<anything>` (NVIDIA
         /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters` and `show queue
-        /// counters`, Arista EOS
-        /// `show priority-flow-control counters`).
+        /// counters`, Arista EOS `show priority-flow-control counters`).
         #[arg(long)]
         counters: PathBuf,
         /// An earlier snapshot of the same counters: the audit is of the increase since.

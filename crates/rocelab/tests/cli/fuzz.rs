@@ -375,6 +375,8 @@ fn sources(scratch: &Path) -> Vec<Source> {
             let mut files: Vec<(String, String)> = std::fs::read_dir(&path)
                 .expect("lists the example folder")
                 .flatten()
+                // Files only: a folder of sample device output (examples/counters/) holds folders.
+                .filter(|e| e.path().is_file())
                 .map(|e| (e.file_name().to_string_lossy().into_owned(), read(&e.path())))
                 .collect();
             files.sort();

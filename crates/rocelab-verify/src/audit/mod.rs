@@ -232,7 +232,7 @@ pub fn read_text(text: &str, file: &str, name: &str, fabric: &ResolvedFabric, sn
             &format!("`{name}` does not start with a device of the fabric"),
             &format!(
                 "name counter files `<device>.<anything>.txt`, e.g. `{}.pfc.txt`; devices: {}",
-                known[0],
+                known.first().unwrap_or(&"leaf1"),
                 known.join(", ")
             ),
         ));

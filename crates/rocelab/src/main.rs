@@ -103,8 +103,8 @@ enum Command {
         #[arg(long)]
         variant: Option<String>,
         /// The counters, one or more files per device named `<device>.<anything>` (NVIDIA
-        /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters` and `show queue
-        /// counters`, Arista EOS `show priority-flow-control counters`).
+        /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters`, `show queue
+        /// counters` and `show pfcwd stats`, Arista EOS `show priority-flow-control counters`).
         #[arg(long)]
         counters: PathBuf,
         /// An earlier snapshot of the same counters: the audit is of the increase since.

@@ -57,6 +57,15 @@ pub const SONIC_PFC: &[Alias] = &[a("Rx PFC{p}", Counter::RxPause), a("Tx PFC{p}
 /// (`UC3`, `MC8`, `ALL3`), the columns by name.
 pub const SONIC_QUEUE: &[Alias] = &[a("Drop/pkts", Counter::QueueDrops)];
 
+/// SONiC `show pfcwd stats` (sonic-utilities `pfcwd`): per `port:queue`, `STORM
+/// DETECTED/RESTORED`, `TX OK/DROP`, `RX OK/DROP` as `a/b` pairs; the parts read are named by
+/// their column and half.
+pub const SONIC_PFCWD: &[Alias] = &[
+    a("STORM DETECTED", Counter::WatchdogStorms),
+    a("TX DROP", Counter::QueueDrops),
+    a("RX DROP", Counter::QueueDrops),
+];
+
 /// Arista EOS `show priority-flow-control counters`: PFC frames received and sent per
 /// interface, all priorities together.
 pub const EOS_PFC: &[Alias] = &[a("RxPfc", Counter::RxPause), a("TxPfc", Counter::TxPause)];
@@ -93,7 +102,7 @@ mod tests {
 
     #[test]
     fn every_table_names_each_of_its_names_once() {
-        for table in [MLX5_ETHTOOL, MLX5_RDMA, SONIC_PFC, SONIC_QUEUE, EOS_PFC] {
+        for table in [MLX5_ETHTOOL, MLX5_RDMA, SONIC_PFC, SONIC_QUEUE, SONIC_PFCWD, EOS_PFC] {
             let mut names: Vec<_> = table.iter().map(|a| a.name).collect();
             let n = names.len();
             names.sort_unstable();

@@ -67,6 +67,8 @@ pub enum Counter {
     PauseStormWarning,
     /// The adapter sent pause until its stall timeout stopped pause transmission (critical).
     PauseStormError,
+    /// PFC storms the switch's PFC watchdog detected on a queue (SONiC `pfcwd`).
+    WatchdogStorms,
 }
 
 impl Counter {
@@ -91,6 +93,7 @@ impl Counter {
             Counter::LocalAckTimeout => "local ACK timeouts",
             Counter::PauseStormWarning => "pause storm warnings",
             Counter::PauseStormError => "pause storm errors (pause transmission stopped)",
+            Counter::WatchdogStorms => "PFC watchdog storms detected",
         }
     }
 }

@@ -9,6 +9,8 @@
 //!   counter is not available);
 //! - SONiC `show queue counters`: `Port`, `TxQ` (`UC3`: unicast queue 3), `Counter/pkts`, ...,
 //!   `Drop/pkts`, ... per port and queue (sonic-utilities `queuestat`);
+//! - SONiC `show pfcwd stats`: `QUEUE` (`Ethernet0:3`), `STATUS`, `STORM DETECTED/RESTORED`,
+//!   `TX OK/DROP`, `RX OK/DROP`, ... with `a/b` pairs (sonic-utilities `pfcwd`);
 //! - Arista EOS `show priority-flow-control counters`: `Port`, `RxPfc`, `TxPfc` per interface.
 //!
 //! Each value keeps the line it was read from. A line that cannot be read (a value that is not a
@@ -24,6 +26,7 @@ pub enum Format {
     Mlx5HwCounters,
     SonicPfc,
     SonicQueue,
+    SonicPfcwd,
     EosPfc,
 }
 
@@ -34,6 +37,7 @@ impl Format {
             Format::Mlx5HwCounters => "NVIDIA ConnectX RDMA hw_counters",
             Format::SonicPfc => "SONiC `show pfc counters`",
             Format::SonicQueue => "SONiC `show queue counters`",
+            Format::SonicPfcwd => "SONiC `show pfcwd stats`",
             Format::EosPfc => "Arista EOS `show priority-flow-control counters`",
         }
     }
@@ -71,6 +75,9 @@ pub fn detect(text: &str) -> Option<Format> {
     }
     if lines().any(|l| l.starts_with("Port Rx") && l.contains("PFC0")) {
         return Some(Format::SonicPfc);
+    }
+    if lines().any(|l| l.starts_with("QUEUE") && l.contains("STORM DETECTED/RESTORED")) {
+        return Some(Format::SonicPfcwd);
     }
     if lines().any(|l| l.starts_with("Port") && l.contains("TxQ") && l.contains("Drop/pkts")) {
         return Some(Format::SonicQueue);
@@ -111,6 +118,7 @@ pub fn parse(text: &str, file: &str) -> Parsed {
         Format::Mlx5HwCounters => name_value(text, file, aliases::MLX5_RDMA, ":", &mut p),
         Format::SonicPfc => sonic_pfc(text, file, &mut p),
         Format::SonicQueue => sonic_queue(text, file, &mut p),
+        Format::SonicPfcwd => sonic_pfcwd(text, file, &mut p),
         Format::EosPfc => eos_pfc(text, file, &mut p),
     }
     p
@@ -302,6 +310,70 @@ fn sonic_queue(text: &str, file: &str, p: &mut Parsed) {
                 None => {
                     let column = raw.rfind(value).map_or(0, |c| c + 1);
                     p.problems.push(not_a_number(file, line, column, col, value));
+                }
+            }
+        }
+    }
+}
+
+/// `show pfcwd stats`: the header's column names hold spaces, so the row is read by position:
+/// `port:queue`, the status, then `a/b` pairs in the order `STORM DETECTED/RESTORED`,
+/// `TX OK/DROP`, `RX OK/DROP` (then the `LAST` pairs, not read).
+fn sonic_pfcwd(text: &str, file: &str, p: &mut Parsed) {
+    const PAIRS: [(&str, &str); 3] = [("STORM DETECTED", "RESTORED"), ("TX OK", "TX DROP"), ("RX OK", "RX DROP")];
+    let mut in_table = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let cells: Vec<&str> = raw.split_whitespace().collect();
+        if cells.is_empty() || cells[0].starts_with('-') {
+            continue;
+        }
+        if cells[0] == "QUEUE" {
+            in_table = true;
+            continue;
+        }
+        let Some((port, queue)) = cells[0].rsplit_once(':').filter(|_| in_table) else { continue };
+        let Ok(queue) = queue.parse::<u8>() else { continue };
+        if cells.len() < 2 + PAIRS.len() {
+            p.problems.push(Problem::error(
+                file,
+                line,
+                0,
+                &format!(
+                    "queue `{}` has {} values where at least {} are expected: the table is cut short",
+                    cells[0],
+                    cells.len() - 1,
+                    1 + PAIRS.len()
+                ),
+                "collect the whole `show pfcwd stats` output again",
+            ));
+            continue;
+        }
+        for ((first, second), cell) in PAIRS.iter().zip(&cells[2..]) {
+            if *cell == "N/A" {
+                continue;
+            }
+            let Some((a, b)) = cell.split_once('/') else {
+                let column = raw.find(cell).map_or(0, |c| c + 1);
+                p.problems.push(not_a_number(file, line, column, &format!("{first}/{second}"), cell));
+                continue;
+            };
+            for (name, value) in [(first, a), (second, b)] {
+                let Some((counter, _)) = aliases::lookup(aliases::SONIC_PFCWD, name) else { continue };
+                match number(value) {
+                    Some(v) => p.rows.push(Row {
+                        port: Some(port.to_string()),
+                        priority: None,
+                        queue: Some(queue),
+                        counter,
+                        name: format!("{}:{queue} {name}", port),
+                        value: v,
+                        line,
+                    }),
+                    None => {
+                        let column = raw.find(cell).map_or(0, |c| c + 1);
+                        p.problems.push(not_a_number(file, line, column, name, cell));
+                    }
                 }
             }
         }

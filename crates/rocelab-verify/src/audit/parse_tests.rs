@@ -218,3 +218,32 @@ Ethernet8    UC3          12,004
         "{problems:?}"
     );
 }
+
+#[test]
+fn sonic_pfcwd_stats_per_port_and_queue() {
+    let text = "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
+-----------  -----------  -------------------------  ------------  ------------  -----------------  -----------------
+Ethernet0:3      stormed                        2/1      9120/310        88/0              0/200              0/0
+Ethernet4:3  operational                        0/0           N/A       12/x
+Ethernet8:3  operational
+";
+    let p = parse(text, "leaf1.pfcwd.txt");
+    assert_eq!(p.format, Some(Format::SonicPfcwd));
+    let got: Vec<_> =
+        p.rows.iter().map(|r| (r.port.as_deref().unwrap(), r.queue, r.counter, r.value, r.name.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("Ethernet0", Some(3), Counter::WatchdogStorms, 2, "Ethernet0:3 STORM DETECTED"),
+            ("Ethernet0", Some(3), Counter::QueueDrops, 310, "Ethernet0:3 TX DROP"),
+            ("Ethernet0", Some(3), Counter::QueueDrops, 0, "Ethernet0:3 RX DROP"),
+            ("Ethernet4", Some(3), Counter::WatchdogStorms, 0, "Ethernet4:3 STORM DETECTED"),
+        ]
+    );
+    let problems: Vec<String> = p.problems.iter().map(ToString::to_string).collect();
+    assert!(
+        problems[0].starts_with("leaf1.pfcwd.txt:4:73: error: counter `RX DROP`: `12/x` is not a number"),
+        "{problems:?}"
+    );
+    assert!(problems[1].starts_with("leaf1.pfcwd.txt:5: error: queue `Ethernet8:3` has 1 values"), "{problems:?}");
+}

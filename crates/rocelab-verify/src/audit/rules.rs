@@ -16,6 +16,7 @@ pub const SRC_MLX5_COUNTERS: &str =
     "Linux kernel documentation, networking/device_drivers/ethernet/mellanox/mlx5/counters.rst (tx_pause_storm_warning_events, tx_pause_storm_error_events, rx_prio[p]_discards)";
 pub const SRC_IBA_RC: &str =
     "InfiniBand Architecture Specification vol. 1 §9.7 (reliable connection: PSN sequence errors, ACK timeout and retry) with Annex A17 (RoCEv2); mlx5 hw_counters out_of_sequence, packet_seq_err, local_ack_timeout_err";
+pub const SRC_SONIC_PFCWD: &str = "SONiC PFC watchdog (sonic-utilities `pfcwd`; SONiC PFC Watchdog design: storm detection and restoration per queue)";
 pub const SRC_COUNTERS: &str =
     "Device counters are cumulative from the last clear or reboot (IETF RFC 2863, ifCounterDiscontinuityTime)";
 
@@ -25,7 +26,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("AUDIT-PAUSE-PFC-OFF", "No pause counted on a port, or a priority of it, where the intent has PFC off"),
     ("AUDIT-LINK-PAUSE", "No IEEE 802.3x link pause where the intent has it off"),
     ("AUDIT-DROP-LOSSLESS", "No discards on a port and priority that run PFC"),
-    ("AUDIT-PAUSE-STORM", "No pause storm (the adapter's stall detection did not fire)"),
+    ("AUDIT-PAUSE-STORM", "No pause storm (the adapter's stall detection and the switch's PFC watchdog did not fire)"),
     ("AUDIT-ECN-NO-CNP", "A notification point that receives ECN-marked RoCE packets sends CNPs"),
     ("AUDIT-CNP-NOT-HANDLED", "Reaction points handle the CNPs sent and ignore none"),
     ("AUDIT-RDMA-LOSS", "No out-of-sequence packets, sequence errors or ACK timeouts on the RDMA path"),
@@ -296,6 +297,22 @@ fn drops(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
 /// follow). Kernel mlx5 counters documentation.
 fn storm(key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (warn, err) = (g.get(Counter::PauseStormWarning), g.get(Counter::PauseStormError));
+    let wd = g.get(Counter::WatchdogStorms);
+    if wd > 0 {
+        // SONiC PFC watchdog (sonic-utilities `pfcwd`): a queue paused past the detection time
+        // is a storm; the watchdog then drops or forwards its traffic until restoration.
+        let mut f = finding(
+            "AUDIT-PAUSE-STORM",
+            Severity::Warning,
+            key,
+            format!("{wd} PFC storms detected by the watchdog {when}"),
+            "a queue paused for longer than the watchdog's detection time is stuck: a peer that keeps pausing (a PFC storm, or a deadlock) stalls the lossless class, and the watchdog's action drops its packets",
+            "find the port that keeps sending pause (the peer's `show pfc counters`, the host's `tx_pause_storm_*` counters) and what keeps it congested",
+            SRC_SONIC_PFCWD,
+        );
+        f.location = g.at(Counter::WatchdogStorms);
+        out.push(f);
+    }
     if warn + err == 0 {
         return;
     }

@@ -154,6 +154,11 @@ fn pause_storms_by_their_watermark() {
         run(&[s("h1", p0, None, Counter::PauseStormWarning, 0), s("h1", p0, None, Counter::PauseStormError, 0)], false),
         []
     );
+    // The switch's PFC watchdog, on the lossless class's queue; none detected is no finding.
+    let e0 = Some("Ethernet0");
+    let wd = |v: u64| Sample { queue: Some(3), ..s("sw1", e0, None, Counter::WatchdogStorms, v) };
+    assert_eq!(run(&[wd(2)], false), one("AUDIT-PAUSE-STORM", Severity::Warning, "sw1", e0));
+    assert_eq!(run(&[wd(0)], false), []);
 }
 
 #[test]

@@ -11,6 +11,7 @@
 //!
 //! This crate never prints; the CLI renders findings ([`render`]).
 
+pub mod audit;
 pub mod checks;
 pub mod finding;
 pub mod import;

@@ -9,6 +9,7 @@
 //! | `validate`     | every file loads  | a file has errors                   |                                        |
 //! | `show`         | printed           | bad input                           |                                        |
 //! | `check`        | clean             | warnings with `--strict`            | errors, or a fabric that does not load |
+//! | `audit`        | clean             | warnings with `--strict`            | errors, a fabric or counter file that does not read |
 //! | `config`       | every device      |                                     | bad input, or a device not rendered    |
 //! | `sim`          | ran               | bad input                           | the run was refused                    |
 //! | `report`       | written           | a results file missing or unreadable|                                        |

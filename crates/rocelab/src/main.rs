@@ -94,6 +94,29 @@ enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Read a running fabric's counters against the fabric file: pause, drops, ECN and CNPs,
+    /// RDMA loss, per device, port and priority. Exit 0 when clean, 2 on errors (or counter files
+    /// that could not be read), 1 on warnings with --strict.
+    Audit {
+        /// The fabric file (YAML): the intent the counters are read against.
+        file: PathBuf,
+        /// Apply a named variant first.
+        #[arg(long)]
+        variant: Option<String>,
+        /// The counters, one or more files per device named `<device>.<anything>` (NVIDIA
+        /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters`, `show queue
+        /// counters` and `show pfcwd stats`, Arista EOS `show priority-flow-control counters`).
+        #[arg(long)]
+        counters: PathBuf,
+        /// An earlier snapshot of the same counters: the audit is of the increase since.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Warnings fail the audit too (exit 1).
+        #[arg(long)]
+        strict: bool,
+    },
     /// Render every switch and host configuration and a deployment runbook (DIR/RUNBOOK.md), or
     /// one device to stdout. Exit 0 when every device rendered, 2 when some could not (their
     /// reasons on stderr; the others are still written).
@@ -235,6 +258,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Command::Check { file, variant, import, links, format, strict } => {
             cmd::check::run(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
+        }
+        Command::Audit { file, variant, counters, baseline, format, strict } => {
+            cmd::audit::run(&file, variant.as_deref(), &counters, baseline.as_deref(), format, strict)
         }
         Command::Examples { name } => cmd::examples::run(name.as_deref()),
         Command::Import { what: ImportCommand::Hpcc { config, out, force, topology, flows } } => {

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "cli/audit.rs"]
+mod audit;
 #[path = "cli/bad_files.rs"]
 mod bad_files;
 #[path = "cli/bounds.rs"]

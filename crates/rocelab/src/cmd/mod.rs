@@ -1,6 +1,7 @@
 //! One module per command: each takes the parsed arguments and returns the exit code of work
 //! done, or the [`Failure`](crate::failure::Failure) that stopped it.
 
+pub mod audit;
 pub mod bench;
 pub mod check;
 pub mod config;

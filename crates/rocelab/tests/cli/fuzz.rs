@@ -378,7 +378,8 @@ fn sources(scratch: &Path) -> Vec<Source> {
             let mut files: Vec<(String, String)> = std::fs::read_dir(&path)
                 .expect("lists the example folder")
                 .flatten()
-                // A folder of folders (`device-outputs/`) holds no scenario of its own.
+                // Files only: a folder of sample device output or counters (`device-outputs/`,
+                // `counters/`) holds no scenario of its own.
                 .filter(|e| e.path().is_file())
                 .map(|e| (e.file_name().to_string_lossy().into_owned(), read(&e.path())))
                 .collect();

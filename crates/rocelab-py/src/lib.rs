@@ -139,6 +139,13 @@ impl Fabric {
         self.sweep_labels()
     }
 
+    /// What loading warned of (as dicts, the fields of `rocelab validate --format json`): the
+    /// lines every command prints on stderr before its work.
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        convert::diagnostics(py, &Diagnostics(self.loaded.warnings.clone()))
+    }
+
     /// The loader's warnings and every variant's and sweep point's diagnostics, as dicts (the
     /// fields of `rocelab validate --format json`).
     fn validate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {

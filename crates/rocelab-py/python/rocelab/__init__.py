@@ -140,6 +140,11 @@ class Fabric:
         """The sweep points as ``field=value``, in the file's order."""
         return self._native.sweep_points
 
+    @property
+    def warnings(self) -> List[Diagnostic]:
+        """What loading warned of: the lines every CLI command prints on stderr first."""
+        return [Diagnostic(**d) for d in self._native.warnings]
+
     def validate(self) -> List[Diagnostic]:
         """The loader's warnings and the problems of every variant and sweep point (what
         ``rocelab validate`` reports beyond loading), as data."""

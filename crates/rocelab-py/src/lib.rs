@@ -40,6 +40,9 @@ fn fabric_error(py: Python<'_>, d: &Diagnostics) -> PyErr {
     made.unwrap_or_else(|e| e)
 }
 
+/// Findings of a rendering as `(is_error, text)`, the text as the CLI prints it.
+type Findings = Vec<(bool, String)>;
+
 /// A fabric file, loaded and validated (the base fabric; variants and sweep points are applied
 /// on request).
 #[pyclass(module = "rocelab._rocelab", frozen)]
@@ -175,7 +178,7 @@ impl Fabric {
         output_dir: Option<PathBuf>,
         variant: Option<&str>,
         templates: Option<PathBuf>,
-    ) -> PyResult<(Bound<'py, PyDict>, Vec<(bool, String)>)> {
+    ) -> PyResult<(Bound<'py, PyDict>, Findings)> {
         let fabric = self.select(py, variant)?;
         if let Some(dir) = &output_dir {
             outdir::prepare(dir).map_err(PyOSError::new_err)?;

@@ -15,6 +15,7 @@ pub const RULE_IDS: &[&str] = &[
     "PFC-MISSING",
     "PFC-LOSSY",
     "PFC-LINK-PAUSE",
+    "PFC-EGRESS-POOL",
     "HEADROOM-SHORT",
     "HEADROOM-BUFFER",
     "ECN-OFF",

@@ -160,10 +160,18 @@ impl Fabric {
     /// `rocelab check --format json`.
     #[pyo3(signature = (variant = None))]
     fn check<'py>(&self, py: Python<'py>, variant: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
-        let fabric = self.select(py, variant)?;
+        // The findings the file (or the variant) declares with `expect:` are marked
+        // `"expected": true`, as `rocelab check --format json` marks them.
+        let (expect, fabric) = match variant {
+            None => (self.loaded.scenario.expect.clone(), self.loaded.fabric.clone()),
+            Some(v) => {
+                let (scenario, fabric) = self.loaded.variant_scenario(v).map_err(|d| fabric_error(py, &d))?;
+                (scenario.expect, fabric)
+            }
+        };
         let value = py.detach(|| {
             let findings = rocelab_verify::check(&rocelab_verify::from_intent(&fabric));
-            rocelab_verify::render::json(&findings)
+            rocelab_verify::render::json_expected(&findings, expect.as_deref().unwrap_or_default())
         });
         convert::to_py(py, &value)
     }

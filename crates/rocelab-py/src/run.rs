@@ -111,10 +111,13 @@ impl Run {
         self.file.results.seed
     }
 
-    /// What the run warned of (as `rocelab sim` prints them).
+    /// What the build of the run warned of, as findings (`rocelab check`'s fields: id,
+    /// severity, device, port, class, what, why, fix, source).
     #[getter]
-    fn warnings(&self) -> Vec<String> {
-        self.file.warnings.clone()
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let v = serde_json::to_value(&self.file.warnings)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        convert::to_py(py, &v)
     }
 
     /// The summary `rocelab sim` prints.

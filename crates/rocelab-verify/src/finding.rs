@@ -50,6 +50,8 @@ pub const SRC_8023: &str = "IEEE 802.3 clause 31 / Annex 31B (MAC Control PAUSE)
 pub const SRC_8021AX: &str =
     "IEEE 802.1AX (Link Aggregation: LACP aggregates the links between one pair of systems); Linux bonding documentation (802.3ad aggregators)";
 pub const SRC_8021Q: &str = "IEEE 802.1Q-2018 (VLAN tag, priority code point)";
+pub const SRC_SONIC_BUFFERS: &str =
+    "SONiC buffer configuration (sonic-buildimage buffers templates: lossless queues on egress_lossless_pool)";
 pub const SRC_MTU: &str = "IEEE 802.3 / RFC 1191 (a larger frame than the receiver's MTU is dropped)";
 pub const SRC_ROCEV2: &str = "InfiniBand Architecture Specification Annex A17 (RoCEv2)";
 /// The source of the import's own rules: LLDP names a link's two ends.
@@ -94,6 +96,12 @@ pub const RULES: &[Rule] = &[
         check: 2,
         summary: "No IEEE 802.3x link-level pause on a port that runs PFC or carries RDMA",
         source: SRC_8023,
+    },
+    Rule {
+        id: "PFC-EGRESS-POOL",
+        check: 2,
+        summary: "A lossless priority's egress queue takes its buffer from a lossless pool",
+        source: SRC_SONIC_BUFFERS,
     },
     Rule {
         id: "HEADROOM-SHORT",

@@ -498,3 +498,32 @@ fn a_sonic_lossless_queue_without_a_scheduler_is_found() {
     assert_eq!((e.device.as_str(), e.port.as_deref()), ("leaf2", Some("Ethernet0")));
     assert!(e.what.contains("queue 3 of lossless priority 3 has no scheduler"), "{}", e.what);
 }
+
+/// A host's MTU is its own, read from the `ip link` output in its capture, not assumed to be
+/// its switch port's: node1 at 1500 behind leaf1's 9214 cannot carry RoCE 4096 frames and is
+/// found; at 9000 (an IP MTU, as EOS's 9214 is) it is clean.
+#[test]
+fn a_hosts_mtu_comes_from_its_own_ip_link_output() {
+    let run = |mtu: u32| {
+        let dir = std::env::temp_dir().join(format!("rocelab-verify-host-mtu-{mtu}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for e in std::fs::read_dir(fabrics().join("import-mixed")).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+        }
+        let capture = std::fs::read_to_string(dir.join("node1.txt")).unwrap();
+        let ip_link = format!(
+            "[root@node1 ~]# ip link show ens1f0np0\n4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP mode DEFAULT group default qlen 1000\n    link/ether 0c:42:a1:12:34:56 brd ff:ff:ff:ff:ff:ff\n"
+        );
+        std::fs::write(dir.join("node1.txt"), ip_link + &capture).unwrap();
+        let imp = rocelab_verify::import::import_dir(&dir, Some(&fabrics().join("import-mixed-links.yaml"))).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let node1 = imp.state.devices.iter().position(|d| d.name == "node1").unwrap();
+        let port = &imp.state.devices[node1].ports[0];
+        assert_eq!(imp.state.profiles[port.qos as usize].mtu, mtu);
+        check(&imp.state).into_iter().filter(|f| f.id.starts_with("MTU-")).map(|f| (f.id, f.device)).collect::<Vec<_>>()
+    };
+    let small = run(1500);
+    assert!(small.iter().any(|(_, d)| d == "node1"), "{small:?}");
+    assert_eq!(run(9000), []);
+}

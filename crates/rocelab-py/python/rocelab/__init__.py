@@ -153,7 +153,8 @@ class Fabric:
     def check(self, variant: Optional[str] = None) -> List[Dict[str, Any]]:
         """``rocelab check`` of the fabric (or a variant): the findings as the dicts of
         ``rocelab check --format json`` (id, severity, device, port, class, what, why, fix,
-        source, and location for imported configurations; absent keys are unset)."""
+        source, and location for imported configurations; absent keys are unset), with
+        ``expected: True`` on those the file declares in its ``expect:`` list."""
         return self._native.check(variant)
 
     def render_config(
@@ -278,8 +279,10 @@ class Results:
         return self._native.seed
 
     @property
-    def warnings(self) -> List[str]:
-        """What the run warned of, as ``rocelab sim`` prints it."""
+    def warnings(self) -> List[Dict[str, Any]]:
+        """What the build of the run warned of, as findings with the fields of
+        ``Fabric.check()``'s (``id``, ``severity``, ``device``, ``port``, ``class``, ``what``,
+        ``why``, ``fix``, ``source``): a lossless hop without PFC is ``PFC-MISSING``."""
         return self._native.warnings
 
     @property

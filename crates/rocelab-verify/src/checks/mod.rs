@@ -35,7 +35,7 @@ pub struct Check {
 /// Every check, in the order [`run`] runs them.
 pub static CHECKS: &[Check] = &[
     Check { name: "mapping", rules: &["MAP-TOS", "MAP-TRUST", "MAP-DSCP", "MAP-QUEUE"], run: mapping::check },
-    Check { name: "pfc", rules: &["PFC-MISSING", "PFC-LOSSY", "PFC-LINK-PAUSE"], run: pfc::check },
+    Check { name: "pfc", rules: &["PFC-MISSING", "PFC-LOSSY", "PFC-LINK-PAUSE", "PFC-EGRESS-POOL"], run: pfc::check },
     Check { name: "mtu", rules: &["MTU-MISMATCH", "MTU-SMALL", "MTU-JUMBO"], run: mtu::check },
     Check { name: "headroom", rules: &["HEADROOM-SHORT", "HEADROOM-BUFFER"], run: headroom::check },
     Check { name: "ecn", rules: &["ECN-OFF", "ECN-ORDER", "ECN-ABOVE-XOFF"], run: ecn::check },

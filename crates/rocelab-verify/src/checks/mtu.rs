@@ -98,6 +98,22 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
             continue;
         }
         for (e, q, ipm, basis) in [(l.a, qa, ia, ba), (l.b, qb, ib, bb)] {
+            // A packet routed into the port's VLAN meets the VLAN interface's IP MTU (EOS
+            // `interface VlanN` / `mtu`) as well as the port's.
+            if let Some(svi) = q.vlans.as_ref().and_then(|v| v.svi_mtu).filter(|m| *m < need) {
+                out.push(Draft {
+                    id: "MTU-SMALL",
+                    severity: Severity::Error,
+                    ports: vec![e],
+                    device: None,
+                    class: None,
+                    what: format!("the VLAN interface (SVI) of this port's VLAN has MTU {svi}, below the {need} bytes a RoCE path MTU of {} needs", s.policy.roce_mtu),
+                    why: "traffic routed into the VLAN is limited by the VLAN interface's MTU, not the port's: full-size RoCE packets are dropped there".into(),
+                    fix: format!("raise the VLAN interface's MTU (EOS `interface VlanN` / `mtu`) to carry at least a {need}-byte IP packet"),
+                    source: SRC_ROCEV2,
+                    others: Vec::new(),
+                });
+            }
             if ipm < need {
                 out.push(Draft {
                     id: "MTU-SMALL",

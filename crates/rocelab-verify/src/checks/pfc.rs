@@ -1,8 +1,9 @@
 //! PFC on for exactly the lossless priorities at both ends of every link on an RDMA route; no
-//! IEEE 802.3x link-level pause mixed in; lossy priorities never paused.
+//! IEEE 802.3x link-level pause mixed in; lossy priorities never paused; a lossless queue's
+//! egress buffer from a lossless pool.
 
 use super::{Ctx, Draft};
-use crate::finding::{Severity, SRC_8023, SRC_QBB};
+use crate::finding::{Severity, SRC_8023, SRC_QBB, SRC_SONIC_BUFFERS};
 
 fn bits(mask: u8) -> String {
     let v: Vec<String> = (0..8).filter(|p| mask & (1 << p) != 0).map(|p| p.to_string()).collect();
@@ -53,6 +54,29 @@ pub fn check(cx: &Ctx) -> Vec<Draft> {
                 source: SRC_QBB,
                 others: Vec::new(),
             });
+        }
+        // A lossless priority's egress queue whose buffer comes from a lossy pool (SONiC
+        // `BUFFER_QUEUE` on `egress_lossy_pool`): PFC holds the ingress, but that queue may still
+        // drop at its egress limit. Only on egress ports, where the queue is the one leaving.
+        if let Some(egress_lossless) = q.egress_lossless.filter(|_| !cx.egress[pi].is_empty()) {
+            for p in (0..8u8).filter(|p| pol.lossless & (1 << p) != 0) {
+                let queue = q.priority_to_queue[p as usize];
+                if egress_lossless & (1 << queue) != 0 {
+                    continue;
+                }
+                out.push(Draft {
+                    id: "PFC-EGRESS-POOL",
+                    severity: Severity::Error,
+                    ports: cx.egress[pi].clone(),
+                    device: None,
+                    class: Some(pol.class_label(p)),
+                    what: format!("queue {queue} of lossless priority {p} takes its egress buffer from a lossy pool"),
+                    why: "PFC stops the upstream sender by the ingress buffer; a queue drawing on a lossy egress pool is still dropped at that pool's limit, so the lossless class loses packets".into(),
+                    fix: format!("bind queue {queue} to the egress lossless profile (SONiC `BUFFER_QUEUE|<port>|{queue}` → `egress_lossless_profile`, whose pool is `egress_lossless_pool`)"),
+                    source: SRC_SONIC_BUFFERS,
+                    others: Vec::new(),
+                });
+            }
         }
         if q.link_pause {
             out.push(Draft {

@@ -514,10 +514,11 @@ fn every_finding_is_complete_and_names_its_rules_source() {
     for r in crate::RULES {
         // Not produced here: ECN-ABOVE-XOFF (ecn test), MTU-JUMBO (mtu test), DEADLOCK-FAILURE
         // (deadlock test), DEADLOCK-BOUND (only past the analysis bounds), POLICY-DISSENT
-        // (inferred policies only: the policy test), the VLAN rules (imported switches' VLANs
-        // only: tests_imported.rs) and the import's own rules (check 0, from the import:
-        // import/cabling.rs tests).
-        let elsewhere = ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND", "POLICY-DISSENT"];
+        // (inferred policies only: the policy test), PFC-EGRESS-POOL and the VLAN rules (SONiC's
+        // buffer bindings and imported switches' VLANs only: tests_imported.rs) and the
+        // import's own rules (check 0, from the import: import/cabling.rs tests).
+        let elsewhere =
+            ["ECN-ABOVE-XOFF", "MTU-JUMBO", "DEADLOCK-FAILURE", "DEADLOCK-BOUND", "POLICY-DISSENT", "PFC-EGRESS-POOL"];
         if r.check == 0 || r.check == 13 || elsewhere.contains(&r.id) {
             continue;
         }

@@ -231,3 +231,39 @@ fn a_vlan_the_switch_does_not_define_is_a_finding() {
     k.change(links[2], true, |q| q.vlans = vlans(None, vec![(10, 10), (40, 40)], vec![]));
     assert!(k.run().is_empty(), "{:?}", ids(&k.run()));
 }
+
+#[test]
+fn a_lossless_queue_on_a_lossy_egress_pool_is_a_finding() {
+    let (mut k, _) = Kit::clos();
+    // SONiC binds queue 6 only to the egress lossless pool; lossless priority 3 rides queue 3.
+    k.change_all(false, |q| q.egress_lossless = Some(1 << 6));
+    let f = k.run();
+    assert_eq!(ids(&f), ["PFC-EGRESS-POOL"]);
+    assert!(
+        f[0].what.contains("queue 3 of lossless priority 3 takes its egress buffer from a lossy pool"),
+        "{}",
+        f[0].what
+    );
+    // Queue 3 on the lossless pool, or no binding shown (the platform's default): clean.
+    k.change_all(false, |q| q.egress_lossless = Some(1 << 3 | 1 << 6));
+    assert!(k.run().is_empty(), "{:?}", ids(&k.run()));
+    k.change_all(false, |q| q.egress_lossless = None);
+    assert!(k.run().is_empty());
+}
+
+#[test]
+fn a_vlan_interface_with_a_small_mtu_is_found() {
+    let (mut k, links) = Kit::clos();
+    let svi = |mtu| {
+        let mut v = vlans(Some(10), vec![], vec![]).unwrap();
+        v.svi_mtu = Some(mtu);
+        Some(v)
+    };
+    // leaf1's port to its first host sits in VLAN 10, whose SVI keeps the standard 1500.
+    k.change(links[0], true, |q| q.vlans = svi(1500));
+    let f = k.run();
+    assert_eq!(ids(&f), ["MTU-SMALL"]);
+    assert!(f[0].what.contains("(SVI) of this port's VLAN has MTU 1500"), "{}", f[0].what);
+    k.change(links[0], true, |q| q.vlans = svi(9000));
+    assert!(k.run().is_empty(), "{:?}", ids(&k.run()));
+}

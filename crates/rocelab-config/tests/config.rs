@@ -23,6 +23,10 @@ mod hostile;
 #[path = "config/speeds.rs"]
 mod speeds;
 
+/// DCQCN parameters in each Linux adapter's own units, with the conversion and out-of-range warnings.
+#[path = "config/dcqcn.rs"]
+mod dcqcn;
+
 /// What a deployment would trip on: releases (`os_version`), saving, DCBX, global ETS, VLANs.
 #[path = "config/deploy.rs"]
 mod deploy;

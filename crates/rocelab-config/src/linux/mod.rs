@@ -59,8 +59,10 @@
 //! the script runs (`${STORE1_ADDR:?…}`), never invented ones.
 
 pub mod bond;
+pub mod dcqcn;
 
 pub use bond::LinuxBond;
+pub use dcqcn::{AdapterParam, ConnectxDcqcn};
 
 use crate::common::{cabled_ports, no_ports_finding, PortView};
 use crate::finding::{Finding, Findings};
@@ -140,6 +142,8 @@ pub struct LinuxPort {
     pub roce_tos: Option<u8>,
     pub roce_v2: bool,
     pub dcqcn: Vec<DcqcnPrio>,
+    /// ConnectX: the model's DCQCN parameters in the OFED sysfs files' units ([`dcqcn`]).
+    pub dcqcn_params: Option<ConnectxDcqcn>,
     pub cnp: Option<Cnp>,
     pub bnxt: Option<BnxtCc>,
     pub qed: Option<Qed>,
@@ -208,6 +212,8 @@ pub struct BnxtCc {
     pub tos_ecn: String,
     pub vlan_tx_disable: String,
     pub alt_vlan_pcp: String,
+    /// Why the model's DCQCN parameters are not converted ([`dcqcn::bnxt_notes`]).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -218,6 +224,8 @@ pub struct Qed {
     pub dcqcn: bool,
     pub np: bool,
     pub rp: bool,
+    /// The model's DCQCN parameters as qed's module parameters ([`dcqcn::qed`]).
+    pub params: Vec<AdapterParam>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -482,13 +490,14 @@ fn port(
         .collect();
     let cnp_class = p.classes.iter().find(|c| c.cnp);
     let cnp = s.cnp_priority.map(|prio| Cnp { dscp: cnp_class.and_then(|c| c.dscp.first().copied()), priority: prio });
-    if dcqcn_on && f.dcqcn.sources.values().any(|v| v == "set in the fabric") {
-        findings.push(Finding::warning(
-            &d.name,
-            Some(&p.name),
-            "the fabric sets DCQCN parameters; rocelab switches DCQCN on per priority but does not map parameter values to adapter units: set them with the adapter's tool".into(),
-        ));
-    }
+    let mut ctx = dcqcn::Ctx { device: &d.name, port: &p.name, findings };
+    let dcqcn_params = (drv == "mlx5" && dcqcn_on).then(|| dcqcn::connectx(&f.dcqcn, &mut ctx));
+    let qed_params = if drv == "qedr" && dcqcn_on {
+        dcqcn::qed(&f.dcqcn, cnp.as_ref().and_then(|c| c.dscp), cnp.as_ref().map(|c| c.priority), &mut ctx)
+    } else {
+        Vec::new()
+    };
+    let bnxt_notes = if drv == "bnxt_re" && dcqcn_on { dcqcn::bnxt_notes(&f.dcqcn, &mut ctx) } else { Vec::new() };
     let rdma_prio = rdma_class.map(|c| c.priority).unwrap_or(0);
     LinuxPort {
         name: p.name.clone(),
@@ -507,6 +516,7 @@ fn port(
         roce_tos: if pcp { None } else { s.roce_tos },
         roce_v2: matches!(rdma, RdmaKind::RoceV2 | RdmaKind::RoceAndIwarp),
         dcqcn: if drv == "mlx5" { dcqcn } else { Vec::new() },
+        dcqcn_params,
         cnp: if drv == "mlx5" { cnp } else { None },
         bnxt: (drv == "bnxt_re").then(|| BnxtCc {
             enable: dcqcn_on,
@@ -520,6 +530,7 @@ fn port(
             tos_ecn: "0x1".into(),
             vlan_tx_disable: "0x0".into(),
             alt_vlan_pcp: "0x0".into(),
+            notes: bnxt_notes,
         }),
         dcb: (drv == "dcb").then(|| DcbTool {
             prio_pfc: (0..8u8)
@@ -539,6 +550,7 @@ fn port(
             dcqcn: dcqcn_on,
             np: s.dcqcn_np,
             rp: s.dcqcn_rp,
+            params: qed_params,
         }),
     }
 }

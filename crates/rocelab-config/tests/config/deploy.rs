@@ -300,7 +300,7 @@ fn marvell_qed_is_reloaded_before_the_vlan_interface_is_made() {
         &text,
         &[
             "modprobe -r qedr qede qed 2>/dev/null || true",
-            "modprobe qed dcqcn_enable=1 dcqcn_notification_point=1 dcqcn_reaction_point=1",
+            "modprobe qed dcqcn_enable=1 dcqcn_notification_point=1 dcqcn_reaction_point=1 dcqcn_cnp_send_timeout=50 dcqcn_rl_bc_rate=10000000 dcqcn_rl_r_ai=40 dcqcn_rl_r_hai=200 dcqcn_gd=256 dcqcn_k_us=55 dcqcn_timeout_us=55",
             "modprobe qedr",
             "ip link set dev p0 mtu 1500",
             "ip link show p0.100 >/dev/null 2>&1 || ip link add link p0 name p0.100 type vlan id 100",

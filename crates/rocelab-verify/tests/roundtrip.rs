@@ -217,3 +217,71 @@ fn comware_round_trips_on_the_dscp_fabric() {
 fn comware_round_trips_on_the_leaf_spine() {
     comware_round_trip(SONIC, "comware-leaf-spine");
 }
+
+/// The test fabrics with Cumulus's Linux port names (`swp1`) for the Onyx and EOS ones.
+fn cumulus_names(yaml: &str) -> String {
+    yaml.replace("model: SN2410", "ports: [{names: swp1-2, speed: 25G}]")
+        .replace("sn2410:eth1/", "sn2410:swp")
+        .replace("names: Ethernet49-54/1", "names: swp49-54")
+        .replace("/1\"", "\"")
+        .replace("leaf3:Ethernet", "leaf3:swp")
+}
+
+/// Cumulus at `release`: fabric → `CumulusConfig` → NVUE script → parsed `CumulusConfig` gives
+/// the same value for every switch, and `check --import` of the scripts finds nothing.
+fn cumulus_round_trip(yaml: &str, release: &str, tag: &str) {
+    let yaml = cumulus_names(yaml);
+    let yaml = yaml.replace("role: switch,", &format!("role: switch, os_version: \"{release}\","));
+    let yaml =
+        yaml.replace("        role: switch\n", &format!("        role: switch\n        os_version: \"{release}\"\n"));
+    let yaml =
+        yaml.replace("leaf: {platform: sonic}", &format!("leaf: {{platform: sonic, os_version: \"{release}\"}}"));
+    let yaml =
+        yaml.replace("spine: {platform: sonic}", &format!("spine: {{platform: sonic, os_version: \"{release}\"}}"));
+    let f = on_platform(&yaml, "nvidia-cumulus");
+    let mut switches = 0;
+    for (idx, sw) in f.devices.iter().enumerate().filter(|(_, d)| d.role == rocelab_model::Role::Switch) {
+        let (typed, _) = rocelab_config::cumulus::build(&f, idx);
+        assert_eq!(typed.release.name, release, "{}", sw.name);
+        let (text, _) = device_text(&f, &sw.name);
+        let parsed = rocelab_config::cumulus::parse::parse(&text, &sw.name);
+        assert!(parsed.unknown.is_empty(), "{}: {:?}", sw.name, parsed.unknown);
+        assert_eq!(parsed.config, typed, "{}", sw.name);
+        // The release's spelling, read from the text: 5.3 takes the cable length under `roce`.
+        assert_eq!(text.contains("nv set qos roce cable-length"), release == "5.3", "{}", sw.name);
+        assert_eq!(parsed.config.cable_length_under_roce, release == "5.3", "{}", sw.name);
+        // The release's spelling, read from the text: 5.3 takes the cable length under `roce`.
+        assert_eq!(text.contains("nv set qos roce cable-length"), release == "5.3", "{}", sw.name);
+        assert_eq!(parsed.config.cable_length_under_roce, release == "5.3", "{}", sw.name);
+        switches += 1;
+    }
+    assert!(switches > 0);
+    let findings = check_import(&f, tag, str::to_string);
+    assert!(findings.is_empty(), "{findings:#?}");
+}
+
+#[test]
+fn cumulus_round_trips_on_the_pcp_vlan_fabric_for_5_3_and_5_6() {
+    cumulus_round_trip(DEMARTEK_ONYX, "5.3", "cumulus-pcp-5.3");
+    cumulus_round_trip(DEMARTEK_ONYX, "5.6", "cumulus-pcp-5.6");
+    // The check reads what the importer found: without its PFC priority the switch is lossy.
+    let f = on_platform(
+        &cumulus_names(DEMARTEK_ONYX).replace("role: switch,", "role: switch, os_version: \"5.6\","),
+        "nvidia-cumulus",
+    );
+    let findings =
+        check_import(&f, "cumulus-lossy", |t| t.replace("nv set qos pfc default-global switch-priority 5\n", ""));
+    assert!(findings.iter().any(|x| x.id.starts_with("PFC")), "{findings:#?}");
+}
+
+#[test]
+fn cumulus_round_trips_on_the_dscp_fabric_for_5_3_and_5_6() {
+    cumulus_round_trip(ARISTA_PURE, "5.3", "cumulus-dscp-5.3");
+    cumulus_round_trip(ARISTA_PURE, "5.6", "cumulus-dscp-5.6");
+}
+
+#[test]
+fn cumulus_round_trips_on_the_leaf_spine_for_5_3_and_5_6() {
+    cumulus_round_trip(SONIC, "5.3", "cumulus-leaf-spine-5.3");
+    cumulus_round_trip(SONIC, "5.6", "cumulus-leaf-spine-5.6");
+}

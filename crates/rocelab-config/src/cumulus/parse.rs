@@ -16,7 +16,8 @@
 //! script's header; without one, the cable length's spelling tells 5.3-or-earlier apart.
 
 use super::{
-    CumulusConfig, CumulusEcn, CumulusEcnProfile, CumulusInterface, CumulusLinkPause, CumulusScheduler, DscpToSp, SpToTc,
+    CumulusConfig, CumulusEcn, CumulusEcnProfile, CumulusInterface, CumulusLinkPause, CumulusScheduler, DscpToSp,
+    SpToTc,
 };
 use crate::common::Release;
 use crate::lag::SwitchLag;
@@ -272,7 +273,11 @@ fn set(
         }
         ["qos", "pfc", "default-global", dir @ ("tx" | "rx"), v] => {
             let Some(v) = on(v) else { return false };
-            if *dir == "tx" { pfc_tx_rx.0 = v } else { pfc_tx_rx.1 = v }
+            if *dir == "tx" {
+                pfc_tx_rx.0 = v
+            } else {
+                pfc_tx_rx.1 = v
+            }
         }
         ["qos", "egress-queue-mapping", "default-global", "switch-priority", sp, "traffic-class", t] => {
             let (Some(sp), Some(t)) = (tc(sp), tc(t)) else { return false };
@@ -303,7 +308,11 @@ fn set(
                 "min-threshold" | "max-threshold" => {
                     let Ok(b) = v.parse::<u64>() else { return false };
                     let e = entry(ecn);
-                    if *key == "min-threshold" { ecn[e].min = b } else { ecn[e].max = b }
+                    if *key == "min-threshold" {
+                        ecn[e].min = b
+                    } else {
+                        ecn[e].max = b
+                    }
                 }
                 "probability" => {
                     let Some(p) = v.parse::<u8>().ok().filter(|p| (1..=100).contains(p)) else { return false };
@@ -347,7 +356,8 @@ fn set(
             }
         }
         ["qos", "link-pause", profile, key, v] => {
-            let lp = c.link_pause.get_or_insert_with(|| CumulusLinkPause { profile: profile.to_string(), cable_length: 0 });
+            let lp =
+                c.link_pause.get_or_insert_with(|| CumulusLinkPause { profile: profile.to_string(), cable_length: 0 });
             match (*key, on(v)) {
                 ("tx", Some(x)) => pause_tx_rx.0 = x,
                 ("rx", Some(x)) => pause_tx_rx.1 = x,
@@ -358,7 +368,8 @@ fn set(
                 _ => return false,
             }
         }
-        ["bridge", "domain", "br_default", "vlan", v] => match v.parse::<u16>().ok().filter(|v| (1..=4094).contains(v)) {
+        ["bridge", "domain", "br_default", "vlan", v] => match v.parse::<u16>().ok().filter(|v| (1..=4094).contains(v))
+        {
             Some(v) => c.vlan = Some(v),
             None => return false,
         },

@@ -1,5 +1,6 @@
 //! NVIDIA Cumulus Linux NVUE commands (`nv config show -o commands`, and the script `rocelab
-//! config` writes): the text is read into rocelab-config's [`CumulusConfig`] by its parser
+//! config` writes): the text is read into rocelab-config's
+//! [`CumulusConfig`](rocelab_config::cumulus::CumulusConfig) by its parser
 //! ([`rocelab_config::cumulus::parse`]), the type the renderer fills, and that typed value
 //! becomes the checker's port state here.
 //!

@@ -63,6 +63,7 @@
 //! marking lands in the lossless class through Cumulus's default DSCP d → switch priority d/8.
 
 pub mod parse;
+pub mod yaml;
 
 use crate::common::{
     alpha_given, ecn_of, group_by, link_pause, longest_cable_m, percent, policy_port_ecn_apart, ports_warning, queues,

@@ -80,6 +80,11 @@ struct Iface {
 
 /// Reads NVUE commands; `stem` names the switch when they set no hostname.
 pub fn parse(text: &str, stem: &str) -> Parsed {
+    parse_lines(text.lines().enumerate().map(|(i, l)| (i + 1, l)), stem)
+}
+
+/// Reads NVUE command lines, each with its line number in the file they came from.
+pub(super) fn parse_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>, stem: &str) -> Parsed {
     let mut c = CumulusConfig {
         hostname: stem.to_string(),
         release: Release { name: String::new(), default: false },
@@ -109,8 +114,7 @@ pub fn parse(text: &str, stem: &str) -> Parsed {
     let mut ignored = 0;
     let mut spelled_under_roce = None;
     let mut ecn_sets: Vec<(String, Vec<CumulusEcn>, Vec<u8>)> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let n = i + 1;
+    for (n, raw) in lines {
         let t = raw.trim();
         if t.is_empty() {
             continue;

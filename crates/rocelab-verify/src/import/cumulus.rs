@@ -1,5 +1,5 @@
 //! NVIDIA Cumulus Linux NVUE commands (`nv config show -o commands`, and the script `rocelab
-//! config` writes): the text is read into rocelab-config's
+//! config` writes) or NVUE's startup YAML (`/etc/nvue.d/startup.yaml`): the text is read into rocelab-config's
 //! [`CumulusConfig`](rocelab_config::cumulus::CumulusConfig) by its parser
 //! ([`rocelab_config::cumulus::parse`]), the type the renderer fills, and that typed value
 //! becomes the checker's port state here.
@@ -31,13 +31,16 @@ use rocelab_model::units::Rate;
 /// A port's MTU without `link mtu`.
 pub const DEFAULT_MTU: u32 = 9216;
 
-/// Whether the text is an NVUE command list.
+/// Whether the text is an NVUE command list or NVUE's YAML (`/etc/nvue.d/startup.yaml`).
 pub fn recognise(text: &str) -> bool {
-    rocelab_config::cumulus::parse::recognise(text)
+    rocelab_config::cumulus::parse::recognise(text) || rocelab_config::cumulus::yaml::recognise(text)
 }
 
-/// Reads an NVUE command list.
+/// Reads an NVUE command list, or the startup YAML.
 pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
+    if rocelab_config::cumulus::yaml::recognise(text) {
+        return to_device(&rocelab_config::cumulus::yaml::parse(text, stem), file);
+    }
     to_device(&parse_text(text, stem), file)
 }
 
@@ -137,6 +140,16 @@ nv set interface swp2 bridge domain br_default
         let q2 = &d.ports[1].2;
         assert_eq!((q2.mtu, q2.ecn[4].map(|e| e.kmin)), (DEFAULT_MTU, Some(50_000)));
         assert!(q2.vlans.as_ref().is_some_and(|v| v.is_tagged(2)));
+        assert!(d.not_understood.is_empty(), "{:?}", d.not_understood);
+    }
+
+    #[test]
+    fn the_startup_yaml_imports_as_the_commands_do() {
+        let yaml = "- header:\n    model: SN3700\n    nvue-api-version: nvue_v1\n    rev-id: 1.0\n    version: Cumulus Linux 5.6.0\n- set:\n    system:\n      hostname: leaf02\n    qos:\n      pfc:\n        default-global:\n          switch-priority:\n            '3': {}\n          tx: enable\n          rx: enable\n    interface:\n      swp1:\n        link:\n          mtu: 9000\n";
+        assert!(recognise(yaml));
+        let d = parse(yaml, "leaf02.yaml", "x");
+        let (name, _, q, line) = &d.ports[0];
+        assert_eq!((d.name.as_str(), name.as_str(), *line, q.mtu, q.pfc), ("leaf02", "swp1", 19, 9000, 1 << 3));
         assert!(d.not_understood.is_empty(), "{:?}", d.not_understood);
     }
 }

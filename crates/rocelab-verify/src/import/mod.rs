@@ -6,7 +6,7 @@
 //! - switches: Arista EOS `show running-config` ([`arista`]), SONiC `config_db.json`
 //!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]), HPE Comware `display
 //!   current-configuration` ([`comware`]), NVIDIA Cumulus Linux NVUE `nv config show -o commands`
-//!   ([`cumulus`]);
+//!   or startup YAML ([`cumulus`]);
 //! - hosts: `mlnx_qos -i IF` output of a ConnectX adapter ([`mlnx_qos`]) and the Windows
 //!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
 //!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
@@ -156,7 +156,7 @@ pub enum Parsed {
 }
 
 /// The formats rocelab imports, as named in reports.
-pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, HPE Comware current-configuration, Cumulus NVUE commands, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
+pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, HPE Comware current-configuration, Cumulus NVUE commands or startup.yaml, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
 
 /// The LLDP neighbour tables rocelab reads for the cabling, as named in reports.
 pub const LLDP_FORMATS: &str =

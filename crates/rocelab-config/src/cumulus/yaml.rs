@@ -22,7 +22,9 @@ pub fn parse(text: &str, stem: &str) -> Parsed {
         Ok(root) => root,
         Err(d) => {
             let mut p = parse_lines(std::iter::empty(), stem);
-            p.unknown.push(Unknown { line: d.line, text: format!("not YAML NVUE reads: {}", d.message) });
+            // The YAML reader may place an error at the end of the text, past its last line.
+            let line = d.line.clamp(1, text.lines().count().max(1));
+            p.unknown.push(Unknown { line, text: format!("not YAML NVUE reads: {}", d.message) });
             return p;
         }
     };

@@ -139,4 +139,16 @@ mod tests {
         assert_eq!((v.untagged, v.tagged.as_slice(), v.undefined.as_slice()), (None, &[(2, 2), (7, 7)][..], &[7][..]));
         assert!(d.not_understood.is_empty(), "{:?}", d.not_understood);
     }
+
+    /// `check --import` tells Comware's own output apart from the other switches' by content.
+    #[test]
+    fn display_current_configuration_is_recognised_as_comware() {
+        let display = "#\n version 7.1.045, Release 2422P01\n#\n sysname hpe-a\n#\ninterface Ten-GigabitEthernet1/0/1\n port link-mode bridge\n priority-flow-control no-drop dot1p 5\n#\nreturn\n";
+        assert_eq!(super::super::recognise(display), Some(super::super::Format::Comware));
+        let c = super::super::read_config(display, "a.cfg", "a").unwrap();
+        assert_eq!(
+            (c.name.as_str(), c.platform, c.ports[0].0.as_str()),
+            ("hpe-a", "hpe-comware", "Ten-GigabitEthernet1/0/1")
+        );
+    }
 }

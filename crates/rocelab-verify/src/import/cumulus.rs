@@ -143,10 +143,16 @@ nv set interface swp2 bridge domain br_default
         assert!(d.not_understood.is_empty(), "{:?}", d.not_understood);
     }
 
+    fn text_commands() -> &'static str {
+        "nv set system hostname leaf01\nnv set interface swp1 link mtu 9216\n"
+    }
+
     #[test]
     fn the_startup_yaml_imports_as_the_commands_do() {
         let yaml = "- header:\n    model: SN3700\n    nvue-api-version: nvue_v1\n    rev-id: 1.0\n    version: Cumulus Linux 5.6.0\n- set:\n    system:\n      hostname: leaf02\n    qos:\n      pfc:\n        default-global:\n          switch-priority:\n            '3': {}\n          tx: enable\n          rx: enable\n    interface:\n      swp1:\n        link:\n          mtu: 9000\n";
         assert!(recognise(yaml));
+        assert_eq!(super::super::recognise(yaml), Some(super::super::Format::Cumulus));
+        assert_eq!(super::super::recognise(text_commands()), Some(super::super::Format::Cumulus));
         let d = parse(yaml, "leaf02.yaml", "x");
         let (name, _, q, line) = &d.ports[0];
         assert_eq!((d.name.as_str(), name.as_str(), *line, q.mtu, q.pfc), ("leaf02", "swp1", 19, 9000, 1 << 3));

@@ -27,6 +27,8 @@
 //! dynamic-threshold alpha and reserved bytes are not rendered (rocelab has no documented HPE
 //! 5900 command for them); the ports that ask for them are reported.
 
+pub mod parse;
+
 use crate::common::{cabled_ports, device_wide, no_ports_finding, weights_for, PortView};
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::Marking;

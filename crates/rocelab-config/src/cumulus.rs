@@ -62,6 +62,9 @@
 //! port's. Every DSCP value no class lists is mapped to the class of priority 0, so that no stray
 //! marking lands in the lossless class through Cumulus's default DSCP d → switch priority d/8.
 
+pub mod parse;
+pub mod yaml;
+
 use crate::common::{
     alpha_given, ecn_of, group_by, link_pause, longest_cable_m, percent, policy_port_ecn_apart, ports_warning, queues,
     same_policy_but_ecn, switch_ports, PortView,

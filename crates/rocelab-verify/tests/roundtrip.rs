@@ -120,3 +120,168 @@ fn arista_config_round_trips_through_the_importer() {
         );
     }
 }
+
+/// `fabric` with every switch on `platform` (the test fabrics name one platform each).
+fn on_platform(yaml: &str, platform: &str) -> ResolvedFabric {
+    let mut text = yaml.to_string();
+    for p in ["arista-eos", "nvidia-onyx", "sonic"] {
+        text = text.replace(&format!("platform: {p}"), &format!("platform: {platform}"));
+    }
+    fabric(&text)
+}
+
+/// Writes each switch's rendered configuration and a links file of the fabric's cables into a
+/// fresh directory, imports it as `rocelab check --import DIR --links LINKS` does and returns the
+/// findings of the check with the import's own.
+fn check_import(f: &ResolvedFabric, tag: &str, edit: impl Fn(&str) -> String) -> Vec<rocelab_verify::Finding> {
+    let dir = std::env::temp_dir().join(format!("rocelab-roundtrip-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for sw in f.switches() {
+        let (text, _) = device_text(f, &sw.name);
+        std::fs::write(dir.join(format!("{}.cfg", sw.name)), edit(&text)).unwrap();
+    }
+    let mut links = String::from("links:\n");
+    for l in &f.links {
+        links += &format!(
+            "  - {{a: \"{}\", b: \"{}\", speed: {}G}}\n",
+            f.port_label(l.a),
+            f.port_label(l.b),
+            l.speed.0 / 1_000_000_000
+        );
+    }
+    let hosts: Vec<&str> = f.hosts().map(|h| h.name.as_str()).collect();
+    links += &format!("hosts: [{}]\n", hosts.join(", "));
+    // The fabric's policy stated, so that the check holds the devices to it rather than to
+    // their own majority.
+    let lossless: Vec<&rocelab_model::qos::TrafficClass> = f.qos.classes.iter().filter(|c| c.lossless).collect();
+    let prios: Vec<String> = lossless.iter().map(|c| c.priority.to_string()).collect();
+    links += &format!("policy: {{lossless: [{}]", prios.join(", "));
+    if let Some(d) =
+        lossless.first().and_then(|c| c.dscp.first()).filter(|_| f.qos.marking == rocelab_model::qos::Marking::Dscp)
+    {
+        links += &format!(", rdma_dscp: {d}");
+    }
+    links += "}\n";
+    let links_path = std::env::temp_dir().join(format!("rocelab-roundtrip-{tag}-{}-links.yaml", std::process::id()));
+    std::fs::write(&links_path, links).unwrap();
+    let files = rocelab_verify::import::read_dir(&dir).unwrap();
+    let imported = rocelab_verify::import::import_files(files, &dir, Some(&links_path)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&links_path);
+    assert!(imported.not_understood.is_empty(), "{:?}", imported.not_understood);
+    assert!(imported.errors.is_empty(), "{:?}", imported.errors);
+    let mut findings = imported.findings.clone();
+    findings.extend(rocelab_verify::check(&imported.state));
+    findings
+}
+
+/// Comware: fabric → `ComwareConfig` → text → parsed `ComwareConfig` gives the same value, for
+/// every switch (the cable's far end, `peer`, is no command and is the one field left empty),
+/// and `check --import` of the text finds nothing.
+fn comware_round_trip(yaml: &str, tag: &str) {
+    let f = on_platform(yaml, "hpe-comware");
+    let mut switches = 0;
+    for (idx, sw) in f.devices.iter().enumerate().filter(|(_, d)| d.role == rocelab_model::Role::Switch) {
+        let (mut typed, _) = rocelab_config::comware::build(&f, idx);
+        let (text, _) = device_text(&f, &sw.name);
+        let parsed = rocelab_config::comware::parse::parse(&text, &sw.name);
+        assert!(parsed.unknown.is_empty(), "{}: {:?}", sw.name, parsed.unknown);
+        for i in &mut typed.interfaces {
+            i.peer.clear();
+        }
+        assert_eq!(parsed.config, typed, "{}", sw.name);
+        switches += 1;
+    }
+    assert!(switches > 0);
+    let findings = check_import(&f, tag, str::to_string);
+    assert!(findings.is_empty(), "{findings:#?}");
+}
+
+#[test]
+fn comware_round_trips_on_the_pcp_vlan_fabric() {
+    comware_round_trip(DEMARTEK_ONYX, "comware-pcp");
+    // The check reads what the importer found: the same text without its no-drop priority
+    // leaves RoCE's priority lossy on the switch.
+    let f = on_platform(DEMARTEK_ONYX, "hpe-comware");
+    let findings = check_import(&f, "comware-pcp-lossy", |t| t.replace("priority-flow-control no-drop dot1p 5\n", ""));
+    assert!(findings.iter().any(|x| x.id.starts_with("PFC")), "{findings:#?}");
+}
+
+#[test]
+fn comware_round_trips_on_the_dscp_fabric() {
+    comware_round_trip(ARISTA_PURE, "comware-dscp");
+}
+
+#[test]
+fn comware_round_trips_on_the_leaf_spine() {
+    comware_round_trip(SONIC, "comware-leaf-spine");
+}
+
+/// The test fabrics with Cumulus's Linux port names (`swp1`) for the Onyx and EOS ones.
+fn cumulus_names(yaml: &str) -> String {
+    yaml.replace("model: SN2410", "ports: [{names: swp1-2, speed: 25G}]")
+        .replace("sn2410:eth1/", "sn2410:swp")
+        .replace("names: Ethernet49-54/1", "names: swp49-54")
+        .replace("/1\"", "\"")
+        .replace("leaf3:Ethernet", "leaf3:swp")
+}
+
+/// Cumulus at `release`: fabric → `CumulusConfig` → NVUE script → parsed `CumulusConfig` gives
+/// the same value for every switch, and `check --import` of the scripts finds nothing.
+fn cumulus_round_trip(yaml: &str, release: &str, tag: &str) {
+    let yaml = cumulus_names(yaml);
+    let yaml = yaml.replace("role: switch,", &format!("role: switch, os_version: \"{release}\","));
+    let yaml =
+        yaml.replace("        role: switch\n", &format!("        role: switch\n        os_version: \"{release}\"\n"));
+    let yaml =
+        yaml.replace("leaf: {platform: sonic}", &format!("leaf: {{platform: sonic, os_version: \"{release}\"}}"));
+    let yaml =
+        yaml.replace("spine: {platform: sonic}", &format!("spine: {{platform: sonic, os_version: \"{release}\"}}"));
+    let f = on_platform(&yaml, "nvidia-cumulus");
+    let mut switches = 0;
+    for (idx, sw) in f.devices.iter().enumerate().filter(|(_, d)| d.role == rocelab_model::Role::Switch) {
+        let (typed, _) = rocelab_config::cumulus::build(&f, idx);
+        assert_eq!(typed.release.name, release, "{}", sw.name);
+        let (text, _) = device_text(&f, &sw.name);
+        let parsed = rocelab_config::cumulus::parse::parse(&text, &sw.name);
+        assert!(parsed.unknown.is_empty(), "{}: {:?}", sw.name, parsed.unknown);
+        assert_eq!(parsed.config, typed, "{}", sw.name);
+        // The release's spelling, read from the text: 5.3 takes the cable length under `roce`.
+        assert_eq!(text.contains("nv set qos roce cable-length"), release == "5.3", "{}", sw.name);
+        assert_eq!(parsed.config.cable_length_under_roce, release == "5.3", "{}", sw.name);
+        // The release's spelling, read from the text: 5.3 takes the cable length under `roce`.
+        assert_eq!(text.contains("nv set qos roce cable-length"), release == "5.3", "{}", sw.name);
+        assert_eq!(parsed.config.cable_length_under_roce, release == "5.3", "{}", sw.name);
+        switches += 1;
+    }
+    assert!(switches > 0);
+    let findings = check_import(&f, tag, str::to_string);
+    assert!(findings.is_empty(), "{findings:#?}");
+}
+
+#[test]
+fn cumulus_round_trips_on_the_pcp_vlan_fabric_for_5_3_and_5_6() {
+    cumulus_round_trip(DEMARTEK_ONYX, "5.3", "cumulus-pcp-5.3");
+    cumulus_round_trip(DEMARTEK_ONYX, "5.6", "cumulus-pcp-5.6");
+    // The check reads what the importer found: without its PFC priority the switch is lossy.
+    let f = on_platform(
+        &cumulus_names(DEMARTEK_ONYX).replace("role: switch,", "role: switch, os_version: \"5.6\","),
+        "nvidia-cumulus",
+    );
+    let findings =
+        check_import(&f, "cumulus-lossy", |t| t.replace("nv set qos pfc default-global switch-priority 5\n", ""));
+    assert!(findings.iter().any(|x| x.id.starts_with("PFC")), "{findings:#?}");
+}
+
+#[test]
+fn cumulus_round_trips_on_the_dscp_fabric_for_5_3_and_5_6() {
+    cumulus_round_trip(ARISTA_PURE, "5.3", "cumulus-dscp-5.3");
+    cumulus_round_trip(ARISTA_PURE, "5.6", "cumulus-dscp-5.6");
+}
+
+#[test]
+fn cumulus_round_trips_on_the_leaf_spine_for_5_3_and_5_6() {
+    cumulus_round_trip(SONIC, "5.3", "cumulus-leaf-spine-5.3");
+    cumulus_round_trip(SONIC, "5.6", "cumulus-leaf-spine-5.6");
+}

@@ -119,6 +119,30 @@ const WORDS: &[&str] = &[
     "]",
     "policy:",
     "lossless:",
+    "sysname",
+    "map-table",
+    "dot1p-lp",
+    "import",
+    "export",
+    "wred",
+    "table",
+    "queue",
+    "low-limit",
+    "high-limit",
+    "group",
+    "sp",
+    "byte-count",
+    "permit",
+    "vlan",
+    "to",
+    "quit",
+    "#",
+    "nv",
+    "set",
+    "default-global",
+    "swp1-3",
+    "- set:",
+    "{}",
     "\"PORT\"",
     "{",
     "\"",
@@ -150,6 +174,9 @@ const HEADERS: &[&str] = &[
     "LocalPort  RemoteDevice  RemotePortID  Capability\n",
     "LLDP neighbors:\nInterface: eth0, via: LLDP\n",
     "{\"PORT\": {\"Ethernet0\": {\"speed\": \"99999999999999999999\", \"mtu\": \"1\"}}, \"QUEUE\": {\"Ethernet0|3-9\": {}}}\n",
+    "qos map-table dot1p-lp\n",
+    "nv set qos roce mode lossless\n",
+    "- header:\n    version: Cumulus Linux 5.6\n- set:\n",
     "",
 ];
 
@@ -167,6 +194,9 @@ proptest! {
         let _ = super::windows::parse(&t, "f", "f");
         let _ = super::lldp::parse(&t, "f", "f");
         let _ = super::links::parse(&t, "f");
+        let _ = super::comware::parse(&t, "f", "f");
+        let _ = super::cumulus::parse(&t, "f", "f");
+        let _ = rocelab_config::cumulus::yaml::parse(&t, "f");
     }
 
     #[test]
@@ -177,6 +207,9 @@ proptest! {
         let _ = super::windows::parse(&t, "f", "f");
         let _ = super::lldp::parse(&t, "f", "f");
         let _ = super::links::parse(&t, "f");
+        let _ = super::comware::parse(&t, "f", "f");
+        let _ = super::cumulus::parse(&t, "f", "f");
+        let _ = rocelab_config::cumulus::yaml::parse(&t, "f");
     }
 
     /// Every line an importer reports is a line of the file.

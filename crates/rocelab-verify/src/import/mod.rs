@@ -4,7 +4,9 @@
 //! Each file in the directory is one device (or, for hosts, one adapter port); its format is
 //! recognised from its content ([`recognise`]):
 //! - switches: Arista EOS `show running-config` ([`arista`]), SONiC `config_db.json`
-//!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]);
+//!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]), HPE Comware `display
+//!   current-configuration` ([`comware`]), NVIDIA Cumulus Linux NVUE `nv config show -o commands`
+//!   or startup YAML ([`cumulus`]);
 //! - hosts: `mlnx_qos -i IF` output of a ConnectX adapter ([`mlnx_qos`]) and the Windows
 //!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
 //!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
@@ -29,6 +31,8 @@
 pub mod arista;
 mod cabling;
 pub mod columns;
+pub mod comware;
+pub mod cumulus;
 mod files;
 pub mod links;
 pub mod lldp;
@@ -152,7 +156,7 @@ pub enum Parsed {
 }
 
 /// The formats rocelab imports, as named in reports.
-pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
+pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, HPE Comware current-configuration, Cumulus NVUE commands or startup.yaml, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
 
 /// The LLDP neighbour tables rocelab reads for the cabling, as named in reports.
 pub const LLDP_FORMATS: &str =
@@ -164,6 +168,8 @@ pub enum Format {
     Sonic,
     Arista,
     Onyx,
+    Comware,
+    Cumulus,
     MlnxQos,
     Windows,
     Lldp,
@@ -183,6 +189,12 @@ pub fn recognise(text: &str) -> Option<Format> {
     }
     if windows::recognise(text) {
         return Some(Format::Windows);
+    }
+    if cumulus::recognise(text) {
+        return Some(Format::Cumulus);
+    }
+    if comware::recognise(text) {
+        return Some(Format::Comware);
     }
     if onyx::recognise(text) {
         return Some(Format::Onyx);
@@ -207,6 +219,8 @@ pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
         Format::Sonic => Parsed::Config(Box::new(sonic::parse(text, file, stem))),
         Format::Arista => Parsed::Config(Box::new(arista::parse(text, file, stem))),
         Format::Onyx => Parsed::Config(Box::new(onyx::parse(text, file, stem))),
+        Format::Comware => Parsed::Config(Box::new(comware::parse(text, file, stem))),
+        Format::Cumulus => Parsed::Config(Box::new(cumulus::parse(text, file, stem))),
         Format::MlnxQos => Parsed::Config(Box::new(mlnx_qos::parse(text, file, stem))),
         Format::Windows => Parsed::Config(Box::new(windows::parse(text, file, stem))),
         Format::Lldp => Parsed::Lldp(lldp::parse(text, file, stem)),

@@ -111,8 +111,9 @@ enum Command {
         /// An earlier snapshot of the same counters: the audit is of the increase since.
         #[arg(long)]
         baseline: Option<PathBuf>,
+        /// `sarif`: SARIF 2.1.0, each finding at the counter file and line it was read from.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: CheckFormat,
         /// Warnings fail the audit too (exit 1).
         #[arg(long)]
         strict: bool,

@@ -16,6 +16,7 @@
 pub mod aliases;
 pub mod parse;
 pub mod rules;
+pub mod sarif;
 
 use crate::state::Origin;
 use rocelab_model::ResolvedFabric;
@@ -151,7 +152,7 @@ impl Problem {
         Problem { level: Level::Error, file: file.into(), line, column, message: message.into(), hint: hint.into() }
     }
 
-    fn warning(file: &str, line: usize, message: &str, hint: &str) -> Problem {
+    pub fn warning(file: &str, line: usize, message: &str, hint: &str) -> Problem {
         Problem { level: Level::Warning, ..Problem::error(file, line, 0, message, hint) }
     }
 }

@@ -5,7 +5,7 @@
 use crate::failure::{Failure, OrFail};
 use crate::input::open;
 use crate::out::out;
-use crate::Format;
+use crate::CheckFormat as Format;
 use rocelab_verify::audit::{self, Level, Snapshot};
 use rocelab_verify::render::printable;
 use std::path::Path;
@@ -34,11 +34,13 @@ pub fn run(
     strict: bool,
 ) -> Result<ExitCode, Failure> {
     let (_, fabric) = open(Some(file), None, variant, ERRORS)?;
-    let (now, mut unreadable) = read(counters, &fabric)?;
+    let (mut now, mut unreadable) = read(counters, &fabric)?;
+    let mut problems = std::mem::take(&mut now.problems);
     let (samples, resets) = match baseline {
         Some(b) => {
-            let (before, errors) = read(b, &fabric)?;
+            let (mut before, errors) = read(b, &fabric)?;
             unreadable += errors;
+            problems.append(&mut before.problems);
             audit::delta(&now, &before)
         }
         None => (now.samples, Vec::new()),
@@ -54,6 +56,10 @@ pub fn run(
                 "baseline": baseline.is_some(),
             });
             serde_json::to_string_pretty(&v).or_fail(ERRORS)? + "\n"
+        }
+        Format::Sarif => {
+            let log = audit::sarif::sarif(&findings, &problems, &file.display().to_string());
+            serde_json::to_string_pretty(&log).or_fail(ERRORS)? + "\n"
         }
     };
     // A reader that stops early (`| head`) is not an error of the audit.

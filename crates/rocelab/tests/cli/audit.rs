@@ -120,3 +120,44 @@ fn a_counters_folder_that_does_not_exist_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("examples/counters/nowhere: cannot read the folder"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn audit_as_sarif_places_each_finding_at_its_counter_line() {
+    let out = rocelab(&["audit", FABRIC, "--counters", AFTER, "--baseline", BEFORE, "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    let ids: Vec<&str> = results.iter().map(|r| r["ruleId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["AUDIT-PAUSE-LOSSY", "AUDIT-ECN-NO-CNP", "AUDIT-RDMA-LOSS", "AUDIT-COUNTER-RESET"]);
+    for r in results {
+        assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], r["ruleId"]);
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(uri.starts_with(AFTER), "{uri}");
+    }
+    // The reset, as the text output places it.
+    let reset = &results[3]["locations"][0]["physicalLocation"];
+    assert_eq!(reset["artifactLocation"]["uri"], format!("{AFTER}/init1.ethtool.txt"));
+    assert_eq!(reset["region"]["startLine"], 16);
+    assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+}
+
+#[test]
+fn audit_as_sarif_reports_an_unreadable_file_as_a_located_notification() {
+    let dir = sample("audit-sarif-bad", &["init2.ethtool.txt"]);
+    std::fs::write(dir.join("leaf9.pfc.txt"), "Port        RxPfc       TxPfc\nEt1          0          0\n").unwrap();
+    let d = dir.to_str().unwrap();
+    let out = rocelab(&["audit", FABRIC, "--counters", d, "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let inv = &v["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    let n = &inv["toolExecutionNotifications"][0];
+    assert_eq!(n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], format!("{d}/leaf9.pfc.txt"));
+    assert!(n["message"]["text"].as_str().unwrap().contains("does not start with a device of the fabric"));
+    // The readable file's finding is still there.
+    assert_eq!(v["runs"][0]["results"][0]["ruleId"], "AUDIT-PAUSE-LOSSY");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,6 +14,7 @@
 //! has one, else the device as a whole.
 
 pub mod aliases;
+pub mod expect;
 pub mod parse;
 pub mod rules;
 pub mod sarif;

@@ -117,12 +117,11 @@ pub fn run(file: &Path, variant: Option<&str>, args: Args<'_>) -> Result<ExitCod
             t
         }
         Format::Json => {
-            let v = serde_json::json!({
+            let mut v = serde_json::json!({
                 "findings": rocelab_verify::render::json(&findings),
                 "counters": samples,
                 "baseline": baseline.is_some(),
             });
-            let mut v = v;
             if let Some(c) = &comparisons {
                 v["expected"] = serde_json::json!({"tolerance": tolerance, "comparisons": c});
             }

@@ -29,6 +29,8 @@ pub struct Runbook {
     pub hosts: Vec<Step>,
     pub storage: Vec<Step>,
     pub not_rendered: Vec<String>,
+    /// What to run on each device for `rocelab audit`, in device order.
+    pub collect: Vec<Collect>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -64,6 +66,59 @@ pub struct DeviceSteps {
     pub storage: Option<Step>,
     /// Values the device's script needs that the fabric does not give: name and what it is.
     pub variables: Vec<(String, String)>,
+    /// The counter outputs `rocelab audit` reads from this device.
+    pub collect: Vec<Collect>,
+}
+
+/// One counter output `rocelab audit` reads: the command that prints it on `device`, and the
+/// name to save the output as (`<device>.<what>.txt`: `audit` takes the device from the file
+/// name's leading fields and recognises the format from the content).
+#[derive(Debug, Clone, Serialize)]
+pub struct Collect {
+    pub device: String,
+    pub command: String,
+    pub save_as: String,
+}
+
+fn collect(device: &str, what: &str, command: String) -> Collect {
+    Collect { device: device.to_string(), command, save_as: format!("{device}.{what}.txt") }
+}
+
+/// The commands whose output `rocelab audit` reads, for the devices it has a parser for:
+/// SONiC `show pfc counters`, `show queue counters` and `show pfcwd stats` (sonic-utilities'
+/// `pfcstat`, `queuestat` and `pfcwd`); EOS `show priority-flow-control counters`; and on a
+/// Linux host, per NVIDIA ConnectX (mlx5) port, `ethtool -S IF` (Linux kernel documentation,
+/// mlx5 `counters.rst`) and the RDMA device's `hw_counters` printed with `grep .` (one
+/// `path:value` a line). The RDMA device is found from the netdev's PCI device
+/// (`/sys/class/net/IF/device/infiniband/*`), as the runbook's `default_roce_tos` check does, so
+/// that no device name need be known; a RoCE LAG's counters are those of its bond's RDMA device.
+/// A host with several such ports gets one file pair per port (`<host>.<IF>.ethtool.txt`),
+/// which `audit` reads as the host's as a whole.
+pub fn collect_commands(t: &Typed) -> Vec<Collect> {
+    match t {
+        Typed::Sonic(s) => vec![
+            collect(&s.hostname, "pfc", "show pfc counters".into()),
+            collect(&s.hostname, "queue", "show queue counters".into()),
+            collect(&s.hostname, "pfcwd", "show pfcwd stats".into()),
+        ],
+        Typed::AristaEos(c) => vec![collect(&c.hostname, "pfc", "show priority-flow-control counters".into())],
+        Typed::Linux(h) => {
+            let mlx5: Vec<_> = h.ports.iter().filter(|p| p.driver == "mlx5").collect();
+            let mut out = Vec::new();
+            for p in &mlx5 {
+                let what = |w: &str| if mlx5.len() == 1 { w.to_string() } else { format!("{}.{w}", p.name) };
+                let rdma_port = p.lag_rdma_port.as_ref().unwrap_or(&p.name);
+                out.push(collect(&h.hostname, &what("ethtool"), format!("ethtool -S {}", sh(&p.name))));
+                out.push(collect(
+                    &h.hostname,
+                    &what("hw_counters"),
+                    format!("grep . /sys/class/net/{}/device/infiniband/*/ports/1/hw_counters/*", sh(rdma_port)),
+                ));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Assembles the runbook from each rendered device's steps (`(device index, steps)`, in device
@@ -79,6 +134,7 @@ pub fn build(f: &ResolvedFabric, steps: Vec<(usize, DeviceSteps)>, findings: &[F
         hosts: Vec::new(),
         storage: Vec::new(),
         not_rendered: Vec::new(),
+        collect: Vec::new(),
     };
     let mut rendered = vec![false; f.devices.len()];
     for (i, _) in &steps {
@@ -92,6 +148,7 @@ pub fn build(f: &ResolvedFabric, steps: Vec<(usize, DeviceSteps)>, findings: &[F
         rb.adapters.extend(s.adapter);
         rb.hosts.extend(s.host);
         rb.storage.extend(s.storage);
+        rb.collect.extend(s.collect);
         for v in s.variables {
             if !rb.variables.iter().any(|(n, _)| *n == v.0) {
                 rb.variables.push(v);
@@ -125,6 +182,7 @@ pub fn save_command(t: &Typed) -> Option<String> {
 /// the step then says how to save once the checks pass).
 pub fn steps(t: &Typed, file: &str, save: bool) -> DeviceSteps {
     let mut rb = steps_unsaved(t, file);
+    rb.collect = collect_commands(t);
     if let (Some(step), Some(cmd)) = (rb.switch.as_mut(), save_command(t)) {
         step.apply = match (save, t) {
             (true, Typed::Sonic(_)) => format!("{}, then `{cmd}`", step.apply),
@@ -543,4 +601,73 @@ pub fn render(
     t: &Templates,
 ) -> Result<String, TemplateError> {
     t.render("RUNBOOK.md.j2", &build(f, steps, findings))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::templates::Templates;
+    use std::path::Path;
+
+    fn runbook(example: &str) -> (rocelab_model::ResolvedFabric, String) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(example);
+        let f = rocelab_model::load_file(&path).unwrap().select(None).unwrap();
+        let r = crate::render(&f, &Templates::builtin()).unwrap();
+        (f, r.runbook)
+    }
+
+    /// The rows of the runbook's collect section: (device, command, file name).
+    fn collect_rows(runbook: &str) -> Vec<(String, String, String)> {
+        let section = runbook.split("## 5. Collect counters for `rocelab audit`").nth(1).expect("a collect section");
+        section
+            .lines()
+            .filter(|l| l.starts_with("| ") && l.ends_with("` |"))
+            .map(|l| {
+                let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(|c| c.trim().trim_matches('`')).collect();
+                (cells[0].to_string(), cells[1].to_string(), cells[2].to_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_collect_section_names_each_command_audit_reads_and_its_file() {
+        let (f, text) = runbook("arista-pure-single-hop-100g.yaml");
+        let rows = collect_rows(&text);
+        assert!(rows.contains(&("sw1".into(), "show priority-flow-control counters".into(), "sw1.pfc.txt".into())));
+        // Each initiator with its one ConnectX port: `ethtool -S` and the RDMA hw_counters of
+        // that port, saved under the names `audit` takes the device from.
+        for host in ["init1", "init2", "init3", "init4"] {
+            let d = f.device(host).unwrap();
+            let port = d.ports.iter().find(|p| p.link.is_some()).unwrap();
+            assert!(rows.contains(&(host.into(), format!("ethtool -S {}", port.name), format!("{host}.ethtool.txt"))));
+            assert!(rows.contains(&(
+                host.into(),
+                format!("grep . /sys/class/net/{}/device/infiniband/*/ports/1/hw_counters/*", port.name),
+                format!("{host}.hw_counters.txt")
+            )));
+        }
+        // Every file the section names starts with a device of the fabric.
+        for (device, _, file) in &rows {
+            assert!(f.device(device).is_some() && file.starts_with(&format!("{device}.")), "{file}");
+        }
+    }
+
+    #[test]
+    fn sonic_switches_collect_pfc_queue_and_watchdog_counters() {
+        let (f, text) = runbook("sim-incast-two-tier.yaml");
+        let rows = collect_rows(&text);
+        let sonic: Vec<&str> = f
+            .devices
+            .iter()
+            .filter(|d| d.platform == Some(rocelab_model::Platform::Sonic))
+            .map(|d| d.name.as_str())
+            .collect();
+        assert!(!sonic.is_empty());
+        for sw in sonic {
+            for (cmd, what) in
+                [("show pfc counters", "pfc"), ("show queue counters", "queue"), ("show pfcwd stats", "pfcwd")]
+            {
+                assert!(rows.contains(&(sw.into(), cmd.into(), format!("{sw}.{what}.txt"))), "{sw} {cmd}");
+            }
+        }
+    }
 }

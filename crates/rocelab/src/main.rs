@@ -111,8 +111,14 @@ enum Command {
         /// An earlier snapshot of the same counters: the audit is of the increase since.
         #[arg(long)]
         baseline: Option<PathBuf>,
+        /// A results.json of `rocelab sim --out` of the same fabric and workload: each counter
+        /// beside the simulation's prediction, AUDIT-SIM-DIVERGES where they disagree beyond a
+        /// factor of two (give or take 10 events).
+        #[arg(long, value_name = "SIM_RESULTS")]
+        expect: Option<PathBuf>,
+        /// `sarif`: SARIF 2.1.0, each finding at the counter file and line it was read from.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: CheckFormat,
         /// Warnings fail the audit too (exit 1).
         #[arg(long)]
         strict: bool,
@@ -259,8 +265,15 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Check { file, variant, import, links, format, strict } => {
             cmd::check::run(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
-        Command::Audit { file, variant, counters, baseline, format, strict } => {
-            cmd::audit::run(&file, variant.as_deref(), &counters, baseline.as_deref(), format, strict)
+        Command::Audit { file, variant, counters, baseline, expect, format, strict } => {
+            let args = cmd::audit::Args {
+                counters: &counters,
+                baseline: baseline.as_deref(),
+                expect: expect.as_deref(),
+                format,
+                strict,
+            };
+            cmd::audit::run(&file, variant.as_deref(), args)
         }
         Command::Examples { name } => cmd::examples::run(name.as_deref()),
         Command::Import { what: ImportCommand::Hpcc { config, out, force, topology, flows } } => {

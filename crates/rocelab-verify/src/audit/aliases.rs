@@ -49,6 +49,52 @@ pub const MLX5_RDMA: &[Alias] = &[
     a("local_ack_timeout_err", Counter::LocalAckTimeout),
 ];
 
+/// Broadcom NetXtreme-E (bnxt_en) `ethtool -S <interface>`: Linux
+/// `drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c`, `bnxt_port_stats_arr` (the port's
+/// `rx/tx_pfc_ena_frames_pri<p>`, PFC frames with priority `p` enabled; `rx/tx_pause_frames`,
+/// 802.3x pause).
+pub const BNXT_ETHTOOL: &[Alias] = &[
+    a("rx_pfc_ena_frames_pri{p}", Counter::RxPause),
+    a("tx_pfc_ena_frames_pri{p}", Counter::TxPause),
+    a("rx_pause_frames", Counter::RxLinkPause),
+    a("tx_pause_frames", Counter::TxLinkPause),
+];
+
+/// Broadcom (bnxt_re) RDMA `hw_counters`: the driver's `bnxt_re_stat_descs` (`hw_counters.c`).
+/// The adapter counts CNPs received, not handled and ignored apart: `cnp_rx_pkts` is read as
+/// handled (DCQCN's reaction point acts on each CNP it receives); `res_oos_drop_count` counts
+/// out-of-sequence packets the responder dropped, `to_retransmits` retransmissions after a
+/// timeout.
+pub const BNXT_RE: &[Alias] = &[
+    a("rx_ecn_marked_pkts", Counter::EcnMarked),
+    a("cnp_tx_pkts", Counter::CnpSent),
+    a("cnp_rx_pkts", Counter::CnpHandled),
+    a("res_oos_drop_count", Counter::OutOfSequence),
+    a("seq_err_naks_rcvd", Counter::PacketSeqErr),
+    a("to_retransmits", Counter::LocalAckTimeout),
+];
+
+/// Intel E800 (ice) `ethtool -S <interface>`: Linux `drivers/net/ethernet/intel/ice/
+/// ice_ethtool.c` (`ice_gstrings_pf_stats` and the per-priority strings of `ice_get_strings`).
+/// A PFC XOFF frame is the pause; XON frames (`..._xon.nic`) resume and are not counted as
+/// pause. `rx_dropped.nic` is the port's receive discards.
+pub const ICE_ETHTOOL: &[Alias] = &[
+    a("rx_priority_{p}_xoff.nic", Counter::RxPause),
+    a("tx_priority_{p}_xoff.nic", Counter::TxPause),
+    a("link_xoff_rx.nic", Counter::RxLinkPause),
+    a("link_xoff_tx.nic", Counter::TxLinkPause),
+    a("rx_dropped.nic", Counter::Discards),
+];
+
+/// Intel (irdma) RDMA `hw_counters`: the driver's `irdma_hw_stat_names` (`verbs.c`, the gen2
+/// congestion counters).
+pub const IRDMA: &[Alias] = &[
+    a("RxECNMrkd", Counter::EcnMarked),
+    a("cnpSent", Counter::CnpSent),
+    a("cnpHandled", Counter::CnpHandled),
+    a("cnpIgnored", Counter::CnpIgnored),
+];
+
 /// SONiC `show pfc counters` (sonic-utilities `pfcstat`): a "Port Rx" and a "Port Tx" table,
 /// one column per priority.
 pub const SONIC_PFC: &[Alias] = &[a("Rx PFC{p}", Counter::RxPause), a("Tx PFC{p}", Counter::TxPause)];
@@ -98,11 +144,26 @@ mod tests {
         assert_eq!(lookup(MLX5_ETHTOOL, "rx_prio33_pause"), None);
         assert_eq!(lookup(MLX5_ETHTOOL, "rx_packets_phy"), None);
         assert_eq!(lookup(SONIC_PFC, "Tx PFC7"), Some((Counter::TxPause, Some(7))));
+        assert_eq!(lookup(BNXT_ETHTOOL, "rx_pfc_ena_frames_pri3"), Some((Counter::RxPause, Some(3))));
+        assert_eq!(lookup(ICE_ETHTOOL, "tx_priority_5_xoff.nic"), Some((Counter::TxPause, Some(5))));
+        // XON resumes: not a pause.
+        assert_eq!(lookup(ICE_ETHTOOL, "tx_priority_5_xon.nic"), None);
     }
 
     #[test]
     fn every_table_names_each_of_its_names_once() {
-        for table in [MLX5_ETHTOOL, MLX5_RDMA, SONIC_PFC, SONIC_QUEUE, SONIC_PFCWD, EOS_PFC] {
+        for table in [
+            MLX5_ETHTOOL,
+            MLX5_RDMA,
+            BNXT_ETHTOOL,
+            BNXT_RE,
+            ICE_ETHTOOL,
+            IRDMA,
+            SONIC_PFC,
+            SONIC_QUEUE,
+            SONIC_PFCWD,
+            EOS_PFC,
+        ] {
             let mut names: Vec<_> = table.iter().map(|a| a.name).collect();
             let n = names.len();
             names.sort_unstable();

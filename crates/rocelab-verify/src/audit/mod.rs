@@ -14,8 +14,10 @@
 //! has one, else the device as a whole.
 
 pub mod aliases;
+pub mod expect;
 pub mod parse;
 pub mod rules;
+pub mod sarif;
 
 use crate::state::Origin;
 use rocelab_model::ResolvedFabric;
@@ -151,7 +153,7 @@ impl Problem {
         Problem { level: Level::Error, file: file.into(), line, column, message: message.into(), hint: hint.into() }
     }
 
-    fn warning(file: &str, line: usize, message: &str, hint: &str) -> Problem {
+    pub fn warning(file: &str, line: usize, message: &str, hint: &str) -> Problem {
         Problem { level: Level::Warning, ..Problem::error(file, line, 0, message, hint) }
     }
 }

@@ -2,6 +2,9 @@
 //!
 //! - NVIDIA ConnectX `ethtool -S <interface>`: `NIC statistics:` then one `name: value` a line
 //!   (Linux `ethtool` prints each statistic indented, as `"     %s: %llu"`);
+//! - Broadcom (bnxt_en) and Intel (ice) `ethtool -S`, and their RDMA drivers' (bnxt_re, irdma)
+//!   `hw_counters` printed the same way: the driver is told by the names the file holds
+//!   ([`aliases`] has one table per driver);
 //! - NVIDIA ConnectX RDMA counters as `grep . /sys/class/infiniband/<dev>/ports/<n>/hw_counters/*`
 //!   prints them (`<path>/<name>:<value>`), or `grep . *` inside that folder (`<name>:<value>`);
 //! - SONiC `show pfc counters`: a `Port Rx` and a `Port Tx` table with the columns `PFC0` to
@@ -24,6 +27,10 @@ use super::{Counter, Problem};
 pub enum Format {
     Mlx5Ethtool,
     Mlx5HwCounters,
+    BnxtEthtool,
+    BnxtReHwCounters,
+    IceEthtool,
+    IrdmaHwCounters,
     SonicPfc,
     SonicQueue,
     SonicPfcwd,
@@ -35,12 +42,43 @@ impl Format {
         match self {
             Format::Mlx5Ethtool => "NVIDIA ConnectX `ethtool -S`",
             Format::Mlx5HwCounters => "NVIDIA ConnectX RDMA hw_counters",
+            Format::BnxtEthtool => "Broadcom bnxt_en `ethtool -S`",
+            Format::BnxtReHwCounters => "Broadcom bnxt_re RDMA hw_counters",
+            Format::IceEthtool => "Intel ice `ethtool -S`",
+            Format::IrdmaHwCounters => "Intel irdma RDMA hw_counters",
             Format::SonicPfc => "SONiC `show pfc counters`",
             Format::SonicQueue => "SONiC `show queue counters`",
             Format::SonicPfcwd => "SONiC `show pfcwd stats`",
             Format::EosPfc => "Arista EOS `show priority-flow-control counters`",
         }
     }
+
+    /// The names a `name: value` format reads.
+    fn table(self) -> &'static [Alias] {
+        match self {
+            Format::Mlx5Ethtool => aliases::MLX5_ETHTOOL,
+            Format::Mlx5HwCounters => aliases::MLX5_RDMA,
+            Format::BnxtEthtool => aliases::BNXT_ETHTOOL,
+            Format::BnxtReHwCounters => aliases::BNXT_RE,
+            Format::IceEthtool => aliases::ICE_ETHTOOL,
+            Format::IrdmaHwCounters => aliases::IRDMA,
+            _ => &[],
+        }
+    }
+}
+
+/// `ethtool -S` and `hw_counters` print the same way for every driver: the driver is the one
+/// whose table names the most of the file's counters (a tie, or none, is the first of
+/// `candidates`).
+fn by_names(text: &str, candidates: &[Format]) -> Format {
+    let name = |l: &str| -> Option<String> {
+        let (k, _) = l.rsplit_once(':')?;
+        Some(k.trim().rsplit('/').next().unwrap_or(k).trim().to_string())
+    };
+    let names: Vec<String> = text.lines().filter_map(name).collect();
+    let score = |f: &Format| names.iter().filter(|n| aliases::lookup(f.table(), n).is_some()).count();
+    let best = candidates.iter().map(score).max().unwrap_or(0);
+    *candidates.iter().find(|f| score(f) == best).unwrap_or(&candidates[0])
 }
 
 /// One value read from a file, before it is given a device.
@@ -71,7 +109,7 @@ pub fn detect(text: &str) -> Option<Format> {
     let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines().next()?;
     if first == "NIC statistics:" {
-        return Some(Format::Mlx5Ethtool);
+        return Some(by_names(text, &[Format::Mlx5Ethtool, Format::BnxtEthtool, Format::IceEthtool]));
     }
     if lines().any(|l| l.starts_with("Port Rx") && l.contains("PFC0")) {
         return Some(Format::SonicPfc);
@@ -85,12 +123,13 @@ pub fn detect(text: &str) -> Option<Format> {
     if lines().any(|l| l.starts_with("Port") && l.contains("RxPfc") && l.contains("TxPfc")) {
         return Some(Format::EosPfc);
     }
+    const RDMA: [Format; 3] = [Format::Mlx5HwCounters, Format::BnxtReHwCounters, Format::IrdmaHwCounters];
     let rdma_name = |l: &str| {
         let name = l.rsplit_once(':').map(|(k, _)| k.rsplit('/').next().unwrap_or(k));
-        name.is_some_and(|n| aliases::lookup(aliases::MLX5_RDMA, n).is_some())
+        name.is_some_and(|n| RDMA.iter().any(|f| aliases::lookup(f.table(), n).is_some()))
     };
     if lines().any(rdma_name) {
-        return Some(Format::Mlx5HwCounters);
+        return Some(by_names(text, &RDMA));
     }
     None
 }
@@ -107,15 +146,19 @@ pub fn parse(text: &str, file: &str) -> Parsed {
                 0,
                 "not counter output rocelab reads",
                 "give `ethtool -S IF` or `grep . /sys/class/infiniband/DEV/ports/1/hw_counters/*` of an NVIDIA \
-                 ConnectX host, SONiC `show pfc counters`, or Arista EOS `show priority-flow-control counters`, \
+                 ConnectX, Broadcom bnxt or Intel ice/irdma host, SONiC `show pfc counters`, or Arista EOS `show priority-flow-control counters`, \
                  as the device prints it",
             )],
         };
     };
     let mut p = Parsed { format: Some(format), ..Parsed::default() };
     match format {
-        Format::Mlx5Ethtool => name_value(text, file, aliases::MLX5_ETHTOOL, ": ", &mut p),
-        Format::Mlx5HwCounters => name_value(text, file, aliases::MLX5_RDMA, ":", &mut p),
+        Format::Mlx5Ethtool | Format::BnxtEthtool | Format::IceEthtool => {
+            name_value(text, file, format.table(), ": ", &mut p)
+        }
+        Format::Mlx5HwCounters | Format::BnxtReHwCounters | Format::IrdmaHwCounters => {
+            name_value(text, file, format.table(), ":", &mut p)
+        }
         Format::SonicPfc => sonic_pfc(text, file, &mut p),
         Format::SonicQueue => sonic_queue(text, file, &mut p),
         Format::SonicPfcwd => sonic_pfcwd(text, file, &mut p),

@@ -247,3 +247,109 @@ Ethernet8:3  operational
     );
     assert!(problems[1].starts_with("leaf1.pfcwd.txt:5: error: queue `Ethernet8:3` has 1 values"), "{problems:?}");
 }
+
+/// `ethtool -S` of a Broadcom NetXtreme-E port (bnxt_en): per-ring counters first, prefixed
+/// `[ring]: `, then the port's, in the driver's order.
+const BNXT_ETHTOOL: &str = "NIC statistics:
+     [0]: rx_ucast_packets: 3187
+     [0]: rx_discards: 0
+     rx_total_discard_pkts: 0
+     rx_pause_frames: 0
+     rx_pfc_frames: 212
+     rx_pfc_ena_frames_pri0: 0
+     rx_pfc_ena_frames_pri3: 212
+     tx_pause_frames: 0
+     tx_pfc_frames: 40
+     tx_pfc_ena_frames_pri3: 40
+";
+
+#[test]
+fn bnxt_ethtool_is_told_from_its_names_and_read_through_its_table() {
+    let p = parse(BNXT_ETHTOOL, "h1.ethtool.txt");
+    assert_eq!(p.format, Some(Format::BnxtEthtool));
+    assert!(p.problems.is_empty(), "{:?}", p.problems);
+    let got: Vec<_> = p.rows.iter().map(|r| (r.counter, r.priority, r.value, r.line)).collect();
+    assert_eq!(
+        got,
+        [
+            (Counter::RxLinkPause, None, 0, 5),
+            (Counter::RxPause, Some(0), 0, 7),
+            (Counter::RxPause, Some(3), 212, 8),
+            (Counter::TxLinkPause, None, 0, 9),
+            (Counter::TxPause, Some(3), 40, 11),
+        ]
+    );
+}
+
+#[test]
+fn ice_ethtool_counts_xoff_as_pause_and_not_xon() {
+    let text = "NIC statistics:
+     rx_dropped.nic: 4
+     link_xon_rx.nic: 0
+     link_xoff_rx.nic: 0
+     tx_priority_3_xon.nic: 80
+     tx_priority_3_xoff.nic: 81
+     rx_priority_3_xon.nic: 5
+     rx_priority_3_xoff.nic: 6
+";
+    let p = parse(text, "h1.ethtool.txt");
+    assert_eq!(p.format, Some(Format::IceEthtool));
+    let got: Vec<_> = p.rows.iter().map(|r| (r.counter, r.priority, r.value)).collect();
+    assert_eq!(
+        got,
+        [
+            (Counter::Discards, None, 4),
+            (Counter::RxLinkPause, None, 0),
+            (Counter::TxPause, Some(3), 81),
+            (Counter::RxPause, Some(3), 6),
+        ]
+    );
+    // A value cut short is located, the other lines read.
+    let p = parse(&text.replace("81", "8x"), "h1.ethtool.txt");
+    assert_eq!(p.rows.len(), 3);
+    assert_eq!((p.problems[0].line, p.problems[0].column), (6, 30));
+}
+
+#[test]
+fn bnxt_re_and_irdma_hw_counters_are_told_apart_from_mlx5() {
+    let bnxt = "/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/active_qps:4
+/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/cnp_rx_pkts:310
+/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/cnp_tx_pkts:0
+/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/res_oos_drop_count:2
+/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/rx_ecn_marked_pkts:512
+/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/seq_err_naks_rcvd:1
+/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/to_retransmits:0
+";
+    let p = parse(bnxt, "h1.hw_counters.txt");
+    assert_eq!(p.format, Some(Format::BnxtReHwCounters));
+    let got: Vec<_> = p.rows.iter().map(|r| (r.counter, r.value)).collect();
+    assert_eq!(
+        got,
+        [
+            (Counter::CnpHandled, 310),
+            (Counter::CnpSent, 0),
+            (Counter::OutOfSequence, 2),
+            (Counter::EcnMarked, 512),
+            (Counter::PacketSeqErr, 1),
+            (Counter::LocalAckTimeout, 0),
+        ]
+    );
+    let irdma = "/sys/class/infiniband/irdma0/ports/1/hw_counters/RxECNMrkd:77
+/sys/class/infiniband/irdma0/ports/1/hw_counters/cnpHandled:0
+/sys/class/infiniband/irdma0/ports/1/hw_counters/cnpIgnored:9
+/sys/class/infiniband/irdma0/ports/1/hw_counters/cnpSent:70
+/sys/class/infiniband/irdma0/ports/1/hw_counters/ip4InDiscards:0
+";
+    let p = parse(irdma, "h1.hw_counters.txt");
+    assert_eq!(p.format, Some(Format::IrdmaHwCounters));
+    let got: Vec<_> = p.rows.iter().map(|r| (r.counter, r.value, r.line)).collect();
+    assert_eq!(
+        got,
+        [
+            (Counter::EcnMarked, 77, 1),
+            (Counter::CnpHandled, 0, 2),
+            (Counter::CnpIgnored, 9, 3),
+            (Counter::CnpSent, 70, 4)
+        ]
+    );
+}

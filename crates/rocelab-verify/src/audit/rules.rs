@@ -31,6 +31,10 @@ pub const RULES: &[(&str, &str)] = &[
     ("AUDIT-CNP-NOT-HANDLED", "Reaction points handle the CNPs sent and ignore none"),
     ("AUDIT-RDMA-LOSS", "No out-of-sequence packets, sequence errors or ACK timeouts on the RDMA path"),
     ("AUDIT-COUNTER-RESET", "A counter that went down since the baseline was reset"),
+    (
+        "AUDIT-SIM-DIVERGES",
+        "Counters agree, within the stated tolerance, with a simulation of the same fabric (--expect)",
+    ),
 ];
 
 struct Intent<'a> {

@@ -4,7 +4,9 @@
 //! Each file in the directory is one device (or, for hosts, one adapter port); its format is
 //! recognised from its content ([`recognise`]):
 //! - switches: Arista EOS `show running-config` ([`arista`]), SONiC `config_db.json`
-//!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]);
+//!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]), Cisco NX-OS `show
+//!   running-config` ([`nxos`]) and Dell OS10 `show running-configuration` ([`os10`]), the last
+//!   two through the typed configurations rocelab-config renders from;
 //! - hosts: `mlnx_qos -i IF` output of a ConnectX adapter ([`mlnx_qos`]) and the Windows
 //!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
 //!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
@@ -28,12 +30,15 @@
 
 pub mod arista;
 mod cabling;
+mod cli_tree;
 pub mod columns;
 mod files;
 pub mod links;
 pub mod lldp;
 pub mod mlnx_qos;
+pub mod nxos;
 pub mod onyx;
+pub mod os10;
 pub mod sonic;
 pub mod windows;
 
@@ -152,7 +157,7 @@ pub enum Parsed {
 }
 
 /// The formats rocelab imports, as named in reports.
-pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
+pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, Cisco NX-OS running-config, Dell OS10 running-configuration, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
 
 /// The LLDP neighbour tables rocelab reads for the cabling, as named in reports.
 pub const LLDP_FORMATS: &str =
@@ -164,6 +169,8 @@ pub enum Format {
     Sonic,
     Arista,
     Onyx,
+    Nxos,
+    Os10,
     MlnxQos,
     Windows,
     Lldp,
@@ -187,6 +194,13 @@ pub fn recognise(text: &str) -> Option<Format> {
     if onyx::recognise(text) {
         return Some(Format::Onyx);
     }
+    // Before EOS's: NX-OS names its ports `Ethernet1/1` too.
+    if nxos::recognise(text) {
+        return Some(Format::Nxos);
+    }
+    if os10::recognise(text) {
+        return Some(Format::Os10);
+    }
     if text.lines().any(|l| l.starts_with("interface Ethernet")) || text.contains("! device: ") {
         return Some(Format::Arista);
     }
@@ -207,6 +221,8 @@ pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
         Format::Sonic => Parsed::Config(Box::new(sonic::parse(text, file, stem))),
         Format::Arista => Parsed::Config(Box::new(arista::parse(text, file, stem))),
         Format::Onyx => Parsed::Config(Box::new(onyx::parse(text, file, stem))),
+        Format::Nxos => Parsed::Config(Box::new(nxos::parse(text, file, stem))),
+        Format::Os10 => Parsed::Config(Box::new(os10::parse(text, file, stem))),
         Format::MlnxQos => Parsed::Config(Box::new(mlnx_qos::parse(text, file, stem))),
         Format::Windows => Parsed::Config(Box::new(windows::parse(text, file, stem))),
         Format::Lldp => Parsed::Lldp(lldp::parse(text, file, stem)),

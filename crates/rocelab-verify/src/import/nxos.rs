@@ -364,6 +364,18 @@ pub fn parse_typed(text: &str, file: &str, stem: &str) -> ParsedNxos {
     ParsedNxos { config, lines, defined, not_understood: r.bad, ignored: r.ignored }
 }
 
+/// `24,26` or `24-26`: the values of a `match dscp|cos` list.
+fn values(list: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in list.split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(a), Ok(b)) = (a.parse::<u8>(), b.parse::<u8>()) {
+            out.extend(a..=b.min(63));
+        }
+    }
+    out
+}
+
 /// The checker's state of a typed configuration: each interface's QoS.
 pub fn to_device(p: ParsedNxos, file: &str) -> DeviceConfig {
     let c = &p.config;
@@ -372,7 +384,7 @@ pub fn to_device(p: ParsedNxos, file: &str) -> DeviceConfig {
     base.trust = if dscp { Marking::Dscp } else { Marking::Pcp };
     for m in &c.class_maps {
         let Some((kind, list)) = m.matches.split_once(' ') else { continue };
-        for v in list.split(',').filter_map(|v| v.parse::<u8>().ok()) {
+        for v in values(list) {
             match kind {
                 "dscp" if v < 64 => base.dscp_to_priority[v as usize] = m.qos_group,
                 "cos" if v < 8 => base.priority_to_queue[v as usize] = m.qos_group,
@@ -427,4 +439,118 @@ pub fn to_device(p: ParsedNxos, file: &str) -> DeviceConfig {
 /// Parses one running-config into the checker's state ([`parse_typed`], then [`to_device`]).
 pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     to_device(parse_typed(text, file, stem), file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{recognise as format_of, Format};
+
+    /// A Nexus 9000's own output: its header, features, users, a management interface and a
+    /// BGP block, around the QoS forms of Cisco's RoCEv2 blueprint for Nexus 9000.
+    const DEVICE: &str = "!Command: show running-config
+!Running configuration last done at: Mon Mar  4 10:12:01 2024
+!Time: Mon Mar  4 10:20:44 2024
+
+version 10.3(4a) Bios:version 05.47
+hostname leaf7
+feature lldp
+feature interface-vlan
+
+username admin password 5 $5$XYZ  role network-admin
+class-map type qos match-all RDMA
+  match dscp 24-26
+class-map type qos match-all CNP
+  match dscp 48
+policy-map type qos QOS_CLASSIFICATION
+  class RDMA
+    set qos-group 3
+  class CNP
+    set qos-group 7
+policy-map type queuing QOS_EGRESS_PORT
+  class type queuing c-out-8q-q3
+    bandwidth remaining percent 50
+    random-detect minimum-threshold 150 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn
+  class type queuing c-out-8q-q-default
+    bandwidth remaining percent 50
+  class type queuing c-out-8q-q7
+    priority level 1
+policy-map type network-qos qos_network
+  class type network-qos c-8q-nq3
+    mtu 9216
+    pause pfc-cos 3
+  class type network-qos c-8q-nq-default
+    mtu 9216
+system qos
+  service-policy type network-qos qos_network
+  service-policy type queuing output QOS_EGRESS_PORT
+
+vlan 1,20
+
+interface Ethernet1/1
+  description host1
+  switchport mode trunk
+  switchport trunk allowed vlan 20
+  mtu 9216
+  priority-flow-control mode on
+  priority-flow-control watch-dog-interval on
+  service-policy type qos input QOS_CLASSIFICATION
+  no shutdown
+
+interface mgmt0
+  vrf member management
+  ip address 10.0.0.5/24
+
+router bgp 65001
+  router-id 10.0.0.1
+line console
+boot nxos bootflash:/nxos64-cs.10.3.4a.M.bin
+";
+
+    #[test]
+    fn a_devices_running_config_becomes_the_typed_configuration_and_the_ports_qos() {
+        assert_eq!(format_of(DEVICE), Some(Format::Nxos), "recognised ahead of EOS's `interface Ethernet`");
+        let p = parse_typed(DEVICE, "leaf7.txt", "x");
+        let c = &p.config;
+        assert_eq!(
+            (c.hostname.as_str(), c.release.name.as_str(), c.mtu, c.vlan),
+            ("leaf7", "10.3(4a)", 9216, Some(20))
+        );
+        assert_eq!(
+            c.class_maps.iter().map(|m| (m.matches.as_str(), m.qos_group)).collect::<Vec<_>>(),
+            [("dscp 24-26", 3), ("dscp 48", 7)]
+        );
+        assert_eq!(c.network_qos[0].pfc_cos, [3]);
+        assert_eq!((c.interfaces.len(), c.interfaces[0].pfc, c.interfaces[0].peer.as_str()), (1, true, "host1"));
+        // Only the block rocelab does not read is listed, with its line and size.
+        let line_of = |start: &str| DEVICE.lines().position(|l| l.starts_with(start)).map(|i| i + 1);
+        let nu: Vec<_> = p.not_understood.iter().map(|n| (Some(n.line), n.text.as_str())).collect();
+        assert_eq!(
+            nu,
+            [(line_of("router bgp"), "router bgp 65001 (a block rocelab does not read, with 1 indented lines)")]
+        );
+        let d = to_device(p, "leaf7.txt");
+        let (name, _, q, line) = &d.ports[0];
+        assert_eq!(
+            (name.as_str(), Some(*line), d.name.as_str()),
+            ("Ethernet1/1", line_of("interface Ethernet1/1"), "leaf7")
+        );
+        assert_eq!((q.trust, q.pfc, q.mtu), (Marking::Dscp, 1 << 3, 9216));
+        assert_eq!((q.dscp_to_priority[24], q.dscp_to_priority[26], q.dscp_to_priority[48]), (3, 3, 7));
+        assert_eq!((q.sched[3], q.sched[0], q.sched[7]), (Sched::Ets(50), Sched::Ets(50), Sched::Strict));
+        let e = q.ecn[3].expect("ECN on queue 3");
+        assert_eq!((e.kmin, e.kmax, e.pmax), (150 * 1024, 3000 * 1024, 0.07));
+        let v = q.vlans.as_ref().expect("a trunk");
+        assert!(v.is_tagged(20) && v.undefined.is_empty(), "{v:?}");
+    }
+
+    #[test]
+    fn a_port_without_pfc_mode_on_gets_no_pfc_and_a_bad_line_is_reported() {
+        let text = "policy-map type network-qos NQ\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\n\
+                    system qos\n  service-policy type network-qos NQ\n\
+                    interface Ethernet1/2\n  mtu 9216\n  priority-flow-control mode bogus\n";
+        let d = parse(text, "s.txt", "s1");
+        assert_eq!((d.name.as_str(), d.ports[0].2.pfc), ("s1", 0));
+        assert_eq!(d.not_understood.iter().map(|n| n.line).collect::<Vec<_>>(), [8]);
+    }
 }

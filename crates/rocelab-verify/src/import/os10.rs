@@ -433,3 +433,120 @@ pub fn to_device(p: ParsedOs10, file: &str) -> DeviceConfig {
 pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
     to_device(parse_typed(text, file, stem), file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{recognise as format_of, Format};
+
+    /// An OS10 switch's own output: its `! Version` header, `!` between blocks, users, AAA,
+    /// iSCSI, a management interface and a BGP block, around the QoS forms of Dell's user guide
+    /// (policy names of the device's choosing).
+    const DEVICE: &str = "! Version 10.5.4.0
+! Last configuration change at Mar  04 10:11:42 2024
+!
+ip vrf default
+!
+hostname s5248-leaf1
+system-user linuxadmin password ****
+iscsi target port 3260
+username admin password **** role sysadmin priv-lvl 15
+aaa authentication login default local
+!
+class-map type network-qos pfc3
+ match qos-group 3
+!
+class-map type queuing q3
+ match queue 3
+!
+trust dot1p-map map_dot1p
+ qos-group 0 dot1p 0-2,4-7
+ qos-group 3 dot1p 3
+!
+qos-map traffic-class tc-q
+ queue 0 qos-group 0
+ queue 3 qos-group 3
+!
+wred roce-wred
+ random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 10
+ random-detect ecn
+!
+policy-map type network-qos pfc-policy
+ class pfc3
+  pause
+  pfc-cos 3
+!
+policy-map type queuing ets-policy
+ class q3
+  bandwidth percent 50
+  random-detect roce-wred
+!
+system qos
+ trust-map dot1p map_dot1p
+ qos-map traffic-class tc-q
+ ets mode on
+!
+interface vlan20
+ no shutdown
+!
+interface ethernet1/1/1
+ no shutdown
+ switchport mode trunk
+ switchport trunk allowed vlan 20
+ mtu 9216
+ flowcontrol receive off
+ priority-flow-control mode on
+ service-policy input type network-qos pfc-policy
+ ets mode on
+ service-policy output type queuing ets-policy
+!
+interface mgmt1/1/1
+ no shutdown
+ ip address 10.0.0.4/24
+ ipv6 address autoconfig
+!
+router bgp 65001
+ router-id 10.0.0.1
+";
+
+    #[test]
+    fn a_devices_running_configuration_becomes_the_typed_configuration_and_the_ports_qos() {
+        assert_eq!(format_of(DEVICE), Some(Format::Os10));
+        let p = parse_typed(DEVICE, "leaf1.txt", "x");
+        let c = &p.config;
+        assert_eq!(
+            (c.hostname.as_str(), c.release.name.as_str(), c.trust.as_str()),
+            ("s5248-leaf1", "10.5.4.0", "dot1p")
+        );
+        assert_eq!(
+            (c.qos_map.as_slice(), c.queue_classes.as_slice(), c.ets_global, c.vlan),
+            (&[0, 3][..], &[3][..], true, Some(20))
+        );
+        assert_eq!((c.pfc_classes[0].qos_group, c.pfc_classes[0].pfc_cos.as_str()), (3, "3"));
+        assert_eq!((c.more_queuing.len(), c.interfaces[0].queuing.as_str()), (1, "ets-policy"));
+        let line_of = |start: &str| DEVICE.lines().position(|l| l.starts_with(start)).map(|i| i + 1);
+        let nu: Vec<_> = p.not_understood.iter().map(|n| (Some(n.line), n.text.as_str())).collect();
+        assert_eq!(
+            nu,
+            [(line_of("router bgp"), "router bgp 65001 (a block rocelab does not read, with 1 indented lines)")]
+        );
+        let d = to_device(p, "leaf1.txt");
+        let (name, _, q, line) = &d.ports[0];
+        assert_eq!((name.as_str(), Some(*line)), ("ethernet1/1/1", line_of("interface ethernet1/1/1")));
+        // The link MTU less the tagged frame's header is the IP MTU the checker compares.
+        assert_eq!((q.trust, q.pfc, q.mtu, q.link_pause), (Marking::Pcp, 1 << 3, 9216 - TAGGED_OVERHEAD, false));
+        assert_eq!((q.priority_to_queue[3], q.priority_to_queue[5], q.sched[3]), (3, 0, Sched::Ets(50)));
+        let e = q.ecn[3].expect("ECN on queue 3");
+        assert_eq!((e.kmin, e.kmax, e.pmax), (150_000, 1_500_000, 0.1));
+        assert!(q.vlans.as_ref().is_some_and(|v| v.is_tagged(20) && v.undefined.is_empty()), "{:?}", q.vlans);
+    }
+
+    #[test]
+    fn ets_without_the_global_ets_mode_is_not_applied_and_a_bad_line_is_reported() {
+        let text = "class-map type queuing q3\n match queue 3\npolicy-map type queuing ROCELAB-ETS\n class q3\n  bandwidth percent 60\n\
+                    interface ethernet1/1/2\n ets mode on\n service-policy output type queuing ROCELAB-ETS\n mtu 99999999999\n";
+        let d = parse(text, "s.txt", "s1");
+        assert_eq!((d.name.as_str(), d.ports[0].2.sched[3]), ("s1", Sched::Unset));
+        assert_eq!(d.not_understood.iter().map(|n| n.line).collect::<Vec<_>>(), [9]);
+    }
+}

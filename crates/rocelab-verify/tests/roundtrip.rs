@@ -216,3 +216,55 @@ fn os10_running_configuration_round_trips_through_its_typed_configuration() {
     }
     assert!(switches >= 5, "{switches}");
 }
+
+/// `rocelab config` then `rocelab check --import` of what it wrote, with the fabric's cabling as
+/// a links file: the findings of the check. `without_pfc` leaves PFC off the first switch's
+/// ports, as an operator who skipped those lines would.
+fn check_import_of_rendered(f: &ResolvedFabric, tag: &str, without_pfc: bool) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("rocelab-roundtrip-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, d) in f.switches().enumerate() {
+        let (mut text, _) = device_text(f, &d.name);
+        if without_pfc && i == 0 {
+            text = text.lines().filter(|l| !l.contains("priority-flow-control mode on")).collect::<Vec<_>>().join("\n");
+        }
+        std::fs::write(dir.join(format!("{}.txt", d.name)), text).unwrap();
+    }
+    let mut links = String::from("links:\n");
+    for l in &f.links {
+        links += &format!("  - {{a: \"{}\", b: \"{}\", speed: {}}}\n", f.port_label(l.a), f.port_label(l.b), l.speed);
+    }
+    let hosts: Vec<&str> =
+        f.devices.iter().filter(|d| d.role != rocelab_model::fabric::Role::Switch).map(|d| d.name.as_str()).collect();
+    links += &format!("hosts: [{}]\n", hosts.join(", "));
+    let links_path = dir.with_extension("links.yaml");
+    std::fs::write(&links_path, links).unwrap();
+    let imported = rocelab_verify::import::import_dir(&dir, Some(&links_path));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&links_path);
+    let imported = imported.unwrap_or_else(|e| panic!("{tag}: {e}"));
+    assert!(imported.not_understood.is_empty(), "{tag}: {:?}", imported.not_understood);
+    let st = &imported.state;
+    let lossless = st.devices.iter().flat_map(|d| &d.ports).filter(|p| st.profiles[p.qos as usize].pfc != 0).count();
+    assert!(without_pfc || lossless > 0, "{tag}: no lossless port imported");
+    let findings = rocelab_verify::check(&imported.state).into_iter().chain(imported.findings);
+    findings.map(|x| format!("{} {}:{} {}", x.id, x.device, x.port.unwrap_or_default(), x.what)).collect()
+}
+
+#[test]
+fn check_import_of_rendered_nxos_and_os10_configurations_finds_nothing() {
+    for platform in ["cisco-nxos", "dell-os10"] {
+        for (name, f) in fabrics_on(platform) {
+            let found = check_import_of_rendered(&f, &format!("{platform}-{name}"), false);
+            assert!(found.is_empty(), "{platform}/{name}: {found:#?}");
+            // The same check does see a switch left without PFC, where other switches say the
+            // policy (without a `policy` in the links file it is the devices' majority).
+            if f.switches().count() < 2 {
+                continue;
+            }
+            let found = check_import_of_rendered(&f, &format!("{platform}-{name}-nopfc"), true);
+            assert!(found.iter().any(|x| x.starts_with("PFC-")), "{platform}/{name}: {found:#?}");
+        }
+    }
+}

@@ -1,10 +1,11 @@
 //! Configurations rocelab renders, read back by the checker's importers: what `rocelab config`
-//! writes for SONiC, NVIDIA Onyx and Arista EOS imports as the state the intent describes, so
+//! writes for SONiC, NVIDIA Onyx, Arista EOS, Cisco NX-OS, Dell OS10, HPE Comware and NVIDIA
+//! Cumulus imports as the state the intent describes, so
 //! that `rocelab check --import` on a fabric configured by rocelab finds what was intended.
 //! The fabrics are the files rocelab-config's tests render (`rocelab-config/tests/fabrics/`):
 //! the test lives here so that the configuration crate need not depend on the checker.
 
-use rocelab_config::{render_device, Templates};
+use rocelab_config::{render_device, Templates, Typed};
 use rocelab_model::{load_str, ResolvedFabric};
 use std::path::Path;
 
@@ -284,4 +285,152 @@ fn cumulus_round_trips_on_the_dscp_fabric_for_5_3_and_5_6() {
 fn cumulus_round_trips_on_the_leaf_spine_for_5_3_and_5_6() {
     cumulus_round_trip(SONIC, "5.3", "cumulus-leaf-spine-5.3");
     cumulus_round_trip(SONIC, "5.6", "cumulus-leaf-spine-5.6");
+}
+
+/// The test fabrics with every switch moved to `platform`: a leaf-spine (SONiC pair), a
+/// one-switch PCP+VLAN fabric (Demartek) and a DSCP leaf with VXLAN (Arista/Pure).
+fn fabrics_on(platform: &str) -> Vec<(&'static str, ResolvedFabric)> {
+    [("sonic-pair", SONIC), ("demartek-onyx", DEMARTEK_ONYX), ("arista-pure", ARISTA_PURE)]
+        .into_iter()
+        .map(|(name, yaml)| {
+            let moved = yaml
+                .replace("platform: sonic", &format!("platform: {platform}"))
+                .replace("platform: nvidia-onyx", &format!("platform: {platform}"))
+                .replace("platform: arista-eos", &format!("platform: {platform}"));
+            (name, fabric(&moved))
+        })
+        .collect()
+}
+
+/// What the checker reads of a rendered switch equals what the intent says of its ports: trust,
+/// PFC, link pause, MTU, the classes' queues, ETS and ECN. ECN thresholds are whole `unit`s of
+/// bytes on the device (the renderer reports the rounding as a warning), so they agree to within
+/// one unit.
+fn assert_ports_as_intended(f: &ResolvedFabric, sw: &str, imported: &rocelab_verify::import::DeviceConfig, unit: u64) {
+    let intent = rocelab_verify::from_intent(f);
+    let d = intent.devices.iter().find(|d| d.name == sw).unwrap();
+    let mut compared = 0;
+    for p in d.ports.iter().filter(|p| p.link.is_some()) {
+        let want = &intent.profiles[p.qos as usize];
+        let (_, _, got, _) = imported.ports.iter().find(|(n, ..)| *n == p.name).expect("port imported");
+        let at = format!("{sw}:{}", p.name);
+        assert_eq!((got.trust, got.pfc, got.link_pause), (want.trust, want.pfc, want.link_pause), "{at}");
+        assert_eq!(got.mtu, want.mtu, "{at} MTU");
+        for c in &f.qos.classes {
+            let prio = c.priority as usize;
+            let (qg, qw) = (got.priority_to_queue[prio] as usize, want.priority_to_queue[prio] as usize);
+            assert_eq!(qg, qw, "{at} queue of priority {prio}");
+            assert_eq!(got.sched[qg], want.sched[qw], "{at} ETS of queue {qg}");
+            match (got.ecn[qg], want.ecn[qw]) {
+                (Some(g), Some(w)) => {
+                    assert!(g.kmin.abs_diff(w.kmin) < unit && g.kmax.abs_diff(w.kmax) < unit, "{at} ECN {g:?} {w:?}");
+                    assert_eq!(g.pmax, w.pmax, "{at} ECN probability of queue {qg}");
+                }
+                (g, w) => assert_eq!(g.is_some(), w.is_some(), "{at} ECN of queue {qg}"),
+            }
+            for d in c.dscp.iter().filter(|_| want.trust == rocelab_model::qos::Marking::Dscp) {
+                assert_eq!(got.dscp_to_priority[*d as usize], want.dscp_to_priority[*d as usize], "{at} DSCP {d}");
+            }
+        }
+        if let Some(v) = f.qos.vlan.filter(|_| f.qos.marking == rocelab_model::qos::Marking::Pcp) {
+            let vlans = got.vlans.as_ref().expect("the port's VLANs");
+            assert!(vlans.is_tagged(v) && vlans.undefined.is_empty(), "{at}: {vlans:?}");
+        }
+        compared += 1;
+    }
+    assert!(compared > 0, "{sw}: no cabled port compared");
+}
+
+/// Fabric → typed → text → parsed → typed gives the typed value back, and the checker's state
+/// of it is the intent's, for every switch of every test fabric.
+#[test]
+fn nxos_running_config_round_trips_through_its_typed_configuration() {
+    let mut switches = 0;
+    for (name, f) in fabrics_on("cisco-nxos") {
+        for (i, d) in f.devices.iter().enumerate().filter(|(_, d)| d.role == rocelab_model::fabric::Role::Switch) {
+            let Ok((Typed::CiscoNxos(typed), _)) = rocelab_config::build(&f, i, &[]) else {
+                panic!("{name}/{}: no NX-OS configuration", d.name)
+            };
+            let (text, _) = device_text(&f, &d.name);
+            let parsed = rocelab_verify::import::nxos::parse_typed(&text, "sw.txt", "sw");
+            assert!(parsed.not_understood.is_empty(), "{name}/{}: {:?}", d.name, parsed.not_understood);
+            assert_eq!(parsed.config, typed, "{name}/{}", d.name);
+            assert_eq!(rocelab_verify::import::recognise(&text), Some(rocelab_verify::import::Format::Nxos));
+            assert_ports_as_intended(&f, &d.name, &rocelab_verify::import::nxos::to_device(parsed, "sw.txt"), 1024);
+            switches += 1;
+        }
+    }
+    assert!(switches >= 5, "{switches}");
+}
+
+#[test]
+fn os10_running_configuration_round_trips_through_its_typed_configuration() {
+    let mut switches = 0;
+    for (name, f) in fabrics_on("dell-os10") {
+        for (i, d) in f.devices.iter().enumerate().filter(|(_, d)| d.role == rocelab_model::fabric::Role::Switch) {
+            let Ok((Typed::DellOs10(typed), _)) = rocelab_config::build(&f, i, &[]) else {
+                panic!("{name}/{}: no OS10 configuration", d.name)
+            };
+            let (text, _) = device_text(&f, &d.name);
+            let parsed = rocelab_verify::import::os10::parse_typed(&text, "sw.txt", "sw");
+            assert!(parsed.not_understood.is_empty(), "{name}/{}: {:?}", d.name, parsed.not_understood);
+            assert_eq!(parsed.config, typed, "{name}/{}", d.name);
+            assert_eq!(rocelab_verify::import::recognise(&text), Some(rocelab_verify::import::Format::Os10));
+            assert_ports_as_intended(&f, &d.name, &rocelab_verify::import::os10::to_device(parsed, "sw.txt"), 1000);
+            switches += 1;
+        }
+    }
+    assert!(switches >= 5, "{switches}");
+}
+
+/// `rocelab config` then `rocelab check --import` of what it wrote, with the fabric's cabling as
+/// a links file: the findings of the check. `without_pfc` leaves PFC off the first switch's
+/// ports, as an operator who skipped those lines would.
+fn check_import_of_rendered(f: &ResolvedFabric, tag: &str, without_pfc: bool) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("rocelab-roundtrip-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, d) in f.switches().enumerate() {
+        let (mut text, _) = device_text(f, &d.name);
+        if without_pfc && i == 0 {
+            text = text.lines().filter(|l| !l.contains("priority-flow-control mode on")).collect::<Vec<_>>().join("\n");
+        }
+        std::fs::write(dir.join(format!("{}.txt", d.name)), text).unwrap();
+    }
+    let mut links = String::from("links:\n");
+    for l in &f.links {
+        links += &format!("  - {{a: \"{}\", b: \"{}\", speed: {}}}\n", f.port_label(l.a), f.port_label(l.b), l.speed);
+    }
+    let hosts: Vec<&str> =
+        f.devices.iter().filter(|d| d.role != rocelab_model::fabric::Role::Switch).map(|d| d.name.as_str()).collect();
+    links += &format!("hosts: [{}]\n", hosts.join(", "));
+    let links_path = dir.with_extension("links.yaml");
+    std::fs::write(&links_path, links).unwrap();
+    let imported = rocelab_verify::import::import_dir(&dir, Some(&links_path));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&links_path);
+    let imported = imported.unwrap_or_else(|e| panic!("{tag}: {e}"));
+    assert!(imported.not_understood.is_empty(), "{tag}: {:?}", imported.not_understood);
+    let st = &imported.state;
+    let lossless = st.devices.iter().flat_map(|d| &d.ports).filter(|p| st.profiles[p.qos as usize].pfc != 0).count();
+    assert!(without_pfc || lossless > 0, "{tag}: no lossless port imported");
+    let findings = rocelab_verify::check(&imported.state).into_iter().chain(imported.findings);
+    findings.map(|x| format!("{} {}:{} {}", x.id, x.device, x.port.unwrap_or_default(), x.what)).collect()
+}
+
+#[test]
+fn check_import_of_rendered_nxos_and_os10_configurations_finds_nothing() {
+    for platform in ["cisco-nxos", "dell-os10"] {
+        for (name, f) in fabrics_on(platform) {
+            let found = check_import_of_rendered(&f, &format!("{platform}-{name}"), false);
+            assert!(found.is_empty(), "{platform}/{name}: {found:#?}");
+            // The same check does see a switch left without PFC, where other switches say the
+            // policy (without a `policy` in the links file it is the devices' majority).
+            if f.switches().count() < 2 {
+                continue;
+            }
+            let found = check_import_of_rendered(&f, &format!("{platform}-{name}-nopfc"), true);
+            assert!(found.iter().any(|x| x.starts_with("PFC-")), "{platform}/{name}: {found:#?}");
+        }
+    }
 }

@@ -101,11 +101,11 @@ struct Port {
 }
 
 /// What a port's `switchport` lines say.
-#[derive(Default)]
-struct Switchport {
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Switchport {
     /// Any VLAN line seen (else the port's VLANs are left unknown).
     said: bool,
-    routed: bool,
+    pub(crate) routed: bool,
     trunk: bool,
     access: Option<u16>,
     /// `None`: all VLANs (EOS's default for a trunk).
@@ -115,7 +115,7 @@ struct Switchport {
 }
 
 /// `10,20-30`: VLAN ranges 1-4094.
-fn vlan_list(text: &str) -> Option<Vec<(u16, u16)>> {
+pub(crate) fn vlan_list(text: &str) -> Option<Vec<(u16, u16)>> {
     let mut out = Vec::new();
     for part in text.split(',').filter(|p| !p.is_empty()) {
         let (a, b) = part.split_once('-').unwrap_or((part, part));
@@ -150,7 +150,7 @@ fn without(ranges: &[(u16, u16)], rm: &[(u16, u16)]) -> Vec<(u16, u16)> {
 
 impl Switchport {
     /// One `switchport …` line; `false` when not understood.
-    fn line(&mut self, w: &[&str]) -> bool {
+    pub(crate) fn line(&mut self, w: &[&str]) -> bool {
         let before = self.said;
         self.said = true;
         match w {
@@ -189,7 +189,7 @@ impl Switchport {
     }
 
     /// The VLANs the port carries, against the switch's defined VLANs and SVIs.
-    fn vlans(&self, defined: &[(u16, u16)], svis: &[(u16, Option<u32>)]) -> Option<PortVlans> {
+    pub(crate) fn vlans(&self, defined: &[(u16, u16)], svis: &[(u16, Option<u32>)]) -> Option<PortVlans> {
         if !self.said || self.routed {
             return None;
         }

@@ -6,7 +6,9 @@
 //! - switches: Arista EOS `show running-config` ([`arista`]), SONiC `config_db.json`
 //!   ([`sonic`]), NVIDIA Onyx (MLNX-OS) `show running-config` ([`onyx`]), HPE Comware `display
 //!   current-configuration` ([`comware`]), NVIDIA Cumulus Linux NVUE `nv config show -o commands`
-//!   or startup YAML ([`cumulus`]);
+//!   or startup YAML ([`cumulus`]), Cisco NX-OS `show running-config` ([`nxos`]) and Dell OS10
+//!   `show running-configuration` ([`os10`]), the last four through the typed configurations
+//!   rocelab-config renders from;
 //! - hosts: `mlnx_qos -i IF` output of a ConnectX adapter ([`mlnx_qos`]) and the Windows
 //!   `Get-NetQosPolicy`, `Get-NetQosFlowControl`, `Get-NetQosTrafficClass`,
 //!   `Get-NetQosDcbxSetting` and `Get-NetAdapterQos` output of one host, in one file
@@ -30,6 +32,7 @@
 
 pub mod arista;
 mod cabling;
+mod cli_tree;
 pub mod columns;
 pub mod comware;
 pub mod cumulus;
@@ -37,7 +40,9 @@ mod files;
 pub mod links;
 pub mod lldp;
 pub mod mlnx_qos;
+pub mod nxos;
 pub mod onyx;
+pub mod os10;
 pub mod sonic;
 pub mod windows;
 
@@ -156,7 +161,7 @@ pub enum Parsed {
 }
 
 /// The formats rocelab imports, as named in reports.
-pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, HPE Comware current-configuration, Cumulus NVUE commands or startup.yaml, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
+pub const FORMATS: &str = "Arista EOS running-config, SONiC config_db.json, NVIDIA Onyx running-config, HPE Comware current-configuration, Cumulus NVUE commands or startup.yaml, Cisco NX-OS running-config, Dell OS10 running-configuration, mlnx_qos -i output, Windows Get-NetQos*/Get-NetAdapterQos output, LLDP neighbours (EOS, SONiC, lldpctl)";
 
 /// The LLDP neighbour tables rocelab reads for the cabling, as named in reports.
 pub const LLDP_FORMATS: &str =
@@ -170,6 +175,8 @@ pub enum Format {
     Onyx,
     Comware,
     Cumulus,
+    Nxos,
+    Os10,
     MlnxQos,
     Windows,
     Lldp,
@@ -199,6 +206,13 @@ pub fn recognise(text: &str) -> Option<Format> {
     if onyx::recognise(text) {
         return Some(Format::Onyx);
     }
+    // Before EOS's: NX-OS names its ports `Ethernet1/1` too.
+    if nxos::recognise(text) {
+        return Some(Format::Nxos);
+    }
+    if os10::recognise(text) {
+        return Some(Format::Os10);
+    }
     if text.lines().any(|l| l.starts_with("interface Ethernet")) || text.contains("! device: ") {
         return Some(Format::Arista);
     }
@@ -221,6 +235,8 @@ pub fn read(text: &str, file: &str, stem: &str) -> Option<Parsed> {
         Format::Onyx => Parsed::Config(Box::new(onyx::parse(text, file, stem))),
         Format::Comware => Parsed::Config(Box::new(comware::parse(text, file, stem))),
         Format::Cumulus => Parsed::Config(Box::new(cumulus::parse(text, file, stem))),
+        Format::Nxos => Parsed::Config(Box::new(nxos::parse(text, file, stem))),
+        Format::Os10 => Parsed::Config(Box::new(os10::parse(text, file, stem))),
         Format::MlnxQos => Parsed::Config(Box::new(mlnx_qos::parse(text, file, stem))),
         Format::Windows => Parsed::Config(Box::new(windows::parse(text, file, stem))),
         Format::Lldp => Parsed::Lldp(lldp::parse(text, file, stem)),

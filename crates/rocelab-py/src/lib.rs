@@ -242,7 +242,7 @@ impl Fabric {
             return Err(PyValueError::new_err(format!(
                 "{}: no `workloads` to simulate in {}; add flows, incast, permutation, all_to_all, poisson or hpcc_flows",
                 self.loaded.file,
-                rocelab_report::run::run_label(variant, sweep.as_ref())
+                rocelab_report::run::run_label(variant, sweep.as_ref(), None)
             )));
         }
         let refused = |e: &dyn std::fmt::Display| PyRuntimeError::new_err(format!("the run was refused: {e}"));
@@ -254,6 +254,7 @@ impl Fabric {
             scenario: fabric.name.clone(),
             variant: variant.map(str::to_string),
             sweep,
+            seeded: false,
             names: (&built.names).into(),
             warnings: built.warnings.clone(),
             results,

@@ -136,6 +136,18 @@ impl Fabric {
         self.loaded.variant_names().into_iter().map(str::to_string).collect()
     }
 
+    /// The seed of a run by default, `simulation.seed`.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.loaded.scenario.simulation.seed
+    }
+
+    /// The seeds `sim --all` runs every point under, `simulation.seeds` (empty: `seed` alone).
+    #[getter]
+    fn seeds(&self) -> Vec<u64> {
+        self.loaded.scenario.simulation.seeds.clone()
+    }
+
     /// The sweep points' labels, `field=value`, in the file's order.
     #[getter]
     fn sweep_points(&self) -> Vec<String> {

@@ -72,8 +72,12 @@ def test_a_serial_sweep_has_every_run_with_the_clis_digests(cli, tmp_path):
     by_cli = {}
     for run in index["runs"]:
         point = f"{run['sweep']['field']}={run['sweep']['value']}"
-        by_cli[(run.get("variant"), point, run["seed"])] = rocelab.digest((out / run["results"]).read_text())
-    assert {key(r): r["digest"] for _, r in frame.iterrows()} == by_cli
+        by_cli[(run.get("variant"), point, run["seed"])] = (
+            run["label"],
+            rocelab.digest((out / run["results"]).read_text()),
+        )
+    assert {key(r): (r["label"], r["digest"]) for _, r in frame.iterrows()} == by_cli
+    assert frame["label"][0] == "base @ 1500 seed 3"
     # The seeds move the ECN marks of the base scenario at one point.
     base = frame[frame["variant"].isna() & (frame["point"] == "fabric.qos.mtu=9000")]
     assert base["ECN marks"].nunique() == 2, base["ECN marks"].tolist()

@@ -86,7 +86,8 @@ def run_one(fabric: "Fabric", run: Run) -> Dict[str, Any]:
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, not raised
         return failed(run, e)
     row = _row(variant, point, results.seed)
-    row["label"] = results.label
+    # As `sim --all` labels a run that is one of several seeds of its point.
+    row["label"] = results.label if seed is None else f"{results.label} seed {seed}"
     row["digest"] = results.digest
     summary = results.summary
     for column in summary.columns:

@@ -66,6 +66,11 @@ pub struct Simulation {
     /// Seed of every random choice (ECN marking, ECMP salt, arrivals); default 1.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Seeds `rocelab sim --all` runs every variant and sweep point under, one run each, so
+    /// that the report can show how much a figure moves with the random choices alone; empty
+    /// (the default): one run per point under `seed`. At most [`MAX_SEEDS`], no repeats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<u64>,
     /// Queue depth sampling interval, like Arista LANZ's polling; default 10 µs.
     #[serde(default = "default_sample")]
     pub sample_interval: Time,
@@ -78,6 +83,10 @@ pub struct Simulation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<crate::simmodel::SimModel>,
 }
+
+/// Most seeds one point runs under (`simulation.seeds`, `rocelab sim --seeds`): a sweep
+/// multiplies its runs by this, and the spread of a figure is already clear with a few.
+pub const MAX_SEEDS: usize = 64;
 
 fn default_duration() -> Time {
     Time::ms(10)
@@ -94,6 +103,7 @@ impl Default for Simulation {
         Simulation {
             duration: default_duration(),
             seed: default_seed(),
+            seeds: Vec::new(),
             sample_interval: default_sample(),
             nic_profile: None,
             model: None,

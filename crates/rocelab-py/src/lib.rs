@@ -136,6 +136,18 @@ impl Fabric {
         self.loaded.variant_names().into_iter().map(str::to_string).collect()
     }
 
+    /// The seed of a run by default, `simulation.seed`.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.loaded.scenario.simulation.seed
+    }
+
+    /// The seeds `sim --all` runs every point under, `simulation.seeds` (empty: `seed` alone).
+    #[getter]
+    fn seeds(&self) -> Vec<u64> {
+        self.loaded.scenario.simulation.seeds.clone()
+    }
+
     /// The sweep points' labels, `field=value`, in the file's order.
     #[getter]
     fn sweep_points(&self) -> Vec<String> {
@@ -242,7 +254,7 @@ impl Fabric {
             return Err(PyValueError::new_err(format!(
                 "{}: no `workloads` to simulate in {}; add flows, incast, permutation, all_to_all, poisson or hpcc_flows",
                 self.loaded.file,
-                rocelab_report::run::run_label(variant, sweep.as_ref())
+                rocelab_report::run::run_label(variant, sweep.as_ref(), None)
             )));
         }
         let refused = |e: &dyn std::fmt::Display| PyRuntimeError::new_err(format!("the run was refused: {e}"));
@@ -254,6 +266,7 @@ impl Fabric {
             scenario: fabric.name.clone(),
             variant: variant.map(str::to_string),
             sweep,
+            seeded: false,
             names: (&built.names).into(),
             warnings: built.warnings.clone(),
             results,

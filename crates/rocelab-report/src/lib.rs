@@ -15,6 +15,7 @@ mod html;
 pub mod metrics;
 pub mod pcap;
 pub mod run;
+pub mod spread;
 pub mod table;
 pub mod tables;
 pub mod tools;
@@ -68,6 +69,7 @@ pub(crate) mod testdata {
             scenario: "storage".into(),
             variant: variant.map(str::to_string),
             sweep: Some(SweepPoint { field: "workloads.jobs[*].bs".into(), value: format!("{}KiB", bs / 1024) }),
+            seeded: false,
             names: RunNames {
                 nodes: vec!["target".into(), "host".into(), "sw0".into()],
                 ports,
@@ -97,6 +99,7 @@ pub(crate) mod testdata {
             scenario: "perftest".into(),
             variant: Some(variant.into()),
             sweep: None,
+            seeded: false,
             names: RunNames {
                 nodes: vec!["server".into(), "client".into(), "sw0".into()],
                 ports: vec![vec!["p0".into()], vec!["p0".into()], vec!["e1".into(), "e2".into()]],
@@ -119,6 +122,7 @@ pub(crate) mod testdata {
             scenario: "test".into(),
             variant: variant.map(str::to_string),
             sweep,
+            seeded: false,
             names: RunNames { nodes, ports, flows, perftest: vec![], jobs: vec![] },
             warnings: vec![],
             results,

@@ -92,6 +92,11 @@ pub struct RunFile {
     pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepPoint>,
+    /// One of several seeds of its point (`simulation.seeds`, `sim --all --seeds N`): its label
+    /// and folder name its seed, `results.seed`. Absent from a point's only run, whose files
+    /// stay as they were before seeds existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seeded: bool,
     pub names: RunNames,
     /// What the run did that the user may not expect, as findings (`PFC-MISSING`, ...).
     #[serde(default)]
@@ -101,29 +106,47 @@ pub struct RunFile {
 
 impl RunFile {
     /// How the run is named in tables and legends: the variant (or "base"), with the sweep
-    /// value when there is one.
+    /// value when there is one and the seed when it is one of several.
     pub fn label(&self) -> String {
-        run_label(self.variant.as_deref(), self.sweep.as_ref())
+        run_label(self.variant.as_deref(), self.sweep.as_ref(), self.seed())
+    }
+
+    /// The label of the run's point, without its seed: the runs of one point under several
+    /// seeds share it (see [`crate::spread`]).
+    pub fn point_label(&self) -> String {
+        run_label(self.variant.as_deref(), self.sweep.as_ref(), None)
+    }
+
+    /// The seed, when the run is one of several of its point.
+    pub fn seed(&self) -> Option<u64> {
+        self.seeded.then_some(self.results.seed)
     }
 }
 
-/// The label of a run of `variant` at `sweep`: `base`, `ecn @ 64KiB` (the swept field is
-/// named once, in the report's header and the axis of its charts).
-pub fn run_label(variant: Option<&str>, sweep: Option<&SweepPoint>) -> String {
-    let v = variant.unwrap_or("base");
-    match sweep {
-        Some(s) => format!("{v} @ {}", s.value),
-        None => v.to_string(),
+/// The label of a run of `variant` at `sweep` under `seed` (given when the point runs under
+/// several): `base`, `ecn @ 64KiB`, `ecn @ 64KiB seed 2` (the swept field is named once, in the
+/// report's header and the axis of its charts).
+pub fn run_label(variant: Option<&str>, sweep: Option<&SweepPoint>, seed: Option<u64>) -> String {
+    let mut l = variant.unwrap_or("base").to_string();
+    if let Some(s) = sweep {
+        l = format!("{l} @ {}", s.value);
     }
+    if let Some(s) = seed {
+        l = format!("{l} seed {s}");
+    }
+    l
 }
 
-/// The directory of a run under `runs/`: `<variant>[/<field=value>]`, with characters that
-/// do not belong in a file name replaced by `_`.
-pub fn run_dir(variant: Option<&str>, sweep: Option<&SweepPoint>) -> PathBuf {
+/// The directory of a run under `runs/`: `<variant>[/<field=value>][/seed=<seed>]`, with
+/// characters that do not belong in a file name replaced by `_`.
+pub fn run_dir(variant: Option<&str>, sweep: Option<&SweepPoint>, seed: Option<u64>) -> PathBuf {
     let clean = rocelab_model::names::run_folder;
     let mut p = PathBuf::from(clean(variant.unwrap_or("base")));
     if let Some(s) = sweep {
         p.push(clean(&s.label()));
+    }
+    if let Some(s) = seed {
+        p.push(format!("seed={s}"));
     }
     p
 }
@@ -147,6 +170,9 @@ pub struct IndexEntry {
     pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepPoint>,
+    /// Its seed, when its point runs under several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Its `results.json`, relative to the index's directory.
     pub results: String,
 }
@@ -335,9 +361,11 @@ mod tests {
     #[test]
     fn labels_and_directories_of_runs() {
         let s = SweepPoint { field: "fabric.qos.mtu".into(), value: "9000".into() };
-        assert_eq!(run_label(None, Some(&s)), "base @ 9000");
-        assert_eq!(run_dir(Some("a b/c"), Some(&s)), Path::new("a_b_c").join("fabric.qos.mtu=9000"));
-        assert_eq!(run_dir(None, None), Path::new("base"));
+        assert_eq!(run_label(None, Some(&s), None), "base @ 9000");
+        assert_eq!(run_label(None, Some(&s), Some(7)), "base @ 9000 seed 7");
+        assert_eq!(run_dir(Some("a b/c"), Some(&s), None), Path::new("a_b_c").join("fabric.qos.mtu=9000"));
+        assert_eq!(run_dir(None, None, None), Path::new("base"));
+        assert_eq!(run_dir(None, Some(&s), Some(7)), Path::new("base").join("fabric.qos.mtu=9000").join("seed=7"));
     }
 
     #[test]
@@ -387,6 +415,7 @@ mod tests {
                 label: "base".into(),
                 variant: None,
                 sweep: None,
+                seed: None,
                 results: "runs/base/results.json".into(),
             }],
         };
@@ -396,6 +425,7 @@ mod tests {
             label: "x".into(),
             variant: Some("x".into()),
             sweep: None,
+            seed: None,
             results: "runs/x/results.json".into(),
         });
         std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();

@@ -319,10 +319,11 @@ pub fn jobs(runs: &[RunFile]) -> Table {
     t
 }
 
-/// Every table of the report (the jobs table when the runs have storage jobs) but the queue-depth
+/// Every table of the report (the spread over seeds when a point ran under several, the jobs table when the runs have storage jobs) but the queue-depth
 /// samples, which can be millions of rows: see [`queue_depth`] and [`write_queue_depth_csv`].
 pub fn all(r: &[RunFile]) -> Vec<Table> {
     let mut t = vec![runs(r)];
+    t.extend(crate::spread::table(r));
     if r.iter().any(|run| !run.results.jobs.is_empty()) {
         t.push(jobs(r));
     }

@@ -154,6 +154,11 @@ enum Command {
         /// Seed of the run (overrides `simulation.seed`).
         #[arg(long)]
         seed: Option<u64>,
+        /// With --all: run every variant and sweep point under N seeds, --seed (or
+        /// `simulation.seed`) and the N-1 after it, instead of `simulation.seeds`;
+        /// DIR/runs/<variant>[/<field=value>]/seed=<S>/ each, and the report's spread over seeds.
+        #[arg(long, value_name = "N", requires = "all", value_parser = clap::value_parser!(u64).range(1..=rocelab_model::workload::MAX_SEEDS as u64))]
+        seeds: Option<u64>,
         /// Write DIR/results.json, DIR/summary.txt, DIR/report.html, a CSV file per table and, when
         /// flows have sizes, DIR/fct.txt (the HPCC simulator's format).
         #[arg(long)]
@@ -282,6 +287,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Sim {
             file,
             seed,
+            seeds,
             out,
             variant,
             example,
@@ -298,6 +304,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 example: example.as_deref(),
                 variant: variant.as_deref(),
                 seed,
+                seeds,
                 out: out.as_deref(),
                 json: format == Format::Json,
                 pcap: pcap.as_deref(),

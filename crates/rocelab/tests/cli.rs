@@ -25,6 +25,8 @@ mod hpcc_reference;
 mod names;
 #[path = "cli/output_paths.rs"]
 mod output_paths;
+#[path = "cli/seeds.rs"]
+mod seeds;
 
 fn rocelab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rocelab")).args(args).current_dir(workspace()).output().expect("runs rocelab")

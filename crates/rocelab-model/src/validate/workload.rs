@@ -277,4 +277,24 @@ pub(crate) fn check(
     if sim.duration == Time::ZERO {
         problems.push(problem("simulation.duration".into(), "the duration must be above 0".into()));
     }
+    check_seeds(&sim.seeds, problems);
+}
+
+/// `simulation.seeds`: at most [`MAX_SEEDS`], each once (a repeated seed is the same run twice
+/// and would weigh double in the spread).
+fn check_seeds(seeds: &[u64], problems: &mut Vec<Problem>) {
+    if seeds.len() > MAX_SEEDS {
+        problems.push(problem(
+            "simulation.seeds".into(),
+            format!("{} seeds, more than the {MAX_SEEDS} rocelab runs a point under; keep fewer", seeds.len()),
+        ));
+    }
+    for (i, s) in seeds.iter().enumerate() {
+        if let Some(first) = seeds[..i].iter().position(|x| x == s) {
+            problems.push(problem(
+                format!("simulation.seeds[{i}]"),
+                format!("seed {s} is already simulation.seeds[{first}]; each seed runs once, remove this one"),
+            ));
+        }
+    }
 }

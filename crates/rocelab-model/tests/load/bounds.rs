@@ -330,3 +330,20 @@ fn a_size_without_its_unit_is_refused_where_it_is_written() {
         (Some(rocelab_model::units::Size::bytes(1000)), rocelab_model::units::Size::bytes(64))
     );
 }
+
+/// `simulation.seeds` is bounded and each seed runs once: a repeat is located at the second
+/// occurrence and names the first.
+#[test]
+fn simulation_seeds_are_bounded_and_unique() {
+    let flows = "workloads:\n  flows:\n    - {name: f, from: node1, to: node2, class: roce, rate: 1G}\n";
+    let ok = load(&format!("{BASE}simulation: {{duration: 1ms, seeds: [1, 2, 3]}}\n{flows}")).unwrap();
+    assert_eq!(ok.scenario.simulation.seeds, vec![1, 2, 3]);
+    let e = one_error(&format!("{BASE}simulation: {{duration: 1ms, seeds: [5, 6, 5]}}\n{flows}"));
+    assert_eq!(e.path, "simulation.seeds[2]");
+    assert_eq!(e.message, "seed 5 is already simulation.seeds[0]; each seed runs once, remove this one");
+    assert!(e.line > 0 && e.column > 0, "{e:?}");
+    let many: Vec<String> = (0..65).map(|i| i.to_string()).collect();
+    let e = one_error(&format!("{BASE}simulation: {{duration: 1ms, seeds: [{}]}}\n{flows}", many.join(", ")));
+    assert_eq!(e.path, "simulation.seeds");
+    assert_eq!(e.message, "65 seeds, more than the 64 rocelab runs a point under; keep fewer");
+}

@@ -21,7 +21,7 @@ import json
 import os
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _rocelab
 
@@ -102,7 +102,7 @@ def loads(source: Union[str, Mapping[str, Any]], name: Optional[str] = None) -> 
         label = "<string>" if name is None else name
     else:
         raise TypeError(f"loads() takes YAML text or a dict, not {type(source).__name__}")
-    return Fabric(_rocelab.loads(text, label))
+    return Fabric(_rocelab.loads(text, label), source=(text, label))
 
 
 def digest(run_json: str) -> str:
@@ -115,10 +115,12 @@ def digest(run_json: str) -> str:
 class Fabric:
     """A loaded fabric file: the base fabric, its variants and its sweep points."""
 
-    __slots__ = ("_native",)
+    __slots__ = ("_native", "_source")
 
-    def __init__(self, native: _rocelab.Fabric) -> None:
+    def __init__(self, native: _rocelab.Fabric, source: Optional[Tuple[str, str]] = None) -> None:
         self._native = native
+        # The text and name :func:`loads` was given, for Ray workers to load the fabric again.
+        self._source = source
 
     @property
     def name(self) -> str:
@@ -134,6 +136,17 @@ class Fabric:
     def variants(self) -> List[str]:
         """The variants' names, in the file's order."""
         return self._native.variants
+
+    @property
+    def seed(self) -> int:
+        """The seed of a run by default, ``simulation.seed``."""
+        return self._native.seed
+
+    @property
+    def seeds(self) -> List[int]:
+        """``simulation.seeds``: the seeds :meth:`sweep` and ``sim --all`` run every point
+        under (empty: :attr:`seed` alone)."""
+        return self._native.seeds
 
     @property
     def sweep_points(self) -> List[str]:
@@ -189,6 +202,25 @@ class Fabric:
         ``simulation.seed`` by default), as ``rocelab sim`` does. The interpreter's lock is
         released while it runs."""
         return Results(self._native.simulate(variant, point, seed))
+
+    def sweep(
+        self,
+        seeds: Union[None, int, Sequence[int]] = None,
+        ray: Union[None, bool, str] = None,
+    ) -> "pandas.DataFrame":
+        """Every run of ``rocelab sim --all``: the base and every variant, at every sweep
+        point, under every seed (``None``: the file's ``simulation.seeds``, or its
+        ``simulation.seed``; an int N: N seeds from ``simulation.seed`` up; or a list). One row
+        per run in that order: ``variant``, ``point``, ``seed``, ``label``, ``digest``,
+        ``error`` (a failed run's, the others go on), then the run's summary (``runs.csv``).
+
+        Serial in this process by default. ``ray=True`` runs each run as a Ray task on a local
+        Ray started on demand; ``ray="ADDRESS"`` on an existing cluster (``ray.init(address=
+        ADDRESS)``, with ``rocelab`` installed on its nodes). The digests are the serial
+        run's. See :mod:`rocelab.sweep`."""
+        from . import sweep as _sweep
+
+        return _sweep.sweep(self, seeds=seeds, ray=ray)
 
     def __repr__(self) -> str:
         return self._native.__repr__()

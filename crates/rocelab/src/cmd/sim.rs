@@ -21,6 +21,8 @@ pub struct SimArgs<'a> {
     pub example: Option<&'a str>,
     pub variant: Option<&'a str>,
     pub seed: Option<u64>,
+    /// `--seeds N` (with `--all`): every point under N seeds from `seed` (or `simulation.seed`) up.
+    pub seeds: Option<u64>,
     pub out: Option<&'a Path>,
     pub json: bool,
     pub pcap: Option<&'a Path>,
@@ -123,6 +125,7 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
         scenario: fabric.name.clone(),
         variant: a.variant.map(str::to_string),
         sweep: None,
+        seeded: false,
         names: (&built.names).into(),
         warnings: built.warnings.clone(),
         results,

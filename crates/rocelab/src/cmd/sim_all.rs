@@ -1,6 +1,7 @@
 //! `rocelab sim --all --out DIR`: the base scenario and every variant, each at every sweep
 //! point, one run folder each (the same as `sim --out`'s), then `DIR/index.json` and one report
-//! with the runs side by side.
+//! with the runs side by side. A point with several seeds (`simulation.seeds`, `--seeds N`) runs
+//! once per seed, in `.../seed=<S>/`; without seeds the folders are as they always were.
 
 use super::sim::{simulate, SimArgs};
 use crate::failure::{Failure, OrFail, BAD_INPUT, REFUSED};
@@ -13,9 +14,9 @@ use rocelab_sim::from_model::build;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// `--all`: the base scenario and every variant, each at every sweep point, into
-/// `DIR/runs/<variant>[/<field=value>]/`, with `DIR/index.json` and one report over all runs.
-/// `--variant` and `--pcap` are refused by clap with `--all`; `--out` is `dir`.
+/// `--all`: the base scenario and every variant, each at every sweep point and seed, into
+/// `DIR/runs/<variant>[/<field=value>][/seed=<S>]/`, with `DIR/index.json` and one report over
+/// all runs. `--variant` and `--pcap` are refused by clap with `--all`; `--out` is `dir`.
 pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
     let (loaded, _) = open(a.file, a.example, None, BAD_INPUT)?;
     let variants: Vec<Option<String>> =
@@ -31,22 +32,18 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
         for p in &points {
             let point =
                 p.and_then(|i| sweep.as_ref().map(|(f, vals)| SweepPoint { field: f.clone(), value: vals[i].clone() }));
-            // The run's folder, from the variant's name and the sweep value, stays under DIR.
-            crate::outdir::path_in(dir, &Path::new("runs").join(run_dir(v.as_deref(), point.as_ref())))
-                .or_fail(REFUSED)?;
             let (scenario, fabric) =
                 loaded.run_point(v.as_deref(), *p).map_err(|d| Failure::diagnostics(BAD_INPUT, &d))?;
+            let label = run_label(v.as_deref(), point.as_ref(), None);
             if scenario.workloads.is_empty() {
-                return Err(Failure::new(
-                    BAD_INPUT,
-                    format!(
-                        "{}: no `workloads` to simulate in {}",
-                        loaded.file,
-                        run_label(v.as_deref(), point.as_ref())
-                    ),
-                ));
+                return Err(Failure::new(BAD_INPUT, format!("{}: no `workloads` to simulate in {label}", loaded.file)));
             }
-            plan.push((v.clone(), point, scenario, fabric));
+            for seed in seeds_of(a, &scenario.simulation, &label)? {
+                // The run's folder, from the variant's name, the sweep value and the seed, stays under DIR.
+                crate::outdir::path_in(dir, &Path::new("runs").join(run_dir(v.as_deref(), point.as_ref(), seed)))
+                    .or_fail(REFUSED)?;
+                plan.push((v.clone(), point.clone(), seed, scenario.clone(), fabric.clone()));
+            }
         }
     }
     crate::outdir::prepare(dir).or_fail(BAD_INPUT)?;
@@ -57,16 +54,16 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
         source: loaded.file.clone(),
         runs: Vec::new(),
     };
-    for (k, (variant, point, scenario, fabric)) in plan.iter().enumerate() {
-        let label = run_label(variant.as_deref(), point.as_ref());
+    for (k, (variant, point, seed, scenario, fabric)) in plan.iter().enumerate() {
+        let label = run_label(variant.as_deref(), point.as_ref(), *seed);
         rocelab_sim::from_model::check_size(fabric)
             .map_err(|e| Failure::error(REFUSED, format!("{label}: the run was refused: {e}")))?;
-        let built = build(scenario, fabric, a.seed);
+        let built = build(scenario, fabric, seed.or(a.seed));
         for w in &built.warnings {
             eprintln!("{label}: {w}");
         }
         let what = format!("{label} ({} of {})", k + 1, plan.len());
-        let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref()));
+        let rel = Path::new("runs").join(run_dir(variant.as_deref(), point.as_ref(), *seed));
         let run_path = crate::outdir::path_in(dir, &rel).or_fail(REFUSED)?;
         let mut trace = rundir::start(&run_path, &built)?;
         let results = simulate(&built, &what, a.quiet, &mut trace)
@@ -76,6 +73,7 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
             scenario: fabric.name.clone(),
             variant: variant.clone(),
             sweep: point.clone(),
+            seeded: seed.is_some(),
             names: (&built.names).into(),
             warnings: built.warnings.clone(),
             results,
@@ -85,6 +83,7 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
             label: label.clone(),
             variant: variant.clone(),
             sweep: point.clone(),
+            seed: *seed,
             results: rel.join("results.json").to_string_lossy().replace('\\', "/"),
         });
         runs.push(run);
@@ -102,4 +101,30 @@ pub fn run(a: &SimArgs, dir: &Path) -> Result<ExitCode, Failure> {
         outln!("\nwrote {} runs, index.json, report.html and {csvs} CSV files to {}", plan.len(), dir.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The seeds a point runs under: `--seeds N` (N from `--seed` or `simulation.seed` up), else
+/// `--seed` alone, else `simulation.seeds`; `[None]`, one run in the point's own folder, when
+/// none of these asks for several.
+fn seeds_of(a: &SimArgs, sim: &rocelab_model::workload::Simulation, label: &str) -> Result<Vec<Option<u64>>, Failure> {
+    if let Some(n) = a.seeds {
+        let first = a.seed.unwrap_or(sim.seed);
+        return (0..n)
+            .map(|i| {
+                first.checked_add(i).map(Some).ok_or_else(|| {
+                    Failure::error(
+                        BAD_INPUT,
+                        format!(
+                            "{label}: --seeds {n} from seed {first} goes past {}; start from a lower --seed",
+                            u64::MAX
+                        ),
+                    )
+                })
+            })
+            .collect();
+    }
+    if a.seed.is_some() || sim.seeds.is_empty() {
+        return Ok(vec![None]);
+    }
+    Ok(sim.seeds.iter().copied().map(Some).collect())
 }

@@ -176,6 +176,18 @@ fn number(s: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// A table row with more or fewer values than the table has columns: the output was cut (or
+/// two tables run together); the row is reported and skipped, the other rows still read.
+fn cut_short(file: &str, line: usize, row: &str, got: usize, expected: &str, command: &str) -> Problem {
+    Problem::error(
+        file,
+        line,
+        0,
+        &format!("{row} has {got} values where {expected}: the table is cut short"),
+        &format!("collect the whole `{command}` output again"),
+    )
+}
+
 fn not_a_number(file: &str, line: usize, column: usize, name: &str, value: &str) -> Problem {
     Problem::error(
         file,
@@ -256,17 +268,13 @@ fn sonic_pfc(text: &str, file: &str, p: &mut Parsed) {
             continue;
         };
         if cells.len() != cols.len() + 1 {
-            p.problems.push(Problem::error(
+            p.problems.push(cut_short(
                 file,
                 line,
-                0,
-                &format!(
-                    "port `{}` has {} values where the header has {}: the table is cut short",
-                    cells[0],
-                    cells.len() - 1,
-                    cols.len()
-                ),
-                "collect the whole `show pfc counters` output again",
+                &format!("port `{}`", cells[0]),
+                cells.len() - 1,
+                &format!("the header has {}", cols.len()),
+                "show pfc counters",
             ));
             continue;
         }
@@ -320,18 +328,13 @@ fn sonic_queue(text: &str, file: &str, p: &mut Parsed) {
         let Some(cols) = &cols else { continue };
         let Some(queue) = cells.get(1).and_then(|q| queue_of(q)) else { continue };
         if cells.len() != cols.len() + 2 {
-            p.problems.push(Problem::error(
+            p.problems.push(cut_short(
                 file,
                 line,
-                0,
-                &format!(
-                    "port `{}` queue `{}` has {} values where the header has {}: the table is cut short",
-                    cells[0],
-                    cells[1],
-                    cells.len() - 2,
-                    cols.len()
-                ),
-                "collect the whole `show queue counters` output again",
+                &format!("port `{}` queue `{}`", cells[0], cells[1]),
+                cells.len() - 2,
+                &format!("the header has {}", cols.len()),
+                "show queue counters",
             ));
             continue;
         }
@@ -378,17 +381,13 @@ fn sonic_pfcwd(text: &str, file: &str, p: &mut Parsed) {
         let Some((port, queue)) = cells[0].rsplit_once(':').filter(|_| in_table) else { continue };
         let Ok(queue) = queue.parse::<u8>() else { continue };
         if cells.len() < 2 + PAIRS.len() {
-            p.problems.push(Problem::error(
+            p.problems.push(cut_short(
                 file,
                 line,
-                0,
-                &format!(
-                    "queue `{}` has {} values where at least {} are expected: the table is cut short",
-                    cells[0],
-                    cells.len() - 1,
-                    1 + PAIRS.len()
-                ),
-                "collect the whole `show pfcwd stats` output again",
+                &format!("queue `{}`", cells[0]),
+                cells.len() - 1,
+                &format!("at least {} are expected", 1 + PAIRS.len()),
+                "show pfcwd stats",
             ));
             continue;
         }
@@ -447,17 +446,13 @@ fn eos_pfc(text: &str, file: &str, p: &mut Parsed) {
         }
         let Some(cols) = &cols else { continue };
         if cells.len() != cols.len() + 1 {
-            p.problems.push(Problem::error(
+            p.problems.push(cut_short(
                 file,
                 line,
-                0,
-                &format!(
-                    "interface `{}` has {} values where the header has {}: the table is cut short",
-                    cells[0],
-                    cells.len() - 1,
-                    cols.len()
-                ),
-                "collect the whole `show priority-flow-control counters` output again",
+                &format!("interface `{}`", cells[0]),
+                cells.len() - 1,
+                &format!("the header has {}", cols.len()),
+                "show priority-flow-control counters",
             ));
             continue;
         }

@@ -99,9 +99,14 @@ pub const IRDMA: &[Alias] = &[
 /// one column per priority.
 pub const SONIC_PFC: &[Alias] = &[a("Rx PFC{p}", Counter::RxPause), a("Tx PFC{p}", Counter::TxPause)];
 
-/// SONiC `show queue counters` (sonic-utilities `queuestat`): one row per port and queue
-/// (`UC3`, `MC8`, `ALL3`), the columns by name.
-pub const SONIC_QUEUE: &[Alias] = &[a("Drop/pkts", Counter::QueueDrops)];
+/// SONiC `show queue counters` and `show queue wredcounters` (sonic-utilities `queuestat`): one
+/// row per port and queue (`UC3`, `MC8`, `ALL3`), the columns by name. WRED drops are counted
+/// apart from `Drop/pkts` so that a file of each does not count a drop twice.
+pub const SONIC_QUEUE: &[Alias] = &[
+    a("Drop/pkts", Counter::QueueDrops),
+    a("WredDrp/pkts", Counter::WredDrops),
+    a("EcnMarked/pkts", Counter::EcnMarkedEgress),
+];
 
 /// SONiC `show pfcwd stats` (sonic-utilities `pfcwd`): per `port:queue`, `STORM
 /// DETECTED/RESTORED`, `TX OK/DROP`, `RX OK/DROP` as `a/b` pairs; the parts read are named by

@@ -15,8 +15,12 @@
 
 pub mod aliases;
 pub mod expect;
+mod json;
 pub mod parse;
+mod parse_json;
+mod parse_switch;
 pub mod rules;
+pub mod rules_buffers;
 pub mod sarif;
 
 use crate::state::Origin;
@@ -71,6 +75,15 @@ pub enum Counter {
     PauseStormError,
     /// PFC storms the switch's PFC watchdog detected on a queue (SONiC `pfcwd`).
     WatchdogStorms,
+    /// Packets the switch marked CE (ECN) at an egress queue.
+    EcnMarkedEgress,
+    /// Packets WRED dropped at an egress queue (ECN-capable packets are marked instead).
+    WredDrops,
+    /// The most bytes a priority group held in its PFC headroom (a watermark: a peak, not a
+    /// count).
+    HeadroomWatermark,
+    /// The most bytes a priority group held in the shared pool (a watermark).
+    SharedWatermark,
 }
 
 impl Counter {
@@ -96,7 +109,18 @@ impl Counter {
             Counter::PauseStormWarning => "pause storm warnings",
             Counter::PauseStormError => "pause storm errors (pause transmission stopped)",
             Counter::WatchdogStorms => "PFC watchdog storms detected",
+            Counter::EcnMarkedEgress => "packets ECN-marked at the egress queue",
+            Counter::WredDrops => "packets WRED dropped at the egress queue",
+            Counter::HeadroomWatermark => "headroom watermark (bytes)",
+            Counter::SharedWatermark => "shared pool watermark (bytes)",
         }
+    }
+
+    /// A watermark is the peak of a gauge since it was last cleared, not a count: over an
+    /// interval it is read as it is, never as a difference (SONiC `watermarkstat`: "the maximum
+    /// buffer occupancy since the last clear").
+    pub fn is_watermark(self) -> bool {
+        matches!(self, Counter::HeadroomWatermark | Counter::SharedWatermark)
     }
 }
 
@@ -298,6 +322,10 @@ pub fn delta(current: &Snapshot, baseline: &Snapshot) -> (Vec<Sample>, Vec<Reset
     let mut resets = Vec::new();
     for s in &current.samples {
         let mut d = s.clone();
+        if s.counter.is_watermark() {
+            out.push(d);
+            continue;
+        }
         match before.get(&s.key()) {
             Some(&b) if s.value >= b => d.value = s.value - b,
             Some(&b) => resets.push(Reset { sample: s.clone(), baseline: b }),

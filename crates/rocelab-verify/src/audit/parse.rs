@@ -14,7 +14,13 @@
 //!   `Drop/pkts`, ... per port and queue (sonic-utilities `queuestat`);
 //! - SONiC `show pfcwd stats`: `QUEUE` (`Ethernet0:3`), `STATUS`, `STORM DETECTED/RESTORED`,
 //!   `TX OK/DROP`, `RX OK/DROP`, ... with `a/b` pairs (sonic-utilities `pfcwd`);
-//! - Arista EOS `show priority-flow-control counters`: `Port`, `RxPfc`, `TxPfc` per interface.
+//! - SONiC `show queue wredcounters`: the layout of `show queue counters` with the columns
+//!   `WredDrp/pkts`, `WredDrp/bytes`, `EcnMarked/pkts`, `EcnMarked/bytes` (sonic-utilities
+//!   `queuestat`, tests' `show_wred_queue_counters`);
+//! - SONiC `show priority-group watermark headroom|shared` ([`super::parse_switch`]);
+//! - Arista EOS `show priority-flow-control counters`: `Port`, `RxPfc`, `TxPfc` per interface;
+//! - JSON: EOS `| json` of the PFC, ECN and queue-drop counters, SONiC `show queue
+//!   wredcounters -j`, iproute2 `rdma -j statistic show` ([`super::parse_json`]).
 //!
 //! Each value keeps the line it was read from. A line that cannot be read (a value that is not a
 //! number, a line cut short) is a located problem; the other lines are still read.
@@ -34,7 +40,16 @@ pub enum Format {
     SonicPfc,
     SonicQueue,
     SonicPfcwd,
+    SonicWred,
+    SonicPgWatermark,
     EosPfc,
+    EosPfcJson,
+    EosEcnJson,
+    EosQueueDropsJson,
+    SonicWredJson,
+    Mlx5RdmaStat,
+    BnxtReRdmaStat,
+    IrdmaRdmaStat,
 }
 
 impl Format {
@@ -49,19 +64,49 @@ impl Format {
             Format::SonicPfc => "SONiC `show pfc counters`",
             Format::SonicQueue => "SONiC `show queue counters`",
             Format::SonicPfcwd => "SONiC `show pfcwd stats`",
+            Format::SonicWred => "SONiC `show queue wredcounters`",
+            Format::SonicPgWatermark => "SONiC `show priority-group watermark`",
             Format::EosPfc => "Arista EOS `show priority-flow-control counters`",
+            Format::EosPfcJson => "Arista EOS `show priority-flow-control counters | json`",
+            Format::EosEcnJson => "Arista EOS `show qos interfaces ecn counters queue | json`",
+            Format::EosQueueDropsJson => "Arista EOS `show interfaces counters queue drops | json`",
+            Format::SonicWredJson => "SONiC `show queue wredcounters -j`",
+            Format::Mlx5RdmaStat => "NVIDIA ConnectX `rdma -j statistic show`",
+            Format::BnxtReRdmaStat => "Broadcom bnxt_re `rdma -j statistic show`",
+            Format::IrdmaRdmaStat => "Intel irdma `rdma -j statistic show`",
+        }
+    }
+
+    /// The command that prints the format, for hints.
+    pub fn command(self) -> &'static str {
+        match self {
+            Format::Mlx5Ethtool | Format::BnxtEthtool | Format::IceEthtool => "ethtool -S IF",
+            Format::Mlx5HwCounters | Format::BnxtReHwCounters | Format::IrdmaHwCounters => {
+                "grep . /sys/class/infiniband/DEV/ports/1/hw_counters/*"
+            }
+            Format::SonicPfc => "show pfc counters",
+            Format::SonicQueue => "show queue counters",
+            Format::SonicPfcwd => "show pfcwd stats",
+            Format::SonicWred => "show queue wredcounters",
+            Format::SonicPgWatermark => "show priority-group watermark headroom",
+            Format::EosPfc => "show priority-flow-control counters",
+            Format::EosPfcJson => "show priority-flow-control counters | json",
+            Format::EosEcnJson => "show qos interfaces ecn counters queue | json",
+            Format::EosQueueDropsJson => "show interfaces counters queue drops | json",
+            Format::SonicWredJson => "show queue wredcounters -j",
+            Format::Mlx5RdmaStat | Format::BnxtReRdmaStat | Format::IrdmaRdmaStat => "rdma -j statistic show",
         }
     }
 
     /// The names a `name: value` format reads.
-    fn table(self) -> &'static [Alias] {
+    pub(super) fn table(self) -> &'static [Alias] {
         match self {
             Format::Mlx5Ethtool => aliases::MLX5_ETHTOOL,
-            Format::Mlx5HwCounters => aliases::MLX5_RDMA,
+            Format::Mlx5HwCounters | Format::Mlx5RdmaStat => aliases::MLX5_RDMA,
             Format::BnxtEthtool => aliases::BNXT_ETHTOOL,
-            Format::BnxtReHwCounters => aliases::BNXT_RE,
+            Format::BnxtReHwCounters | Format::BnxtReRdmaStat => aliases::BNXT_RE,
             Format::IceEthtool => aliases::ICE_ETHTOOL,
-            Format::IrdmaHwCounters => aliases::IRDMA,
+            Format::IrdmaHwCounters | Format::IrdmaRdmaStat => aliases::IRDMA,
             _ => &[],
         }
     }
@@ -108,6 +153,9 @@ pub struct Parsed {
 pub fn detect(text: &str) -> Option<Format> {
     let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines().next()?;
+    if let Some(f) = super::parse_json::detect(text) {
+        return Some(f);
+    }
     if first == "NIC statistics:" {
         return Some(by_names(text, &[Format::Mlx5Ethtool, Format::BnxtEthtool, Format::IceEthtool]));
     }
@@ -119,6 +167,12 @@ pub fn detect(text: &str) -> Option<Format> {
     }
     if lines().any(|l| l.starts_with("Port") && l.contains("TxQ") && l.contains("Drop/pkts")) {
         return Some(Format::SonicQueue);
+    }
+    if lines().any(|l| l.starts_with("Port") && l.contains("TxQ") && l.contains("WredDrp/pkts")) {
+        return Some(Format::SonicWred);
+    }
+    if super::parse_switch::is_pg_watermark(text) {
+        return Some(Format::SonicPgWatermark);
     }
     if lines().any(|l| l.starts_with("Port") && l.contains("RxPfc") && l.contains("TxPfc")) {
         return Some(Format::EosPfc);
@@ -146,8 +200,10 @@ pub fn parse(text: &str, file: &str) -> Parsed {
                 0,
                 "not counter output rocelab reads",
                 "give `ethtool -S IF` or `grep . /sys/class/infiniband/DEV/ports/1/hw_counters/*` of an NVIDIA \
-                 ConnectX, Broadcom bnxt or Intel ice/irdma host, SONiC `show pfc counters`, or Arista EOS `show priority-flow-control counters`, \
-                 as the device prints it",
+                 ConnectX, Broadcom bnxt or Intel ice/irdma host (or `rdma -j statistic show`), SONiC `show pfc counters`, \
+                 `show queue counters|wredcounters`, `show priority-group watermark headroom`, `show pfcwd stats`, or Arista EOS \
+                 `show priority-flow-control counters` (text or `| json`), `show qos interfaces ecn counters queue | json`, \
+                 `show interfaces counters queue drops | json`, as the device prints it",
             )],
         };
     };
@@ -160,15 +216,23 @@ pub fn parse(text: &str, file: &str) -> Parsed {
             name_value(text, file, format.table(), ":", &mut p)
         }
         Format::SonicPfc => sonic_pfc(text, file, &mut p),
-        Format::SonicQueue => sonic_queue(text, file, &mut p),
+        Format::SonicQueue | Format::SonicWred => sonic_queue(text, file, format.command(), &mut p),
+        Format::SonicPgWatermark => super::parse_switch::sonic_pg_watermark(text, file, &mut p),
         Format::SonicPfcwd => sonic_pfcwd(text, file, &mut p),
         Format::EosPfc => eos_pfc(text, file, &mut p),
+        Format::EosPfcJson
+        | Format::EosEcnJson
+        | Format::EosQueueDropsJson
+        | Format::SonicWredJson
+        | Format::Mlx5RdmaStat
+        | Format::BnxtReRdmaStat
+        | Format::IrdmaRdmaStat => super::parse_json::parse(text, file, format, &mut p),
     }
     p
 }
 
 /// A counter value: digits, with the thousands separators SONiC prints.
-fn number(s: &str) -> Option<u64> {
+pub(super) fn number(s: &str) -> Option<u64> {
     let digits: String = s.chars().filter(|&c| c != ',').collect();
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -178,7 +242,7 @@ fn number(s: &str) -> Option<u64> {
 
 /// A table row with more or fewer values than the table has columns: the output was cut (or
 /// two tables run together); the row is reported and skipped, the other rows still read.
-fn cut_short(file: &str, line: usize, row: &str, got: usize, expected: &str, command: &str) -> Problem {
+pub(super) fn cut_short(file: &str, line: usize, row: &str, got: usize, expected: &str, command: &str) -> Problem {
     Problem::error(
         file,
         line,
@@ -188,7 +252,7 @@ fn cut_short(file: &str, line: usize, row: &str, got: usize, expected: &str, com
     )
 }
 
-fn not_a_number(file: &str, line: usize, column: usize, name: &str, value: &str) -> Problem {
+pub(super) fn not_a_number(file: &str, line: usize, column: usize, name: &str, value: &str) -> Problem {
     Problem::error(
         file,
         line,
@@ -305,15 +369,16 @@ fn sonic_pfc(text: &str, file: &str, p: &mut Parsed) {
 
 /// The queue of a `TxQ` label: `UC3`, `MC8`, `ALL3` (newer builds count unicast and multicast
 /// together).
-fn queue_of(label: &str) -> Option<u8> {
+pub(super) fn queue_of(label: &str) -> Option<u8> {
     let digits = label.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     (digits.len() < label.len()).then_some(())?;
     digits.parse().ok()
 }
 
-/// `show queue counters`: the columns by the header's names; `N/A` where the platform does not
-/// count. Lines outside the table (`For namespace :`, `Last cached time was ...`) are skipped.
-fn sonic_queue(text: &str, file: &str, p: &mut Parsed) {
+/// `show queue counters` and `show queue wredcounters` (`command`): the columns by the header's
+/// names; `N/A` where the platform does not count. Lines outside the table (`For namespace :`,
+/// `Last cached time was ...`) are skipped.
+fn sonic_queue(text: &str, file: &str, command: &str, p: &mut Parsed) {
     let mut cols: Option<Vec<String>> = None;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
@@ -334,7 +399,7 @@ fn sonic_queue(text: &str, file: &str, p: &mut Parsed) {
                 &format!("port `{}` queue `{}`", cells[0], cells[1]),
                 cells.len() - 2,
                 &format!("the header has {}", cols.len()),
-                "show queue counters",
+                command,
             ));
             continue;
         }

@@ -30,6 +30,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("AUDIT-ECN-NO-CNP", "A notification point that receives ECN-marked RoCE packets sends CNPs"),
     ("AUDIT-CNP-NOT-HANDLED", "Reaction points handle the CNPs sent and ignore none"),
     ("AUDIT-RDMA-LOSS", "No out-of-sequence packets, sequence errors or ACK timeouts on the RDMA path"),
+    ("AUDIT-HEADROOM-NEAR", "A lossless priority group's headroom watermark stays below 90 % of its headroom"),
     ("AUDIT-COUNTER-RESET", "A counter that went down since the baseline was reset"),
     (
         "AUDIT-SIM-DIVERGES",
@@ -169,6 +170,7 @@ pub fn audit(fabric: &ResolvedFabric, samples: &[Sample], resets: &[Reset], with
         rdma(key, g, when, with_baseline, &mut out);
     }
     cnp(&groups, when, &mut out);
+    super::rules_buffers::headroom(fabric, samples, &mut out);
     for r in resets {
         let s = &r.sample;
         let mut f = finding(

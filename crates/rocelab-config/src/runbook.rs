@@ -84,12 +84,22 @@ fn collect(device: &str, what: &str, command: String) -> Collect {
     Collect { device: device.to_string(), command, save_as: format!("{device}.{what}.txt") }
 }
 
+/// A command whose output is JSON, saved as `<device>.<what>.json`.
+fn collect_json(device: &str, what: &str, command: &str) -> Collect {
+    Collect { device: device.to_string(), command: command.to_string(), save_as: format!("{device}.{what}.json") }
+}
+
 /// The commands whose output `rocelab audit` reads, for the devices it has a parser for:
-/// SONiC `show pfc counters`, `show queue counters` and `show pfcwd stats` (sonic-utilities'
-/// `pfcstat`, `queuestat` and `pfcwd`); EOS `show priority-flow-control counters`; and on a
-/// Linux host, per NVIDIA ConnectX (mlx5) port, `ethtool -S IF` (Linux kernel documentation,
-/// mlx5 `counters.rst`) and the RDMA device's `hw_counters` printed with `grep .` (one
-/// `path:value` a line). The RDMA device is found from the netdev's PCI device
+/// SONiC `show pfc counters`, `show queue counters`, `show queue wredcounters`, `show pfcwd
+/// stats` and `show priority-group watermark headroom|shared` (sonic-utilities' `pfcstat`,
+/// `queuestat`, `pfcwd` and `watermarkstat`); EOS `show priority-flow-control counters`, and
+/// `show qos interfaces ecn counters queue | json` and `show interfaces counters queue drops |
+/// json` (the `| json` forms ANTA's interface tests read; the queue-drop counters exist on the
+/// VOQ platforms, 7280R, 7500R and 7800R); and on a Linux host, per RDMA port of an NVIDIA
+/// ConnectX (mlx5), Broadcom NetXtreme-E (bnxt_en/bnxt_re) or Intel E800 (ice/irdma) adapter,
+/// `ethtool -S IF` (Linux kernel documentation, mlx5 `counters.rst`; the drivers'
+/// `bnxt_ethtool.c` and `ice_ethtool.c`) and the RDMA device's `hw_counters` printed with
+/// `grep .` (one `path:value` a line). The RDMA device is found from the netdev's PCI device
 /// (`/sys/class/net/IF/device/infiniband/*`), as the runbook's `default_roce_tos` check does, so
 /// that no device name need be known; a RoCE LAG's counters are those of its bond's RDMA device.
 /// A host with several such ports gets one file pair per port (`<host>.<IF>.ethtool.txt`),
@@ -99,14 +109,26 @@ pub fn collect_commands(t: &Typed) -> Vec<Collect> {
         Typed::Sonic(s) => vec![
             collect(&s.hostname, "pfc", "show pfc counters".into()),
             collect(&s.hostname, "queue", "show queue counters".into()),
+            collect(&s.hostname, "wred", "show queue wredcounters".into()),
             collect(&s.hostname, "pfcwd", "show pfcwd stats".into()),
+            collect(&s.hostname, "pg-headroom", "show priority-group watermark headroom".into()),
+            collect(&s.hostname, "pg-shared", "show priority-group watermark shared".into()),
         ],
-        Typed::AristaEos(c) => vec![collect(&c.hostname, "pfc", "show priority-flow-control counters".into())],
+        Typed::AristaEos(c) => vec![
+            collect(&c.hostname, "pfc", "show priority-flow-control counters".into()),
+            collect_json(&c.hostname, "ecn", "show qos interfaces ecn counters queue | json"),
+            collect_json(&c.hostname, "queue-drops", "show interfaces counters queue drops | json"),
+        ],
         Typed::Linux(h) => {
-            let mlx5: Vec<_> = h.ports.iter().filter(|p| p.driver == "mlx5").collect();
+            // The adapters whose counters `audit` has an alias table for.
+            let read = |p: &&crate::linux::LinuxPort| {
+                matches!(p.driver.as_str(), "mlx5" | "bnxt_re")
+                    || (p.vendor == rocelab_model::fabric::NicVendor::Intel && p.driver != "none")
+            };
+            let rdma_ports: Vec<_> = h.ports.iter().filter(read).collect();
             let mut out = Vec::new();
-            for p in &mlx5 {
-                let what = |w: &str| if mlx5.len() == 1 { w.to_string() } else { format!("{}.{w}", p.name) };
+            for p in &rdma_ports {
+                let what = |w: &str| if rdma_ports.len() == 1 { w.to_string() } else { format!("{}.{w}", p.name) };
                 let rdma_port = p.lag_rdma_port.as_ref().unwrap_or(&p.name);
                 out.push(collect(&h.hostname, &what("ethtool"), format!("ethtool -S {}", sh(&p.name))));
                 out.push(collect(
@@ -623,7 +645,8 @@ mod tests {
             .filter(|l| l.starts_with("| ") && l.ends_with("` |"))
             .map(|l| {
                 let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(|c| c.trim().trim_matches('`')).collect();
-                (cells[0].to_string(), cells[1].to_string(), cells[2].to_string())
+                // A pipe in a command is escaped so as not to end its table cell (GFM tables).
+                (cells[0].to_string(), cells[1].replace("\\|", "|"), cells[2].to_string())
             })
             .collect()
     }
@@ -633,6 +656,13 @@ mod tests {
         let (f, text) = runbook("arista-pure-single-hop-100g.yaml");
         let rows = collect_rows(&text);
         assert!(rows.contains(&("sw1".into(), "show priority-flow-control counters".into(), "sw1.pfc.txt".into())));
+        // The ECN and queue-drop counters in the `| json` form audit reads, saved as `.json`.
+        for (cmd, file) in [
+            ("show qos interfaces ecn counters queue | json", "sw1.ecn.json"),
+            ("show interfaces counters queue drops | json", "sw1.queue-drops.json"),
+        ] {
+            assert!(rows.contains(&("sw1".into(), cmd.into(), file.into())), "{cmd}");
+        }
         // Each initiator with its one ConnectX port: `ethtool -S` and the RDMA hw_counters of
         // that port, saved under the names `audit` takes the device from.
         for host in ["init1", "init2", "init3", "init4"] {
@@ -663,11 +693,60 @@ mod tests {
             .collect();
         assert!(!sonic.is_empty());
         for sw in sonic {
-            for (cmd, what) in
-                [("show pfc counters", "pfc"), ("show queue counters", "queue"), ("show pfcwd stats", "pfcwd")]
-            {
+            for (cmd, what) in [
+                ("show pfc counters", "pfc"),
+                ("show queue counters", "queue"),
+                ("show queue wredcounters", "wred"),
+                ("show pfcwd stats", "pfcwd"),
+                ("show priority-group watermark headroom", "pg-headroom"),
+                ("show priority-group watermark shared", "pg-shared"),
+            ] {
                 assert!(rows.contains(&(sw.into(), cmd.into(), format!("{sw}.{what}.txt"))), "{sw} {cmd}");
             }
         }
+    }
+
+    /// A fabric with a Broadcom (bnxt_re) and an Intel (irdma) RoCE host and one without RDMA.
+    const HOSTS: &str = r#"
+fabric:
+  name: collect-hosts
+  topology:
+    devices:
+      - {name: sw1, role: switch, platform: sonic, ports: [{names: Ethernet0, speed: 25G}, {names: Ethernet4, speed: 25G}, {names: Ethernet8, speed: 25G}]}
+      - {name: b1, role: host, os: linux, nic: {vendor: broadcom, model: BCM957414A4142CC, ports: 1, speed: 25G, rdma: roce-v2, port_names: [ens1f0np0]}}
+      - {name: i1, role: host, os: linux, nic: {vendor: intel, model: E810-XXVDA2, ports: 1, speed: 25G, rdma: roce-v2, port_names: [ens2f0]}}
+      - {name: t1, role: host, os: linux, nic: {vendor: intel, model: XXV710, ports: 1, speed: 25G, rdma: none, port_names: [ens3f0]}}
+    links:
+      - {a: "sw1:Ethernet0", b: "b1:ens1f0np0", cable: 3m}
+      - {a: "sw1:Ethernet4", b: "i1:ens2f0", cable: 3m}
+      - {a: "sw1:Ethernet8", b: "t1:ens3f0", cable: 3m}
+  qos:
+    marking: dscp
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90}
+      - {name: default, priority: 0, dscp: [0], ets: 10}
+"#;
+
+    #[test]
+    fn broadcom_and_intel_rdma_hosts_collect_ethtool_and_hw_counters() {
+        let f = match rocelab_model::load_str(HOSTS, "collect-hosts.yaml", Path::new(".")) {
+            Ok(l) => l.fabric,
+            Err(d) => panic!("{}", d.0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")),
+        };
+        let r = crate::render(&f, &Templates::builtin()).unwrap();
+        let rows = collect_rows(&r.runbook);
+        for (host, port) in [("b1", "ens1f0np0"), ("i1", "ens2f0")] {
+            assert!(
+                rows.contains(&(host.into(), format!("ethtool -S {port}"), format!("{host}.ethtool.txt"))),
+                "{rows:?}"
+            );
+            assert!(rows.contains(&(
+                host.into(),
+                format!("grep . /sys/class/net/{port}/device/infiniband/*/ports/1/hw_counters/*"),
+                format!("{host}.hw_counters.txt")
+            )));
+        }
+        // A host without RDMA has no RDMA counters for the audit.
+        assert!(!rows.iter().any(|(d, _, _)| d == "t1"), "{rows:?}");
     }
 }

@@ -121,6 +121,9 @@ pub struct LinuxPort {
     pub peer: String,
     /// `mlx5`, `bnxt_re`, `qedr`, or `none` (no RDMA QoS to set).
     pub driver: String,
+    /// The adapter's vendor: `dcb` covers several, whose counters are named apart (Intel's
+    /// `ice`/`irdma` among them).
+    pub vendor: NicVendor,
     pub mtu: u32,
     /// `ethtool -A … rx on|off tx on|off`: IEEE 802.3x pause, off where PFC is used.
     pub link_pause: bool,
@@ -503,6 +506,7 @@ fn port(
         name: p.name.clone(),
         peer: p.peer(f),
         driver: drv.into(),
+        vendor: d.ports[p.id.port].nic.and_then(|i| d.nics.get(i)).map_or(NicVendor::Other, |n| n.vendor),
         mtu: s.mtu,
         link_pause: s.link_pause,
         trust: if pcp { "pcp" } else { "dscp" }.into(),

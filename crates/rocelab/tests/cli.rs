@@ -6,6 +6,8 @@ use std::process::{Command, Output};
 
 #[path = "cli/audit.rs"]
 mod audit;
+#[path = "cli/audit_formats.rs"]
+mod audit_formats;
 #[path = "cli/bad_files.rs"]
 mod bad_files;
 #[path = "cli/bounds.rs"]

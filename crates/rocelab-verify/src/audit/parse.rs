@@ -17,10 +17,10 @@
 //! - SONiC `show queue wredcounters`: the layout of `show queue counters` with the columns
 //!   `WredDrp/pkts`, `WredDrp/bytes`, `EcnMarked/pkts`, `EcnMarked/bytes` (sonic-utilities
 //!   `queuestat`, tests' `show_wred_queue_counters`);
-//! - SONiC `show priority-group watermark headroom|shared` ([`super::parse_switch`]);
+//! - SONiC `show priority-group watermark headroom|shared` (`parse_switch.rs`);
 //! - Arista EOS `show priority-flow-control counters`: `Port`, `RxPfc`, `TxPfc` per interface;
 //! - JSON: EOS `| json` of the PFC, ECN and queue-drop counters, SONiC `show queue
-//!   wredcounters -j`, iproute2 `rdma -j statistic show` ([`super::parse_json`]).
+//!   wredcounters -j`, iproute2 `rdma -j statistic show` (`parse_json.rs`).
 //!
 //! Each value keeps the line it was read from. A line that cannot be read (a value that is not a
 //! number, a line cut short) is a located problem; the other lines are still read.

@@ -13,7 +13,7 @@
 //! else what rocelab's headroom function computes for the port's speed, cable, MTUs and
 //! response time ([`rocelab_model::headroom::port_headroom`]), the figure `rocelab config`
 //! renders. The priority group of a lossless class is its traffic class (rocelab's SONiC
-//! configuration maps TC n to PG n; see [`super::parse_switch`]).
+//! configuration maps TC n to PG n; see `parse_switch.rs`).
 
 use super::{Counter, Sample};
 use crate::finding::{Finding, Severity};

@@ -157,3 +157,24 @@ fn rdma_json_cut_short_keeps_the_counters_before_the_cut() {
     assert!(p.rows.iter().any(|r| r.counter == Counter::CnpSent));
     assert!(!p.rows.iter().any(|r| r.counter == Counter::CnpHandled));
 }
+
+#[test]
+fn an_ecn_queue_that_is_no_number_and_a_mark_count_that_is_no_number_are_each_located() {
+    let text = r#"{"intfQueueCounters": {"Ethernet1/1": {"queueCounters": {"q3": "5", "4": "many", "6": "2"}}}}"#;
+    let p = parse(text, "leaf1.ecn.json");
+    let at: Vec<_> = p.problems.iter().map(|e| (e.line, e.column)).collect();
+    assert_eq!(at, [(1, 58), (1, 74)], "{:?}", p.problems);
+    assert!(p.problems[0].message.contains("`q3` is not a queue number"));
+    assert!(p.problems[1].message.contains("`many` is not a number"));
+    // Queue 6 is still read.
+    assert_eq!(p.rows.iter().map(|r| (r.queue, r.value)).collect::<Vec<_>>(), [(Some(6), 2)]);
+}
+
+#[test]
+fn json_of_no_shape_the_audit_knows_is_not_counter_output() {
+    let p = parse(r#"{"version": "4.31.2F", "uptime": 3600}"#, "leaf1.version.json");
+    assert_eq!(p.format, None);
+    assert_eq!(p.problems.len(), 1);
+    assert!(p.problems[0].message.contains("not counter output"), "{}", p.problems[0].message);
+    assert!(p.problems[0].hint.contains("| json"), "{}", p.problems[0].hint);
+}

@@ -93,6 +93,71 @@ impl ReadGate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observer::{Direction, Observer};
+    use crate::packet::{Packet, PacketKind};
+    use crate::rdma::wire::{READ_REQUEST, READ_RESPONSE_LAST, READ_RESPONSE_ONLY};
+    use crate::storage::cpu::{CpuCost, ProtocolCosts};
+    use crate::storage::job::{JobSpec, RwMode};
+    use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic};
+    use crate::storage::protocol::{Protocol, ProtocolKind};
+    use crate::storage::target::TargetProfile;
+    use crate::time::{Time, MS, NS, US};
+    use crate::topology::{single_switch, FabricDefaults};
+    use crate::traffic::{FlowClass, Traffic};
+    use std::collections::HashSet;
+
+    /// The most RDMA READs on the wire at once: requests the target's NIC sent, less the READs
+    /// whose last response reached the target (each PSN counted once, at its first port).
+    #[derive(Default)]
+    struct ReadsInFlight {
+        target: u32,
+        sent: HashSet<u32>,
+        answered: HashSet<u32>,
+        peak: usize,
+    }
+
+    impl Observer for ReadsInFlight {
+        fn on_packet(&mut self, _time: Time, _port: usize, p: &Packet, dir: Direction) {
+            match (p.kind, dir) {
+                (PacketKind::Request, Direction::Tx) if p.bth_opcode == READ_REQUEST && p.src == self.target => {
+                    self.sent.insert(p.psn);
+                }
+                (PacketKind::ReadResponse, Direction::Rx)
+                    if matches!(p.bth_opcode, READ_RESPONSE_LAST | READ_RESPONSE_ONLY) && p.dst == self.target =>
+                {
+                    self.answered.insert(p.psn);
+                }
+                _ => {}
+            }
+            self.peak = self.peak.max(self.sent.len().saturating_sub(self.answered.len()));
+        }
+    }
+
+    #[test]
+    fn an_nvme_target_pulls_at_most_max_qp_rd_atom_writes_at_once_on_a_session() {
+        // One session, 64 writes of 128 KiB outstanding, a device that completes at once: the
+        // target would pull all 64 writes' data together; the adapter lets 16 READs go.
+        let fabric = single_switch(2, 100_000_000_000, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+        let (target, initiator) = (fabric.hosts[0], fabric.hosts[1]);
+        let mut t = Traffic::new();
+        let mut st = StorageTraffic::default();
+        st.set_target(target, TargetProfile::fixed(US, 256, None));
+        let spec = JobSpec::new("w", RwMode::Write, 131_072, 64, MS);
+        let free = CpuCost { per_io: 0, tx_per_byte_ps: 0.0, rx_per_byte_ps: 0.0 };
+        let costs = ProtocolCosts { initiator: free, target: free };
+        let job = StorageJob {
+            costs,
+            ..StorageJob::new(spec, initiator, target, Protocol::default_for(ProtocolKind::NvmeRdma))
+        };
+        st.add_job(&mut t.flows, JobRequest { job, class: FlowClass::roce(3, 26), path_mtu: 4096, max_sessions: 1 });
+        t.storage = st;
+        let mut seen = ReadsInFlight { target: target as u32, ..Default::default() };
+        let r = crate::run_with_observer(&fabric.spec, &t, &crate::SimConfig::new(1, 2 * MS), &mut seen).unwrap();
+        r.check_conservation().unwrap();
+        assert!(r.jobs[0].write.total_ios > 64, "{:?}", r.jobs[0].write);
+        assert!(seen.sent.len() > 64, "{} READs", seen.sent.len());
+        assert_eq!(seen.peak, MAX_OUTSTANDING_READS as usize);
+    }
 
     fn read(io: u32) -> PendingRead {
         PendingRead { io, step: 1, len: 131_072 }

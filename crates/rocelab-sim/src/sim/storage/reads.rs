@@ -3,15 +3,16 @@
 //! An RC requester has at most its negotiated initiator depth of RDMA READ (and atomic)
 //! requests outstanding (the verbs QP attribute `max_rd_atomic`, "number of outstanding RDMA
 //! reads and atomic operations allowed"); further READs wait in its send queue until a READ
-//! response completes. The
-//! Linux storage targets that pull write data with READs negotiate that depth at most at their
-//! device's limit: the NVMe-oF RDMA target (`drivers/nvme/target/rdma.c`,
-//! `nvmet_rdma_cm_accept`) sets the accepted `rdma_conn_param.initiator_depth` to the host's
-//! value capped by `ib_device.attrs.max_qp_init_rd_atom`, and the iSER target
+//! response completes. The Linux storage targets that pull write data with READs negotiate
+//! that depth at most at their device's limit: the NVMe-oF RDMA target
+//! (`drivers/nvme/target/rdma.c`, `nvmet_rdma_cm_accept`) sets the accepted
+//! `rdma_conn_param.initiator_depth` to the host's value capped by
+//! `ib_device.attrs.max_qp_init_rd_atom`, and the iSER target
 //! (`drivers/infiniband/ulp/isert/ib_isert.c`, `isert_set_nego_params`, "Set max inflight RDMA
-//! READ requests") does the same. The initiators offer their device's `max_qp_rd_atom`, so the
-//! bound is the adapter's: [`MAX_OUTSTANDING_READS`], the figure the perftest model uses too
-//! (16 on ConnectX).
+//! READ requests") does the same. The initiator offers its device's `max_qp_rd_atom` as its
+//! responder resources (the NVMe host's `nvme_rdma_route_resolved`), which the target's
+//! rdma_cm sees as the initiator depth it may use, so the bound is the adapter's:
+//! [`MAX_OUTSTANDING_READS`], the figure the perftest model uses too (16 on ConnectX).
 //!
 //! Without the bound a target with many writes in flight on one session pulls all their data
 //! at once, and the READ responses of every initiator burst into the fabric together.

@@ -11,6 +11,7 @@
 //!
 //! The crate never prints and does no I/O beyond reading template overrides.
 
+pub mod cli_tree;
 pub mod common;
 pub mod comware;
 pub mod cumulus;

@@ -34,6 +34,11 @@
 //! `qos.ports` override) are reported with their values. The lossless priority groups'
 //! dynamic-threshold alpha and reserved bytes are not rendered (rocelab has no documented NX-OS
 //! command for them); the ports that ask for them are reported.
+//!
+//! The device's running configuration is read back into [`NxosConfig`] by [`parse`] (line numbers and
+//! the lines not understood), which `rocelab check --import` converts.
+
+pub mod parse;
 
 use crate::common::{
     buffer_not_rendered, ecn_switch_wide, link_pause, percent, policy_port_ecn_apart, queues, switch_ports,

@@ -35,6 +35,11 @@
 //! sets them in the network-qos policy (`pause buffer-size … pause-threshold …`, `queue-limit
 //! thresh-mode dynamic N`), whose units and threshold scale (0-10, not an alpha) rocelab does not
 //! map; the ports that ask for them are reported.
+//!
+//! The device's running configuration is read back into [`Os10Config`] by [`parse`] (line numbers and
+//! the lines not understood), which `rocelab check --import` converts.
+
+pub mod parse;
 
 use crate::common::{
     buffer_not_rendered, ecn_of, group_by, link_pause, percent, policy_port_ecn_apart, queues, ranges,

@@ -352,11 +352,13 @@ fn nxos_running_config_round_trips_through_its_typed_configuration() {
                 panic!("{name}/{}: no NX-OS configuration", d.name)
             };
             let (text, _) = device_text(&f, &d.name);
-            let parsed = rocelab_verify::import::nxos::parse_typed(&text, "sw.txt", "sw");
-            assert!(parsed.not_understood.is_empty(), "{name}/{}: {:?}", d.name, parsed.not_understood);
+            let parsed = rocelab_config::nxos::parse::parse(&text, "sw");
+            assert!(parsed.unknown.is_empty(), "{name}/{}: {:?}", d.name, parsed.unknown);
             assert_eq!(parsed.config, typed, "{name}/{}", d.name);
             assert_eq!(rocelab_verify::import::recognise(&text), Some(rocelab_verify::import::Format::Nxos));
-            assert_ports_as_intended(&f, &d.name, &rocelab_verify::import::nxos::to_device(parsed, "sw.txt"), 1024);
+            let device = rocelab_verify::import::nxos::to_device(parsed, "sw.txt");
+            assert!(device.not_understood.is_empty(), "{name}/{}: {:?}", d.name, device.not_understood);
+            assert_ports_as_intended(&f, &d.name, &device, 1024);
             switches += 1;
         }
     }
@@ -372,11 +374,13 @@ fn os10_running_configuration_round_trips_through_its_typed_configuration() {
                 panic!("{name}/{}: no OS10 configuration", d.name)
             };
             let (text, _) = device_text(&f, &d.name);
-            let parsed = rocelab_verify::import::os10::parse_typed(&text, "sw.txt", "sw");
-            assert!(parsed.not_understood.is_empty(), "{name}/{}: {:?}", d.name, parsed.not_understood);
+            let parsed = rocelab_config::os10::parse::parse(&text, "sw");
+            assert!(parsed.unknown.is_empty(), "{name}/{}: {:?}", d.name, parsed.unknown);
             assert_eq!(parsed.config, typed, "{name}/{}", d.name);
             assert_eq!(rocelab_verify::import::recognise(&text), Some(rocelab_verify::import::Format::Os10));
-            assert_ports_as_intended(&f, &d.name, &rocelab_verify::import::os10::to_device(parsed, "sw.txt"), 1000);
+            let device = rocelab_verify::import::os10::to_device(parsed, "sw.txt");
+            assert!(device.not_understood.is_empty(), "{name}/{}: {:?}", d.name, device.not_understood);
+            assert_ports_as_intended(&f, &d.name, &device, 1000);
             switches += 1;
         }
     }

@@ -33,9 +33,16 @@
 //!   denominator ("Set to 32 for 1/32"), `dcqcn_k_us` the alpha update interval in µs and
 //!   `dcqcn_timeout_us` the rate-increase timer in µs (its default, 55, is the paper's T).
 //! - Broadcom bnxt_re: the configfs `cc/` directory (`cc_mode`, `g`, `rtt`, `inact_th`,
-//!   `init_cr`, `init_tr`, `nph_per_state`, `tcp_cp`, …; the driver's README and `configfs.c`)
-//!   takes hexadecimal values whose scale neither documents (`g` is an 8-bit "running avg.
-//!   weight"): no model parameter is converted, see [`bnxt_notes`].
+//!   `init_cr`, `init_tr`, `nph_per_state`, `tcp_cp`, …) takes hexadecimal values whose unit
+//!   no source documents, so no model parameter is converted and the script keeps the
+//!   Demartek guide's values (see [`bnxt_notes`]). Searched: the bnxt_re README (the copies found
+//!   name a "Congestion Control" section; none showed a unit); the driver's
+//!   `configfs.c` (each store parses hex and masks it: `g` to 8 bits, `init_cr`, `init_tr` and
+//!   `inact_th` to 16 bits, widths but no scale); the driver's `debugfs.c`, which maps each
+//!   value onto a modify-mask bit of the firmware's `cmdq_modify_roce_cc` command (names
+//!   only); the Broadcom NetXtreme-E User Guide's RoCE congestion control section (the
+//!   algorithm's steps, no parameter table); and Juniper's Thor2 DCQCN guide (it sets the
+//!   values through Broadcom's `niccli` and `bnxt_setupcc.sh`, not in configfs units).
 
 use crate::finding::{Finding, Findings};
 use rocelab_model::qos::DcqcnParams;

@@ -115,18 +115,7 @@ pub(crate) struct Switchport {
 }
 
 /// `10,20-30`: VLAN ranges 1-4094.
-pub(crate) fn vlan_list(text: &str) -> Option<Vec<(u16, u16)>> {
-    let mut out = Vec::new();
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        let (a, b) = part.split_once('-').unwrap_or((part, part));
-        let (a, b): (u16, u16) = (a.parse().ok()?, b.parse().ok()?);
-        if a == 0 || b > 4094 || a > b {
-            return None;
-        }
-        out.push((a, b));
-    }
-    (!out.is_empty()).then_some(out)
-}
+pub(crate) use rocelab_config::cli_tree::vlan_list;
 
 /// Removes the VLANs of `rm` from the ranges.
 fn without(ranges: &[(u16, u16)], rm: &[(u16, u16)]) -> Vec<(u16, u16)> {

@@ -177,6 +177,8 @@ const HEADERS: &[&str] = &[
     "qos map-table dot1p-lp\n",
     "nv set qos roce mode lossless\n",
     "- header:\n    version: Cumulus Linux 5.6\n- set:\n",
+    "!Command: show running-config\ninterface Ethernet1/1\n",
+    "! Version 10.5.4.0\ninterface ethernet1/1/1\n",
     "",
 ];
 
@@ -197,6 +199,8 @@ proptest! {
         let _ = super::comware::parse(&t, "f", "f");
         let _ = super::cumulus::parse(&t, "f", "f");
         let _ = rocelab_config::cumulus::yaml::parse(&t, "f");
+        let _ = super::nxos::parse(&t, "f", "f");
+        let _ = super::os10::parse(&t, "f", "f");
     }
 
     #[test]
@@ -210,6 +214,8 @@ proptest! {
         let _ = super::comware::parse(&t, "f", "f");
         let _ = super::cumulus::parse(&t, "f", "f");
         let _ = rocelab_config::cumulus::yaml::parse(&t, "f");
+        let _ = super::nxos::parse(&t, "f", "f");
+        let _ = super::os10::parse(&t, "f", "f");
     }
 
     /// Every line an importer reports is a line of the file.

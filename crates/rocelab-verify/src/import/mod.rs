@@ -32,7 +32,6 @@
 
 pub mod arista;
 mod cabling;
-mod cli_tree;
 pub mod columns;
 pub mod comware;
 pub mod cumulus;
@@ -257,22 +256,7 @@ pub(crate) fn parse_ref(text: &str) -> Option<(&str, &str)> {
 }
 
 /// `0-2,4-7`, `3`, `3,5`: priorities as Windows, mlnx_qos and Onyx list them (each 0-7).
-pub(crate) fn priority_list(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u8, u8) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-                if a > b || b > 7 {
-                    return None;
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(part.parse().ok().filter(|p: &u8| *p < 8)?),
-        }
-    }
-    (!out.is_empty()).then_some(out)
-}
+pub(crate) use rocelab_config::cli_tree::priority_list;
 
 /// The device name of a file: its name up to the first dot.
 fn stem_of(path: &Path) -> String {

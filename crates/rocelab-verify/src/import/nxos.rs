@@ -1,367 +1,41 @@
-//! Cisco NX-OS `show running-config` (Nexus 9000), read into the typed configuration the
-//! renderer fills ([`NxosConfig`], rocelab-config's `nxos.rs`), then into the checker's port
-//! state: rendering and importing meet in one type, so a round trip compares typed values.
-//!
-//! Forms read (Cisco Nexus 9000 Series NX-OS Quality of Service Configuration Guide, chapters
-//! "Configuring Classification", "Configuring Priority Flow Control" and "Configuring Queuing
-//! and Scheduling"; the Layer 2 Switching Configuration Guide for VLANs and trunks):
-//! `class-map type qos match-any|match-all NAME` / `match dscp D[,D]` or `match cos P`;
-//! `policy-map type qos NAME` / `class NAME` / `set qos-group Q`; `policy-map type network-qos
-//! NAME` / `class type network-qos c-8q-nqQ` / `pause pfc-cos P[,P]` / `mtu M`; `policy-map type
-//! queuing NAME` / `class type queuing c-out-8q-qQ` / `priority level N`, `bandwidth remaining
-//! percent N`, `random-detect minimum-threshold N kbytes maximum-threshold N kbytes
-//! drop-probability P weight W ecn`; `system qos` / `service-policy type network-qos|queuing
-//! [output] NAME`; `vlan N`; `interface EthernetX/Y` / `mtu`, `switchport …`,
-//! `priority-flow-control mode on`, `priority-flow-control watch-dog-interval on`, `flowcontrol
-//! receive|send on`, `service-policy type qos input NAME`. The device's own header lines
-//! (`!Command: show running-config`, `!Time: …`, `version 10.3(4a) Bios:…`) and the commands that
-//! do not bear on QoS (`feature`, `username`, `ntp`, `logging`, …) are skipped.
+//! Cisco NX-OS `show running-config` (Nexus 9000): rocelab-config's parser
+//! ([`rocelab_config::nxos::parse`]) reads the text into [`NxosConfig`](rocelab_config::nxos::NxosConfig), the typed configuration
+//! the renderer fills, and this importer turns that into the checker's port state.
 //!
 //! Conventions, as the renderer's: a qos-group is its queue (`c-8q-nqQ`, `c-out-8q-qQ`) and,
 //! under DSCP classification, the priority its packets are classified to (Cisco's PFC guidelines:
-//! the qos-group of a no-drop class equals its CoS); `kbytes` are 1024 bytes.
+//! the qos-group of a no-drop class equals its CoS); `kbytes` are 1024 bytes. A port's
+//! `switchport` lines are read as EOS's (the Layer 2 Switching Configuration Guide's forms).
 
 use super::arista::Switchport;
-use super::cli_tree::{self, Node};
 use super::{DeviceConfig, NotUnderstood};
 use crate::state::{EcnState, PortQos, Sched};
-use rocelab_config::common::Release;
-use rocelab_config::nxos::{NetworkQosClass, NxosClassMap, NxosConfig, NxosEcn, NxosInterface, NxosQueue};
+use rocelab_config::nxos::parse::{parse as parse_text, queue_of, Parsed, Unknown};
 use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 
-/// A running-config read into the typed configuration.
-#[derive(Debug, Clone)]
-pub struct ParsedNxos {
-    pub config: NxosConfig,
-    /// Per interface of `config.interfaces`: its line, and its switchport lines.
-    lines: Vec<(usize, Switchport)>,
-    /// VLANs the switch defines (`vlan N`, `vlan 10,20-30`).
-    defined: Vec<(u16, u16)>,
-    pub not_understood: Vec<NotUnderstood>,
-    /// Lines skipped as not bearing on QoS.
-    pub ignored: usize,
-}
-
-/// Whether `text` is an NX-OS running-config: the device's own header or NX-OS's QoS policy
-/// types, which no other platform rocelab reads prints.
+/// Whether `text` is an NX-OS running-config.
 pub fn recognise(text: &str) -> bool {
-    text.lines().any(|l| {
-        let l = l.trim();
-        l.starts_with("!Command: show running-config")
-            || l.starts_with("class type network-qos ")
-            || l.starts_with("class type queuing c-out-")
-            || (l.starts_with("! rocelab: ") && l.contains("(Cisco NX-OS "))
-    })
+    rocelab_config::nxos::parse::recognise(text)
 }
 
-/// Top-level commands that do not bear on QoS (the NX-OS Fundamentals, System Management and
-/// Security configuration guides' features, users, AAA, NTP, logging, SNMP, boot and line
-/// settings), with their blocks.
-fn not_qos(w: &[&str]) -> bool {
-    matches!(
-        w,
-        ["feature", ..]
-            | ["no", "feature", ..]
-            | ["username", ..]
-            | ["aaa", ..]
-            | ["ntp", ..]
-            | ["logging", ..]
-            | ["snmp-server", ..]
-            | ["boot", ..]
-            | ["line", ..]
-            | ["banner", ..]
-            | ["clock", ..]
-            | ["ssh", ..]
-            | ["vrf", "context", ..]
-            | ["cfs", ..]
-            | ["copp", ..]
-            | ["rmon", ..]
-            | ["spanning-tree", ..]
-            | ["ip", "domain-lookup" | "domain-name" | "name-server" | "route", ..]
-            | ["no", "ip", "domain-lookup"]
-            | ["tacacs-server", ..]
-            | ["radius-server", ..]
-            | ["license", ..]
-            | ["power", ..]
-            | ["hardware", "access-list", ..]
-            | ["icam", ..]
-    ) || matches!(w, ["interface", m] if m.starts_with("mgmt") || m.starts_with("loopback"))
+/// The lines rocelab-config's parser did not understand, in `file`.
+pub(crate) fn unknown_lines(unknown: &[Unknown], file: &str) -> Vec<NotUnderstood> {
+    unknown.iter().map(|u| NotUnderstood { file: file.to_string(), line: u.line, text: u.text.clone() }).collect()
 }
 
-/// `c-8q-nq3` → 3, `c-8q-nq-default` → 0 (and the queuing classes' `c-out-8q-q…`).
-fn queue_of(class: &str, prefix: &str) -> Option<u8> {
-    let rest = class.strip_prefix(prefix)?;
-    if rest == "-default" {
-        return Some(0);
-    }
-    rest.parse::<u8>().ok().filter(|q| *q < 8)
-}
-
-/// `3,4` or `3`: CoS values 0-7.
-fn cos_list(text: &str) -> Option<Vec<u8>> {
-    super::priority_list(text)
-}
-
-struct Reader {
-    file: String,
-    bad: Vec<NotUnderstood>,
-    ignored: usize,
-}
-
-impl Reader {
-    fn report(&mut self, n: &Node) {
-        let text = match n.descendants() {
-            0 => n.text.clone(),
-            k => format!("{} (a block rocelab does not read, with {k} indented lines)", n.text),
-        };
-        self.bad.push(NotUnderstood { file: self.file.clone(), line: n.line, text });
-    }
-}
-
-/// Parses one running-config into the typed configuration; `stem` names the device when the
-/// text has no `hostname`.
-pub fn parse_typed(text: &str, file: &str, stem: &str) -> ParsedNxos {
-    let (roots, comments) = cli_tree::parse(text);
-    let mut r = Reader { file: file.to_string(), bad: Vec::new(), ignored: 0 };
-    let mut hostname = None;
-    let mut release = Release { name: String::new(), default: false };
-    for (_, c) in &comments {
-        // rocelab's own header: `! rocelab: leaf1 (Cisco NX-OS 10.3, Nexus 9000). …`.
-        if let Some(rest) = c.strip_prefix("! rocelab: ") {
-            if let Some((name, after)) = rest.split_once(" (Cisco NX-OS ") {
-                hostname.get_or_insert_with(|| name.to_string());
-                release.name = after.split([',', ')']).next().unwrap_or("").to_string();
-            }
-        }
-        if c.starts_with("! Release ") && c.contains(" is rocelab's default") {
-            release.default = true;
+/// A port's `switchport` lines read as EOS's; those not understood go to `bad`.
+pub(crate) fn switchport(lines: &[(usize, String)], file: &str, bad: &mut Vec<NotUnderstood>) -> Switchport {
+    let mut sw = Switchport::default();
+    for (line, text) in lines {
+        let w: Vec<&str> = text.split_whitespace().collect();
+        if w == ["no", "switchport"] {
+            sw.routed = true;
+        } else if !sw.line(&w) {
+            bad.push(NotUnderstood { file: file.to_string(), line: *line, text: text.clone() });
         }
     }
-    // Class maps by name: (line, matches).
-    let mut class_defs: Vec<(String, String)> = Vec::new();
-    // Type-qos policies: name → [(class, qos-group)].
-    let mut qos_policies: Vec<(String, Vec<(String, u8)>)> = Vec::new();
-    let mut nq_policies: Vec<(String, Vec<NetworkQosClass>, Option<u32>)> = Vec::new();
-    let mut queuing_policies: Vec<(String, Vec<NxosQueue>)> = Vec::new();
-    let (mut system_nq, mut system_queuing) = (None, None);
-    let mut vlan = None;
-    let mut defined: Vec<(u16, u16)> = Vec::new();
-    let mut interfaces = Vec::new();
-    let mut lines = Vec::new();
-    let mut input_policy: Option<String> = None;
-    for node in &roots {
-        let w = node.words();
-        match w.as_slice() {
-            ["hostname" | "switchname", h] => hostname = Some(h.to_string()),
-            ["version", v, ..] => {
-                if release.name.is_empty() {
-                    release.name = v.to_string();
-                }
-            }
-            ["class-map", "type", "qos", "match-any" | "match-all", name] => {
-                let mut matches = Vec::new();
-                for c in &node.children {
-                    match c.words().as_slice() {
-                        ["match", "dscp", list] => matches.push(format!("dscp {list}")),
-                        ["match", "cos", list] if cos_list(list).is_some() => matches.push(format!("cos {list}")),
-                        _ => r.report(c),
-                    }
-                }
-                class_defs.push((name.to_string(), matches.join(" ")));
-            }
-            ["policy-map", "type", "qos", name] => {
-                let mut classes = Vec::new();
-                for c in &node.children {
-                    match c.words().as_slice() {
-                        ["class", cname] => {
-                            let mut group = None;
-                            for a in &c.children {
-                                match a.words().as_slice() {
-                                    ["set", "qos-group", g] if g.parse::<u8>().is_ok_and(|g| g < 8) => {
-                                        group = g.parse().ok()
-                                    }
-                                    _ => r.report(a),
-                                }
-                            }
-                            match group {
-                                Some(g) => classes.push((cname.to_string(), g)),
-                                None => r.report(c),
-                            }
-                        }
-                        _ => r.report(c),
-                    }
-                }
-                qos_policies.push((name.to_string(), classes));
-            }
-            ["policy-map", "type", "network-qos", name] => {
-                let (mut classes, mut mtu) = (Vec::new(), None);
-                for c in &node.children {
-                    match c.words().as_slice() {
-                        ["class", "type", "network-qos", class] if queue_of(class, "c-8q-nq").is_some() => {
-                            let mut pfc_cos = Vec::new();
-                            for a in &c.children {
-                                match a.words().as_slice() {
-                                    ["pause", "pfc-cos", list] if cos_list(list).is_some() => {
-                                        pfc_cos.extend(cos_list(list).unwrap_or_default())
-                                    }
-                                    ["mtu", m] if m.parse::<u32>().is_ok() => {
-                                        mtu.get_or_insert(m.parse().unwrap_or(1500));
-                                    }
-                                    _ => r.report(a),
-                                }
-                            }
-                            classes.push(NetworkQosClass { class: class.to_string(), pfc_cos });
-                        }
-                        _ => r.report(c),
-                    }
-                }
-                nq_policies.push((name.to_string(), classes, mtu));
-            }
-            ["policy-map", "type", "queuing", name] => {
-                let mut queues = Vec::new();
-                for c in &node.children {
-                    match c.words().as_slice() {
-                        ["class", "type", "queuing", class] if queue_of(class, "c-out-8q-q").is_some() => {
-                            let mut q = NxosQueue {
-                                class: class.to_string(),
-                                priority_level: None,
-                                bandwidth_remaining: None,
-                                ecn: None,
-                            };
-                            for a in &c.children {
-                                match a.words().as_slice() {
-                                    ["priority", "level", l] if l.parse::<u8>().is_ok() => {
-                                        q.priority_level = l.parse().ok()
-                                    }
-                                    ["priority"] => q.priority_level = Some(1),
-                                    ["bandwidth", "remaining", "percent", p] if p.parse::<u8>().is_ok() => {
-                                        q.bandwidth_remaining = p.parse().ok()
-                                    }
-                                    ["random-detect", "minimum-threshold", min, "kbytes", "maximum-threshold", max, "kbytes", "drop-probability", p, "weight", _, "ecn"]
-                                        if min.parse::<u64>().is_ok()
-                                            && max.parse::<u64>().is_ok()
-                                            && p.parse::<u8>().is_ok() =>
-                                    {
-                                        q.ecn = Some(NxosEcn {
-                                            min: min.parse().unwrap_or(0),
-                                            max: max.parse().unwrap_or(0),
-                                            drop_probability: p.parse().unwrap_or(0),
-                                        })
-                                    }
-                                    _ => r.report(a),
-                                }
-                            }
-                            queues.push(q);
-                        }
-                        _ => r.report(c),
-                    }
-                }
-                queuing_policies.push((name.to_string(), queues));
-            }
-            ["system", "qos"] => {
-                for c in &node.children {
-                    match c.words().as_slice() {
-                        ["service-policy", "type", "network-qos", p] => system_nq = Some(p.to_string()),
-                        ["service-policy", "type", "queuing", "output", p] => system_queuing = Some(p.to_string()),
-                        ["service-policy", "type", "queuing", "input", _] => r.ignored += 1,
-                        _ => r.report(c),
-                    }
-                }
-            }
-            ["vlan", list] => match super::arista::vlan_list(list) {
-                Some(l) => {
-                    if let Some((a, _)) = l.iter().find(|(a, _)| *a != 1) {
-                        vlan.get_or_insert(*a);
-                    }
-                    defined.extend(l);
-                    r.ignored += node.descendants();
-                }
-                None => r.report(node),
-            },
-            // A port: NX-OS's `Ethernet1/1` and `port-channel10`, or a name the fabric gave it.
-            ["interface", name] if !not_qos(&w) && !name.starts_with("Vlan") && !name.starts_with("nve") => {
-                let mut i = NxosInterface {
-                    name: name.to_string(),
-                    peer: String::new(),
-                    mtu: 1500,
-                    pfc: false,
-                    link_pause: false,
-                };
-                let mut sw = Switchport::default();
-                for c in &node.children {
-                    let cw = c.words();
-                    match cw.as_slice() {
-                        ["description", ..] => {
-                            let d = c.text["description".len()..].trim();
-                            i.peer = d.strip_prefix("rocelab: to ").unwrap_or(d).to_string();
-                        }
-                        ["mtu", m] if m.parse::<u32>().is_ok() => i.mtu = m.parse().unwrap_or(1500),
-                        ["priority-flow-control", "mode", "on"] => i.pfc = true,
-                        ["priority-flow-control", "mode", "off" | "auto"] => i.pfc = false,
-                        ["priority-flow-control", "watch-dog-interval", "on" | "off"] => {}
-                        ["flowcontrol", "receive" | "send", "on"] => i.link_pause = true,
-                        ["flowcontrol", "receive" | "send", "off"] => {}
-                        ["service-policy", "type", "qos", "input", p] => {
-                            input_policy.get_or_insert_with(|| p.to_string());
-                        }
-                        ["switchport", ..] => {
-                            if !sw.line(&cw) {
-                                r.report(c)
-                            }
-                        }
-                        ["no", "switchport"] => sw.routed = true,
-                        ["shutdown"] | ["no", "shutdown"] | ["speed", ..] | ["duplex", ..] | ["ip", ..] => {
-                            r.ignored += 1
-                        }
-                        _ => r.report(c),
-                    }
-                }
-                lines.push((node.line, sw));
-                interfaces.push(i);
-            }
-            ["end"] | ["copy", "running-config", "startup-config"] => {}
-            _ if not_qos(&w) => r.ignored += 1 + node.descendants(),
-            _ => r.report(node),
-        }
-    }
-    // The applied policies (the interfaces' input policy, `system qos`), else the only one.
-    let pick = |applied: &Option<String>, names: Vec<&String>| -> Option<usize> {
-        match applied {
-            Some(a) => names.iter().position(|n| *n == a),
-            None => (names.len() == 1).then_some(0),
-        }
-    };
-    let mut class_maps = Vec::new();
-    let mut default_qos_group = None;
-    if let Some(k) = pick(&input_policy, qos_policies.iter().map(|p| &p.0).collect()) {
-        for (cname, group) in &qos_policies[k].1 {
-            if cname == "class-default" {
-                default_qos_group = Some(*group);
-                continue;
-            }
-            let matches = class_defs.iter().find(|(n, _)| n == cname).map(|(_, m)| m.clone()).unwrap_or_default();
-            class_maps.push(NxosClassMap { name: cname.clone(), matches, qos_group: *group });
-        }
-    }
-    let (network_qos, mtu) = match pick(&system_nq, nq_policies.iter().map(|p| &p.0).collect()) {
-        Some(k) => (nq_policies[k].1.clone(), nq_policies[k].2.unwrap_or(1500)),
-        None => (Vec::new(), 1500),
-    };
-    let queuing =
-        pick(&system_queuing, queuing_policies.iter().map(|p| &p.0).collect()).map(|k| queuing_policies[k].1.clone());
-    let config = NxosConfig {
-        hostname: hostname.unwrap_or_else(|| stem.to_string()),
-        release,
-        class_maps,
-        default_qos_group,
-        network_qos,
-        queuing: queuing.unwrap_or_default(),
-        mtu,
-        vlan,
-        interfaces,
-    };
-    ParsedNxos { config, lines, defined, not_understood: r.bad, ignored: r.ignored }
+    sw
 }
 
 /// `24,26` or `24-26`: the values of a `match dscp|cos` list.
@@ -377,7 +51,7 @@ fn values(list: &str) -> Vec<u8> {
 }
 
 /// The checker's state of a typed configuration: each interface's QoS.
-pub fn to_device(p: ParsedNxos, file: &str) -> DeviceConfig {
+pub fn to_device(p: Parsed, file: &str) -> DeviceConfig {
     let c = &p.config;
     let dscp = c.class_maps.iter().any(|m| m.matches.starts_with("dscp"));
     let mut base = PortQos::unconfigured(1500);
@@ -414,10 +88,12 @@ pub fn to_device(p: ParsedNxos, file: &str) -> DeviceConfig {
             pmax: f64::from(e.drop_probability) / 100.0,
         });
     }
+    let mut bad = Vec::new();
+    let switchports: Vec<Switchport> = p.switchport.iter().map(|lines| switchport(lines, file, &mut bad)).collect();
     let ports = c
         .interfaces
         .iter()
-        .zip(&p.lines)
+        .zip(p.interface_lines.iter().zip(&switchports))
         .map(|(i, (line, sw))| {
             let mut q = base.clone();
             q.mtu = i.mtu;
@@ -428,17 +104,21 @@ pub fn to_device(p: ParsedNxos, file: &str) -> DeviceConfig {
             (i.name.clone(), Rate::gbps(0), q, *line)
         })
         .collect();
+    let mut not_understood = unknown_lines(&p.unknown, file);
+    not_understood.extend(bad);
+    not_understood.sort_by_key(|n| n.line);
     DeviceConfig {
         ports,
-        not_understood: p.not_understood,
+        not_understood,
         ignored: p.ignored,
         ..DeviceConfig::switch(c.hostname.clone(), "cisco-nxos", file)
     }
 }
 
-/// Parses one running-config into the checker's state ([`parse_typed`], then [`to_device`]).
+/// Parses one running-config into the checker's state (rocelab-config's parser, then
+/// [`to_device`]).
 pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
-    to_device(parse_typed(text, file, stem), file)
+    to_device(parse_text(text, stem), file)
 }
 
 #[cfg(test)]
@@ -446,18 +126,10 @@ mod tests {
     use super::*;
     use crate::import::{recognise as format_of, Format};
 
-    /// A Nexus 9000's own output: its header, features, users, a management interface and a
-    /// BGP block, around the QoS forms of Cisco's RoCEv2 blueprint for Nexus 9000.
+    /// The QoS forms of Cisco's RoCEv2 blueprint for Nexus 9000, behind the device's header.
     const DEVICE: &str = "!Command: show running-config
-!Running configuration last done at: Mon Mar  4 10:12:01 2024
-!Time: Mon Mar  4 10:20:44 2024
-
 version 10.3(4a) Bios:version 05.47
 hostname leaf7
-feature lldp
-feature interface-vlan
-
-username admin password 5 $5$XYZ  role network-admin
 class-map type qos match-all RDMA
   match dscp 24-26
 class-map type qos match-all CNP
@@ -479,8 +151,6 @@ policy-map type network-qos qos_network
   class type network-qos c-8q-nq3
     mtu 9216
     pause pfc-cos 3
-  class type network-qos c-8q-nq-default
-    mtu 9216
 system qos
   service-policy type network-qos qos_network
   service-policy type queuing output QOS_EGRESS_PORT
@@ -488,52 +158,23 @@ system qos
 vlan 1,20
 
 interface Ethernet1/1
-  description host1
   switchport mode trunk
   switchport trunk allowed vlan 20
+  switchport access vlan 5000
   mtu 9216
   priority-flow-control mode on
-  priority-flow-control watch-dog-interval on
   service-policy type qos input QOS_CLASSIFICATION
-  no shutdown
-
-interface mgmt0
-  vrf member management
-  ip address 10.0.0.5/24
-
-router bgp 65001
-  router-id 10.0.0.1
-line console
-boot nxos bootflash:/nxos64-cs.10.3.4a.M.bin
 ";
 
     #[test]
-    fn a_devices_running_config_becomes_the_typed_configuration_and_the_ports_qos() {
+    fn the_typed_configuration_becomes_the_ports_qos() {
         assert_eq!(format_of(DEVICE), Some(Format::Nxos), "recognised ahead of EOS's `interface Ethernet`");
-        let p = parse_typed(DEVICE, "leaf7.txt", "x");
-        let c = &p.config;
-        assert_eq!(
-            (c.hostname.as_str(), c.release.name.as_str(), c.mtu, c.vlan),
-            ("leaf7", "10.3(4a)", 9216, Some(20))
-        );
-        assert_eq!(
-            c.class_maps.iter().map(|m| (m.matches.as_str(), m.qos_group)).collect::<Vec<_>>(),
-            [("dscp 24-26", 3), ("dscp 48", 7)]
-        );
-        assert_eq!(c.network_qos[0].pfc_cos, [3]);
-        assert_eq!((c.interfaces.len(), c.interfaces[0].pfc, c.interfaces[0].peer.as_str()), (1, true, "host1"));
-        // Only the block rocelab does not read is listed, with its line and size.
+        let d = parse(DEVICE, "leaf7.txt", "x");
         let line_of = |start: &str| DEVICE.lines().position(|l| l.starts_with(start)).map(|i| i + 1);
-        let nu: Vec<_> = p.not_understood.iter().map(|n| (Some(n.line), n.text.as_str())).collect();
-        assert_eq!(
-            nu,
-            [(line_of("router bgp"), "router bgp 65001 (a block rocelab does not read, with 1 indented lines)")]
-        );
-        let d = to_device(p, "leaf7.txt");
         let (name, _, q, line) = &d.ports[0];
         assert_eq!(
-            (name.as_str(), Some(*line), d.name.as_str()),
-            ("Ethernet1/1", line_of("interface Ethernet1/1"), "leaf7")
+            (name.as_str(), Some(*line), d.name.as_str(), d.platform),
+            ("Ethernet1/1", line_of("interface Ethernet1/1"), "leaf7", "cisco-nxos")
         );
         assert_eq!((q.trust, q.pfc, q.mtu), (Marking::Dscp, 1 << 3, 9216));
         assert_eq!((q.dscp_to_priority[24], q.dscp_to_priority[26], q.dscp_to_priority[48]), (3, 3, 7));
@@ -542,15 +183,18 @@ boot nxos bootflash:/nxos64-cs.10.3.4a.M.bin
         assert_eq!((e.kmin, e.kmax, e.pmax), (150 * 1024, 3000 * 1024, 0.07));
         let v = q.vlans.as_ref().expect("a trunk");
         assert!(v.is_tagged(20) && v.undefined.is_empty(), "{v:?}");
+        // A switchport line the checker does not read is listed with its file and line.
+        let nu: Vec<_> = d.not_understood.iter().map(|n| (n.file.as_str(), Some(n.line), n.text.as_str())).collect();
+        assert_eq!(nu, [("leaf7.txt", line_of("  switchport access vlan 5000"), "switchport access vlan 5000")]);
     }
 
     #[test]
-    fn a_port_without_pfc_mode_on_gets_no_pfc_and_a_bad_line_is_reported() {
+    fn a_port_without_pfc_mode_on_gets_no_pfc() {
         let text = "policy-map type network-qos NQ\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\n\
                     system qos\n  service-policy type network-qos NQ\n\
                     interface Ethernet1/2\n  mtu 9216\n  priority-flow-control mode bogus\n";
         let d = parse(text, "s.txt", "s1");
         assert_eq!((d.name.as_str(), d.ports[0].2.pfc), ("s1", 0));
-        assert_eq!(d.not_understood.iter().map(|n| n.line).collect::<Vec<_>>(), [8]);
+        assert_eq!(d.not_understood.iter().map(|n| (n.file.as_str(), n.line)).collect::<Vec<_>>(), [("s.txt", 8)]);
     }
 }

@@ -132,6 +132,7 @@ pub(in crate::sim) fn build_storage(
             credits: [credits, credits],
             waiting: [VecDeque::new(), VecDeque::new()],
             iscsi_sn: [1, 1],
+            reads: Default::default(),
         });
     }
     for (ji, j) in st.jobs.iter().enumerate() {

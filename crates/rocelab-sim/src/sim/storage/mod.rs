@@ -37,15 +37,19 @@ use crate::observer::Observer;
 use crate::rdma::{Completion, RdmaOp};
 use crate::storage::cpu::HostCpu;
 use crate::storage::job::{IoOp, IoRequest, JobEngine};
-use crate::storage::plan::{role_of, StorageJob, StorageTransport, ROLES, ROLE_TO_INITIATOR, ROLE_TO_TARGET};
+use crate::storage::plan::{
+    role_of, StorageJob, StorageTransport, ROLES, ROLE_TARGET_READS, ROLE_TO_INITIATOR, ROLE_TO_TARGET,
+};
 use crate::storage::protocol::iscsi_pdu::{pdu_layouts, IscsiPdu};
 use crate::storage::protocol::smb::SmbdCredits;
 use crate::storage::protocol::{After, Medium, Step, StepKind};
 use crate::storage::target::{Target, TargetIo};
 use crate::time::Time;
+use reads::{PendingRead, ReadGate};
 use std::collections::VecDeque;
 
 pub(super) mod build;
+pub(super) mod reads;
 pub(super) mod tcp;
 
 /// `step` of a `StepReady` event that stands for the issue of the IO.
@@ -198,6 +202,9 @@ pub(crate) struct SessionRt {
     pub waiting: [VecDeque<Waiting>; 2],
     /// iSCSI: the next CmdSN and StatSN (kept for captures' headers only).
     pub iscsi_sn: [u32; 2],
+    /// Per READ role (the target's, then the initiator's), the READs outstanding on its
+    /// queue pair and those waiting for one of the adapter's READ slots ([`reads`]).
+    pub reads: [ReadGate; 2],
 }
 
 impl SessionRt {
@@ -438,9 +445,14 @@ impl<O: Observer> Sim<'_, O> {
                             self.iwarp_post(conn, side_of(tr.from.peer()), RdmaOp::Read, len, id | ID_READ);
                         } else {
                             let role = role_of(&tr).expect("an RDMA transfer has a role");
-                            let q = self.storage.sessions[session].qp[role];
+                            let sess = &mut self.storage.sessions[session];
+                            let q = sess.qp[role];
                             debug_assert_ne!(q, NO_QP, "the session has the queue pair of every role its jobs use");
-                            self.post_op(q, id, RdmaOp::Read, len, now);
+                            // At most the adapter's outstanding READs per queue pair; the
+                            // rest go as responses complete (`storage_completed`).
+                            if sess.reads[role - ROLE_TARGET_READS].admit(PendingRead { io, step, len }).is_some() {
+                                self.post_op(q, id, RdmaOp::Read, len, now);
+                            }
                         }
                     }
                     Medium::Send | Medium::RdmaWrite => {
@@ -512,11 +524,18 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// A READ of a storage session completed at its requester.
-    pub(super) fn storage_completed(&mut self, _session: u32, role: u8, c: Completion, visible: Time) {
+    /// A READ of a storage session completed at its requester: its slot goes to the next READ
+    /// waiting on the queue pair, if any.
+    pub(super) fn storage_completed(&mut self, session: u32, role: u8, c: Completion, visible: Time) {
         if c.op != RdmaOp::Read || role as usize == ROLE_TO_TARGET || role as usize == ROLE_TO_INITIATOR {
             // SENDs and WRITEs are complete when they are in the peer's memory (delivered).
             return;
+        }
+        let sess = &mut self.storage.sessions[session as usize];
+        if let Some(next) = sess.reads[role as usize - ROLE_TARGET_READS].completed() {
+            let q = sess.qp[role as usize];
+            let now = self.now;
+            self.post_op(q, encode(next.io, next.step), RdmaOp::Read, next.len, now);
         }
         let (io, step) = decode(c.id);
         self.queue.push(visible.max(self.now), Event::StepDone { io, step });

@@ -1,7 +1,9 @@
 //! Indented CLI configuration text as a tree of lines: Cisco NX-OS `show running-config` and
 //! Dell OS10 `show running-configuration` both print a mode's commands indented under the line
 //! that enters the mode (`policy-map type queuing X` / `  class type queuing c-out-8q-q3` /
-//! `    bandwidth remaining percent 50`), with `!` lines as comments or separators.
+//! `    bandwidth remaining percent 50`), with `!` lines as comments or separators. The NX-OS and
+//! OS10 parsers ([`crate::nxos::parse`], [`crate::os10::parse`]) read their text through it, and
+//! share the value lists and the report of lines not understood below.
 
 /// One configuration line with the lines indented under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +75,66 @@ pub fn parse(text: &str) -> (Vec<Node>, Vec<(usize, String)>) {
     (roots, comments)
 }
 
+/// A line the parser did not understand, with its 1-based number (a block's first line, with
+/// how many lines it holds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unknown {
+    pub line: usize,
+    pub text: String,
+}
+
+/// What a parser collects besides the configuration: the lines it did not understand and how
+/// many it skipped as not bearing on QoS.
+#[derive(Debug, Default)]
+pub struct Reader {
+    pub unknown: Vec<Unknown>,
+    pub ignored: usize,
+}
+
+impl Reader {
+    /// `n` (and its block) is not understood.
+    pub fn report(&mut self, n: &Node) {
+        let text = match n.descendants() {
+            0 => n.text.clone(),
+            k => format!("{} (a block rocelab does not read, with {k} indented lines)", n.text),
+        };
+        self.unknown.push(Unknown { line: n.line, text });
+    }
+}
+
+/// `10,20-30`: VLAN ranges 1-4094, as NX-OS, OS10 and EOS list them.
+pub fn vlan_list(text: &str) -> Option<Vec<(u16, u16)>> {
+    let mut out = Vec::new();
+    for part in text.split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (u16, u16) = (a.parse().ok()?, b.parse().ok()?);
+        if a == 0 || b > 4094 || a > b {
+            return None;
+        }
+        out.push((a, b));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `0-2,4-7`, `3`, `3,5`: priorities (each 0-7) as NX-OS `pause pfc-cos`, OS10 `pfc-cos`,
+/// Windows, mlnx_qos and Onyx list them.
+pub fn priority_list(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u8, u8) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+                if a > b || b > 7 {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().ok().filter(|p: &u8| *p < 8)?),
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +150,24 @@ mod tests {
         assert_eq!(roots[0].descendants(), 3);
         assert_eq!(roots[1].children[0].text, "mtu 9216");
         assert_eq!(comments, vec![(5, "!".to_string())]);
+    }
+
+    #[test]
+    fn value_lists_take_ranges_and_refuse_what_is_out_of_range() {
+        assert_eq!(vlan_list("10,20-22"), Some(vec![(10, 10), (20, 22)]));
+        assert_eq!((vlan_list("0"), vlan_list("4095"), vlan_list("5-3")), (None, None, None));
+        assert_eq!(priority_list("0-2, 4"), Some(vec![0, 1, 2, 4]));
+        assert_eq!((priority_list("8"), priority_list("")), (None, None));
+    }
+
+    #[test]
+    fn a_block_not_understood_is_reported_at_its_first_line_with_its_size() {
+        let (roots, _) = parse("router bgp 1\n  router-id 1.1.1.1\n");
+        let mut r = Reader::default();
+        r.report(&roots[0]);
+        assert_eq!(
+            r.unknown,
+            [Unknown { line: 1, text: "router bgp 1 (a block rocelab does not read, with 1 indented lines)".into() }]
+        );
     }
 }

@@ -18,6 +18,7 @@ pub mod expect;
 pub mod parse;
 pub mod rules;
 pub mod sarif;
+pub mod settings;
 
 use crate::state::Origin;
 use rocelab_model::ResolvedFabric;
@@ -71,6 +72,11 @@ pub enum Counter {
     PauseStormError,
     /// PFC storms the switch's PFC watchdog detected on a queue (SONiC `pfcwd`).
     WatchdogStorms,
+    /// Not a counter but a setting read beside them ([`settings`]): the 802.1p priority the
+    /// adapter's notification point sends CNPs with.
+    CnpPriority,
+    /// A setting: the DSCP the adapter's notification point sends CNPs with.
+    CnpDscp,
 }
 
 impl Counter {
@@ -96,7 +102,14 @@ impl Counter {
             Counter::PauseStormWarning => "pause storm warnings",
             Counter::PauseStormError => "pause storm errors (pause transmission stopped)",
             Counter::WatchdogStorms => "PFC watchdog storms detected",
+            Counter::CnpPriority => "priority CNPs are sent with (setting)",
+            Counter::CnpDscp => "DSCP CNPs are sent with (setting)",
         }
+    }
+
+    /// A setting read beside the counters: its value is as read, not an amount that grows.
+    pub fn is_setting(self) -> bool {
+        matches!(self, Counter::CnpPriority | Counter::CnpDscp)
     }
 }
 
@@ -244,7 +257,7 @@ pub fn read_text(text: &str, file: &str, name: &str, fabric: &ResolvedFabric, sn
         return;
     };
     let dev = fabric.device(device).expect("device_of found it");
-    let parsed = parse::parse(text, file);
+    let parsed = if settings::recognise(text) { settings::parse(text, file) } else { parse::parse(text, file) };
     snap.problems.extend(parsed.problems);
     // Host output names no port: its one cabled port, when it has exactly one.
     let mut cabled = dev.ports.iter().filter(|p| p.link.is_some());
@@ -291,13 +304,18 @@ pub struct Reset {
 }
 
 /// The increase of each counter since `baseline`: a counter that went down was reset, and its
-/// value now is what it counted since (at least); a counter the baseline lacks is taken as is.
+/// value now is what it counted since (at least); a counter the baseline lacks, and a setting,
+/// is taken as is.
 pub fn delta(current: &Snapshot, baseline: &Snapshot) -> (Vec<Sample>, Vec<Reset>) {
     let before: BTreeMap<_, u64> = baseline.samples.iter().map(|s| (s.key(), s.value)).collect();
     let mut out = Vec::with_capacity(current.samples.len());
     let mut resets = Vec::new();
     for s in &current.samples {
         let mut d = s.clone();
+        if s.counter.is_setting() {
+            out.push(d);
+            continue;
+        }
         match before.get(&s.key()) {
             Some(&b) if s.value >= b => d.value = s.value - b,
             Some(&b) => resets.push(Reset { sample: s.clone(), baseline: b }),

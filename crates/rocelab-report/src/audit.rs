@@ -73,8 +73,8 @@ pub struct AuditFinding {
 const AUDIT_STYLE: &str = r#"
 section.port{margin:20px 0;padding:8px 12px;background:#fff;border:1px solid #ddd}
 section.port h3{margin:4px 0 8px;font-size:16px}
-.side{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
-.side>div.charts{flex:1 1 860px;min-width:0}.side>div.findings{flex:0 1 380px}
+.side{display:grid;grid-template-columns:minmax(0,1fr) 340px;gap:16px;align-items:start}
+.side>div.charts{min-width:0}
 div.finding{border-left:4px solid #888;padding:4px 8px;margin:0 0 10px;font-size:13px;background:#fcfcfc}
 div.finding.error{border-color:#b00020}div.finding.warning{border-color:#c77700}div.finding.note{border-color:#2b6cb0}
 div.finding p{margin:3px 0}span.sev{font-weight:bold;text-transform:uppercase;font-size:11px}
@@ -98,11 +98,12 @@ fn anchor(p: &Place) -> String {
     raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect()
 }
 
-/// The bar label of a counter: its words, and its priority when it is kept per priority.
+/// The bar label of a counter: the name the device printed (short, and what an engineer looks
+/// up), its priority added where the name does not hold it (switch tables).
 fn label(c: &CounterValue) -> String {
     match c.priority {
-        Some(p) => format!("{} (priority {p})", c.counter),
-        None => c.counter.clone(),
+        Some(p) if !c.name.contains(&p.to_string()) => format!("{} p{p}", c.name),
+        _ => c.name.clone(),
     }
 }
 
@@ -200,13 +201,18 @@ fn port_section(h: &mut String, i: usize, p: &Place, counters: &[&CounterValue],
         (Kind::Microseconds, "time paused", "time", Unit::Seconds, 1e-6),
     ];
     for (kind, what, axis, unit, scale) in charts {
-        let of: Vec<&&CounterValue> = counters.iter().filter(|c| c.kind == kind).collect();
+        let all = counters.iter().filter(|c| c.kind == kind).count();
+        // Bars of the counters that counted something; the zeros are in the table.
+        let of: Vec<&&CounterValue> = counters.iter().filter(|c| c.kind == kind && c.value > 0).collect();
         if of.is_empty() {
+            if all > 0 {
+                let _ = write!(h, r#"<p class="clean">{}: all {all} counters are 0.</p>"#, esc(what));
+            }
             continue;
         }
         let title = format!("{}: {what}", place(&p.0, p.1.as_deref()));
         let values = vec![of.iter().map(|c| c.value as f64 * scale).collect()];
-        let c = BarChart::new(
+        let mut c = BarChart::new(
             &title,
             "counter",
             of.iter().map(|c| label(c)).collect(),
@@ -214,9 +220,11 @@ fn port_section(h: &mut String, i: usize, p: &Place, counters: &[&CounterValue],
             values,
             Axis::new(axis, unit),
         );
+        // Narrower than the report's charts: the findings stand beside it.
+        (c.width, c.height) = (800.0, 340.0);
         let _ = write!(
             h,
-            r#"<figure class="chart" id="chart-audit-{i}-{axis}">{}<figcaption><b>{}.</b> {} counters as read.</figcaption></figure>"#,
+            r#"<figure class="chart" id="chart-audit-{i}-{axis}">{}<figcaption><b>{}.</b> The {} counters above 0 of {all}, each by the name the device printed; every value is in the table below.</figcaption></figure>"#,
             bar_chart(&c),
             esc(&title),
             of.len()
@@ -297,6 +305,7 @@ mod tests {
                 counter("sw1", "Ethernet0", Some(3), "PFC pause frames received", 120, Kind::Count),
                 counter("h1", "p0", Some(3), "time paused by received PFC (us)", 1_500_000, Kind::Microseconds),
                 counter("h1", "p0", None, "priority CNPs are sent with (setting)", 3, Kind::Setting),
+                counter("h1", "p0", None, "CNPs ignored", 0, Kind::Count),
             ],
             findings: vec![AuditFinding {
                 id: "AUDIT-PAUSE-LOSSY".into(),
@@ -327,12 +336,13 @@ mod tests {
         assert!(section.contains("AUDIT-PAUSE-LOSSY") && section.contains("&lt;received&gt;"), "{section}");
         assert!(section.contains(r#"<figure class="chart" id="chart-audit-"#));
         // Each counter is charted (its bar label) and listed with where it was read.
-        for c in p.counters.iter().filter(|c| c.kind != Kind::Setting) {
+        for c in p.counters.iter().filter(|c| c.kind != Kind::Setting && c.value > 0) {
             assert!(html.contains(&esc(&label(c))), "{}", label(c));
         }
         let host = html.split(r#"id="port-h1-p0""#).nth(1).unwrap().split("</section>").next().unwrap();
         assert!(host.contains("time paused") && host.contains("1500000 µs") && host.contains("No finding here."));
         assert!(host.contains("priority CNPs are sent with (setting)"), "a setting is listed");
+        assert!(host.contains("counts: all 1 counters are 0.") && host.contains("<td>CNPs ignored</td>"), "{host}");
         assert_eq!(html.matches(r#"<figure class="chart""#).count(), 2, "counts of sw1, time of h1");
         assert!(html.contains("x.txt:1: error: not counter output"));
         assert!(html.contains("1 errors, 0 warnings, 0 notes"));

@@ -1,15 +1,15 @@
 //! The audit's rules: counters read against the intent of the fabric file. Each rule is stated
 //! where it is checked, with the document it comes from.
 //!
-//! The intent is the fabric's: a priority is lossless when a class of `qos.classes` on it is,
-//! and a port runs PFC on the priorities its resolved settings say
-//! ([`ResolvedFabric::port_settings`]: the policy with the `qos.ports` overrides).
+//! The intent is the fabric file's (a priority is lossless when a class of `qos.classes` on it
+//! is, and a port runs PFC on the priorities its resolved settings say: the policy with the
+//! `qos.ports` overrides), or the imported configuration's, or what the counters show: see
+//! [`super::intent`].
 
+use super::intent::Intent;
 use super::{Counter, Reset, Sample};
 use crate::finding::{Finding, Severity, SRC_8023, SRC_DCQCN, SRC_QBB};
 use crate::state::Origin;
-use rocelab_model::resolve::PortId;
-use rocelab_model::ResolvedFabric;
 use std::collections::BTreeMap;
 
 pub const SRC_MLX5_COUNTERS: &str =
@@ -44,72 +44,6 @@ pub const RULES: &[(&str, &str)] = &[
         "Counters agree, within the stated tolerance, with a simulation of the same fabric (--expect)",
     ),
 ];
-
-struct Intent<'a> {
-    f: &'a ResolvedFabric,
-    /// Priorities of the lossless classes, as a bit mask.
-    lossless: u8,
-}
-
-impl<'a> Intent<'a> {
-    fn new(f: &'a ResolvedFabric) -> Intent<'a> {
-        let lossless = f.qos.classes.iter().filter(|c| c.lossless).fold(0u8, |m, c| m | 1 << (c.priority & 7));
-        Intent { f, lossless }
-    }
-
-    fn ports(&self, device: &str, port: Option<&str>) -> Vec<PortId> {
-        let Some(di) = self.f.devices.iter().position(|d| d.name == device) else { return Vec::new() };
-        let d = &self.f.devices[di];
-        d.ports
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| match port {
-                Some(name) => p.name == name,
-                None => p.link.is_some(),
-            })
-            .map(|(pi, _)| PortId { device: di, port: pi })
-            .collect()
-    }
-
-    /// Priorities with PFC on at the port (for the device as a whole: on any cabled port).
-    fn pfc(&self, device: &str, port: Option<&str>) -> u8 {
-        self.ports(device, port).into_iter().fold(0, |m, id| {
-            self.f.port_settings(id).classes.iter().filter(|c| c.pfc).fold(m, |m, c| m | 1 << (c.priority & 7))
-        })
-    }
-
-    fn link_pause(&self, device: &str, port: Option<&str>) -> bool {
-        self.ports(device, port).into_iter().any(|id| self.f.port_settings(id).link_pause)
-    }
-
-    /// The priority whose class the intent puts on egress queue `queue` of the port: a class
-    /// with PFC first (a lossless class shares its queue with no lossy one, IEEE 802.1Qbb);
-    /// none when no class of the fabric uses the queue.
-    fn queue_priority(&self, device: &str, port: Option<&str>, queue: u8) -> Option<u8> {
-        let id = *self.ports(device, port).first()?;
-        let settings = self.f.port_settings(id);
-        let on_queue = || settings.classes.iter().filter(|c| c.queue == queue);
-        on_queue().find(|c| c.pfc).or_else(|| on_queue().next()).map(|c| c.priority & 7)
-    }
-
-    /// The priority the intent has the host port send CNPs with (none: no CNP class).
-    fn cnp_priority(&self, device: &str, port: Option<&str>) -> Option<u8> {
-        let id = *self.ports(device, port).first()?;
-        self.f.port_settings(id).cnp_priority
-    }
-
-    /// The DSCPs of the fabric's CNP class.
-    fn cnp_dscp(&self) -> Vec<u8> {
-        self.f.qos.cnp_class().map(|c| c.dscp.clone()).unwrap_or_default()
-    }
-
-    fn class(&self, priority: u8) -> String {
-        match self.f.qos.classes.iter().find(|c| c.priority == priority) {
-            Some(c) => format!("{} (priority {priority})", c.name),
-            None => format!("priority {priority}"),
-        }
-    }
-}
 
 /// Counters of one (device, port, priority), summed over the names that map to each.
 #[derive(Default)]
@@ -181,19 +115,18 @@ impl Default for Options {
 
 /// The findings of `samples` (with a baseline: increases over the interval, `resets` the
 /// counters that went down) against the intent of `fabric`, with default [`Options`].
-pub fn audit(fabric: &ResolvedFabric, samples: &[Sample], resets: &[Reset], with_baseline: bool) -> Vec<Finding> {
+pub fn audit(fabric: &dyn Intent, samples: &[Sample], resets: &[Reset], with_baseline: bool) -> Vec<Finding> {
     audit_with(fabric, samples, resets, with_baseline, &Options::default())
 }
 
 /// [`audit`], told the interval's length and the pause-share threshold.
 pub fn audit_with(
-    fabric: &ResolvedFabric,
+    intent: &dyn Intent,
     samples: &[Sample],
     resets: &[Reset],
     with_baseline: bool,
     opts: &Options,
 ) -> Vec<Finding> {
-    let intent = Intent::new(fabric);
     let when =
         if with_baseline { "over the interval since the baseline" } else { "since the counters were last cleared" };
     // Counters kept per egress queue are read on the priority of the class on that queue;
@@ -216,11 +149,11 @@ pub fn audit_with(
     }
     let mut out = Vec::new();
     for (&key, g) in &groups {
-        pause(&intent, key, g, when, &mut out);
-        drops(&intent, key, g, when, &mut out);
+        pause(intent, key, g, when, &mut out);
+        drops(intent, key, g, when, &mut out);
         storm(key, g, when, &mut out);
-        pause_share(&intent, key, g, opts, &mut out);
-        cnp_priority(&intent, key, g, when, &mut out);
+        pause_share(intent, key, g, opts, &mut out);
+        cnp_priority(intent, key, g, when, &mut out);
         rdma(key, g, when, with_baseline, &mut out);
     }
     cnp(&groups, when, &mut out);
@@ -247,21 +180,21 @@ pub fn audit_with(
 /// PFC is enabled on, and a lossy class must never be paused (its traffic would stall the link
 /// with no need); pause counted on a port whose intent has PFC off means the device runs a
 /// different configuration than the fabric file (or its peer does).
-fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
+fn pause(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, prio) = key;
     let (rx, tx) = (g.get(Counter::RxPause), g.get(Counter::TxPause));
     let pfc = intent.pfc(dev, port);
     let at = || g.at(Counter::RxPause).or_else(|| g.at(Counter::TxPause));
     if rx + tx > 0 {
         match prio {
-            Some(p) if intent.lossless & (1 << p) == 0 => {
+            Some(p) if intent.lossless() & (1 << p) == 0 => {
                 let mut f = finding(
                     "AUDIT-PAUSE-LOSSY",
                     Severity::Error,
                     key,
-                    format!("{rx} PFC pause frames received and {tx} sent on priority {p} {when}; the fabric's lossless priorities are {}", mask(intent.lossless)),
+                    format!("{rx} PFC pause frames received and {tx} sent on priority {p} {when}; the fabric's lossless priorities are {}", mask(intent.lossless())),
                     "pausing a lossy priority stalls traffic that should be dropped and retried instead, and spreads congestion (head-of-line blocking) to every port upstream",
-                    &format!("turn PFC off for priority {p} on this port and on its peer, as the fabric file has it"),
+                    &format!("turn PFC off for priority {p} on this port and on its peer, as the intent has it"),
                     SRC_QBB,
                 );
                 f.class = Some(intent.class(p));
@@ -274,7 +207,7 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
                     Severity::Error,
                     key,
                     format!("{rx} PFC pause frames received and {tx} sent on priority {p} {when}, where the intent has PFC off on this port"),
-                    "the device runs PFC where the fabric file says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
+                    "the device runs PFC where the intent says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
                     "compare the port's running configuration with `rocelab check --import`, and apply the configuration `rocelab config` renders",
                     SRC_QBB,
                 );
@@ -288,7 +221,7 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
                     Severity::Error,
                     key,
                     format!("{rx} PFC pause frames received and {tx} sent {when} on a port where the intent has PFC off on every priority"),
-                    "the device runs PFC where the fabric file says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
+                    "the device runs PFC where the intent says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
                     "compare the port's running configuration with `rocelab check --import`, and apply the configuration `rocelab config` renders",
                     SRC_QBB,
                 );
@@ -317,7 +250,7 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
 /// Drops on a lossless priority. IEEE 802.1Qbb: PFC exists so that a priority it runs on loses
 /// no frame to congestion; a discard there means the headroom did not absorb what was in flight
 /// when pause was sent, or the traffic is not classified onto the priority that is paused.
-fn drops(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
+fn drops(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, prio) = key;
     let n = g.get(Counter::Discards) + g.get(Counter::QueueDrops);
     if n == 0 {
@@ -394,7 +327,7 @@ fn storm(key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
 /// to pause (`tx_prio[p]_pause_duration`) (kernel mlx5 `counters.rst`). Paused that long, the
 /// priority's flows stall even when no watchdog fires: the congestion is persistent, not a
 /// burst PFC absorbs.
-fn pause_share(intent: &Intent, key: Key<'_>, g: &Group<'_>, opts: &Options, out: &mut Vec<Finding>) {
+fn pause_share(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, opts: &Options, out: &mut Vec<Finding>) {
     let Some(interval) = opts.interval.filter(|i| *i > 0.0) else { return };
     let interval_us = interval * 1e6;
     let (rx, tx) = (g.get(Counter::RxPauseDuration), g.get(Counter::TxPauseDuration));
@@ -431,7 +364,7 @@ fn pause_share(intent: &Intent, key: Key<'_>, g: &Group<'_>, opts: &Options, out
 /// class, which the switches serve first so that the notification reaches the sender while
 /// the congestion lasts. A CNP on another priority waits behind the data it is about, or is
 /// paused with it. An error when the adapter's counters show CNPs sent, a warning otherwise.
-fn cnp_priority(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
+fn cnp_priority(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, _) = key;
     let sent = g.get(Counter::CnpSent);
     let mut wrong = Vec::new();
@@ -561,7 +494,7 @@ fn cnp(groups: &BTreeMap<Key<'_>, Group<'_>>, when: &str, out: &mut Vec<Finding>
 }
 
 /// `3, 4` for a mask with bits 3 and 4; `none` for 0.
-fn mask(m: u8) -> String {
+pub(super) fn mask(m: u8) -> String {
     let v: Vec<String> = (0..8).filter(|p| m & (1 << p) != 0).map(|p| p.to_string()).collect();
     if v.is_empty() {
         "none".to_string()

@@ -107,7 +107,9 @@ enum Command {
         variant: Option<String>,
         /// The counters, one or more files per device named `<device>.<anything>` (NVIDIA
         /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters`, `show queue
-        /// counters` and `show pfcwd stats`, Arista EOS `show priority-flow-control counters`).
+        /// counters` and `show pfcwd stats`, Arista EOS `show priority-flow-control counters`),
+        /// and ConnectX CNP settings (`grep . /sys/class/net/IF/ecn/roce_np/cnp_802p_prio
+        /// /sys/class/net/IF/ecn/roce_np/cnp_dscp`).
         #[arg(long)]
         counters: PathBuf,
         /// An earlier snapshot of the same counters: the audit is of the increase since.

@@ -286,3 +286,84 @@ impl Intent for Inferred {
         format!("priority {priority}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::testfabric::fabric;
+    use crate::state::Origin;
+
+    /// The checker's state of a fabric file answers every question as the fabric file does:
+    /// the imported path and the fabric path judge alike.
+    #[test]
+    fn the_state_of_a_fabric_answers_as_the_fabric() {
+        let f = fabric();
+        let s = crate::from_intent(&f);
+        assert_eq!(Intent::lossless(&s), Intent::lossless(&f));
+        for d in &f.devices {
+            let ports = Intent::ports_of(&s, &d.name).unwrap();
+            assert_eq!(ports, Intent::ports_of(&f, &d.name).unwrap(), "{}", d.name);
+            for port in ports.iter().map(|p| Some(p.0.as_str())).chain([None]) {
+                let at = format!("{}:{port:?}", d.name);
+                assert_eq!(s.pfc(&d.name, port), f.pfc(&d.name, port), "{at}");
+                assert_eq!(s.link_pause(&d.name, port), f.link_pause(&d.name, port), "{at}");
+                assert_eq!(s.cnp_priority(&d.name, port), f.cnp_priority(&d.name, port), "{at}");
+                for q in [0, 3, 6] {
+                    assert_eq!(
+                        s.queue_priority(&d.name, port, q),
+                        f.queue_priority(&d.name, port, q),
+                        "{at} queue {q}"
+                    );
+                }
+            }
+        }
+        assert_eq!((s.cnp_dscp(), f.cnp_dscp()), (vec![48], vec![48]));
+        assert_eq!(Intent::class(&s, 3), "roce (priority 3)");
+        assert!(Intent::fabric(&f).is_some() && Intent::fabric(&s).is_none());
+    }
+
+    fn s(device: &str, priority: Option<u8>, counter: Counter, value: u64) -> Sample {
+        Sample {
+            device: device.into(),
+            port: Some("Ethernet0".into()),
+            priority,
+            queue: None,
+            counter,
+            name: format!("{counter:?}"),
+            value,
+            at: Origin { file: format!("{device}.txt"), line: 1 },
+        }
+    }
+
+    #[test]
+    fn the_counters_show_the_lossless_priorities_most_devices_pause() {
+        let samples = [
+            s("a", Some(3), Counter::RxPause, 10),
+            s("b", Some(3), Counter::TxPause, 4),
+            s("c", Some(3), Counter::RxPause, 1),
+            s("c", Some(0), Counter::RxPause, 9),
+            s("d", Some(5), Counter::RxPause, 0),
+            s("a", None, Counter::CnpPriority, 6),
+            s("b", None, Counter::CnpPriority, 6),
+            s("c", None, Counter::CnpPriority, 3),
+        ];
+        let i = Inferred::from_samples(&samples).unwrap();
+        // a and b pause priority 3, c pauses 0 and 3: {3} wins; d counted no pause.
+        assert_eq!(i.lossless, 1 << 3);
+        assert_eq!(i.cnp_priority, Some(6));
+        assert_eq!(
+            i.source(),
+            "inferred from the counters: lossless priorities 3 (2 of 3 devices); CNP priority 6 (2 of 3 devices)"
+        );
+        assert_eq!((i.pfc("c", None), i.queue_priority("c", Some("Ethernet0"), 3)), (1 << 3, Some(3)));
+        // Any device a file names and any port its output names is taken.
+        assert!(i.any_port() && i.ports_of("zz").is_some());
+    }
+
+    #[test]
+    fn counters_without_pause_do_not_tell_the_intent() {
+        let e = Inferred::from_samples(&[s("a", Some(3), Counter::RxPause, 0), s("a", None, Counter::EcnMarked, 5)])
+            .unwrap_err();
+        assert!(e.contains("no counter shows PFC pause on any priority"), "{e}");
+    }
+}

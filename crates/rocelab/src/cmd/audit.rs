@@ -81,6 +81,8 @@ struct Source {
     skip: Vec<String>,
     /// What the counters are read against, for the summary line.
     against: String,
+    /// The file SARIF places findings without a counter line of their own at.
+    artifact: String,
     name: String,
 }
 
@@ -106,6 +108,7 @@ fn from_folder(dir: &Path) -> Result<Option<Source>, Failure> {
     let state = imported.state;
     Ok(Some(Source {
         against: format!("the configuration in {}", dir.display()),
+        artifact: dir.display().to_string(),
         name: state.name.clone(),
         intent: Box::new(state),
         skip,
@@ -132,6 +135,7 @@ pub fn run(file: Option<&Path>, variant: Option<&str>, args: Args<'_>) -> Result
             let (_, fabric) = open(Some(f), None, variant, ERRORS)?;
             Some(Source {
                 against: f.display().to_string(),
+                artifact: f.display().to_string(),
                 name: fabric.name.clone(),
                 intent: Box::new(fabric),
                 skip: Vec::new(),
@@ -169,6 +173,7 @@ pub fn run(file: Option<&Path>, variant: Option<&str>, args: Args<'_>) -> Result
             eprintln!("note: no fabric file and no configuration: the intent is {}", inferred.source());
             Source {
                 against: "the intent the counters show".into(),
+                artifact: counters.display().to_string(),
                 name: String::new(),
                 intent: Box::new(inferred),
                 skip,
@@ -234,7 +239,7 @@ pub fn run(file: Option<&Path>, variant: Option<&str>, args: Args<'_>) -> Result
             serde_json::to_string_pretty(&v).or_fail(ERRORS)? + "\n"
         }
         Format::Sarif => {
-            let log = audit::sarif::sarif(&findings, &problems, &source.against);
+            let log = audit::sarif::sarif(&findings, &problems, &source.artifact);
             serde_json::to_string_pretty(&log).or_fail(ERRORS)? + "\n"
         }
     };

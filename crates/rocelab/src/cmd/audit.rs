@@ -232,6 +232,7 @@ pub fn run(file: Option<&Path>, variant: Option<&str>, args: Args<'_>) -> Result
                 "findings": rocelab_verify::render::json(&findings),
                 "counters": samples,
                 "baseline": baseline.is_some(),
+                "intent": intent.source(),
             });
             if let Some(c) = &comparisons {
                 v["expected"] = serde_json::json!({"tolerance": tolerance, "comparisons": c});

@@ -182,6 +182,7 @@ fn the_audit_page_has_each_finding_beside_each_ports_counters_and_loads_in_chrom
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("audit.html"), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["intent"], "the fabric file (`arista-pure-single-hop-100g`)");
     let html = std::fs::read_to_string(dir.join("audit.html")).unwrap();
     let esc = |s: &str| {
         s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")

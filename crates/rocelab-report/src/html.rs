@@ -16,7 +16,7 @@ pub struct Report {
     pub source: Option<String>,
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body{font-family:'Liberation Sans',Arial,Helvetica,sans-serif;color:#222;margin:0;background:#fafafa}
 main{max-width:1280px;margin:0 auto;padding:16px 24px 48px}
 h1{font-size:24px;margin:8px 0 4px}h2{font-size:19px;margin:32px 0 8px;border-bottom:1px solid #ccc;padding-bottom:4px}
@@ -37,10 +37,10 @@ footer{font-size:12px;color:#777;margin-top:32px}
 "#;
 
 /// Records script errors into the page (the headless-browser test reads them back).
-const ERROR_HOOK: &str = r#"window.__rocelabErrors=[];window.onerror=function(m,s,l,c){window.__rocelabErrors.push(String(m)+' ('+(s||'')+':'+l+':'+c+')');var e=document.getElementById('report-errors');if(e){e.textContent=window.__rocelabErrors.join('\n');}return false;};"#;
+pub(crate) const ERROR_HOOK: &str = r#"window.__rocelabErrors=[];window.onerror=function(m,s,l,c){window.__rocelabErrors.push(String(m)+' ('+(s||'')+':'+l+':'+c+')');var e=document.getElementById('report-errors');if(e){e.textContent=window.__rocelabErrors.join('\n');}return false;};"#;
 
 /// After load: measures every chart and writes the outcome into `#report-status`.
-const STATUS: &str = r#"(function(){var errs=window.__rocelabErrors||[];var figs=document.querySelectorAll('figure.chart');var list=document.getElementById('report-chart-sizes');var empty=0;for(var i=0;i<figs.length;i++){var f=figs[i];var s=f.querySelector('svg');var r=s?s.getBoundingClientRect():{width:0,height:0};var w=Math.round(r.width),h=Math.round(r.height);var li=document.createElement('li');li.setAttribute('data-chart',f.id);li.setAttribute('data-width',w);li.setAttribute('data-height',h);li.textContent=f.id+' '+w+'x'+h;list.appendChild(li);if(!(w>0&&h>0)){empty++;}}var ok=errs.length===0&&empty===0;var st=document.getElementById('report-status');st.setAttribute('data-status',ok?'ok':'error');st.setAttribute('data-charts',String(figs.length));st.textContent=(ok?'ok':'error')+': '+figs.length+' charts rendered'+(empty?', '+empty+' empty':'')+(errs.length?'; script errors: '+errs.join('; '):'');})();"#;
+pub(crate) const STATUS: &str = r#"(function(){var errs=window.__rocelabErrors||[];var figs=document.querySelectorAll('figure.chart');var list=document.getElementById('report-chart-sizes');var empty=0;for(var i=0;i<figs.length;i++){var f=figs[i];var s=f.querySelector('svg');var r=s?s.getBoundingClientRect():{width:0,height:0};var w=Math.round(r.width),h=Math.round(r.height);var li=document.createElement('li');li.setAttribute('data-chart',f.id);li.setAttribute('data-width',w);li.setAttribute('data-height',h);li.textContent=f.id+' '+w+'x'+h;list.appendChild(li);if(!(w>0&&h>0)){empty++;}}var ok=errs.length===0&&empty===0;var st=document.getElementById('report-status');st.setAttribute('data-status',ok?'ok':'error');st.setAttribute('data-charts',String(figs.length));st.textContent=(ok?'ok':'error')+': '+figs.length+' charts rendered'+(empty?', '+empty+' empty':'')+(errs.length?'; script errors: '+errs.join('; '):'');})();"#;
 
 /// Tables longer than this are in their CSV file only.
 const HTML_ROWS: usize = 2000;

@@ -8,6 +8,7 @@
 //! writer ([`pcap::PcapObserver`]) is an [`Observer`](rocelab_sim::Observer) writing into any
 //! [`std::io::Write`].
 
+pub mod audit;
 pub mod chart;
 pub mod figures;
 pub mod hpcc;

@@ -98,14 +98,18 @@ enum Command {
     /// RDMA loss, per device, port and priority. Exit 0 when clean, 2 on errors (or counter files
     /// that could not be read), 1 on warnings with --strict.
     Audit {
-        /// The fabric file (YAML): the intent the counters are read against.
-        file: PathBuf,
+        /// The fabric file (YAML): the intent the counters are read against. Without it, the
+        /// devices' configuration in the counters' folder (the `check --import` formats, with
+        /// LLDP output for the cabling), or else the intent the counters show.
+        file: Option<PathBuf>,
         /// Apply a named variant first.
-        #[arg(long)]
+        #[arg(long, requires = "file")]
         variant: Option<String>,
         /// The counters, one or more files per device named `<device>.<anything>` (NVIDIA
         /// ConnectX `ethtool -S` and RDMA hw_counters, SONiC `show pfc counters`, `show queue
-        /// counters` and `show pfcwd stats`, Arista EOS `show priority-flow-control counters`).
+        /// counters` and `show pfcwd stats`, Arista EOS `show priority-flow-control counters`),
+        /// and ConnectX CNP settings (`grep . /sys/class/net/IF/ecn/roce_np/cnp_802p_prio
+        /// /sys/class/net/IF/ecn/roce_np/cnp_dscp`).
         #[arg(long)]
         counters: PathBuf,
         /// An earlier snapshot of the same counters: the audit is of the increase since.
@@ -116,6 +120,18 @@ enum Command {
         /// factor of two (give or take 10 events).
         #[arg(long, value_name = "SIM_RESULTS")]
         expect: Option<PathBuf>,
+        /// The seconds the counters cover (from the baseline, or since they were cleared): the
+        /// counter formats carry no time. With it, a priority paused for more than
+        /// --pause-share of it is AUDIT-PAUSE-STORM.
+        #[arg(long, value_name = "SECONDS")]
+        interval: Option<f64>,
+        /// The share of the interval, in percent, a priority may be paused [default: 10].
+        #[arg(long, value_name = "PERCENT", requires = "interval")]
+        pause_share: Option<f64>,
+        /// Write the audit page (DIR/audit.html: per-port counters as charts, the findings
+        /// beside them).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
         /// `sarif`: SARIF 2.1.0, each finding at the counter file and line it was read from.
         #[arg(long, value_enum, default_value = "text")]
         format: CheckFormat,
@@ -270,15 +286,18 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Check { file, variant, import, links, format, strict } => {
             cmd::check::run(file.as_deref(), variant.as_deref(), import.as_deref(), links.as_deref(), format, strict)
         }
-        Command::Audit { file, variant, counters, baseline, expect, format, strict } => {
+        Command::Audit { file, variant, counters, baseline, expect, interval, pause_share, out, format, strict } => {
             let args = cmd::audit::Args {
                 counters: &counters,
                 baseline: baseline.as_deref(),
                 expect: expect.as_deref(),
+                interval,
+                pause_share,
+                out: out.as_deref(),
                 format,
                 strict,
             };
-            cmd::audit::run(&file, variant.as_deref(), args)
+            cmd::audit::run(file.as_deref(), variant.as_deref(), args)
         }
         Command::Examples { name } => cmd::examples::run(name.as_deref()),
         Command::Import { what: ImportCommand::Hpcc { config, out, force, topology, flows } } => {

@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 mod audit;
 #[path = "cli/audit_formats.rs"]
 mod audit_formats;
+#[path = "cli/audit_intent.rs"]
+mod audit_intent;
 #[path = "cli/bad_files.rs"]
 mod bad_files;
 #[path = "cli/bounds.rs"]
@@ -467,6 +469,11 @@ fn sim_all_writes_every_variant_and_the_report_loads_in_headless_chromium() {
 /// Opens `dir/report.html` in headless Chromium (when installed) and checks that its script ran
 /// without errors and drew every chart (at least `min_charts`) with a non-zero size.
 fn check_in_chromium(dir: &std::path::Path, html: &str, min_charts: usize) {
+    check_page_in_chromium(dir, "report.html", html, min_charts)
+}
+
+/// [`check_in_chromium`] of the page `dir/page`.
+fn check_page_in_chromium(dir: &std::path::Path, page: &str, html: &str, min_charts: usize) {
     let Some(chromium) = rocelab_report::tools::require(
         "headless Chromium",
         &["chromium", "chromium-browser", "google-chrome"],
@@ -475,7 +482,7 @@ fn check_in_chromium(dir: &std::path::Path, html: &str, min_charts: usize) {
         return;
     };
     let profile = dir.join("chromium-profile");
-    let page = format!("file://{}", dir.join("report.html").canonicalize().unwrap().display());
+    let page = format!("file://{}", dir.join(page).canonicalize().unwrap().display());
     let out = Command::new(chromium)
         .args([
             "--headless",

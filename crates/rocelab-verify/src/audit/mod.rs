@@ -16,21 +16,23 @@
 pub mod aliases;
 pub mod expect;
 mod json;
+pub mod intent;
 pub mod parse;
 mod parse_json;
 mod parse_switch;
 pub mod rules;
 pub mod rules_buffers;
 pub mod sarif;
+pub mod settings;
 
 use crate::state::Origin;
-use rocelab_model::ResolvedFabric;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-pub use rules::audit;
+pub use intent::{Inferred, Intent};
+pub use rules::{audit, audit_with, Options};
 
 /// A counter, named as an engineer would name it; each driver's names map to these
 /// ([`aliases`]).
@@ -84,6 +86,11 @@ pub enum Counter {
     HeadroomWatermark,
     /// The most bytes a priority group held in the shared pool (a watermark).
     SharedWatermark,
+    /// Not a counter but a setting read beside them ([`settings`]): the 802.1p priority the
+    /// adapter's notification point sends CNPs with.
+    CnpPriority,
+    /// A setting: the DSCP the adapter's notification point sends CNPs with.
+    CnpDscp,
 }
 
 impl Counter {
@@ -113,6 +120,8 @@ impl Counter {
             Counter::WredDrops => "packets WRED dropped at the egress queue",
             Counter::HeadroomWatermark => "headroom watermark (bytes)",
             Counter::SharedWatermark => "shared pool watermark (bytes)",
+            Counter::CnpPriority => "priority CNPs are sent with (setting)",
+            Counter::CnpDscp => "DSCP CNPs are sent with (setting)",
         }
     }
 
@@ -121,6 +130,12 @@ impl Counter {
     /// buffer occupancy since the last clear").
     pub fn is_watermark(self) -> bool {
         matches!(self, Counter::HeadroomWatermark | Counter::SharedWatermark)
+    }
+
+
+    /// A setting read beside the counters: its value is as read, not an amount that grows.
+    pub fn is_setting(self) -> bool {
+        matches!(self, Counter::CnpPriority | Counter::CnpDscp)
     }
 }
 
@@ -208,22 +223,32 @@ pub struct Snapshot {
 const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// The device a file name gives: the longest run of its leading dot-separated fields that names
-/// a device of the fabric (device names may hold dots).
-fn device_of<'f>(fabric: &'f ResolvedFabric, file_name: &str) -> Option<&'f str> {
+/// a device of the intent (device names may hold dots); its first field where the intent takes
+/// any device.
+fn device_of(intent: &dyn Intent, file_name: &str) -> Option<String> {
     let fields: Vec<&str> = file_name.split('.').collect();
-    (1..=fields.len()).rev().find_map(|n| fabric.device(&fields[..n].join(".")).map(|d| d.name.as_str()))
+    if intent.any_port() {
+        return fields.first().filter(|f| !f.is_empty()).map(|f| f.to_string());
+    }
+    (1..=fields.len()).rev().map(|n| fields[..n].join(".")).find(|d| intent.ports_of(d).is_some())
 }
 
 /// Reads every file of `dir` (not its sub-folders; `*.md` files are notes and skipped). Err only
 /// when the folder itself cannot be read.
-pub fn read_dir(dir: &Path, fabric: &ResolvedFabric) -> Result<Snapshot, String> {
+pub fn read_dir(dir: &Path, intent: &dyn Intent) -> Result<Snapshot, String> {
+    read_dir_except(dir, intent, &[])
+}
+
+/// [`read_dir`], leaving out the files named in `skip` (the devices' configuration and LLDP
+/// output the intent was imported from).
+pub fn read_dir_except(dir: &Path, intent: &dyn Intent, skip: &[String]) -> Result<Snapshot, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: cannot read the folder: {e}", dir.display()))?;
     let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
     paths.sort();
     let mut snap = Snapshot::default();
     for path in paths {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if name.starts_with('.') || name.ends_with(".md") {
+        if name.starts_with('.') || name.ends_with(".md") || skip.contains(&name) {
             continue;
         }
         let file = path.display().to_string();
@@ -244,15 +269,15 @@ pub fn read_dir(dir: &Path, fabric: &ResolvedFabric) -> Result<Snapshot, String>
                 continue;
             }
         };
-        read_text(&text, &file, &name, fabric, &mut snap);
+        read_text(&text, &file, &name, intent, &mut snap);
     }
     Ok(snap)
 }
 
 /// Adds what `text` (the file `file`, named `name`) holds to `snap`.
-pub fn read_text(text: &str, file: &str, name: &str, fabric: &ResolvedFabric, snap: &mut Snapshot) {
-    let Some(device) = device_of(fabric, name) else {
-        let mut known: Vec<&str> = fabric.devices.iter().map(|d| d.name.as_str()).collect();
+pub fn read_text(text: &str, file: &str, name: &str, intent: &dyn Intent, snap: &mut Snapshot) {
+    let Some(device) = device_of(intent, name) else {
+        let mut known = intent.device_names();
         known.truncate(8);
         snap.problems.push(Problem::error(
             file,
@@ -261,25 +286,25 @@ pub fn read_text(text: &str, file: &str, name: &str, fabric: &ResolvedFabric, sn
             &format!("`{name}` does not start with a device of the fabric"),
             &format!(
                 "name counter files `<device>.<anything>.txt`, e.g. `{}.pfc.txt`; devices: {}",
-                known.first().unwrap_or(&"leaf1"),
+                known.first().map_or("leaf1", String::as_str),
                 known.join(", ")
             ),
         ));
         return;
     };
-    let dev = fabric.device(device).expect("device_of found it");
-    let parsed = parse::parse(text, file);
+    let ports = intent.ports_of(&device).unwrap_or_default();
+    let parsed = if settings::recognise(text) { settings::parse(text, file) } else { parse::parse(text, file) };
     snap.problems.extend(parsed.problems);
     // Host output names no port: its one cabled port, when it has exactly one.
-    let mut cabled = dev.ports.iter().filter(|p| p.link.is_some());
+    let mut cabled = ports.iter().filter(|p| p.1);
     let only_port = match (cabled.next(), cabled.next()) {
-        (Some(p), None) => Some(p.name.clone()),
+        (Some(p), None) => Some(p.0.clone()),
         _ => None,
     };
     let mut unknown_ports: BTreeMap<String, usize> = BTreeMap::new();
     for row in parsed.rows {
         let port = match row.port {
-            Some(p) if dev.ports.iter().any(|q| q.name == p) => Some(p),
+            Some(p) if intent.any_port() || ports.iter().any(|q| q.0 == p) => Some(p),
             Some(p) => {
                 unknown_ports.entry(p).or_insert(row.line);
                 continue;
@@ -287,7 +312,7 @@ pub fn read_text(text: &str, file: &str, name: &str, fabric: &ResolvedFabric, sn
             None => only_port.clone(),
         };
         snap.samples.push(Sample {
-            device: device.to_string(),
+            device: device.clone(),
             port,
             priority: row.priority,
             queue: row.queue,
@@ -315,14 +340,15 @@ pub struct Reset {
 }
 
 /// The increase of each counter since `baseline`: a counter that went down was reset, and its
-/// value now is what it counted since (at least); a counter the baseline lacks is taken as is.
+/// value now is what it counted since (at least); a counter the baseline lacks, a watermark and a setting
+/// are taken as they are.
 pub fn delta(current: &Snapshot, baseline: &Snapshot) -> (Vec<Sample>, Vec<Reset>) {
     let before: BTreeMap<_, u64> = baseline.samples.iter().map(|s| (s.key(), s.value)).collect();
     let mut out = Vec::with_capacity(current.samples.len());
     let mut resets = Vec::new();
     for s in &current.samples {
         let mut d = s.clone();
-        if s.counter.is_watermark() {
+        if s.counter.is_watermark() || s.counter.is_setting() {
             out.push(d);
             continue;
         }

@@ -1,15 +1,15 @@
 //! The audit's rules: counters read against the intent of the fabric file. Each rule is stated
 //! where it is checked, with the document it comes from.
 //!
-//! The intent is the fabric's: a priority is lossless when a class of `qos.classes` on it is,
-//! and a port runs PFC on the priorities its resolved settings say
-//! ([`ResolvedFabric::port_settings`]: the policy with the `qos.ports` overrides).
+//! The intent is the fabric file's (a priority is lossless when a class of `qos.classes` on it
+//! is, and a port runs PFC on the priorities its resolved settings say: the policy with the
+//! `qos.ports` overrides), or the imported configuration's, or what the counters show: see
+//! [`super::intent`].
 
+use super::intent::Intent;
 use super::{Counter, Reset, Sample};
 use crate::finding::{Finding, Severity, SRC_8023, SRC_DCQCN, SRC_QBB};
 use crate::state::Origin;
-use rocelab_model::resolve::PortId;
-use rocelab_model::ResolvedFabric;
 use std::collections::BTreeMap;
 
 pub const SRC_MLX5_COUNTERS: &str =
@@ -17,6 +17,10 @@ pub const SRC_MLX5_COUNTERS: &str =
 pub const SRC_IBA_RC: &str =
     "InfiniBand Architecture Specification vol. 1 §9.7 (reliable connection: PSN sequence errors, ACK timeout and retry) with Annex A17 (RoCEv2); mlx5 hw_counters out_of_sequence, packet_seq_err, local_ack_timeout_err";
 pub const SRC_SONIC_PFCWD: &str = "SONiC PFC watchdog (sonic-utilities `pfcwd`; SONiC PFC Watchdog design: storm detection and restoration per queue)";
+pub const SRC_MLX5_CNP: &str =
+    "NVIDIA ConnectX (mlx5) notification point settings /sys/class/net/IF/ecn/roce_np/cnp_802p_prio and cnp_dscp (firmware CNP_802P_PRIO_P1, CNP_DSCP_P1: the priority and DSCP of the generated CNP); NVIDIA \"RoCE Configuration for NVIDIA Switches and Adapters\" (CNPs on their own strict-priority class)";
+pub const SRC_PAUSE_SHARE: &str =
+    "Linux kernel documentation, mlx5 counters.rst (rx/tx_prio[p]_pause_duration, in microseconds: the time the port did not send, or asked its peer not to send, on the priority); pause time as a share of the interval as Cisco IOS XR reports it (\"Priority Flow Control Watchdog and Monitoring Metrics\", traffic class queue pause duration); the threshold is rocelab's default, set with --pause-share";
 pub const SRC_COUNTERS: &str =
     "Device counters are cumulative from the last clear or reboot (IETF RFC 2863, ifCounterDiscontinuityTime)";
 
@@ -26,9 +30,13 @@ pub const RULES: &[(&str, &str)] = &[
     ("AUDIT-PAUSE-PFC-OFF", "No pause counted on a port, or a priority of it, where the intent has PFC off"),
     ("AUDIT-LINK-PAUSE", "No IEEE 802.3x link pause where the intent has it off"),
     ("AUDIT-DROP-LOSSLESS", "No discards on a port and priority that run PFC"),
-    ("AUDIT-PAUSE-STORM", "No pause storm (the adapter's stall detection and the switch's PFC watchdog did not fire)"),
+    (
+        "AUDIT-PAUSE-STORM",
+        "No pause storm (the adapter's stall detection and the switch's PFC watchdog did not fire, no priority paused for more than the threshold's share of the interval)",
+    ),
     ("AUDIT-ECN-NO-CNP", "A notification point that receives ECN-marked RoCE packets sends CNPs"),
     ("AUDIT-CNP-NOT-HANDLED", "Reaction points handle the CNPs sent and ignore none"),
+    ("AUDIT-CNP-PRIORITY", "Adapters send CNPs with the priority and DSCP of the fabric's CNP class"),
     ("AUDIT-RDMA-LOSS", "No out-of-sequence packets, sequence errors or ACK timeouts on the RDMA path"),
     ("AUDIT-HEADROOM-NEAR", "A lossless priority group's headroom watermark stays below 90 % of its headroom"),
     ("AUDIT-COUNTER-RESET", "A counter that went down since the baseline was reset"),
@@ -37,61 +45,6 @@ pub const RULES: &[(&str, &str)] = &[
         "Counters agree, within the stated tolerance, with a simulation of the same fabric (--expect)",
     ),
 ];
-
-struct Intent<'a> {
-    f: &'a ResolvedFabric,
-    /// Priorities of the lossless classes, as a bit mask.
-    lossless: u8,
-}
-
-impl<'a> Intent<'a> {
-    fn new(f: &'a ResolvedFabric) -> Intent<'a> {
-        let lossless = f.qos.classes.iter().filter(|c| c.lossless).fold(0u8, |m, c| m | 1 << (c.priority & 7));
-        Intent { f, lossless }
-    }
-
-    fn ports(&self, device: &str, port: Option<&str>) -> Vec<PortId> {
-        let Some(di) = self.f.devices.iter().position(|d| d.name == device) else { return Vec::new() };
-        let d = &self.f.devices[di];
-        d.ports
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| match port {
-                Some(name) => p.name == name,
-                None => p.link.is_some(),
-            })
-            .map(|(pi, _)| PortId { device: di, port: pi })
-            .collect()
-    }
-
-    /// Priorities with PFC on at the port (for the device as a whole: on any cabled port).
-    fn pfc(&self, device: &str, port: Option<&str>) -> u8 {
-        self.ports(device, port).into_iter().fold(0, |m, id| {
-            self.f.port_settings(id).classes.iter().filter(|c| c.pfc).fold(m, |m, c| m | 1 << (c.priority & 7))
-        })
-    }
-
-    fn link_pause(&self, device: &str, port: Option<&str>) -> bool {
-        self.ports(device, port).into_iter().any(|id| self.f.port_settings(id).link_pause)
-    }
-
-    /// The priority whose class the intent puts on egress queue `queue` of the port: a class
-    /// with PFC first (a lossless class shares its queue with no lossy one, IEEE 802.1Qbb);
-    /// none when no class of the fabric uses the queue.
-    fn queue_priority(&self, device: &str, port: Option<&str>, queue: u8) -> Option<u8> {
-        let id = *self.ports(device, port).first()?;
-        let settings = self.f.port_settings(id);
-        let on_queue = || settings.classes.iter().filter(|c| c.queue == queue);
-        on_queue().find(|c| c.pfc).or_else(|| on_queue().next()).map(|c| c.priority & 7)
-    }
-
-    fn class(&self, priority: u8) -> String {
-        match self.f.qos.classes.iter().find(|c| c.priority == priority) {
-            Some(c) => format!("{} (priority {priority})", c.name),
-            None => format!("priority {priority}"),
-        }
-    }
-}
 
 /// Counters of one (device, port, priority), summed over the names that map to each.
 #[derive(Default)]
@@ -138,10 +91,43 @@ fn finding(
     }
 }
 
+/// What the audit is told beyond the counters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// The length of the interval the counters cover, in seconds: from the baseline to the
+    /// snapshot, or (without a baseline) since the counters were cleared. None of the formats
+    /// read carries a timestamp, so it is given (`--interval`); without it no share of paused
+    /// time is judged.
+    pub interval: Option<f64>,
+    /// The share of the interval (0-1) a priority may be paused before it is a pause storm.
+    pub pause_share: f64,
+}
+
+/// A priority paused a tenth of the time runs at most 90% of its line rate: far more than the
+/// microsecond pauses of a fabric where DCQCN keeps queues short, and well short of the
+/// watchdog's stuck queue.
+pub const DEFAULT_PAUSE_SHARE: f64 = 0.10;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { interval: None, pause_share: DEFAULT_PAUSE_SHARE }
+    }
+}
+
 /// The findings of `samples` (with a baseline: increases over the interval, `resets` the
-/// counters that went down) against the intent of `fabric`.
-pub fn audit(fabric: &ResolvedFabric, samples: &[Sample], resets: &[Reset], with_baseline: bool) -> Vec<Finding> {
-    let intent = Intent::new(fabric);
+/// counters that went down) against the intent of `fabric`, with default [`Options`].
+pub fn audit(fabric: &dyn Intent, samples: &[Sample], resets: &[Reset], with_baseline: bool) -> Vec<Finding> {
+    audit_with(fabric, samples, resets, with_baseline, &Options::default())
+}
+
+/// [`audit`], told the interval's length and the pause-share threshold.
+pub fn audit_with(
+    intent: &dyn Intent,
+    samples: &[Sample],
+    resets: &[Reset],
+    with_baseline: bool,
+    opts: &Options,
+) -> Vec<Finding> {
     let when =
         if with_baseline { "over the interval since the baseline" } else { "since the counters were last cleared" };
     // Counters kept per egress queue are read on the priority of the class on that queue;
@@ -164,9 +150,11 @@ pub fn audit(fabric: &ResolvedFabric, samples: &[Sample], resets: &[Reset], with
     }
     let mut out = Vec::new();
     for (&key, g) in &groups {
-        pause(&intent, key, g, when, &mut out);
-        drops(&intent, key, g, when, &mut out);
+        pause(intent, key, g, when, &mut out);
+        drops(intent, key, g, when, &mut out);
         storm(key, g, when, &mut out);
+        pause_share(intent, key, g, opts, &mut out);
+        cnp_priority(intent, key, g, when, &mut out);
         rdma(key, g, when, with_baseline, &mut out);
     }
     cnp(&groups, when, &mut out);
@@ -194,21 +182,21 @@ pub fn audit(fabric: &ResolvedFabric, samples: &[Sample], resets: &[Reset], with
 /// PFC is enabled on, and a lossy class must never be paused (its traffic would stall the link
 /// with no need); pause counted on a port whose intent has PFC off means the device runs a
 /// different configuration than the fabric file (or its peer does).
-fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
+fn pause(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, prio) = key;
     let (rx, tx) = (g.get(Counter::RxPause), g.get(Counter::TxPause));
     let pfc = intent.pfc(dev, port);
     let at = || g.at(Counter::RxPause).or_else(|| g.at(Counter::TxPause));
     if rx + tx > 0 {
         match prio {
-            Some(p) if intent.lossless & (1 << p) == 0 => {
+            Some(p) if intent.lossless() & (1 << p) == 0 => {
                 let mut f = finding(
                     "AUDIT-PAUSE-LOSSY",
                     Severity::Error,
                     key,
-                    format!("{rx} PFC pause frames received and {tx} sent on priority {p} {when}; the fabric's lossless priorities are {}", mask(intent.lossless)),
+                    format!("{rx} PFC pause frames received and {tx} sent on priority {p} {when}; the fabric's lossless priorities are {}", mask(intent.lossless())),
                     "pausing a lossy priority stalls traffic that should be dropped and retried instead, and spreads congestion (head-of-line blocking) to every port upstream",
-                    &format!("turn PFC off for priority {p} on this port and on its peer, as the fabric file has it"),
+                    &format!("turn PFC off for priority {p} on this port and on its peer, as the intent has it"),
                     SRC_QBB,
                 );
                 f.class = Some(intent.class(p));
@@ -221,7 +209,7 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
                     Severity::Error,
                     key,
                     format!("{rx} PFC pause frames received and {tx} sent on priority {p} {when}, where the intent has PFC off on this port"),
-                    "the device runs PFC where the fabric file says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
+                    "the device runs PFC where the intent says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
                     "compare the port's running configuration with `rocelab check --import`, and apply the configuration `rocelab config` renders",
                     SRC_QBB,
                 );
@@ -235,7 +223,7 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
                     Severity::Error,
                     key,
                     format!("{rx} PFC pause frames received and {tx} sent {when} on a port where the intent has PFC off on every priority"),
-                    "the device runs PFC where the fabric file says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
+                    "the device runs PFC where the intent says it does not: its running configuration has drifted from the intent, or a peer pauses a port that cannot honour it",
                     "compare the port's running configuration with `rocelab check --import`, and apply the configuration `rocelab config` renders",
                     SRC_QBB,
                 );
@@ -264,7 +252,7 @@ fn pause(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec
 /// Drops on a lossless priority. IEEE 802.1Qbb: PFC exists so that a priority it runs on loses
 /// no frame to congestion; a discard there means the headroom did not absorb what was in flight
 /// when pause was sent, or the traffic is not classified onto the priority that is paused.
-fn drops(intent: &Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
+fn drops(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, prio) = key;
     let n = g.get(Counter::Discards) + g.get(Counter::QueueDrops);
     if n == 0 {
@@ -333,6 +321,91 @@ fn storm(key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
         SRC_MLX5_COUNTERS,
     );
     f.location = if err > 0 { g.at(Counter::PauseStormError) } else { g.at(Counter::PauseStormWarning) };
+    out.push(f);
+}
+
+/// A priority paused for too large a share of the interval: mlx5 counts, per priority, the
+/// microseconds the port was paused by its peer (`rx_prio[p]_pause_duration`) and asked its peer
+/// to pause (`tx_prio[p]_pause_duration`) (kernel mlx5 `counters.rst`). Paused that long, the
+/// priority's flows stall even when no watchdog fires: the congestion is persistent, not a
+/// burst PFC absorbs.
+fn pause_share(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, opts: &Options, out: &mut Vec<Finding>) {
+    let Some(interval) = opts.interval.filter(|i| *i > 0.0) else { return };
+    let interval_us = interval * 1e6;
+    let (rx, tx) = (g.get(Counter::RxPauseDuration), g.get(Counter::TxPauseDuration));
+    let (us, counter, whom) = if rx >= tx {
+        (rx, Counter::RxPauseDuration, "paused by its peer")
+    } else {
+        (tx, Counter::TxPauseDuration, "asking its peer to pause")
+    };
+    let share = us as f64 / interval_us;
+    if us == 0 || share < opts.pause_share {
+        return;
+    }
+    let prio = key.2.map(|p| format!(" on priority {p}")).unwrap_or_default();
+    let mut f = finding(
+        "AUDIT-PAUSE-STORM",
+        if share >= 0.5 { Severity::Error } else { Severity::Warning },
+        key,
+        format!(
+            "{:.1}% of the {interval} s interval spent {whom}{prio} ({us} us; the threshold is {:.1}%)",
+            (share * 100.0).min(100.0),
+            opts.pause_share * 100.0
+        ),
+        "a priority paused for that share of the time runs at that much less than its line rate: the congestion behind the pause is persistent (a slow receiver, an incast DCQCN does not tame), and pause spreads it upstream",
+        "find the receiver or the queue that keeps the port congested (ECN marks and CNPs on the path, the peer's counters); check that DCQCN runs and that ECN marks below the pause threshold",
+        SRC_PAUSE_SHARE,
+    );
+    f.class = key.2.map(|p| intent.class(p));
+    f.location = g.at(counter);
+    out.push(f);
+}
+
+/// CNPs on the wrong priority: the adapter's notification point sends CNPs with the priority
+/// and DSCP of its settings (`cnp_802p_prio`, `cnp_dscp`); the fabric carries them on its CNP
+/// class, which the switches serve first so that the notification reaches the sender while
+/// the congestion lasts. A CNP on another priority waits behind the data it is about, or is
+/// paused with it. An error when the adapter's counters show CNPs sent, a warning otherwise.
+fn cnp_priority(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
+    let (dev, port, _) = key;
+    let sent = g.get(Counter::CnpSent);
+    let mut wrong = Vec::new();
+    if g.has(Counter::CnpPriority) {
+        if let Some(want) = intent.cnp_priority(dev, port) {
+            let got = g.get(Counter::CnpPriority);
+            if got != u64::from(want) {
+                wrong.push((
+                    Counter::CnpPriority,
+                    format!("priority {got}, where the fabric's CNP class is on priority {want}"),
+                ));
+            }
+        }
+    }
+    let dscps = intent.cnp_dscp();
+    if g.has(Counter::CnpDscp) && !dscps.is_empty() {
+        let got = g.get(Counter::CnpDscp);
+        if !dscps.iter().any(|&d| u64::from(d) == got) {
+            let want: Vec<String> = dscps.iter().map(u8::to_string).collect();
+            wrong.push((
+                Counter::CnpDscp,
+                format!("DSCP {got}, where the fabric's CNP class has DSCP {}", want.join(", ")),
+            ));
+        }
+    }
+    if wrong.is_empty() {
+        return;
+    }
+    let what: Vec<&str> = wrong.iter().map(|(_, w)| w.as_str()).collect();
+    let mut f = finding(
+        "AUDIT-CNP-PRIORITY",
+        if sent > 0 { Severity::Error } else { Severity::Warning },
+        key,
+        format!("the adapter sends CNPs with {}; {sent} CNPs sent {when}", what.join(" and ")),
+        "a CNP off its class is queued behind the congested data it reports, or paused with it: the sender learns of the congestion late, and DCQCN reacts too slowly to keep PFC from pausing the fabric",
+        "set the notification point's CNP priority and DSCP to the CNP class (mlx5: `echo PRIO > /sys/class/net/IF/ecn/roce_np/cnp_802p_prio`, `echo DSCP > /sys/class/net/IF/ecn/roce_np/cnp_dscp`, as `rocelab config` renders)",
+        SRC_MLX5_CNP,
+    );
+    f.location = g.at(wrong[0].0);
     out.push(f);
 }
 
@@ -423,7 +496,7 @@ fn cnp(groups: &BTreeMap<Key<'_>, Group<'_>>, when: &str, out: &mut Vec<Finding>
 }
 
 /// `3, 4` for a mask with bits 3 and 4; `none` for 0.
-fn mask(m: u8) -> String {
+pub(super) fn mask(m: u8) -> String {
     let v: Vec<String> = (0..8).filter(|p| m & (1 << p) != 0).map(|p| p.to_string()).collect();
     if v.is_empty() {
         "none".to_string()

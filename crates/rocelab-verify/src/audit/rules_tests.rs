@@ -50,6 +50,8 @@ fn healthy() -> Vec<Sample> {
         s("h1", p0, None, Counter::CnpSent, 4100),
         s("h1", p0, None, Counter::CnpHandled, 0),
         s("h1", p0, None, Counter::CnpIgnored, 0),
+        s("h1", p0, None, Counter::CnpPriority, 6),
+        s("h1", p0, None, Counter::CnpDscp, 48),
         s("h1", p0, None, Counter::OutOfSequence, 0),
         s("h1", p0, None, Counter::PacketSeqErr, 0),
         s("h1", p0, None, Counter::LocalAckTimeout, 0),
@@ -64,6 +66,9 @@ fn healthy() -> Vec<Sample> {
 fn a_healthy_fabric_gives_no_finding() {
     assert_eq!(run(&healthy(), false), []);
     assert_eq!(run(&healthy(), true), []);
+    // Told the interval: 5200 us paused in one second is half a percent.
+    let opts = Options { interval: Some(1.0), ..Options::default() };
+    assert_eq!(audit_with(&fabric(), &healthy(), &[], true, &opts), []);
 }
 
 #[test]
@@ -161,6 +166,63 @@ fn pause_storms_by_their_watermark() {
     assert_eq!(run(&[wd(0)], false), []);
 }
 
+/// The share of the interval a priority was paused, from mlx5's microsecond durations.
+#[test]
+fn pause_storms_by_the_share_of_the_interval_paused() {
+    let p0 = Some("p0");
+    let at = |interval: f64| Options { interval: Some(interval), ..Options::default() };
+    // 1.5 s of 10 s paused by the peer: 15%, over the 10% threshold.
+    let paused = [s("h1", p0, Some(3), Counter::RxPauseDuration, 1_500_000)];
+    let f = audit_with(&fabric(), &paused, &[], true, &at(10.0));
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].id, f[0].severity), ("AUDIT-PAUSE-STORM", Severity::Warning));
+    assert_eq!(
+        f[0].what,
+        "15.0% of the 10 s interval spent paused by its peer on priority 3 (1500000 us; the threshold is 10.0%)"
+    );
+    assert_eq!(f[0].class.as_deref(), Some("roce (priority 3)"));
+    // Asking the peer to pause for most of the interval: an error.
+    let asking = [s("h1", p0, Some(3), Counter::TxPauseDuration, 6_000_000)];
+    let f = audit_with(&fabric(), &asking, &[], true, &at(10.0));
+    assert_eq!((f[0].severity, f[0].what.contains("asking its peer to pause")), (Severity::Error, true));
+    // Near misses: just under the threshold (0.999 s of 10 s); no interval given; a threshold raised.
+    let under = [s("h1", p0, Some(3), Counter::RxPauseDuration, 999_999)];
+    assert_eq!(audit_with(&fabric(), &under, &[], true, &at(10.0)), []);
+    assert_eq!(audit_with(&fabric(), &paused, &[], true, &Options::default()), []);
+    let lax = Options { interval: Some(10.0), pause_share: 0.2 };
+    assert_eq!(audit_with(&fabric(), &paused, &[], true, &lax), []);
+}
+
+#[test]
+fn cnps_on_the_wrong_priority() {
+    let p0 = Some("p0");
+    let sent = s("h1", p0, None, Counter::CnpSent, 900);
+    let f = audit(&fabric(), &[sent.clone(), s("h1", p0, None, Counter::CnpPriority, 3)], &[], false);
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].id, f[0].severity), ("AUDIT-CNP-PRIORITY", Severity::Error));
+    assert_eq!(
+        f[0].what,
+        "the adapter sends CNPs with priority 3, where the fabric's CNP class is on priority 6; 900 CNPs sent since the counters were last cleared"
+    );
+    // A DSCP off the class, with no CNP sent yet: a warning.
+    assert_eq!(
+        run(&[s("h2", p0, None, Counter::CnpDscp, 46)], false),
+        one("AUDIT-CNP-PRIORITY", Severity::Warning, "h2", p0)
+    );
+    // Near misses: the class's priority and DSCP, CNPs sent; a CNP count without the settings.
+    let right = [sent.clone(), s("h1", p0, None, Counter::CnpPriority, 6), s("h1", p0, None, Counter::CnpDscp, 48)];
+    assert_eq!(run(&right, false), []);
+    assert_eq!(run(&[sent], false), []);
+}
+
+#[test]
+fn settings_are_not_deltas() {
+    let now =
+        super::super::Snapshot { samples: vec![s("h1", Some("p0"), None, Counter::CnpPriority, 3)], problems: vec![] };
+    let (d, resets) = super::super::delta(&now, &now);
+    assert_eq!((d[0].value, resets.len()), (3, 0));
+}
+
 #[test]
 fn ecn_marks_without_cnps() {
     let p0 = Some("p0");
@@ -213,7 +275,10 @@ fn every_rule_id_found_is_listed() {
     let mut all = healthy();
     all.push(s("sw1", Some("Ethernet0"), Some(0), Counter::RxPause, 5));
     all.push(s("h3", Some("p0"), None, Counter::PacketSeqErr, 5));
-    for f in audit(&fabric(), &all, &[], false) {
+    all.push(s("h2", Some("p0"), None, Counter::CnpPriority, 0));
+    all.push(s("h2", Some("p0"), Some(3), Counter::RxPauseDuration, 9_000_000));
+    let opts = Options { interval: Some(10.0), ..Options::default() };
+    for f in audit_with(&fabric(), &all, &[], false, &opts) {
         assert!(RULES.iter().any(|(id, _)| *id == f.id), "{}", f.id);
     }
 }

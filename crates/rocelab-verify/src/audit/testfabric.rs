@@ -1,6 +1,6 @@
 //! The fabric of the audit's tests: one switch, three ConnectX hosts, RoCE lossless on
 //! priority 3 with DCQCN; PFC off on the switch port of `h3` and on `h3` itself (a `qos.ports`
-//! override), so that pause there contradicts the intent.
+//! override), so that pause there contradicts the intent; CNPs on priority 6, DSCP 48.
 
 use rocelab_model::ResolvedFabric;
 
@@ -23,6 +23,7 @@ fabric:
     classes:
       - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90}
       - {name: default, priority: 0, dscp: [0], ets: 10}
+      - {name: cnp, priority: 6, dscp: [48], strict: true, cnp: true}
     dcqcn: {enabled: true}
     ports:
       - {ports: ["sw1:Ethernet8", "h3:p0"], pfc: {roce: false}}

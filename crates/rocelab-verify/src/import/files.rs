@@ -59,6 +59,20 @@ pub struct DirFiles {
     pub errors: Vec<FileError>,
 }
 
+impl DirFiles {
+    /// The names of the files read as a device's configuration or as LLDP neighbours: the
+    /// rest of a folder may be other output (`rocelab audit` reads counters beside them).
+    pub fn taken(&self) -> Vec<String> {
+        let taken = |k: &str| matches!(k, "a configuration" | "LLDP neighbours");
+        self.seen.iter().filter(|(_, k)| taken(k)).map(|(n, _)| n.clone()).collect()
+    }
+
+    /// Whether some file is a device's configuration.
+    pub fn has_configuration(&self) -> bool {
+        self.seen.iter().any(|(_, k)| *k == "a configuration")
+    }
+}
+
 /// Reads every file of `dir`. A file that is not text, or in no format rocelab reads, is reported
 /// as not understood; a JSON file that does not parse is an error located where it stops, and
 /// its device (named after the file) is kept without configuration. Neither stops the others

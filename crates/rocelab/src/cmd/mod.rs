@@ -2,6 +2,7 @@
 //! done, or the [`Failure`](crate::failure::Failure) that stopped it.
 
 pub mod audit;
+pub mod audit_page;
 pub mod bench;
 pub mod check;
 pub mod config;

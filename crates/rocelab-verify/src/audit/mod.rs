@@ -15,8 +15,8 @@
 
 pub mod aliases;
 pub mod expect;
-mod json;
 pub mod intent;
+mod json;
 pub mod parse;
 mod parse_json;
 mod parse_switch;
@@ -131,7 +131,6 @@ impl Counter {
     pub fn is_watermark(self) -> bool {
         matches!(self, Counter::HeadroomWatermark | Counter::SharedWatermark)
     }
-
 
     /// A setting read beside the counters: its value is as read, not an amount that grows.
     pub fn is_setting(self) -> bool {

@@ -158,7 +158,11 @@ pub fn audit_with(
         rdma(key, g, when, with_baseline, &mut out);
     }
     cnp(&groups, when, &mut out);
-    super::rules_buffers::headroom(fabric, samples, &mut out);
+    // The headroom a port has is the fabric file's (given, or worked out from its cables and
+    // speeds); configuration read back or an inferred intent does not say it.
+    if let Some(fabric) = intent.fabric() {
+        super::rules_buffers::headroom(fabric, samples, &mut out);
+    }
     for r in resets {
         let s = &r.sample;
         let mut f = finding(
@@ -254,7 +258,10 @@ fn pause(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut
 /// when pause was sent, or the traffic is not classified onto the priority that is paused.
 fn drops(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut Vec<Finding>) {
     let (dev, port, prio) = key;
-    let n = g.get(Counter::Discards) + g.get(Counter::QueueDrops);
+    // WRED drops are counted apart from the queue's tail drops (SONiC `show queue wredcounters`
+    // beside `show queue counters`), so the two add up without counting a packet twice.
+    const DROPS: [Counter; 3] = [Counter::Discards, Counter::QueueDrops, Counter::WredDrops];
+    let n: u64 = DROPS.iter().map(|&c| g.get(c)).sum();
     if n == 0 {
         return;
     }
@@ -282,7 +289,7 @@ fn drops(intent: &dyn Intent, key: Key<'_>, g: &Group<'_>, when: &str, out: &mut
         SRC_MLX5_COUNTERS,
     );
     f.class = prio.map(|p| intent.class(p));
-    f.location = if g.get(Counter::Discards) > 0 { g.at(Counter::Discards) } else { g.at(Counter::QueueDrops) };
+    f.location = DROPS.iter().find(|&&c| g.get(c) > 0).map_or_else(|| g.at(Counter::Discards), |&c| g.at(c));
     out.push(f);
 }
 

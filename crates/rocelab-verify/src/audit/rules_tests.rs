@@ -145,6 +145,21 @@ fn drops_at_the_egress_queue_of_a_lossless_class() {
 }
 
 #[test]
+fn wred_drops_at_the_queue_of_a_lossless_class_add_to_its_tail_drops() {
+    let e0 = Some("Ethernet0");
+    let q =
+        |counter: Counter, queue: u8, value: u64| Sample { queue: Some(queue), ..s("sw1", e0, None, counter, value) };
+    let f = audit(&fabric(), &[q(Counter::QueueDrops, 3, 0), q(Counter::WredDrops, 3, 5)], &[], false);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].what, "5 packets discarded on lossless priority 3 since the counters were last cleared");
+    assert_eq!(f[0].location.as_ref().map(|o| o.file.as_str()), Some("sw1.txt"));
+    let f = audit(&fabric(), &[q(Counter::QueueDrops, 3, 2), q(Counter::WredDrops, 3, 5)], &[], false);
+    assert!(f[0].what.starts_with("7 packets discarded"), "{}", f[0].what);
+    // Near misses: WRED drops at the lossy class's queue, and none at the lossless one.
+    assert_eq!(run(&[q(Counter::WredDrops, 0, 40), q(Counter::WredDrops, 3, 0)], false), []);
+}
+
+#[test]
 fn pause_storms_by_their_watermark() {
     let p0 = Some("p0");
     assert_eq!(

@@ -38,6 +38,9 @@ pub(super) fn json_error(text: &str, file: &str, e: &serde_json::Error) -> FileE
         line = line.clamp(1, lines.len().max(1));
         // serde_json's column is that of the last character read: here the line's last.
         column = lines.get(line - 1).map_or(0, |l| l.chars().count()).max(1);
+    } else if let Some(l) = lines.get(line - 1) {
+        // serde_json counts the column in bytes; a location counts characters.
+        column = l.char_indices().take_while(|&(i, _)| i < column).count().max(1);
     }
     // serde_json's text ends with " at line L column C", which the location already says.
     let full = e.to_string();
@@ -191,6 +194,16 @@ mod tests {
             Some(Parsed::Broken(e)) => e,
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A character of several bytes before the error: the column counts characters, as an
+    /// editor shows them, where serde_json counts bytes.
+    #[test]
+    fn the_column_of_a_json_error_counts_characters_not_bytes() {
+        let text = "{\"dévice\": x}";
+        let e = error_of(text);
+        let at = text.chars().position(|c| c == 'x').unwrap() + 1;
+        assert_eq!((e.line, e.column), (1, at), "{e}");
     }
 
     /// Cut in the middle of a line, or after a newline (where serde_json counts a line past the

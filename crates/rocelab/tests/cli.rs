@@ -25,6 +25,8 @@ mod hpcc_reference;
 mod names;
 #[path = "cli/output_paths.rs"]
 mod output_paths;
+#[path = "cli/ray.rs"]
+mod ray;
 #[path = "cli/seeds.rs"]
 mod seeds;
 

@@ -8,7 +8,7 @@ It measures, on this machine:
 1. a sweep of 32 short runs (the base and a variant, two sweep points, 8 seeds each) with
    ``rocelab sim --all`` serially and with ``--ray`` (a local Ray with the machine's CPUs), the
    wall time of each and their ratio, and checks that both folders are byte-identical;
-2. the per-task overhead of Ray: the same sweep with runs of 1 µs of simulated time (nothing to
+2. the per-task overhead of Ray: the same sweep with runs of 10 µs of simulated time (nothing to
    simulate), its wall time less Ray's start and stop, per run;
 3. the Python call overhead of one small simulation: ``Fabric.simulate`` in this process against
    ``rocelab sim --format json`` (a process of its own, which loads the file each time).
@@ -85,8 +85,8 @@ def sim_all(cli: str, scenario: Path, out: Path, ray: bool) -> None:
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", required=True, help="the rocelab CLI to measure (a release build)")
-    parser.add_argument("--duration", default="2ms", help="simulated time of each run of the sweep (default 2ms)")
-    parser.add_argument("--repeat", type=int, default=2, help="tries of each measurement; the best is kept")
+    parser.add_argument("--duration", default="4s", help="simulated time of each run of the sweep (default 4s)")
+    parser.add_argument("--repeat", type=int, default=1, help="tries of each measurement; the best is kept")
     args = parser.parse_args(argv)
     import ray
 
@@ -94,7 +94,7 @@ def main(argv: List[str]) -> int:
     scenario = work / "sweep.yaml"
     scenario.write_text(SCENARIO.format(duration=args.duration))
     tiny = work / "tiny.yaml"
-    tiny.write_text(SCENARIO.format(duration="1us"))
+    tiny.write_text(SCENARIO.format(duration="10us"))
     print(f"machine: {os.cpu_count()} CPUs; rocelab {rocelab.__version__}; Ray {ray.__version__}; {RUNS} runs")
 
     serial = best(args.repeat, lambda: sim_all(args.cli, scenario, work / "serial", ray=False))
@@ -112,7 +112,7 @@ def main(argv: List[str]) -> int:
     tiny_serial = best(args.repeat, lambda: sim_all(args.cli, tiny, work / "tiny-serial", ray=False))
     tiny_ray = best(args.repeat, lambda: sim_all(args.cli, tiny, work / "tiny-ray", ray=True))
     per_task = (tiny_ray - startup - tiny_serial) / RUNS
-    print(f"- Ray start and stop: {startup:.2f} s; {RUNS} runs of 1 us: serial {tiny_serial:.2f} s, "
+    print(f"- Ray start and stop: {startup:.2f} s; {RUNS} runs of 10 us: serial {tiny_serial:.2f} s, "
           f"Ray {tiny_ray:.2f} s; overhead per task {per_task * 1e3:.0f} ms")
 
     small = work / "small.yaml"

@@ -198,7 +198,16 @@ fn read_back(p: &Planned, dir: &Path) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_line, Line};
+    use super::{bar, parse_line, Line};
+    use std::io::IsTerminal;
+
+    #[test]
+    fn the_bar_counts_the_runs_and_shows_only_on_a_terminal() {
+        let b = bar(32, true);
+        assert!(b.is_hidden(), "--quiet hides it");
+        assert_eq!(b.length(), Some(32));
+        assert_eq!(bar(32, false).is_hidden(), !std::io::stderr().is_terminal());
+    }
 
     #[test]
     fn the_drivers_lines_are_read_and_anything_else_is_ignored() {

@@ -20,13 +20,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 mod convert;
+mod files;
 mod run;
 
 /// The CLI's rules for output folders (made and proven writable before anything is rendered;
-/// file names from the fabric kept inside the folder): the same module, compiled into both.
-#[allow(dead_code)]
-#[path = "../../rocelab/src/outdir.rs"]
-mod outdir;
+/// file names from the fabric kept inside the folder), from the library both use.
+use rocelab_report::outdir;
 
 /// `rocelab.FabricError` (defined in Python, a `ValueError`) with the diagnostics as data and,
 /// as its text, every diagnostic one per line: what `rocelab validate` prints.
@@ -287,7 +286,8 @@ impl Fabric {
     }
 }
 
-/// The extension module: [`Fabric`], [`run::Run`], `load`, `loads` and `digest`.
+/// The extension module: [`Fabric`], [`run::Run`], `load`, `loads`, `digest`, and a run's folder
+/// (`run_files`, `write_run_files`).
 #[pymodule]
 fn _rocelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Fabric>()?;
@@ -295,6 +295,8 @@ fn _rocelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(digest, m)?)?;
+    m.add_function(wrap_pyfunction!(files::run_files, m)?)?;
+    m.add_function(wrap_pyfunction!(files::write_run_files, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Optional
 
 import pytest
 
@@ -39,9 +39,9 @@ class Cli:
     def __init__(self, path: Path) -> None:
         self.path = path
 
-    def __call__(self, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
+    def __call__(self, *args: str, cwd: Path = REPO, env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [str(self.path), *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+            [str(self.path), *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
         )
 
 

@@ -51,6 +51,15 @@ impl<W: Write> PfcTrace<W> {
         self.out.flush()?;
         Ok(self.lines)
     }
+
+    /// Flush, and the writer the trace went into, or the first write error.
+    pub fn into_inner(mut self) -> std::io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
 }
 
 impl<W: Write> Observer for PfcTrace<W> {

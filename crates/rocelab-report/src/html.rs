@@ -3,7 +3,7 @@
 
 use crate::chart::esc;
 use crate::figures::{self, Figure};
-use crate::run::RunFile;
+use crate::run::{FailedRun, RunFile};
 use crate::table::Table;
 use crate::tables;
 use std::fmt::Write;
@@ -14,6 +14,8 @@ pub struct Report {
     pub runs: Vec<RunFile>,
     /// The scenario file the runs came from, when known.
     pub source: Option<String>,
+    /// Runs of the batch that failed while the others went on (`sim --all --ray`).
+    pub failed: Vec<FailedRun>,
 }
 
 pub(crate) const STYLE: &str = r#"
@@ -31,7 +33,7 @@ th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;white-space:nowrap}
 th{background:#eef3f8}td.n{text-align:right;font-variant-numeric:tabular-nums}
 details{margin:8px 0}summary{cursor:pointer;font-weight:bold}
 .tablewrap{overflow-x:auto}
-ul.warnings li{color:#8a4b00}
+ul.warnings li{color:#8a4b00}ul.failed li{color:#a00}
 footer{font-size:12px;color:#777;margin-top:32px}
 #report-chart-sizes{display:none}
 "#;
@@ -47,7 +49,13 @@ const HTML_ROWS: usize = 2000;
 
 impl Report {
     pub fn new(runs: Vec<RunFile>, source: Option<String>) -> Self {
-        Report { runs, source }
+        Report { runs, source, failed: Vec::new() }
+    }
+
+    /// The report, listing `failed` runs too (their label and error, in a section of their own).
+    pub fn with_failed(mut self, failed: Vec<FailedRun>) -> Self {
+        self.failed = failed;
+        self
     }
 
     /// Every table (each is also a CSV file).
@@ -112,6 +120,13 @@ impl Report {
             h.push_str(&t.to_html());
         }
         h.push_str("</div>");
+        if !self.failed.is_empty() {
+            h.push_str(r#"<h2 id="failed">Failed runs</h2><ul class="failed">"#);
+            for f in &self.failed {
+                let _ = write!(h, "<li><b>{}</b>: {}</li>", esc(&f.label), esc(&f.error));
+            }
+            h.push_str("</ul>");
+        }
         let warnings = self.warnings();
         if !warnings.is_empty() {
             h.push_str(r#"<h2 id="warnings">Warnings</h2><ul class="warnings">"#);
@@ -178,6 +193,9 @@ impl Report {
         }
         let n = self.runs.len();
         let _ = write!(s, "{n} run{}", if n == 1 { "" } else { "s" });
+        if !self.failed.is_empty() {
+            let _ = write!(s, " ({} more failed)", self.failed.len());
+        }
         let variants: Vec<String> = {
             let mut v: Vec<String> = Vec::new();
             for r in &self.runs {
@@ -280,5 +298,15 @@ mod tests {
         );
         assert!(html.contains(r#"id="report-status" data-status="loading""#));
         assert!(html.contains("From <code>t.yaml</code>. 2 runs: base, ecn"));
+        assert!(!html.contains("Failed runs"), "no section when every run ran");
+    }
+
+    #[test]
+    fn failed_runs_are_listed_with_their_error() {
+        let a = crate::testdata::run_file(None, None);
+        let failed = vec![FailedRun { label: "big @ 9000".into(), error: "the run was refused: <too big>".into() }];
+        let html = Report::new(vec![a], None).with_failed(failed).html();
+        assert!(html.contains("1 run (1 more failed)"), "in the summary line");
+        assert!(html.contains(r#"<h2 id="failed">Failed runs</h2><ul class="failed"><li><b>big @ 9000</b>: the run was refused: &lt;too big&gt;</li></ul>"#));
     }
 }

@@ -7,6 +7,11 @@
 //! files a run wrote, [`run::load_dir`]) and returns text ([`Report::files`]); the capture
 //! writer ([`pcap::PcapObserver`]) is an [`Observer`](rocelab_sim::Observer) writing into any
 //! [`std::io::Write`].
+//!
+//! Two modules are shared by the CLI and the Python package, so that both write the same
+//! folders: [`outdir`], the rules for output folders (made and proven writable first; names from
+//! the fabric kept inside them), and [`rundir`], the files of one run's folder, written through
+//! a [`rundir::RunSink`] (into a folder, or into memory for a Ray task to send back).
 
 pub mod audit;
 pub mod chart;
@@ -14,15 +19,17 @@ pub mod figures;
 pub mod hpcc;
 mod html;
 pub mod metrics;
+pub mod outdir;
 pub mod pcap;
 pub mod run;
+pub mod rundir;
 pub mod spread;
 pub mod table;
 pub mod tables;
 pub mod tools;
 
 pub use html::Report;
-pub use run::{load_dir, read_run, Index, IndexEntry, LoadError, RunFile, RunNames, SweepPoint};
+pub use run::{load_dir, read_run, FailedRun, Index, IndexEntry, LoadError, RunFile, RunNames, SweepPoint};
 pub use table::{Cell, Table};
 
 #[cfg(test)]

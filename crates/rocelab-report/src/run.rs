@@ -175,6 +175,17 @@ pub struct IndexEntry {
     pub seed: Option<u64>,
     /// Its `results.json`, relative to the index's directory.
     pub results: String,
+    /// Why the run has no results, when it failed (a run of `sim --all --ray` that failed while
+    /// the others went on); its `results.json` was not written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A run that failed while the others of its batch went on: its label and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedRun {
+    pub label: String,
+    pub error: String,
 }
 
 /// A results or index file that cannot be used, located.
@@ -307,7 +318,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<RunFile>, LoadError> {
         if ix.runs.is_empty() {
             return Err(error(&index, 0, 0, "runs", "lists no runs".into()));
         }
-        return ix.runs.iter().map(|r| read_run(&dir.join(&r.results))).collect();
+        // A run that failed has no results to read; the index says why.
+        return ix.runs.iter().filter(|r| r.error.is_none()).map(|r| read_run(&dir.join(&r.results))).collect();
     }
     let results = dir.join("results.json");
     if results.is_file() {
@@ -417,6 +429,7 @@ mod tests {
                 sweep: None,
                 seed: None,
                 results: "runs/base/results.json".into(),
+                error: None,
             }],
         };
         std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
@@ -427,10 +440,16 @@ mod tests {
             sweep: None,
             seed: None,
             results: "runs/x/results.json".into(),
+            error: None,
         });
         std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
         let e = load_dir(&d).unwrap_err();
         assert!(e.file.ends_with("runs/x/results.json") && e.message.starts_with("cannot read"), "{e}");
+        // A run recorded as failed has no results.json, and is not read.
+        ix.runs[1].error = Some("the run was refused".into());
+        std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
+        assert_eq!(load_dir(&d).unwrap().len(), 1);
+        assert!(serde_json::to_string(&ix).unwrap().contains(r#""error":"the run was refused""#));
         ix.schema_version = 7;
         std::fs::write(d.join("index.json"), serde_json::to_string(&ix).unwrap()).unwrap();
         assert!(load_dir(&d).unwrap_err().message.contains("schema version 7"));

@@ -15,7 +15,8 @@ mod cmd;
 mod failure;
 mod input;
 mod out;
-mod outdir;
+/// The output-folder rules, shared with the Python package through the library.
+use rocelab_report::outdir;
 mod progress;
 mod rundir;
 
@@ -191,6 +192,12 @@ enum Command {
         /// DIR/index.json and one report with the runs side by side.
         #[arg(long, requires = "out", conflicts_with_all = ["variant", "pcap"])]
         all: bool,
+        /// With --all: run the runs as Ray tasks, on a local Ray started on demand or on the
+        /// cluster at ADDRESS (e.g. auto, ray://head:10001); the same folder as without. Needs
+        /// Python with the rocelab package and Ray: $ROCELAB_PYTHON, else .venv/bin/python of
+        /// this folder or one above, else python3.
+        #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "local", requires = "all")]
+        ray: Option<String>,
         /// Write the frames crossing the chosen ports to FILE (pcap, Ethernet, nanosecond time stamps).
         #[arg(long, value_name = "FILE")]
         pcap: Option<PathBuf>,
@@ -312,6 +319,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             example,
             format,
             all,
+            ray,
             pcap,
             pcap_port,
             pcap_flow,
@@ -331,6 +339,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 pcap_flows: &pcap_flow,
                 pcap_limit,
                 quiet,
+                ray: ray.as_deref(),
             };
             match (all, out.as_deref()) {
                 (true, Some(dir)) => cmd::sim_all::run(&args, dir),

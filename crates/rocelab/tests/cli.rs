@@ -29,6 +29,8 @@ mod hpcc_reference;
 mod names;
 #[path = "cli/output_paths.rs"]
 mod output_paths;
+#[path = "cli/ray.rs"]
+mod ray;
 #[path = "cli/seeds.rs"]
 mod seeds;
 

@@ -9,11 +9,16 @@ From Python, :meth:`rocelab.Fabric.sweep`; from a shell::
     python -m rocelab.sweep FILE [--seeds N] [--ray [ADDRESS]] [--csv OUT]
 
 which prints (or writes to OUT) the table as CSV and exits 1 when a run failed.
+
+``rocelab sim FILE --all --ray [ADDRESS] --out DIR`` runs this module as its driver
+(``python -m rocelab.sweep --plan - --out DIR``, :func:`drive`): the CLI plans the runs, the
+tasks make each run's folder with the CLI's own code, and the CLI writes the index and report.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -107,15 +112,21 @@ def source_of(fabric: "Fabric") -> Source:
 _loaded: Dict[Source, "Fabric"] = {}
 
 
-def run_from_source(source: Source, run: Run) -> Dict[str, Any]:
-    """:func:`run_one` in a Ray worker: the fabric loaded from ``source`` once per worker."""
+def _fabric_from(source: Source) -> "Fabric":
+    """The fabric at ``source``, loaded once per process (a Ray worker runs many tasks)."""
     from . import load, loads
 
+    fabric = _loaded.get(source)
+    if fabric is None:
+        fabric = load(source[1]) if source[0] == "file" else loads(source[1], name=source[2])
+        _loaded[source] = fabric
+    return fabric
+
+
+def run_from_source(source: Source, run: Run) -> Dict[str, Any]:
+    """:func:`run_one` in a Ray worker: the fabric loaded from ``source`` once per worker."""
     try:
-        fabric = _loaded.get(source)
-        if fabric is None:
-            fabric = load(source[1]) if source[0] == "file" else loads(source[1], name=source[2])
-            _loaded[source] = fabric
+        fabric = _fabric_from(source)
     except Exception as e:  # noqa: BLE001 - recorded in the run's row
         return failed(run, e)
     return run_one(fabric, run)
@@ -166,6 +177,89 @@ def sweep(fabric: "Fabric", seeds: Seeds = None, ray: Union[None, bool, str] = N
     return frame[KEY_COLUMNS + rest]
 
 
+#: The version of the plan ``rocelab sim --all --ray`` sends and of the lines answered
+#: (``PROTOCOL`` in the CLI's ``cmd/sim_ray.rs``).
+PROTOCOL = 1
+
+#: A run's files as the native module gives them: ``[(name, bytes)]``.
+Files = List[Tuple[str, bytes]]
+
+
+def files_from_source(source: Source, run: Dict[str, Any]) -> Tuple[Optional[Files], Optional[str]]:
+    """One run of ``rocelab sim --all --ray``, in a Ray worker: the files of its folder, made
+    by the CLI's own code in the native module (``_rocelab.run_files``), or why it failed.
+    ``run`` is one entry of the CLI's plan (variant, sweep point index, seed, seeded)."""
+    from . import _rocelab
+
+    try:
+        fabric = _fabric_from(source)
+        files = _rocelab.run_files(fabric._native, run["variant"], run["point"], run["seed"], run["seeded"])
+    except Exception as e:  # noqa: BLE001 - a failed run is recorded, the others go on
+        return None, str(e)
+    return files, None
+
+
+def _emit(line: Dict[str, Any]) -> None:
+    """One line to the CLI, which reads the driver's stdout as it comes."""
+    print(json.dumps(line), flush=True)
+
+
+def drive(plan: Dict[str, Any], out: str) -> int:
+    """``rocelab sim --all --ray``'s driver: every run of ``plan`` (the CLI's, read from
+    stdin) as a Ray task, one CPU each, on a new local Ray (``ray.init(address="local")``) or
+    the cluster at the plan's address; each run's files written into ``out`` under the CLI's
+    folder rules (``_rocelab.write_run_files``) as its task finishes (``ray.wait``). Prints
+    ``{"ready": N}`` once the tasks are submitted, then ``{"run": k, "error": null or text}``
+    per finished run; the CLI writes the index and the report. Exit 2 when it cannot start."""
+    from . import __version__, _rocelab
+
+    if plan.get("protocol") != PROTOCOL:
+        print(f"error: a plan of protocol {plan.get('protocol')}; this driver reads {PROTOCOL}", file=sys.stderr)
+        return 2
+    if plan.get("version") not in (None, __version__):
+        print(
+            f"error: the rocelab package here is {__version__} and the CLI {plan.get('version')}; install the"
+            " package of the same release (pip install ./crates/rocelab-py)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        import ray
+    except ImportError:
+        print(f"error: {sys.executable} has no Ray: pip install 'ray>=2.9'", file=sys.stderr)
+        return 2
+    given = plan["source"]
+    source: Source = ("file", given["file"]) if "file" in given else ("text", given["text"], given["name"])
+    runs = plan["runs"]
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=plan.get("ray") or "local", include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1)(files_from_source)
+        refs = [task.remote(source, r) for r in runs]
+        which = {ref: k for k, ref in enumerate(refs)}
+        _emit({"ready": len(runs)})
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                k = which[ref]
+                try:
+                    files, error = ray.get(ref)
+                except Exception as e:  # noqa: BLE001 - a task Ray lost (a worker died) is recorded too
+                    files, error = None, f"the Ray task failed: {type(e).__name__}: {e}"
+                if error is None:
+                    try:
+                        _rocelab.write_run_files(out, runs[k]["dir"], files)
+                    except OSError as e:
+                        error = str(e)
+                _emit({"run": k, "error": error})
+    finally:
+        if started:
+            ray.shutdown()
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m rocelab.sweep``: exit 0 when every run ran, 1 when one failed, 2 on a fabric
     that does not load or bad arguments."""
@@ -174,7 +268,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m rocelab.sweep", description="Run every variant, sweep point and seed of a fabric file."
     )
-    parser.add_argument("file", help="the fabric file")
+    parser.add_argument("file", nargs="?", help="the fabric file")
     parser.add_argument("--seeds", type=int, metavar="N", help="N seeds from simulation.seed up")
     parser.add_argument(
         "--ray",
@@ -184,7 +278,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help="run as Ray tasks: a local Ray started on demand, or the cluster at ADDRESS",
     )
     parser.add_argument("--csv", metavar="OUT", help="write the table here instead of stdout")
+    parser.add_argument(
+        "--plan",
+        metavar="PLAN",
+        help="the driver of `rocelab sim --all --ray`: run the CLI's plan (JSON; - for stdin) and write the runs into --out",
+    )
+    parser.add_argument("--out", metavar="DIR", help="with --plan: the output folder of `rocelab sim --all`")
     args = parser.parse_args(argv)
+    if args.plan is not None:
+        if args.out is None:
+            parser.error("--plan needs --out DIR")
+        text = sys.stdin.read() if args.plan == "-" else open(args.plan, encoding="utf-8").read()
+        return drive(json.loads(text), args.out)
+    if args.file is None:
+        parser.error("the fabric file is required")
     try:
         frame = sweep(load(args.file), seeds=args.seeds, ray=args.ray)
     except (FabricError, ValueError, RuntimeError, OSError) as e:

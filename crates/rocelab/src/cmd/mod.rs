@@ -12,4 +12,5 @@ pub mod report;
 pub mod show;
 pub mod sim;
 pub mod sim_all;
+pub mod sim_ray;
 pub mod validate;

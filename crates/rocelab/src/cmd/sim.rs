@@ -31,6 +31,8 @@ pub struct SimArgs<'a> {
     pub pcap_limit: Option<u64>,
     /// No progress on stderr (neither the bar nor the plain lines).
     pub quiet: bool,
+    /// `--ray [ADDRESS]` (with `--all`): the runs as Ray tasks, `local` or a cluster's address.
+    pub ray: Option<&'a str>,
 }
 
 /// Runs one simulation, reporting its progress on stderr unless `quiet`.

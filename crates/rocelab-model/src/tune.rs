@@ -180,3 +180,51 @@ pub fn int_value(v: i64, unit: Option<&str>) -> serde_json::Value {
         None => serde_json::Value::from(v),
     }
 }
+
+impl Tune {
+    /// The section as the Python driver reads it: as written, but with the flow-size filters
+    /// in bytes, so that no second parser of units is needed there.
+    pub fn plan(&self) -> serde_json::Value {
+        let filter = |under: Option<Size>, over: Option<Size>| {
+            serde_json::json!({
+                "flows_under_bytes": under.map(Size::as_bytes),
+                "flows_over_bytes": over.map(Size::as_bytes),
+            })
+        };
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        for (o, j) in self.objective.iter().zip(v["objective"].as_array_mut().into_iter().flatten()) {
+            j["filter"] = filter(o.flows_under, o.flows_over);
+        }
+        for (c, j) in self.constraints.iter().zip(v["constraints"].as_array_mut().into_iter().flatten()) {
+            j["filter"] = filter(c.flows_under, c.flows_over);
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_gives_flow_sizes_in_bytes_and_keeps_the_rest() {
+        let t: Tune = serde_json::from_value(serde_json::json!({
+            "parameters": [{"path": "fabric.qos.mtu", "type": "int", "low": 1500, "high": 9000}],
+            "objective": {"metric": "fct_slowdown_p99", "flows_under": "100KB"},
+            "constraints": [{"metric": "flow_throughput_gbps", "min": 10, "flows_over": "1MiB"}],
+        }))
+        .unwrap();
+        let p = t.plan();
+        assert_eq!(p["objective"][0]["filter"]["flows_under_bytes"], 100_000);
+        assert_eq!(p["objective"][0]["direction"], "minimize");
+        assert_eq!(p["constraints"][0]["filter"]["flows_over_bytes"], 1_048_576);
+        assert_eq!(p["trials"], 20);
+        assert_eq!(p["parameters"][0]["type"], "int");
+    }
+
+    #[test]
+    fn an_int_with_a_unit_is_written_with_it() {
+        assert_eq!(int_value(300, Some("us")), serde_json::json!("300us"));
+        assert_eq!(int_value(9000, None), serde_json::json!(9000));
+    }
+}

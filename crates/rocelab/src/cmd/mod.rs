@@ -11,4 +11,5 @@ pub mod report;
 pub mod show;
 pub mod sim;
 pub mod sim_all;
+pub mod tune;
 pub mod validate;

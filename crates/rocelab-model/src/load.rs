@@ -221,7 +221,7 @@ pub fn build(
         crate::rules::check_expect(expect, &mut problems);
     }
     if let Some(t) = &scenario.tune {
-        crate::validate::tune::check(t, &mut problems);
+        crate::validate::tune::check(t, &scenario.variants, &mut problems);
     }
     let classes = &fabric.qos.classes;
     if let Some(t) = &fabric.rdma {
@@ -445,10 +445,15 @@ impl Loaded {
                     })
                     .collect(),
             };
+            // The starting variant's overrides first, as every trial applies them.
+            let start =
+                t.variant.as_deref().and_then(|v| self.variant_overrides(v)).map(|o| o.entries).unwrap_or_default();
             for value in &probes {
                 let shown = value.scalar_text().unwrap_or_else(|| "…".into());
                 let what = format!("tune.parameters[{i}]");
-                let o = Overrides { entries: vec![(p.path.clone(), value, path_mark)] };
+                let mut entries = start.clone();
+                entries.push((p.path.clone(), value, path_mark));
+                let o = Overrides { entries };
                 let r = self.apply(&o, &what).and_then(|root| build(&root, &self.file, &self.base_dir).map(|_| ()));
                 if let Err(ds) = r {
                     for mut d in ds.0.into_iter().filter(Diagnostic::is_error) {

@@ -31,6 +31,10 @@ pub struct Tune {
     /// How many trials to run; `rocelab tune --trials N` overrides it.
     #[serde(default = "default_trials")]
     pub trials: u32,
+    /// The variant to start from: every trial (and the starting configuration the report
+    /// compares with) is this variant with the sampled values set on top. By default the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The sampler's seed; by default `simulation.seed`. Every trial simulates under the file's
     /// `simulation.seed`, so that trials differ only by their parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]

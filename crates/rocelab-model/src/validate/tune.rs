@@ -11,7 +11,20 @@ use crate::units::Size;
 /// Top-level sections a parameter may not set: they are the search's own or the runs' list.
 const NOT_TUNABLE: [&str; 3] = ["tune", "variants", "sweep"];
 
-pub(crate) fn check(t: &Tune, problems: &mut Vec<Problem>) {
+pub(crate) fn check(t: &Tune, variants: &[crate::fabric::Variant], problems: &mut Vec<Problem>) {
+    if let Some(name) = &t.variant {
+        if !variants.iter().any(|v| &v.name == name) {
+            let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+            let mut p = problem("tune.variant".into(), format!("no variant `{name}` to start from"));
+            p.diag.expected = Some(if names.is_empty() {
+                "a variant the file declares (it declares none)".into()
+            } else {
+                format!("one of {}", names.join(", "))
+            });
+            p.diag.suggestion = crate::diag::did_you_mean(name, names.iter().copied());
+            problems.push(p);
+        }
+    }
     let mut push = |path: String, message: String, expected: &str| {
         let mut p = problem(path, message);
         p.diag.expected = Some(expected.into());

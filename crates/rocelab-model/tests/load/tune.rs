@@ -192,3 +192,32 @@ fn zero_trials_are_refused() {
     let e = one_at(&text, "tune.trials", value_at(&text, "trials: 0"));
     assert_eq!(e.message, "0 trials");
 }
+
+/// BASE with a variant that turns ECN on, and a search of its threshold from that variant.
+fn from_variant(variant: &str) -> String {
+    format!(
+        "{BASE}variants:\n  - name: with-ecn\n    set:\n      fabric.qos.classes[roce].ecn: {{kmin: 50KB, kmax: 500KB, pmax: 0.1}}\n\
+         tune:\n  variant: {variant}\n  parameters:\n    - path: fabric.qos.classes[roce].ecn.kmin\n      type: int\n      \
+         low: 10\n      high: 400\n      unit: KB\n  objective: {{metric: fct_slowdown_p99}}\n"
+    )
+}
+
+#[test]
+fn a_search_from_a_variant_applies_the_variant_first() {
+    // The base has no ECN, so `ecn.kmin` alone would not make a whole ECN setting: the probe
+    // works only because the variant's ECN is applied first.
+    let l = load(&from_variant("with-ecn")).unwrap();
+    assert_eq!(l.scenario.tune.as_ref().unwrap().variant.as_deref(), Some("with-ecn"));
+    assert!(l.tune_problems().0.is_empty(), "{:#?}", l.tune_problems());
+    let text = from_variant("with-ecn").replace("  variant: with-ecn\n", "");
+    assert!(!load(&text).unwrap().tune_problems().0.is_empty());
+}
+
+#[test]
+fn an_unknown_starting_variant_is_an_error_with_a_close_match() {
+    let text = from_variant("with-ec");
+    let e = one_at(&text, "tune.variant", value_at(&text, "variant: with-ec"));
+    assert_eq!(e.message, "no variant `with-ec` to start from");
+    assert_eq!(e.expected.as_deref(), Some("one of with-ecn"));
+    assert!(e.suggestion.as_deref().unwrap_or_default().contains("with-ecn"), "{e:#?}");
+}

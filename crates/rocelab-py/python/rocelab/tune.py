@@ -129,6 +129,8 @@ class Plan:
     constraints: List[Goal]
     trials: int
     seed: int
+    #: The variant every trial starts from (``tune.variant``), or None for the base.
+    variant: Optional[str] = None
 
     @staticmethod
     def of(fabric: "Fabric") -> "Plan":
@@ -142,6 +144,7 @@ class Plan:
             constraints=[Goal.of(c) for c in d.get("constraints", [])],
             trials=int(d["trials"]),
             seed=int(d["seed"]) if d.get("seed") is not None else fabric.seed,
+            variant=d.get("variant"),
         )
 
     def value(self, i: int, sampled: Any) -> Any:
@@ -268,17 +271,29 @@ def with_variant(doc: Dict[str, Any], name: str, assignment: Dict[str, Any], des
     return out
 
 
+def starting_set(doc: Dict[str, Any], variant: Optional[str]) -> Dict[str, Any]:
+    """The overrides of the variant a search starts from (none for the base)."""
+    if variant is None:
+        return {}
+    for v in doc.get("variants") or []:
+        if v.get("name") == variant:
+            return dict(v.get("set") or {})
+    raise ValueError(f"no variant `{variant}` to start from")
+
+
 def evaluate(source: Source, assignment: Optional[Dict[str, Any]], plan: Plan) -> Dict[str, Any]:
-    """Simulates the base fabric (``assignment`` None) or a trial and gives its row: the
-    goals' figures by name, ``feasible``, ``digest``, or ``error``."""
+    """Simulates the starting configuration (``assignment`` None: the base or ``tune.variant``)
+    or a trial (the starting variant's overrides, then the sampled values) and gives its row:
+    the goals' figures by name, ``feasible``, ``digest``, or ``error``."""
     from . import loads
 
     row: Dict[str, Any] = {"digest": None, "error": None, "feasible": False}
     try:
         if assignment is None:
             fabric = loads(source.doc, name=source.name)
-            results = fabric.simulate(seed=source.seed)
+            results = fabric.simulate(variant=plan.variant, seed=source.seed)
         else:
+            assignment = {**starting_set(source.doc, plan.variant), **assignment}
             doc = with_variant(source.doc, TRIAL_VARIANT, assignment, "a trial of rocelab tune")
             fabric = loads(doc, name=source.name)
             results = fabric.simulate(variant=TRIAL_VARIANT, seed=source.seed)
@@ -457,10 +472,13 @@ def write_best(path: str, written: Dict[str, Any], base_dir: str, plan: Plan, be
     doc.pop("tune", None)
     rebase_paths(doc, base_dir, os.path.dirname(os.path.abspath(path)))
     paths = [p["path"] for p in plan.parameters]
+    start = starting_set(doc, plan.variant)
     for r in best:
         name = "tuned" if len(best) == 1 and len(plan.objectives) == 1 else f"pareto-{r['trial']}"
         figures = ", ".join(f"{g.name} {r[g.name]:.6g}" for g in plan.objectives)
-        doc = with_variant(doc, name, {p: r[p] for p in paths}, f"rocelab tune, trial {r['trial']}: {figures}")
+        on = f" on variant {plan.variant}" if plan.variant else ""
+        values = {**start, **{p: r[p] for p in paths}}
+        doc = with_variant(doc, name, values, f"rocelab tune{on}, trial {r['trial']}: {figures}")
     with open(path, "w", encoding="utf-8") as f:
         f.write("# Written by rocelab tune: the fabric with the best configuration found as a variant.\n")
         yaml.safe_dump(doc, f, sort_keys=False, default_flow_style=False, allow_unicode=True)

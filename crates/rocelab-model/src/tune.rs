@@ -196,11 +196,16 @@ impl Tune {
             })
         };
         let mut v = serde_json::to_value(self).unwrap_or_default();
-        for (o, j) in self.objective.iter().zip(v["objective"].as_array_mut().into_iter().flatten()) {
-            j["filter"] = filter(o.flows_under, o.flows_over);
+        // `get_mut`, not `v["constraints"]`: indexing a missing key would add it as `null`.
+        if let Some(list) = v.get_mut("objective").and_then(|l| l.as_array_mut()) {
+            for (o, j) in self.objective.iter().zip(list) {
+                j["filter"] = filter(o.flows_under, o.flows_over);
+            }
         }
-        for (c, j) in self.constraints.iter().zip(v["constraints"].as_array_mut().into_iter().flatten()) {
-            j["filter"] = filter(c.flows_under, c.flows_over);
+        if let Some(list) = v.get_mut("constraints").and_then(|l| l.as_array_mut()) {
+            for (c, j) in self.constraints.iter().zip(list) {
+                j["filter"] = filter(c.flows_under, c.flows_over);
+            }
         }
         v
     }
@@ -224,6 +229,9 @@ mod tests {
         assert_eq!(p["constraints"][0]["filter"]["flows_over_bytes"], 1_048_576);
         assert_eq!(p["trials"], 20);
         assert_eq!(p["parameters"][0]["type"], "int");
+        let mut bare = t.clone();
+        bare.constraints.clear();
+        assert!(bare.plan().get("constraints").is_none(), "{}", bare.plan());
     }
 
     #[test]

@@ -141,7 +141,7 @@ class Plan:
         return Plan(
             parameters=d["parameters"],
             objectives=[Goal.of(o) for o in d["objective"]],
-            constraints=[Goal.of(c) for c in d.get("constraints", [])],
+            constraints=[Goal.of(c) for c in d.get("constraints") or []],
             trials=int(d["trials"]),
             seed=int(d["seed"]) if d.get("seed") is not None else fabric.seed,
             variant=d.get("variant"),

@@ -236,3 +236,29 @@ def tune_pip() -> str:
     from rocelab import tune
 
     return tune.PIP_INSTALL
+
+
+class _Frames:
+    """Stands for a run's results where only the tables matter."""
+
+    def __init__(self, fct):
+        import pandas
+
+        self.fct = pandas.DataFrame(fct)
+
+
+def test_flow_figures_count_only_completed_flows_in_their_size_range():
+    from rocelab.tune import Goal, figure
+
+    run = _Frames({
+        "size (B)": [1000, 2000, 3000, 50_000, 2_000_000, 4_000_000],
+        "FCT (us)": [1.0, 2.0, None, 10.0, 800.0, None],
+        "slowdown": [1.0, 3.0, None, 2.0, 4.0, None],
+    })
+    # Flows under 10 KB that completed: slowdowns 1 and 3; the nearest-rank p50 is 1, p99 is 3.
+    assert figure(run, Goal("fct_slowdown_p50", under=10_000)) == 1.0
+    assert figure(run, Goal("fct_slowdown_p99", under=10_000)) == 3.0
+    # The one completed flow of 1 MB or more: 2 MB in 800 us is 20 Gb/s.
+    assert figure(run, Goal("flow_throughput_gbps", over=1_000_000)) == pytest.approx(2_000_000 * 8 / 800e-6 / 1e9)
+    with pytest.raises(ValueError, match="no completed flow"):
+        figure(run, Goal("fct_p99_us", over=3_000_000))

@@ -172,16 +172,23 @@ def _rank(values: List[float], q: float) -> float:
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
 
+def _known(v: Any) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
+
+
 def figure(results: "Results", goal: Goal) -> float:
     """The goal's metric on one run. A per-flow metric with no flow in its size range is an
     error, not a zero that a search would chase."""
     m = goal.metric
     if m in PER_FLOW:
         f = results.fct
+        # Flows still running at the end have no FCT (an empty cell): only completed ones count.
         rows = [
             (float(size), float(fct), float(slow))
             for size, fct, slow in zip(f["size (B)"], f["FCT (us)"], f["slowdown"])
-            if (goal.under is None or size < goal.under) and (goal.over is None or size >= goal.over)
+            if _known(fct) and _known(slow)
+            and (goal.under is None or size < goal.under)
+            and (goal.over is None or size >= goal.over)
         ]
         if not rows:
             raise ValueError(f"{goal.name}: no completed flow in that size range")

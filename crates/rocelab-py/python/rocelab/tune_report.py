@@ -139,7 +139,8 @@ def write_report(path: str, name: str, result: "TuneResult") -> None:
     if not result.best:
         body.append("<h2>Best configuration</h2><p>No trial met the constraints.</p>")
     elif len(plan.objectives) == 2:
-        body.append(f"<h2>Pareto front</h2><p class=note>{len(result.best)} trials that no other beats on both objectives "
+        n = len(result.best)
+        body.append(f"<h2>Pareto front</h2><p class=note>{n} trial{'' if n == 1 else 's'} that no other beats on both objectives "
                     "(green; the start is the red square). best.yaml holds each as a variant <code>pareto-N</code>.</p>")
         body.append(_scatter(result))
         body.append("<h2>The front against the starting configuration</h2>" + _comparison(result))

@@ -557,7 +557,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except FabricError as e:
         print(e, file=sys.stderr)
         return 2
-    except (TuneUnavailable, ValueError, OSError) as e:
+    except (TuneUnavailable, ValueError, OSError, RuntimeError) as e:
+        # RuntimeError: Ray could not start or reach the cluster (TuneUnavailable is one too).
         print(f"error: {e}", file=sys.stderr)
         return 2
     failed = sum(1 for r in result.trials if r.get("error"))

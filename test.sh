@@ -18,11 +18,12 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" "pandas>=1.5" "pytest>=7"
-# Ray for the test of Fabric.sweep(ray=...) on a local Ray (about 35 s to install, once). Where
-# PyPI has no Ray for this Python, that test says SKIPPED and the others run.
-if ! .venv/bin/python -c "import ray" >/dev/null 2>&1; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check "ray>=2.9" ||
-    echo "SKIPPED: Ray could not be installed from PyPI; the Ray sweep test will be skipped"
+# Ray for the test of Fabric.sweep(ray=...) on a local Ray, and Ray Tune with Optuna (and PyYAML)
+# for `rocelab tune` (about 40 s to install, once). Where PyPI has none for this Python, those
+# tests say SKIPPED and the others run.
+if ! .venv/bin/python -c "import ray.tune, optuna, yaml" >/dev/null 2>&1; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "ray[tune]>=2.9" "optuna>=3.4" pyyaml ||
+    echo "SKIPPED: Ray Tune or Optuna could not be installed from PyPI; the Ray sweep and tune tests will be skipped"
 fi
 # A debug build: it shares the crates `cargo test` just compiled, and the tests' runs are short.
 (cd crates/rocelab-py && VIRTUAL_ENV="$PWD/../../.venv" ../../.venv/bin/maturin develop --quiet)

@@ -27,6 +27,9 @@ pub struct Scenario {
     /// when it finds exactly these (see [`crate::rules::RULE_IDS`]). A variant may set its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Vec<String>>,
+    /// What `rocelab tune` searches (see [`crate::tune`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tune: Option<crate::tune::Tune>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

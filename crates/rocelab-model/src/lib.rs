@@ -60,6 +60,7 @@ pub mod simmodel;
 pub mod speed;
 pub mod storage;
 pub mod transport;
+pub mod tune;
 pub mod units;
 mod validate;
 pub mod workload;

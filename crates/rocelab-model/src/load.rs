@@ -220,6 +220,9 @@ pub fn build(
     if let Some(expect) = &scenario.expect {
         crate::rules::check_expect(expect, &mut problems);
     }
+    if let Some(t) = &scenario.tune {
+        crate::validate::tune::check(t, &scenario.variants, &mut problems);
+    }
     let classes = &fabric.qos.classes;
     if let Some(t) = &fabric.rdma {
         crate::validate::transport::check(t, "fabric.rdma", classes, &mut problems);
@@ -408,10 +411,68 @@ impl Loaded {
         build(&root, &self.file, &self.base_dir).map(|(s, f, _)| (s, f))
     }
 
+    /// The `tune:` section tried on the fabric: each parameter's two ends (or each of its
+    /// choices) set at its path, as a variant sets a field, and the fabric built with it. What
+    /// fails is an error at the value in `tune:` (an unknown path at the parameter's `path`, with
+    /// the fields the file has and a "did you mean"), so that a search never starts on a
+    /// parameter it cannot apply. `validate_all` runs it; a load does not, since it builds the
+    /// fabric twice per parameter.
+    pub fn tune_problems(&self) -> Diagnostics {
+        use crate::tune::ParameterKind;
+        let mut all = Diagnostics::default();
+        let Some(t) = &self.scenario.tune else { return all };
+        let Some(NodeKind::Seq(items)) = self.root.get("tune").and_then(|n| n.get("parameters")).map(|n| &n.kind)
+        else {
+            return all;
+        };
+        for (i, (p, node)) in t.parameters.iter().zip(items).enumerate() {
+            let path_mark = node.get("path").map(|n| n.mark).unwrap_or(node.mark);
+            let probes: Vec<Node> = match p.kind {
+                ParameterKind::Choice => match node.get("values").map(|n| &n.kind) {
+                    Some(NodeKind::Seq(values)) => values.clone(),
+                    _ => Vec::new(),
+                },
+                ParameterKind::Int | ParameterKind::Float => [("low", p.low), ("high", p.high)]
+                    .into_iter()
+                    .filter_map(|(f, v)| {
+                        let mark = node.get(f)?.mark;
+                        let kind = match (p.kind, crate::tune::int_value(v? as i64, p.unit.as_deref())) {
+                            (ParameterKind::Float, _) => NodeKind::Float(v?),
+                            (_, serde_json::Value::String(s)) => NodeKind::Str(s),
+                            _ => NodeKind::Int(v? as i64),
+                        };
+                        Some(Node::new(kind, mark))
+                    })
+                    .collect(),
+            };
+            // The starting variant's overrides first, as every trial applies them.
+            let start =
+                t.variant.as_deref().and_then(|v| self.variant_overrides(v)).map(|o| o.entries).unwrap_or_default();
+            for value in &probes {
+                let shown = value.scalar_text().unwrap_or_else(|| "…".into());
+                let what = format!("tune.parameters[{i}]");
+                let mut entries = start.clone();
+                entries.push((p.path.clone(), value, path_mark));
+                let o = Overrides { entries };
+                let r = self.apply(&o, &what).and_then(|root| build(&root, &self.file, &self.base_dir).map(|_| ()));
+                if let Err(ds) = r {
+                    for mut d in ds.0.into_iter().filter(Diagnostic::is_error) {
+                        d.message = format!("in tune.parameters[{i}] with `{}: {shown}`: {}", p.path, d.message);
+                        all.push(d);
+                    }
+                    // One failing value is enough: the other end fails the same way or is moot.
+                    break;
+                }
+            }
+        }
+        all
+    }
+
     /// Checks the base fabric, every variant and every sweep point; all diagnostics at once,
     /// each variant's and point's tagged with its name.
     pub fn validate_all(&self) -> Diagnostics {
         let mut all = Diagnostics(self.warnings.clone());
+        all.0.extend(self.tune_problems().0);
         for name in self.variant_names() {
             if let Err(ds) = self.variant(name) {
                 for mut d in ds.0 {

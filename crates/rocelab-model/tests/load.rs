@@ -22,6 +22,8 @@ mod speeds;
 mod storage;
 #[path = "load/transport.rs"]
 mod transport;
+#[path = "load/tune.rs"]
+mod tune;
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

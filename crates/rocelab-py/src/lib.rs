@@ -147,6 +147,13 @@ impl Fabric {
         self.loaded.scenario.simulation.seeds.clone()
     }
 
+    /// The file's `tune:` section as JSON (flow-size filters in bytes), for `rocelab.tune`;
+    /// `None` without one.
+    #[getter]
+    fn tune_plan(&self) -> Option<String> {
+        self.loaded.scenario.tune.as_ref().map(|t| t.plan().to_string())
+    }
+
     /// The sweep points' labels, `field=value`, in the file's order.
     #[getter]
     fn sweep_points(&self) -> Vec<String> {

@@ -39,6 +39,9 @@ fn the_seed_examples_have_only_the_errors_of_their_guides() {
         // Demartek's HPE 5900 steps put the WRED/ECN table on queue 5, but map RoCE (dot1p 5) to
         // local precedence 1: the HPE never marks RoCE, though DCQCN is on.
         ("demartek-config5-linux-iser-nfs", "ECN-OFF", "hpe5900:FortyGigE1/0/49"),
+        // The tuning example runs configuration 4's "Congestion 2 Switch with DCQCN and ETS" test
+        // as its base: the same HPE 5900 queue mapping.
+        ("tune-demartek-congestion", "ECN-OFF", "hpe5900:FortyGigE1/0/49"),
     ];
     let ex = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut seen = 0;

@@ -87,6 +87,14 @@ pub const EXAMPLES: &[Example] = &[
         "microsoft-s2d-fastlinq-iwarp-roce",
         "Microsoft S2D, 4 nodes with FastLinQ QL41262H: iWARP, RoCE, or both"
     ),
+    example!(
+        "tune-websearch-ecn-dcqcn",
+        "Tuning: ECN per port speed and DCQCN on 320 hosts under a web-search-like mix (rocelab tune)"
+    ),
+    example!(
+        "tune-demartek-congestion",
+        "Tuning: Demartek configuration 4 under congestion, ECN and DCQCN for IOPS and latency (rocelab tune)"
+    ),
 ];
 
 /// The example `rocelab show` and `rocelab sim` use when given no file: one for both, so that

@@ -15,6 +15,7 @@
 //! | `report`       | written           | a results file missing or unreadable|                                        |
 //! | `import hpcc`  | written           | errors                              |                                        |
 //! | `examples`     | printed           | no such example                     |                                        |
+//! | `tune`         | a best found      | bad input, or no trial met the constraints | no Python with Ray Tune and Optuna |
 //!
 //! A failure to write an output file once the work has started is exit 2 (`import hpcc`: 1, as
 //! its other errors).

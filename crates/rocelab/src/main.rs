@@ -244,6 +244,34 @@ enum Command {
         #[command(subcommand)]
         what: ImportCommand,
     },
+    /// Search the parameters a fabric file's `tune:` section names (ECN thresholds, DCQCN
+    /// timers and gains, ...) for its objective over simulation results, with Ray Tune and
+    /// Optuna's sampler in the Python package (`python -m rocelab.tune`). Writes DIR/trials.csv
+    /// and trials.json, DIR/best.yaml (the best configuration as a variant `tuned`, or
+    /// `pareto-N` with two objectives) and DIR/report.html. Exit 0 with a best configuration, 1
+    /// on bad input or when no trial met the constraints, 2 when Python, Ray Tune or Optuna is
+    /// missing (with the pip command).
+    Tune {
+        /// The fabric file, with a `tune:` section.
+        file: PathBuf,
+        /// Where the trials, best.yaml and report.html go (made if needed).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// How many trials (default: the file's `tune.trials`).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        trials: Option<u32>,
+        /// Run on the Ray cluster at ADDRESS (e.g. `auto`, `ray://head:10001`); default: a
+        /// local Ray started for the search.
+        #[arg(long, value_name = "ADDRESS")]
+        ray: Option<String>,
+        /// Trials at once. 1 (the default) keeps the search reproducible: each suggestion sees
+        /// every earlier result.
+        #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        concurrency: u32,
+        /// CPUs of the local Ray (default: all of this machine's).
+        #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..=4096))]
+        cpus: Option<u32>,
+    },
     /// List the built-in examples (the seed deployments), or print one as YAML.
     Examples {
         /// Print this example's YAML.
@@ -349,6 +377,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
         }
         Command::Report { dir } => cmd::report::run(&dir),
+        Command::Tune { file, out, trials, ray, concurrency, cpus } => {
+            cmd::tune::run(&cmd::tune::Args { file, out, trials, ray, concurrency, cpus })
+        }
         Command::Bench { scenarios, time_us, format } => cmd::bench::run(&scenarios, time_us, format == Format::Json),
         Command::Config { file, out, device, variant, templates, no_save } => cmd::config::run(
             &file,

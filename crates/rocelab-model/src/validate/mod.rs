@@ -13,4 +13,5 @@ pub(crate) mod qos;
 pub(crate) mod simmodel;
 pub(crate) mod storage;
 pub(crate) mod transport;
+pub(crate) mod tune;
 pub(crate) mod workload;

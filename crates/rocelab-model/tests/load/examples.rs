@@ -302,3 +302,32 @@ fn s2d_fastlinq_iwarp_roce_and_both() {
     assert_eq!(rdma(&v), [RdmaKind::RoceAndIwarp; 4]);
     assert!(v.qos.pfc.enabled);
 }
+
+/// The tuning examples: the web-search one is 320 hosts searching ECN per port speed and DCQCN
+/// for the small flows' tail; the Demartek one searches the SN2410's ECN for two storage
+/// objectives. Every range's ends apply to the fabric as written.
+#[test]
+fn the_tuning_examples_search_ecn_and_dcqcn_and_every_range_applies() {
+    use rocelab_model::tune::{Direction, Metric};
+    let web = example("tune-websearch-ecn-dcqcn");
+    assert_eq!(web.fabric.hosts().count(), 320);
+    let t = web.scenario.tune.as_ref().unwrap();
+    let paths: Vec<&str> = t.parameters.iter().map(|p| p.path.as_str()).collect();
+    assert!(
+        paths.contains(&"fabric.qos.classes[roce].ecn.100G.kmin")
+            && paths.contains(&"fabric.qos.classes[roce].ecn.400G.kmax")
+    );
+    assert!(paths.contains(&"fabric.qos.dcqcn.rate_increase_timer") && paths.contains(&"fabric.qos.dcqcn.g"));
+    assert_eq!(
+        (t.objective[0].metric, t.objective[0].flows_under.map(|s| s.as_bytes())),
+        (Metric::FctSlowdownP99, Some(100_000))
+    );
+    assert!(web.tune_problems().0.is_empty(), "{:#?}", web.tune_problems());
+    let dem = example("tune-demartek-congestion");
+    let t = dem.scenario.tune.as_ref().unwrap();
+    assert_eq!(
+        t.objective.iter().map(|o| (o.metric, o.direction)).collect::<Vec<_>>(),
+        [(Metric::StorageIops, Direction::Maximize), (Metric::StorageClatP99Us, Direction::Minimize)]
+    );
+    assert!(dem.tune_problems().0.is_empty(), "{:#?}", dem.tune_problems());
+}

@@ -222,6 +222,24 @@ class Fabric:
 
         return _sweep.sweep(self, seeds=seeds, ray=ray)
 
+    def tune(
+        self,
+        out: PathLike,
+        trials: Optional[int] = None,
+        ray: Union[None, bool, str] = None,
+        concurrency: int = 1,
+        cpus: Optional[int] = None,
+    ) -> "rocelab.tune.TuneResult":
+        """Searches the parameters of the file's ``tune:`` section for its objective with Ray
+        Tune and Optuna's sampler, as ``rocelab tune`` does, and writes the trials, the best
+        configuration as a fabric variant and a report into ``out``. ``trials`` overrides
+        ``tune.trials``; ``ray`` is a cluster's address (``None``/``True``: a local Ray);
+        ``concurrency`` trials run at once (1, the default, keeps the search reproducible:
+        each suggestion then sees every earlier result). See :mod:`rocelab.tune`."""
+        from . import tune as _tune
+
+        return _tune.tune(self, out, trials=trials, ray=ray, concurrency=concurrency, cpus=cpus)
+
     def __repr__(self) -> str:
         return self._native.__repr__()
 

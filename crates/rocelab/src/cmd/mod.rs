@@ -13,4 +13,5 @@ pub mod show;
 pub mod sim;
 pub mod sim_all;
 pub mod sim_ray;
+pub mod tune;
 pub mod validate;

@@ -234,4 +234,29 @@ fn a_cumulus_file_that_names_no_port_of_the_device_is_a_located_error() {
         e.contains("help: name the file `<device>.<port>.<what>.txt`, e.g. `leaf1.swp1.roce.txt`; ports: swp1, swp2"),
         "{e}"
     );
+    // The RoCE traffic's egress discards are port-wide: a warning on a port that runs PFC.
+    let findings = audit(&f, &snap.samples, &[], false);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!((findings[0].id, findings[0].port.as_deref()), ("AUDIT-DROP-LOSSLESS", Some("swp2")));
+    assert!(findings[0].what.starts_with("3 packets discarded"), "{}", findings[0].what);
+}
+
+#[test]
+fn roce_status_and_configuration_output_are_not_taken_for_counters() {
+    // `nv show interface swp1 qos roce status`: settings and a pool table, no counters.
+    let status = "                    operational    applied  description
+------------------  -------------  -------  ---------------------------
+pfc
+  pfc-priority      3                       switch-prio on which PFC is enabled
+  rx-enabled        yes                     PFC Rx Enabled status
+
+RoCE SP->TC mapping and ETS configurations
+=============================================
+          switch-prio  traffic-class  scheduler-weight
+    ----  -----------  -------------  ----------------
+    roce  3            3              dwrr-50%
+";
+    let p = parse(status, "leaf1.swp1.status.txt");
+    assert_eq!(p.format, None);
+    assert!(p.problems[0].to_string().contains("NVIDIA Cumulus `nv show interface IF qos roce counters`"));
 }

@@ -103,7 +103,11 @@ fn collect_json(device: &str, what: &str, command: &str) -> Collect {
 /// (`/sys/class/net/IF/device/infiniband/*`), as the runbook's `default_roce_tos` check does, so
 /// that no device name need be known; a RoCE LAG's counters are those of its bond's RDMA device.
 /// A host with several such ports gets one file pair per port (`<host>.<IF>.ethtool.txt`),
-/// which `audit` reads as the host's as a whole.
+/// which `audit` reads as the host's as a whole. On an NVIDIA Cumulus switch, per port, `nv show
+/// interface IF qos roce counters` (Cumulus Linux user guide, "RDMA over Converged Ethernet -
+/// RoCE") and `nv show interface IF counters qos` (`qos counters` in Cumulus Linux 5.4 and
+/// earlier: NVUE command reference); neither output names its port, so each is saved as
+/// `<switch>.<port>.roce.txt` and `<switch>.<port>.qos.txt`, the name `audit` takes the port from.
 pub fn collect_commands(t: &Typed) -> Vec<Collect> {
     match t {
         Typed::Sonic(s) => vec![
@@ -119,6 +123,18 @@ pub fn collect_commands(t: &Typed) -> Vec<Collect> {
             collect_json(&c.hostname, "ecn", "show qos interfaces ecn counters queue | json"),
             collect_json(&c.hostname, "queue-drops", "show interfaces counters queue drops | json"),
         ],
+        Typed::NvidiaCumulus(c) => {
+            // Per-port commands whose output names no port: the file name carries it.
+            let qos = if c.release.at_least("5.5") { "counters qos" } else { "qos counters" };
+            let mut out = Vec::new();
+            for i in &c.interfaces {
+                let port = sh(&i.name);
+                let what = |w: &str| format!("{}.{w}", i.name);
+                out.push(collect(&c.hostname, &what("roce"), format!("nv show interface {port} qos roce counters")));
+                out.push(collect(&c.hostname, &what("qos"), format!("nv show interface {port} {qos}")));
+            }
+            out
+        }
         Typed::Linux(h) => {
             // The adapters whose counters `audit` has an alias table for.
             let read = |p: &&crate::linux::LinuxPort| {
@@ -748,5 +764,56 @@ fabric:
         }
         // A host without RDMA has no RDMA counters for the audit.
         assert!(!rows.iter().any(|(d, _, _)| d == "t1"), "{rows:?}");
+    }
+
+    /// Two hosts on an NVIDIA Cumulus switch of `release`.
+    fn cumulus(release: &str) -> String {
+        format!(
+            r#"
+fabric:
+  name: collect-cumulus
+  topology:
+    devices:
+      - {{name: leaf1, role: switch, platform: nvidia-cumulus, os_version: "{release}", ports: [{{names: "swp1-2", speed: 100G}}]}}
+      - {{name: h1, role: host, os: linux, nic: {{vendor: mellanox, model: ConnectX-6 Dx, speed: 100G}}}}
+      - {{name: h2, role: host, os: linux, nic: {{vendor: mellanox, model: ConnectX-6 Dx, speed: 100G}}}}
+    links:
+      - {{a: "leaf1:swp1", b: "h1:p0", cable: 3m}}
+      - {{a: "leaf1:swp2", b: "h2:p0", cable: 3m}}
+  qos:
+    marking: dscp
+    classes:
+      - {{name: roce, priority: 3, dscp: [26], lossless: true, ets: 90}}
+      - {{name: default, priority: 0, dscp: [0], ets: 10}}
+"#
+        )
+    }
+
+    #[test]
+    fn cumulus_switches_collect_roce_and_qos_counters_per_port() {
+        for (release, qos) in [("5.9", "counters qos"), ("5.4", "qos counters")] {
+            let f = match rocelab_model::load_str(&cumulus(release), "collect-cumulus.yaml", Path::new(".")) {
+                Ok(l) => l.fabric,
+                Err(d) => panic!("{}", d.0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n")),
+            };
+            let r = crate::render(&f, &Templates::builtin()).unwrap();
+            let rows = collect_rows(&r.runbook);
+            let leaf: Vec<_> = rows.iter().filter(|(d, _, _)| d == "leaf1").cloned().collect();
+            // Per port, the file name carries the port the output does not name.
+            let want: Vec<(String, String, String)> = ["swp1", "swp2"]
+                .iter()
+                .flat_map(|p| {
+                    [
+                        (
+                            "leaf1".into(),
+                            format!("nv show interface {p} qos roce counters"),
+                            format!("leaf1.{p}.roce.txt"),
+                        ),
+                        ("leaf1".into(), format!("nv show interface {p} {qos}"), format!("leaf1.{p}.qos.txt")),
+                    ]
+                })
+                .collect();
+            assert_eq!(leaf, want, "{release}");
+        }
     }
 }

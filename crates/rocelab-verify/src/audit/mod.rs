@@ -18,6 +18,7 @@ pub mod expect;
 pub mod intent;
 mod json;
 pub mod parse;
+mod parse_cumulus;
 mod parse_json;
 mod parse_switch;
 pub mod rules;
@@ -300,9 +301,35 @@ pub fn read_text(text: &str, file: &str, name: &str, intent: &dyn Intent, snap: 
         (Some(p), None) => Some(p.0.clone()),
         _ => None,
     };
+    // Cumulus NVUE output names no port: the file name does (`<device>.<port>.<what>.txt`).
+    let named_port = match parsed.format {
+        Some(parse::Format::CumulusRoce | parse::Format::CumulusQos) => {
+            match parse_cumulus::port_in_name(name, &device) {
+                Some(p) if intent.any_port() || ports.iter().any(|q| q.0 == p) => Some(p),
+                got => {
+                    let known: Vec<&str> = ports.iter().filter(|p| p.1).map(|p| p.0.as_str()).take(8).collect();
+                    let what =
+                        got.map_or("names no port".to_string(), |p| format!("names `{p}`, not a port of `{device}`"));
+                    snap.problems.push(Problem::error(
+                        file,
+                        1,
+                        0,
+                        &format!("`{name}` {what}, and NVIDIA Cumulus counter output does not name its port"),
+                        &format!(
+                            "name the file `<device>.<port>.<what>.txt`, e.g. `{device}.{}.roce.txt`; ports: {}",
+                            known.first().copied().unwrap_or("swp1"),
+                            known.join(", ")
+                        ),
+                    ));
+                    return;
+                }
+            }
+        }
+        _ => None,
+    };
     let mut unknown_ports: BTreeMap<String, usize> = BTreeMap::new();
     for row in parsed.rows {
-        let port = match row.port {
+        let port = match row.port.or_else(|| named_port.clone()) {
             Some(p) if intent.any_port() || ports.iter().any(|q| q.0 == p) => Some(p),
             Some(p) => {
                 unknown_ports.entry(p).or_insert(row.line);

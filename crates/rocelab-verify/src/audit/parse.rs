@@ -19,6 +19,8 @@
 //!   `queuestat`, tests' `show_wred_queue_counters`);
 //! - SONiC `show priority-group watermark headroom|shared` (`parse_switch.rs`);
 //! - Arista EOS `show priority-flow-control counters`: `Port`, `RxPfc`, `TxPfc` per interface;
+//! - NVIDIA Cumulus NVUE `nv show interface IF qos roce counters` and `nv show interface IF
+//!   counters qos` (`parse_cumulus.rs`);
 //! - JSON: EOS `| json` of the PFC, ECN and queue-drop counters, SONiC `show queue
 //!   wredcounters -j`, iproute2 `rdma -j statistic show` (`parse_json.rs`).
 //!
@@ -50,6 +52,8 @@ pub enum Format {
     Mlx5RdmaStat,
     BnxtReRdmaStat,
     IrdmaRdmaStat,
+    CumulusRoce,
+    CumulusQos,
 }
 
 impl Format {
@@ -74,6 +78,8 @@ impl Format {
             Format::Mlx5RdmaStat => "NVIDIA ConnectX `rdma -j statistic show`",
             Format::BnxtReRdmaStat => "Broadcom bnxt_re `rdma -j statistic show`",
             Format::IrdmaRdmaStat => "Intel irdma `rdma -j statistic show`",
+            Format::CumulusRoce => "NVIDIA Cumulus `nv show interface IF qos roce counters`",
+            Format::CumulusQos => "NVIDIA Cumulus `nv show interface IF counters qos`",
         }
     }
 
@@ -95,6 +101,8 @@ impl Format {
             Format::EosQueueDropsJson => "show interfaces counters queue drops | json",
             Format::SonicWredJson => "show queue wredcounters -j",
             Format::Mlx5RdmaStat | Format::BnxtReRdmaStat | Format::IrdmaRdmaStat => "rdma -j statistic show",
+            Format::CumulusRoce => "nv show interface IF qos roce counters",
+            Format::CumulusQos => "nv show interface IF counters qos",
         }
     }
 
@@ -177,6 +185,9 @@ pub fn detect(text: &str) -> Option<Format> {
     if lines().any(|l| l.starts_with("Port") && l.contains("RxPfc") && l.contains("TxPfc")) {
         return Some(Format::EosPfc);
     }
+    if let Some(f) = super::parse_cumulus::detect(text) {
+        return Some(f);
+    }
     const RDMA: [Format; 3] = [Format::Mlx5HwCounters, Format::BnxtReHwCounters, Format::IrdmaHwCounters];
     let rdma_name = |l: &str| {
         let name = l.rsplit_once(':').map(|(k, _)| k.rsplit('/').next().unwrap_or(k));
@@ -203,7 +214,8 @@ pub fn parse(text: &str, file: &str) -> Parsed {
                  ConnectX, Broadcom bnxt or Intel ice/irdma host (or `rdma -j statistic show`), SONiC `show pfc counters`, \
                  `show queue counters|wredcounters`, `show priority-group watermark headroom`, `show pfcwd stats`, or Arista EOS \
                  `show priority-flow-control counters` (text or `| json`), `show qos interfaces ecn counters queue | json`, \
-                 `show interfaces counters queue drops | json`, as the device prints it",
+                 `show interfaces counters queue drops | json`, or NVIDIA Cumulus `nv show interface IF qos roce counters` \
+                 or `nv show interface IF counters qos`, as the device prints it",
             )],
         };
     };
@@ -220,6 +232,8 @@ pub fn parse(text: &str, file: &str) -> Parsed {
         Format::SonicPgWatermark => super::parse_switch::sonic_pg_watermark(text, file, &mut p),
         Format::SonicPfcwd => sonic_pfcwd(text, file, &mut p),
         Format::EosPfc => eos_pfc(text, file, &mut p),
+        Format::CumulusRoce => super::parse_cumulus::roce(text, file, &mut p),
+        Format::CumulusQos => super::parse_cumulus::qos(text, file, &mut p),
         Format::EosPfcJson
         | Format::EosEcnJson
         | Format::EosQueueDropsJson

@@ -87,8 +87,10 @@ impl Routes {
     /// Compute the tables, the destination groups shared out among the machine's cores (the
     /// tables are the same for any number of threads).
     pub fn compute(topo: &Topology<'_>) -> Routes {
+        // A thread for each thousand nodes at most: a small fabric's tables take less time to
+        // work out than a thread takes to start.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        build::compute(topo, WIDE_OVERFLOW, threads)
+        build::compute(topo, WIDE_OVERFLOW, threads.min(1 + topo.adjacency.len() / 1000))
     }
 
     /// [`Routes::compute`] with `threads` threads.

@@ -40,11 +40,11 @@ impl RunEstimate {
     /// Refuses the run when its total passes `limit` bytes or the room the system gives
     /// (`room`, see [`crate::memory::room_bytes`]), naming every part.
     pub fn check(&self, limit: u64, room: Option<u64>) -> Result<(), SimError> {
-        let parts: Vec<String> = self.parts.iter().map(|(what, b)| format!("{what} {}", human_bytes(*b))).collect();
+        let parts: Vec<String> = self.parts.iter().map(|(what, b)| format!("{what}: {}", human_bytes(*b))).collect();
         let what = format!("the run ({})", parts.join(", "));
         let hint = "simulate a smaller fabric (fewer hosts or switches), or a part of it with the hosts of interest; \
-                    run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower load); or sample \
-                    queues less often";
+                    run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower load); give the \
+                    switches smaller buffers; or sample queues less often";
         let total = self.total();
         if total > limit as u128 {
             return Err(SimError::MemoryTooLarge {
@@ -55,6 +55,15 @@ impl RunEstimate {
             });
         }
         crate::memory::refuse_over(what, total, room, &format!("{hint}; or give the process more memory"))
+    }
+}
+
+/// `n` of `thing`, in the plural but for one.
+fn count(n: u128, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
     }
 }
 
@@ -154,13 +163,13 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let packet_bytes = (std::mem::size_of::<Packet>() + 4 + std::mem::size_of::<(Time, Event)>()) as u128;
     RunEstimate {
         parts: vec![
-            (format!("routing tables of {groups} destination groups"), routes),
+            (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
             (
-                format!("{} nodes and {} ports", size.nodes, size.ports),
+                format!("{} and {}", count(size.nodes as u128, "node"), count(size.ports as u128, "port")),
                 nodes + size.ports as u128 * std::mem::size_of::<PortRt>() as u128,
             ),
-            (format!("{} flows", size.flows), size.flows as u128 * per_flow),
-            (format!("{packets} packets the switch buffers hold"), packets * packet_bytes),
+            (count(size.flows as u128, "flow"), size.flows as u128 * per_flow),
+            (format!("{} the switch buffers hold", count(packets, "packet")), packets * packet_bytes),
             (
                 format!("queue samples of {} ports over {}", size.sampled_ports, crate::time::human(size.end)),
                 size.samples_per_port as u128 * size.sampled_ports as u128 * 4,
@@ -176,7 +185,7 @@ mod tests {
     #[test]
     fn a_run_over_the_limit_is_refused_naming_its_estimate_and_its_parts() {
         let est = RunEstimate {
-            parts: vec![("routing tables of 2048 destination groups".into(), 44 << 20), ("70 flows".into(), 3 << 30)],
+            parts: vec![("routing tables (2048 destination groups)".into(), 44 << 20), ("70 flows".into(), 3 << 30)],
         };
         assert_eq!(est.total(), (44 << 20) + (3 << 30));
         assert!(est.check(MAX_RUN_BYTES, None).is_ok());
@@ -184,7 +193,7 @@ mod tests {
         let text = est.check(1 << 30, None).unwrap_err().to_string();
         assert!(
             text.starts_with(&format!(
-                "too large to simulate: the run (routing tables of 2048 destination groups 44.0 MiB, 70 flows \
+                "too large to simulate: the run (routing tables (2048 destination groups): 44.0 MiB, 70 flows: \
                  3.0 GiB) would take {} bytes (3.0 GiB), more than the limit of 1073741824 bytes (1.0 GiB)",
                 (44u64 << 20) + (3 << 30)
             )),

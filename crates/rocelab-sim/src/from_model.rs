@@ -107,17 +107,15 @@ impl Names {
     }
 }
 
-/// Builds the simulator's input. `seed` overrides `simulation.seed`.
-/// Refuses a fabric whose routing table could not be held, from its device counts alone: the
-/// least the table takes is one entry per (node, host), and a fabric past the limit (a fat tree
-/// of k = 64) is refused here in a moment rather than after its simulation spec is built.
+/// Refuses a fabric whose nodes and ports alone would pass the memory limit of a run
+/// ([`crate::sim::MAX_RUN_BYTES`]), from its device counts, before its simulation spec is
+/// built; the engine estimates the whole run (routes, flows, packets, samples) when it builds.
 pub fn check_size(f: &ResolvedFabric) -> Result<(), crate::SimError> {
-    let nodes = f.devices.len();
-    let hosts = f.devices.iter().filter(|d| d.role != rocelab_model::Role::Switch).count();
-    let least = nodes as u128 * hosts as u128 * 4;
-    crate::routing::Routes::refuse_table(nodes, hosts, least, crate::routing::MAX_ROUTE_TABLE_BYTES)
+    let ports = f.devices.iter().map(|d| d.ports.iter().filter(|p| p.link.is_some()).count()).sum();
+    crate::sim::check_least(f.devices.len(), ports)
 }
 
+/// Builds the simulator's input. `seed` overrides `simulation.seed`.
 pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Built {
     // Simulator port index of each cabled model port.
     let mut sim_port: Vec<Vec<Option<usize>>> = f.devices.iter().map(|d| vec![None; d.ports.len()]).collect();

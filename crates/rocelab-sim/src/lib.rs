@@ -79,7 +79,10 @@ pub use packet::{Ecn, Packet};
 pub use perftest::{PerftestKind, PerftestLength, PerftestResults, PerftestSpec};
 pub use rdma::{RcConfig, RdmaOp};
 pub use sched::{TrafficClass, Tsa};
-pub use sim::{run, run_with_observer, EcnDraws, Sampling, SimConfig, Simulation, MAX_END_TIME};
+pub use sim::{
+    check_least, least_bytes, run, run_with_observer, EcnDraws, RunEstimate, Sampling, SimConfig, Simulation,
+    MAX_END_TIME, MAX_RUN_BYTES,
+};
 pub use spec::NicSpec;
 pub use spec::{
     BufferSpec, CnpMode, DscpMap, EcnMarking, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId,

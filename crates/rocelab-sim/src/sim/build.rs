@@ -94,12 +94,10 @@ impl<'a, O: Observer> Simulation<'a, O> {
         config: &SimConfig,
         observer: &'a mut O,
     ) -> Result<Self, SimError> {
-        // The routing table's least size (nodes × hosts) is refused before the spec is
-        // validated or anything of the run is built; `build` checks its exact size.
-        let n = spec.nodes.len();
-        let hosts = (0..n).filter(|&i| spec.is_host(i)).count();
-        let least = n as u128 * hosts as u128 * 4;
-        Routes::refuse_table(n, hosts, least, crate::routing::MAX_ROUTE_TABLE_BYTES)?;
+        // A fabric whose nodes and ports alone pass the limit is refused before the spec is
+        // validated or anything of the run is built; `build` estimates the whole run.
+        let ports: usize = (0..spec.nodes.len()).map(|n| spec.port_count(n)).sum();
+        super::estimate::check_least(spec.nodes.len(), ports)?;
         spec.validate()?;
         traffic.validate(spec)?;
         check_config(spec, config)?;
@@ -362,21 +360,10 @@ fn build<'o, O: Observer>(
         first_port: &first_port[..n],
         hpcc_order: spec.ecmp == Ecmp::Hpcc,
     };
-    Routes::check_size(&topology, crate::routing::MAX_ROUTE_TABLE_BYTES)?;
-    // The routing table and the per-flow state (each flow's runtime, its spec while building and,
-    // over RDMA, its queue pair) are the allocations that grow with the scenario; a run whose
-    // share of them would not fit in the process's memory is refused before either is made.
-    let per_flow = std::mem::size_of::<FlowRt>()
-        + std::mem::size_of::<(FlowSpec, Owner)>()
-        + std::mem::size_of::<super::rdma::QpRt>();
-    let flows = traffic.flows.len() as u128;
-    crate::memory::refuse_over(
-        format!("the routing table and the state of {flows} flows ({per_flow} bytes each)"),
-        Routes::table_bytes(&topology) + flows * per_flow as u128,
-        crate::memory::room_bytes(),
-        "run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower load) or a smaller \
-         fabric, or give the process more memory",
-    )?;
+    // The whole run is estimated and refused before its routing tables, flows and queue pairs
+    // are made.
+    super::estimate::of_run(spec, traffic, config, &topology, ports.len())
+        .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
     let routes = Routes::compute(&topology);
 
     let mut queue = EventQueue::new();

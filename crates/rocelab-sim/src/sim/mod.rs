@@ -6,6 +6,7 @@
 mod app;
 mod build;
 mod config;
+mod estimate;
 mod host;
 mod pfc;
 mod port;
@@ -28,6 +29,7 @@ use crate::traffic::FlowSpec;
 
 pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 pub use config::{EcnDraws, Sampling, SimConfig};
+pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};

@@ -1,0 +1,239 @@
+//! The routing tables and their lookups.
+//!
+//! Destinations that every switch reaches the same way share one column: a destination's next
+//! hops at a switch depend only on the switches it is attached to (its *group*), except at
+//! those switches themselves, whose last hop is the destination's own link. So a switch keeps
+//! one entry per group — hosts under one ToR share it — and the last hops are kept per
+//! destination, a few ports each: the tables grow with switches × groups, not nodes × hosts
+//! (a k = 64 fat tree: 5,120 switches × 2,048 groups × 4 bytes, 42 MB, against 18.5 GB for
+//! every node and host). A lookup stays a handful of loads: destination → group, then
+//! (group, switch) → the set.
+
+use super::{address_node, port_address, NONE};
+use std::collections::HashMap;
+
+/// The next hops of a node, as the tables keep them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Row {
+    /// A switch: its row in `Routes::table`.
+    Switch(u32),
+    /// A host with one port towards a switch: that port and the switch's row. It reaches a
+    /// destination (over that port) when the switch does.
+    Single { port: u32, switch_row: u32 },
+    /// A host with several ports, or a port towards a host: its row in `Routes::host_table`.
+    Multi(u32),
+    /// A host with no link, or whose only link goes to another host: it reaches only the
+    /// destinations it is wired to (its last hops).
+    Alone,
+}
+
+/// Routing tables of every node towards every destination: each host, and each port of a host
+/// whose ports are addressed one by one.
+#[derive(Clone, Debug)]
+pub struct Routes {
+    /// Destinations: the hosts, then the addressed ports.
+    pub(super) n_dests: usize,
+    /// Node → host index (u32::MAX when the node is a switch).
+    pub(super) host_index: Vec<u32>,
+    /// Node → the destination index of its port 0 and its number of ports, for a host whose
+    /// ports are addressed ((u32::MAX, 0) otherwise; empty when no host's are).
+    pub(super) port_dest: Vec<(u32, u32)>,
+    /// Node → the global id of its port 0 (empty when no host's ports are addressed).
+    pub(super) first_port: Vec<u32>,
+    /// When the hosts are the nodes `first_host..first_host + n_hosts` and no port has an
+    /// address of its own (as in the built-in topologies), a host's index is its node less
+    /// `first_host`, worked out without reading `host_index`; else `u32::MAX`.
+    pub(super) first_host: u32,
+    /// Destination index → its group.
+    pub(super) dest_group: Vec<u32>,
+    /// Destination groups.
+    pub(super) n_groups: usize,
+    /// Node → how its next hops are kept.
+    pub(super) rows: Vec<Row>,
+    /// Switch rows: the length of one group's column of `table`.
+    pub(super) n_rows: usize,
+    /// Hosts of [`Row::Multi`]: the length of one group's column of `host_table`.
+    pub(super) n_multi: usize,
+    /// `(group * n_rows + switch row)` → the next-hop set as `offset << 8 | length` into
+    /// `ports` (0, an empty set: unreachable), or [`LAST_HOP`]: the switch is wired to the
+    /// group's destinations, and `last` says over which ports. A set at an offset past
+    /// 2^24 - 1 or of [`WIDE`] ports or more is `index << 8 | WIDE` into `wide` instead.
+    pub(super) table: Vec<u32>,
+    /// `(group * n_multi + multi row)` → a [`Row::Multi`] host's entry, as in `table`.
+    pub(super) host_table: Vec<u32>,
+    /// Destination index → where its last hops start in `last` (one more entry: the end).
+    pub(super) last_start: Vec<u32>,
+    /// The nodes wired to a destination and their entries towards it: the ports of that node
+    /// on its links to the destination (to the one port, for a port's address).
+    pub(super) last: Vec<(u32, u32)>,
+    /// The sets that do not fit an entry: (offset, length) into `ports`.
+    pub(super) wide: Vec<(u32, u32)>,
+    /// Past the `wide` indices an entry holds (2^24 - 1 of them), the cells whose entry is
+    /// [`WIDE_OVERFLOW`], each with its index into `wide`. A cell numbers `table`, then
+    /// `host_table`, then `last`, one after the other.
+    pub(super) overflow: HashMap<usize, u32>,
+    /// The interned next-hop sets' global port ids, one after the other.
+    pub(super) ports: Vec<u32>,
+}
+
+/// The length field of a table entry that names a set in `Routes::wide`.
+pub(super) const WIDE: u32 = 0xFF;
+/// Offsets (and `wide` indices) a table entry holds: 24 bits.
+pub(super) const ENTRY_OFFSETS: usize = 1 << 24;
+/// The `wide` index of an entry whose set is found through `Routes::overflow`.
+pub(super) const WIDE_OVERFLOW: u32 = (ENTRY_OFFSETS - 1) as u32;
+/// The entry of a switch wired to its group's destinations (offset 1, length 0: no set has it,
+/// since an empty set is 0).
+pub(super) const LAST_HOP: u32 = 1 << 8;
+
+impl Routes {
+    /// The address a sender puts on traffic for host port `port` (a global port id) of `node`:
+    /// the port's own ([`port_address`]) when the host's ports are addressed one by one, else
+    /// the node's.
+    pub fn address_of(&self, node: u32, port: u32) -> u32 {
+        match self.port_dest.get(node as usize) {
+            Some(&(d, _)) if d != NONE => port_address(node, port - self.first_port[node as usize]),
+            _ => node,
+        }
+    }
+
+    /// The destination index of address `dst` (`NONE` when it is no destination).
+    #[inline]
+    fn dest_index(&self, dst: u32) -> u32 {
+        let (node, port) = (address_node(dst) as usize, dst >> 24);
+        if port == 0 {
+            return self.host_index.get(node).copied().unwrap_or(NONE);
+        }
+        match self.port_dest.get(node) {
+            Some(&(d, ports)) if port <= ports => d + port - 1,
+            _ => NONE,
+        }
+    }
+
+    /// Equal-cost next-hop ports of `node` towards address `dst`, a host or one of its ports
+    /// (empty: unreachable or itself).
+    #[inline(always)]
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        let k = if self.first_host != NONE { dst.wrapping_sub(self.first_host) } else { self.dest_index(dst) };
+        if k as usize >= self.n_dests {
+            return &[];
+        }
+        if let Row::Switch(row) = self.rows[node as usize] {
+            let cell = self.dest_group[k as usize] as usize * self.n_rows + row as usize;
+            let entry = self.table[cell];
+            if entry == LAST_HOP {
+                return self.last_hops(node, k as usize).unwrap_or(&[]);
+            }
+            return self.set(entry, cell);
+        }
+        self.host_hops(node, k as usize, dst)
+    }
+
+    /// The ports of an entry found in cell `cell`.
+    #[inline(always)]
+    fn set(&self, entry: u32, cell: usize) -> &[u32] {
+        let (offset, len) = (entry >> 8, entry & WIDE);
+        if len == WIDE {
+            return self.wide_hops(offset, cell);
+        }
+        &self.ports[offset as usize..(offset + len) as usize]
+    }
+
+    /// `node`'s ports on its links to destination `k`, when it is wired to it.
+    fn last_hops(&self, node: u32, k: usize) -> Option<&[u32]> {
+        let (from, to) = (self.last_start[k] as usize, self.last_start[k + 1] as usize);
+        let i = self.last[from..to].iter().position(|&(v, _)| v == node)?;
+        let cell = self.table.len() + self.host_table.len() + from + i;
+        Some(self.set(self.last[from + i].1, cell))
+    }
+
+    /// A host's next hops towards destination `k` (address `dst`): none to itself; its links to
+    /// the destination when it is wired to it; else by its group, as its switches reach it.
+    #[inline(never)]
+    fn host_hops(&self, node: u32, k: usize, dst: u32) -> &[u32] {
+        if address_node(dst) == node {
+            return &[];
+        }
+        if let Some(hops) = self.last_hops(node, k) {
+            return hops;
+        }
+        let group = self.dest_group[k] as usize;
+        match &self.rows[node as usize] {
+            Row::Single { port, switch_row } => {
+                if self.table[group * self.n_rows + *switch_row as usize] != 0 {
+                    std::slice::from_ref(port)
+                } else {
+                    &[]
+                }
+            }
+            &Row::Multi(row) => {
+                let cell = group * self.n_multi + row as usize;
+                self.set(self.host_table[cell], self.table.len() + cell)
+            }
+            Row::Alone | Row::Switch(_) => &[],
+        }
+    }
+
+    /// The next-hop set `wide[index]` (a set too long, or too far into `ports`, for an entry)
+    /// of cell `cell`.
+    #[cold]
+    #[inline(never)]
+    fn wide_hops(&self, index: u32, cell: usize) -> &[u32] {
+        // Only cells whose entry is the overflow index are in `overflow` (none below 2^24 - 1
+        // wide sets, so this is a look into an empty map).
+        let index = self.overflow.get(&cell).copied().unwrap_or(index);
+        let (offset, len) = self.wide[index as usize];
+        &self.ports[offset as usize..(offset + len) as usize]
+    }
+
+    /// Hop count of the path from `src` to host `dst`, following the first next hop
+    /// (`None` when unreachable). `peer_node` maps a global port to the node at its other end.
+    pub fn hop_count(&self, src: u32, dst: u32, peer_node: impl Fn(u32) -> u32) -> Option<u32> {
+        let mut u = src;
+        let mut hops = 0;
+        while u != dst {
+            let nh = self.next_hops(u, dst);
+            let &p = nh.first()?;
+            u = peer_node(p);
+            hops += 1;
+        }
+        Some(hops)
+    }
+
+    /// The global ports of the path from `src` to host `dst` that takes the first next hop at
+    /// every node (`None` when unreachable). On fabrics whose equal-cost paths have the same
+    /// rates and delays (trees, leaf-spine, fat trees) it stands for every path a flow may
+    /// take. Read-only: for analyses such as a flow's standalone completion time.
+    pub fn first_path(&self, src: u32, dst: u32, peer_node: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
+        let mut u = src;
+        let mut ports = Vec::new();
+        while u != dst {
+            let &p = self.next_hops(u, dst).first()?;
+            ports.push(p);
+            u = peer_node(p);
+        }
+        Some(ports)
+    }
+
+    /// Bytes the tables hold (their vectors' lengths; the interned sets' map is gone once
+    /// built).
+    pub fn bytes(&self) -> u64 {
+        let v = |len: usize, size: usize| (len * size) as u64;
+        v(self.host_index.len(), 4)
+            + v(self.port_dest.len(), 8)
+            + v(self.first_port.len(), 4)
+            + v(self.dest_group.len(), 4)
+            + v(self.rows.len(), std::mem::size_of::<Row>())
+            + v(self.table.len(), 4)
+            + v(self.host_table.len(), 4)
+            + v(self.last_start.len(), 4)
+            + v(self.last.len(), 8)
+            + v(self.wide.len(), 8)
+            + v(self.ports.len(), 4)
+    }
+
+    /// The number of destination groups (columns of the tables).
+    pub fn groups(&self) -> usize {
+        self.n_groups
+    }
+}

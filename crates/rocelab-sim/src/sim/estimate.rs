@@ -1,0 +1,215 @@
+//! The memory a run will take, estimated before its large parts are allocated, so that a run
+//! that would not fit is refused with the estimate (exit 2 in the CLI) instead of dying of an
+//! allocation abort part-way through building it.
+
+use super::rdma::build::Owner;
+use super::SimConfig;
+use super::{FlowRt, NicRt, PortRt, SwitchRt};
+use crate::error::SimError;
+use crate::event::Event;
+use crate::packet::Packet;
+use crate::routing::{Routes, Topology};
+use crate::spec::{NetworkSpec, NodeKind};
+use crate::time::Time;
+use crate::traffic::{FlowSpec, Traffic};
+
+/// Most bytes a run may take: 20 GiB, so that a run within it fits a 24 GiB machine with the
+/// process's own code, the fabric and its traffic as loaded and the results. A fixed limit,
+/// not a share of this machine's memory, so that a scenario runs or is refused the same
+/// everywhere (a machine with less room refuses it too, through [`crate::memory::room_bytes`]).
+pub const MAX_RUN_BYTES: u64 = 20 << 30;
+
+/// Bytes of buffered frame a pooled packet stands for in the estimate: a frame of 1,000 bytes
+/// of payload, the ns-3 HPCC simulator's packet payload size (`PACKET_PAYLOAD_SIZE 1000` in its
+/// `config.txt`), the size web-search traffic mostly comes in.
+const BUFFERED_BYTES_PER_PACKET: u128 = 1000;
+
+/// What one run is estimated to take, part by part.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunEstimate {
+    /// (what, bytes), in the order they are built.
+    pub parts: Vec<(String, u128)>,
+}
+
+impl RunEstimate {
+    /// All the parts' bytes.
+    pub fn total(&self) -> u128 {
+        self.parts.iter().map(|&(_, b)| b).sum()
+    }
+
+    /// Refuses the run when its total passes `limit` bytes or the room the system gives
+    /// (`room`, see [`crate::memory::room_bytes`]), naming every part.
+    pub fn check(&self, limit: u64, room: Option<u64>) -> Result<(), SimError> {
+        let parts: Vec<String> = self.parts.iter().map(|(what, b)| format!("{what}: {}", human_bytes(*b))).collect();
+        let what = format!("the run ({})", parts.join(", "));
+        let hint = "simulate a smaller fabric (fewer hosts or switches), or a part of it with the hosts of interest; \
+                    run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower load); give the \
+                    switches smaller buffers; or sample queues less often";
+        let total = self.total();
+        if total > limit as u128 {
+            return Err(SimError::MemoryTooLarge {
+                what,
+                estimated_bytes: total.min(u64::MAX as u128) as u64,
+                limit_bytes: limit,
+                hint: hint.into(),
+            });
+        }
+        crate::memory::refuse_over(what, total, room, &format!("{hint}; or give the process more memory"))
+    }
+}
+
+/// `n` of `thing`, in the plural but for one.
+fn count(n: u128, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// Bytes in KiB, MiB or GiB, one decimal.
+fn human_bytes(b: u128) -> String {
+    let f = b as f64;
+    match b {
+        0..=1023 => format!("{b} B"),
+        1024..=1_048_575 => format!("{:.1} KiB", f / 1024.0),
+        1_048_576..=1_073_741_823 => format!("{:.1} MiB", f / 1_048_576.0),
+        _ => format!("{:.1} GiB", f / 1_073_741_824.0),
+    }
+}
+
+/// The least a fabric of `nodes` nodes and `ports` ports takes in the engine, whatever its
+/// traffic: each port's and node's state. Known from the device counts alone, so that a fabric
+/// far past the limit is refused before its simulation spec is built.
+pub fn least_bytes(nodes: usize, ports: usize) -> u128 {
+    let node = std::mem::size_of::<SwitchRt>().min(std::mem::size_of::<NicRt>()) as u128;
+    nodes as u128 * node + ports as u128 * std::mem::size_of::<PortRt>() as u128
+}
+
+/// Refuses a fabric whose nodes and ports alone pass [`MAX_RUN_BYTES`] ([`least_bytes`]).
+pub fn check_least(nodes: usize, ports: usize) -> Result<(), SimError> {
+    let est = RunEstimate {
+        parts: vec![(format!("the state of {nodes} nodes and {ports} ports"), least_bytes(nodes, ports))],
+    };
+    est.check(MAX_RUN_BYTES, None)
+}
+
+/// The estimate of a run of `traffic` over `spec` as configured, whose routes are computed
+/// over `topology`, with `ports` ports in all.
+pub(super) fn of_run(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    topology: &Topology<'_>,
+    ports: usize,
+) -> RunEstimate {
+    let n = spec.nodes.len();
+    let switch_buffer_bytes = spec
+        .nodes
+        .iter()
+        .map(|nd| match &nd.kind {
+            NodeKind::Switch(sw) => sw.buffer.size_bytes as u128,
+            _ => 0,
+        })
+        .sum();
+    let switches: Vec<usize> = (0..n).filter(|&i| !spec.is_host(i)).collect();
+    estimate(&RunSize {
+        topology,
+        nodes: n,
+        switches: switches.len(),
+        ports,
+        switch_buffer_bytes,
+        flows: traffic.flows.len() + traffic.perftest.iter().map(|p| p.flows().len()).sum::<usize>(),
+        samples_per_port: config
+            .sampling
+            .queue_interval_ps
+            .map_or(0, |iv| config.sampling.kept_per_port(iv, config.end_time_ps)),
+        sampled_ports: switches.iter().map(|&i| spec.port_count(i)).sum(),
+        end: config.end_time_ps,
+    })
+}
+
+/// The sizes a run's estimate is made from.
+pub(super) struct RunSize<'t, 'a> {
+    /// The wiring the routes are computed over.
+    pub topology: &'t Topology<'a>,
+    /// Nodes, and how many of them are switches.
+    pub nodes: usize,
+    pub switches: usize,
+    /// Ports of the fabric (hosts' and switches').
+    pub ports: usize,
+    /// Every switch's buffer, added up.
+    pub switch_buffer_bytes: u128,
+    /// Flows of the traffic and of its perftest tests.
+    pub flows: usize,
+    /// Queue samples kept per sampled (switch) port, and the sampled ports.
+    pub samples_per_port: u64,
+    pub sampled_ports: usize,
+    /// The simulated time (for the message only).
+    pub end: Time,
+}
+
+/// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), every port's
+/// and node's state, each flow's state and queue pair, the packets its switches' buffers hold
+/// when full (and their events), and the queue samples.
+pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
+    let (routes, groups) = Routes::estimate(size.topology);
+    let per_flow = (std::mem::size_of::<FlowRt>()
+        + std::mem::size_of::<(FlowSpec, Owner)>()
+        + std::mem::size_of::<super::rdma::QpRt>()) as u128;
+    let nodes = (size.nodes - size.switches) as u128 * std::mem::size_of::<NicRt>() as u128
+        + size.switches as u128 * std::mem::size_of::<SwitchRt>() as u128;
+    let packets = size.switch_buffer_bytes.div_ceil(BUFFERED_BYTES_PER_PACKET);
+    let packet_bytes = (std::mem::size_of::<Packet>() + 4 + std::mem::size_of::<(Time, Event)>()) as u128;
+    RunEstimate {
+        parts: vec![
+            (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
+            (
+                format!("{} and {}", count(size.nodes as u128, "node"), count(size.ports as u128, "port")),
+                nodes + size.ports as u128 * std::mem::size_of::<PortRt>() as u128,
+            ),
+            (count(size.flows as u128, "flow"), size.flows as u128 * per_flow),
+            (format!("{} the switch buffers hold", count(packets, "packet")), packets * packet_bytes),
+            (
+                format!("queue samples of {} ports over {}", size.sampled_ports, crate::time::human(size.end)),
+                size.samples_per_port as u128 * size.sampled_ports as u128 * 4,
+            ),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_over_the_limit_is_refused_naming_its_estimate_and_its_parts() {
+        let est = RunEstimate {
+            parts: vec![("routing tables (2048 destination groups)".into(), 44 << 20), ("70 flows".into(), 3 << 30)],
+        };
+        assert_eq!(est.total(), (44 << 20) + (3 << 30));
+        assert!(est.check(MAX_RUN_BYTES, None).is_ok());
+        // A low limit refuses it, with the total and each part.
+        let text = est.check(1 << 30, None).unwrap_err().to_string();
+        assert!(
+            text.starts_with(&format!(
+                "too large to simulate: the run (routing tables (2048 destination groups): 44.0 MiB, 70 flows: \
+                 3.0 GiB) would take {} bytes (3.0 GiB), more than the limit of 1073741824 bytes (1.0 GiB)",
+                (44u64 << 20) + (3 << 30)
+            )),
+            "{text}"
+        );
+        // So does a machine with less room than the limit.
+        let text = est.check(MAX_RUN_BYTES, Some(1 << 30)).unwrap_err().to_string();
+        assert!(text.contains("give the process more memory"), "{text}");
+    }
+
+    #[test]
+    fn the_least_a_fabric_takes_grows_with_its_ports() {
+        assert_eq!(least_bytes(2, 10) * 2, least_bytes(4, 20));
+        // 100 million ports are refused from their count alone.
+        let e = check_least(1_000_000, 100_000_000).unwrap_err().to_string();
+        assert!(e.contains("the state of 1000000 nodes and 100000000 ports"), "{e}");
+        assert!(check_least(70_000, 400_000).is_ok());
+    }
+}

@@ -54,9 +54,8 @@ variants:
 sweep: {{field: fabric.qos.mtu, values: [1500, 9000]}}
 """
 
-#: 2 variants x 2 points x 8 seeds.
+#: Seeds per (variant, point) by default: 2 variants x 2 points x 8 seeds = 32 runs.
 SEEDS = 8
-RUNS = 2 * 2 * SEEDS
 
 
 def best(repeat: int, f: Callable[[], None]) -> float:
@@ -72,8 +71,8 @@ def tree(root: Path) -> Dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def sim_all(cli: str, scenario: Path, out: Path, ray: bool) -> None:
-    args = [cli, "sim", str(scenario), "--all", "--seeds", str(SEEDS), "--quiet", "--out", str(out)]
+def sim_all(cli: str, scenario: Path, out: Path, ray: bool, seeds: int) -> None:
+    args = [cli, "sim", str(scenario), "--all", "--seeds", str(seeds), "--quiet", "--out", str(out)]
     if ray:
         args.insert(4, "--ray")
     env = {**os.environ, "ROCELAB_PYTHON": sys.executable}
@@ -87,7 +86,13 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--cli", required=True, help="the rocelab CLI to measure (a release build)")
     parser.add_argument("--duration", default="4s", help="simulated time of each run of the sweep (default 4s)")
     parser.add_argument("--repeat", type=int, default=1, help="tries of each measurement; the best is kept")
+    parser.add_argument(
+        "--seeds", type=int, default=SEEDS, help=f"seeds per variant and point: 4 runs each (default {SEEDS}: 32 runs)"
+    )
     args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error("--seeds must be 1 or more")
+    runs = 2 * 2 * args.seeds
     import ray
 
     work = Path(tempfile.mkdtemp(prefix="rocelab-ray-bench-"))
@@ -95,13 +100,13 @@ def main(argv: List[str]) -> int:
     scenario.write_text(SCENARIO.format(duration=args.duration))
     tiny = work / "tiny.yaml"
     tiny.write_text(SCENARIO.format(duration="10us"))
-    print(f"machine: {os.cpu_count()} CPUs; rocelab {rocelab.__version__}; Ray {ray.__version__}; {RUNS} runs")
+    print(f"machine: {os.cpu_count()} CPUs; rocelab {rocelab.__version__}; Ray {ray.__version__}; {runs} runs")
 
-    serial = best(args.repeat, lambda: sim_all(args.cli, scenario, work / "serial", ray=False))
-    on_ray = best(args.repeat, lambda: sim_all(args.cli, scenario, work / "ray", ray=True))
+    serial = best(args.repeat, lambda: sim_all(args.cli, scenario, work / "serial", ray=False, seeds=args.seeds))
+    on_ray = best(args.repeat, lambda: sim_all(args.cli, scenario, work / "ray", ray=True, seeds=args.seeds))
     a, b = tree(work / "serial"), tree(work / "ray")
     same = sorted(a) == sorted(b) and all(a[f] == b[f] for f in a)
-    print(f"- sweep of {RUNS} runs of {args.duration}: serial {serial:.1f} s, Ray {on_ray:.1f} s, "
+    print(f"- sweep of {runs} runs of {args.duration}: serial {serial:.1f} s, Ray {on_ray:.1f} s, "
           f"{serial / on_ray:.2f}x; folders byte-identical: {same}")
 
     def start_stop() -> None:
@@ -109,10 +114,10 @@ def main(argv: List[str]) -> int:
         ray.shutdown()
 
     startup = best(args.repeat, start_stop)
-    tiny_serial = best(args.repeat, lambda: sim_all(args.cli, tiny, work / "tiny-serial", ray=False))
-    tiny_ray = best(args.repeat, lambda: sim_all(args.cli, tiny, work / "tiny-ray", ray=True))
-    per_task = (tiny_ray - startup - tiny_serial) / RUNS
-    print(f"- Ray start and stop: {startup:.2f} s; {RUNS} runs of 10 us: serial {tiny_serial:.2f} s, "
+    tiny_serial = best(args.repeat, lambda: sim_all(args.cli, tiny, work / "tiny-serial", ray=False, seeds=args.seeds))
+    tiny_ray = best(args.repeat, lambda: sim_all(args.cli, tiny, work / "tiny-ray", ray=True, seeds=args.seeds))
+    per_task = (tiny_ray - startup - tiny_serial) / runs
+    print(f"- Ray start and stop: {startup:.2f} s; {runs} runs of 10 us: serial {tiny_serial:.2f} s, "
           f"Ray {tiny_ray:.2f} s; overhead per task {per_task * 1e3:.0f} ms")
 
     small = work / "small.yaml"

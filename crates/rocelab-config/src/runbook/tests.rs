@@ -1,4 +1,3 @@
-
 use crate::templates::Templates;
 use std::path::Path;
 

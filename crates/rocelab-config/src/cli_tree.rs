@@ -3,7 +3,8 @@
 //! that enters the mode (`policy-map type queuing X` / `  class type queuing c-out-8q-q3` /
 //! `    bandwidth remaining percent 50`), with `!` lines as comments or separators. The NX-OS and
 //! OS10 parsers ([`crate::nxos::parse`], [`crate::os10::parse`]) read their text through it, and
-//! share the value lists and the report of lines not understood below.
+//! share the value lists and the report of lines not understood below ([`Unknown`], which the
+//! Comware and Cumulus parsers report too).
 
 /// One configuration line with the lines indented under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +82,42 @@ pub fn parse(text: &str) -> (Vec<Node>, Vec<(usize, String)>) {
 pub struct Unknown {
     pub line: usize,
     pub text: String,
+}
+
+/// A running-config read into a platform's typed configuration `C` (NX-OS's, OS10's), with
+/// what the checker reads beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed<C> {
+    pub config: C,
+    /// The line each of the configuration's interfaces was named on.
+    pub interface_lines: Vec<usize>,
+    /// Per interface, its `switchport …` and `no switchport` lines with their numbers, as
+    /// written (the checker reads them as it reads EOS's).
+    pub switchport: Vec<Vec<(usize, String)>>,
+    /// VLANs the switch defines (NX-OS `vlan 10,20-30`, OS10 `interface vlan N`).
+    pub defined: Vec<(u16, u16)>,
+    pub unknown: Vec<Unknown>,
+    /// Lines skipped as not bearing on QoS.
+    pub ignored: usize,
+}
+
+/// The device name and release of rocelab's own header comment,
+/// `! rocelab: leaf1 (PLATFORM 10.3, …). …`, and whether a `! Release … is rocelab's default`
+/// line says the release is the default; none of either when the text has no such header.
+pub fn rocelab_header(comments: &[(usize, String)], platform: &str) -> (Option<String>, crate::common::Release) {
+    let mut hostname = None;
+    let mut release = crate::common::Release { name: String::new(), default: false };
+    let opening = format!(" ({platform} ");
+    for (_, c) in comments {
+        if let Some((name, after)) = c.strip_prefix("! rocelab: ").and_then(|rest| rest.split_once(opening.as_str())) {
+            hostname.get_or_insert_with(|| name.to_string());
+            release.name = after.split([',', ')']).next().unwrap_or("").to_string();
+        }
+        if c.starts_with("! Release ") && c.contains(" is rocelab's default") {
+            release.default = true;
+        }
+    }
+    (hostname, release)
 }
 
 /// What a parser collects besides the configuration: the lines it did not understand and how

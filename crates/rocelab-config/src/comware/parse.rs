@@ -23,12 +23,7 @@
 use super::{ComwareConfig, ComwareInterface, Map, WredQueue, WredTable, Wrr};
 use crate::common::Release;
 
-/// A line the parser did not understand, with its 1-based number.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unknown {
-    pub line: usize,
-    pub text: String,
-}
+pub use crate::cli_tree::Unknown;
 
 /// A Comware configuration read from text.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,12 +22,7 @@ use super::{
 use crate::common::Release;
 use crate::lag::SwitchLag;
 
-/// A line the parser did not understand, with its 1-based number.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unknown {
-    pub line: usize,
-    pub text: String,
-}
+pub use crate::cli_tree::Unknown;
 
 /// A Cumulus configuration read from NVUE commands.
 #[derive(Debug, Clone, PartialEq)]

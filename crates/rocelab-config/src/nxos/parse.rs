@@ -25,25 +25,11 @@
 
 use super::{NetworkQosClass, NxosClassMap, NxosConfig, NxosEcn, NxosInterface, NxosQueue};
 use crate::cli_tree::{self, priority_list, vlan_list, Reader};
-use crate::common::Release;
 
 pub use crate::cli_tree::Unknown;
 
 /// A running-config read into the typed configuration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
-    pub config: NxosConfig,
-    /// The line each of `config.interfaces` was named on.
-    pub interface_lines: Vec<usize>,
-    /// Per interface, its `switchport …` and `no switchport` lines with their numbers, as
-    /// written (the checker reads them as it reads EOS's).
-    pub switchport: Vec<Vec<(usize, String)>>,
-    /// VLANs the switch defines (`vlan N`, `vlan 10,20-30`).
-    pub defined: Vec<(u16, u16)>,
-    pub unknown: Vec<Unknown>,
-    /// Lines skipped as not bearing on QoS.
-    pub ignored: usize,
-}
+pub type Parsed = cli_tree::Parsed<NxosConfig>;
 
 /// Whether `text` is an NX-OS running-config: the device's own header or NX-OS's QoS policy
 /// types, which no other platform rocelab reads prints.
@@ -110,20 +96,8 @@ fn cos_list(text: &str) -> Option<Vec<u8>> {
 pub fn parse(text: &str, stem: &str) -> Parsed {
     let (roots, comments) = cli_tree::parse(text);
     let mut r = Reader::default();
-    let mut hostname = None;
-    let mut release = Release { name: String::new(), default: false };
-    for (_, c) in &comments {
-        // rocelab's own header: `! rocelab: leaf1 (Cisco NX-OS 10.3, Nexus 9000). …`.
-        if let Some(rest) = c.strip_prefix("! rocelab: ") {
-            if let Some((name, after)) = rest.split_once(" (Cisco NX-OS ") {
-                hostname.get_or_insert_with(|| name.to_string());
-                release.name = after.split([',', ')']).next().unwrap_or("").to_string();
-            }
-        }
-        if c.starts_with("! Release ") && c.contains(" is rocelab's default") {
-            release.default = true;
-        }
-    }
+    // rocelab's own header: `! rocelab: leaf1 (Cisco NX-OS 10.3, Nexus 9000). …`.
+    let (mut hostname, mut release) = cli_tree::rocelab_header(&comments, "Cisco NX-OS");
     // Class maps by name: (line, matches).
     let mut class_defs: Vec<(String, String)> = Vec::new();
     // Type-qos policies: name → [(class, qos-group)].

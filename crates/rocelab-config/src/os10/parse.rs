@@ -24,7 +24,6 @@
 
 use super::{Os10Config, Os10Interface, Os10Pfc, Os10Queue, Os10QueuingPolicy, Os10Wred, TrustEntry};
 use crate::cli_tree::{self, priority_list, Node, Reader};
-use crate::common::Release;
 
 pub use crate::cli_tree::Unknown;
 
@@ -32,20 +31,7 @@ pub use crate::cli_tree::Unknown;
 pub const QUEUING: &str = "ROCELAB-ETS";
 
 /// A running-configuration read into the typed configuration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
-    pub config: Os10Config,
-    /// The line each of `config.interfaces` was named on.
-    pub interface_lines: Vec<usize>,
-    /// Per interface, its `switchport …` and `no switchport` lines with their numbers, as
-    /// written (the checker reads them as it reads EOS's).
-    pub switchport: Vec<Vec<(usize, String)>>,
-    /// VLANs the switch defines (`interface vlan N`).
-    pub defined: Vec<(u16, u16)>,
-    pub unknown: Vec<Unknown>,
-    /// Lines skipped as not bearing on QoS.
-    pub ignored: usize,
-}
+pub type Parsed = cli_tree::Parsed<Os10Config>;
 
 /// Whether `text` is an OS10 running-configuration: OS10's three-part port names
 /// (`interface ethernet1/1/1`) or its trust maps, which no other platform rocelab reads prints.
@@ -118,23 +104,12 @@ fn queuing_classes(r: &mut Reader, node: &Node, queue_of: &[(String, u8)]) -> Ve
 pub fn parse(text: &str, stem: &str) -> Parsed {
     let (roots, comments) = cli_tree::parse(text);
     let mut r = Reader::default();
-    let mut hostname = None;
-    let mut release = Release { name: String::new(), default: false };
-    for (_, c) in &comments {
-        // rocelab's header, `! rocelab: leaf1 (Dell SmartFabric OS10 10.5). …`, or OS10's own
-        // `! Version 10.5.4.0`.
-        if let Some(rest) = c.strip_prefix("! rocelab: ") {
-            if let Some((name, after)) = rest.split_once(" (Dell SmartFabric OS10 ") {
-                hostname.get_or_insert_with(|| name.to_string());
-                release.name = after.split(')').next().unwrap_or("").to_string();
-            }
-        } else if let Some(v) = c.strip_prefix("! Version ") {
-            if release.name.is_empty() {
-                release.name = v.trim().to_string();
-            }
-        }
-        if c.starts_with("! Release ") && c.contains(" is rocelab's default") {
-            release.default = true;
+    // rocelab's header, `! rocelab: leaf1 (Dell SmartFabric OS10 10.5). …`, or OS10's own
+    // `! Version 10.5.4.0`.
+    let (mut hostname, mut release) = cli_tree::rocelab_header(&comments, "Dell SmartFabric OS10");
+    if release.name.is_empty() {
+        if let Some(v) = comments.iter().find_map(|(_, c)| c.strip_prefix("! Version ")) {
+            release.name = v.trim().to_string();
         }
     }
     let (mut trust, mut trust_map, mut qos_map) = (None::<String>, Vec::new(), Vec::new());

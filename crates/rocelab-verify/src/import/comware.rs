@@ -21,7 +21,7 @@
 //! Ports are named as rocelab names Comware ports (`Ten-GigabitEthernet1/0/1`); a port's speed
 //! is its interface type's (`Ten-GigabitEthernet` 10G, `FortyGigE` 40G, …).
 
-use super::{DeviceConfig, NotUnderstood};
+use super::DeviceConfig;
 use crate::state::{EcnState, PortQos, PortVlans, Sched};
 use rocelab_config::comware::parse::{parse as parse_text, Parsed};
 use rocelab_config::comware::ComwareConfig;
@@ -64,11 +64,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
 pub fn to_device(p: &Parsed, file: &str) -> DeviceConfig {
     let c: &ComwareConfig = &p.config;
     let mut d = DeviceConfig::switch(c.hostname.clone(), "hpe-comware", file);
-    d.not_understood = p
-        .unknown
-        .iter()
-        .map(|u| NotUnderstood { file: file.to_string(), line: u.line, text: u.text.clone() })
-        .collect();
+    d.not_understood = super::unknown_lines(&p.unknown, file);
     d.ignored = p.ignored;
     let tables: Vec<_> = c.wred_table.iter().chain(&c.more_wred_tables).collect();
     for (idx, i) in c.interfaces.iter().enumerate() {

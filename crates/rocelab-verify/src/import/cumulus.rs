@@ -22,7 +22,7 @@
 //!
 //! NVUE does not show a port's speed: the links file (or the link's other end) gives it.
 
-use super::{DeviceConfig, NotUnderstood};
+use super::DeviceConfig;
 use crate::state::{EcnState, PortQos, PortVlans, Sched};
 use rocelab_config::cumulus::parse::{parse as parse_text, Parsed};
 use rocelab_model::qos::Marking;
@@ -48,11 +48,7 @@ pub fn parse(text: &str, file: &str, stem: &str) -> DeviceConfig {
 pub fn to_device(p: &Parsed, file: &str) -> DeviceConfig {
     let c = &p.config;
     let mut d = DeviceConfig::switch(c.hostname.clone(), "nvidia-cumulus", file);
-    d.not_understood = p
-        .unknown
-        .iter()
-        .map(|u| NotUnderstood { file: file.to_string(), line: u.line, text: u.text.clone() })
-        .collect();
+    d.not_understood = super::unknown_lines(&p.unknown, file);
     d.ignored = p.ignored;
     let pfc = p.pfc_tx_rx.0 && p.pfc_tx_rx.1;
     for (i, line) in c.interfaces.iter().zip(&p.interface_lines) {

@@ -74,6 +74,12 @@ impl fmt::Display for NotUnderstood {
     }
 }
 
+/// The lines one of rocelab-config's parsers (Comware, Cumulus, NX-OS, OS10) did not
+/// understand, in `file`.
+fn unknown_lines(unknown: &[rocelab_config::cli_tree::Unknown], file: &str) -> Vec<NotUnderstood> {
+    unknown.iter().map(|u| NotUnderstood { file: file.to_string(), line: u.line, text: u.text.clone() }).collect()
+}
+
 /// An imported fabric.
 #[derive(Debug, Clone)]
 pub struct Imported {

@@ -8,9 +8,10 @@
 //! `switchport` lines are read as EOS's (the Layer 2 Switching Configuration Guide's forms).
 
 use super::arista::Switchport;
-use super::{DeviceConfig, NotUnderstood};
+use super::{unknown_lines, DeviceConfig, NotUnderstood};
 use crate::state::{EcnState, PortQos, Sched};
-use rocelab_config::nxos::parse::{parse as parse_text, queue_of, Parsed, Unknown};
+use rocelab_config::cli_tree;
+use rocelab_config::nxos::parse::{parse as parse_text, queue_of, Parsed};
 use rocelab_model::qos::Marking;
 use rocelab_model::units::Rate;
 
@@ -19,13 +20,8 @@ pub fn recognise(text: &str) -> bool {
     rocelab_config::nxos::parse::recognise(text)
 }
 
-/// The lines rocelab-config's parser did not understand, in `file`.
-pub(crate) fn unknown_lines(unknown: &[Unknown], file: &str) -> Vec<NotUnderstood> {
-    unknown.iter().map(|u| NotUnderstood { file: file.to_string(), line: u.line, text: u.text.clone() }).collect()
-}
-
 /// A port's `switchport` lines read as EOS's; those not understood go to `bad`.
-pub(crate) fn switchport(lines: &[(usize, String)], file: &str, bad: &mut Vec<NotUnderstood>) -> Switchport {
+fn switchport(lines: &[(usize, String)], file: &str, bad: &mut Vec<NotUnderstood>) -> Switchport {
     let mut sw = Switchport::default();
     for (line, text) in lines {
         let w: Vec<&str> = text.split_whitespace().collect();
@@ -36,6 +32,39 @@ pub(crate) fn switchport(lines: &[(usize, String)], file: &str, bad: &mut Vec<No
         }
     }
     sw
+}
+
+/// The checker's device of a running-config that rocelab-config parsed into `p` (NX-OS's or
+/// OS10's CLI tree): each of `interfaces` with the QoS `port` gives it and the VLANs of its
+/// `switchport` lines, and every line not understood, in line order. Neither platform prints a
+/// port's speed unless it is set: the link's is taken.
+pub(crate) fn cli_switch<C, I>(
+    p: &cli_tree::Parsed<C>,
+    interfaces: &[I],
+    (hostname, platform): (&str, &'static str),
+    file: &str,
+    mut port: impl FnMut(&I) -> (String, PortQos),
+) -> DeviceConfig {
+    let mut bad = Vec::new();
+    let switchports: Vec<Switchport> = p.switchport.iter().map(|lines| switchport(lines, file, &mut bad)).collect();
+    let ports = interfaces
+        .iter()
+        .zip(p.interface_lines.iter().zip(&switchports))
+        .map(|(i, (line, sw))| {
+            let (name, mut q) = port(i);
+            q.vlans = sw.vlans(&p.defined, &[]);
+            (name, Rate::gbps(0), q, *line)
+        })
+        .collect();
+    let mut not_understood = unknown_lines(&p.unknown, file);
+    not_understood.extend(bad);
+    not_understood.sort_by_key(|n| n.line);
+    DeviceConfig {
+        ports,
+        not_understood,
+        ignored: p.ignored,
+        ..DeviceConfig::switch(hostname.to_string(), platform, file)
+    }
 }
 
 /// `24,26` or `24-26`: the values of a `match dscp|cos` list.
@@ -88,31 +117,13 @@ pub fn to_device(p: Parsed, file: &str) -> DeviceConfig {
             pmax: f64::from(e.drop_probability) / 100.0,
         });
     }
-    let mut bad = Vec::new();
-    let switchports: Vec<Switchport> = p.switchport.iter().map(|lines| switchport(lines, file, &mut bad)).collect();
-    let ports = c
-        .interfaces
-        .iter()
-        .zip(p.interface_lines.iter().zip(&switchports))
-        .map(|(i, (line, sw))| {
-            let mut q = base.clone();
-            q.mtu = i.mtu;
-            q.pfc = if i.pfc { pfc } else { 0 };
-            q.link_pause = i.link_pause;
-            q.vlans = sw.vlans(&p.defined, &[]);
-            // NX-OS does not print a port's speed in its running-config unless set: the link's.
-            (i.name.clone(), Rate::gbps(0), q, *line)
-        })
-        .collect();
-    let mut not_understood = unknown_lines(&p.unknown, file);
-    not_understood.extend(bad);
-    not_understood.sort_by_key(|n| n.line);
-    DeviceConfig {
-        ports,
-        not_understood,
-        ignored: p.ignored,
-        ..DeviceConfig::switch(c.hostname.clone(), "cisco-nxos", file)
-    }
+    cli_switch(&p, &c.interfaces, (&c.hostname, "cisco-nxos"), file, |i| {
+        let mut q = base.clone();
+        q.mtu = i.mtu;
+        q.pfc = if i.pfc { pfc } else { 0 };
+        q.link_pause = i.link_pause;
+        (i.name.clone(), q)
+    })
 }
 
 /// Parses one running-config into the checker's state (rocelab-config's parser, then

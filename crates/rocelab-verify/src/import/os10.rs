@@ -7,13 +7,12 @@
 //! link MTU, the IP MTU plus [`TAGGED_OVERHEAD`] (Dell's Layer 2 overhead table); a port's ETS
 //! applies only with `ets mode on` on the port and under `system qos` (OS10 User Guide, "ETS").
 
-use super::nxos::{switchport, unknown_lines};
+use super::nxos::cli_switch;
 use super::DeviceConfig;
 use crate::state::{EcnState, PortQos, Sched};
 use rocelab_config::os10::parse::{parse as parse_text, Parsed, QUEUING};
 use rocelab_config::os10::{Os10Queue, TAGGED_OVERHEAD};
 use rocelab_model::qos::Marking;
-use rocelab_model::units::Rate;
 
 /// Whether `text` is an OS10 running-configuration.
 pub fn recognise(text: &str) -> bool {
@@ -65,45 +64,28 @@ pub fn to_device(p: Parsed, file: &str) -> DeviceConfig {
         }
         c.more_queuing.iter().find(|m| m.name == name).map(|m| m.queues.as_slice()).unwrap_or(&[])
     };
-    let mut bad = Vec::new();
-    let switchports: Vec<_> = p.switchport.iter().map(|lines| switchport(lines, file, &mut bad)).collect();
-    let ports = c
-        .interfaces
-        .iter()
-        .zip(p.interface_lines.iter().zip(&switchports))
-        .map(|(i, (line, sw))| {
-            let mut q = base.clone();
-            q.mtu = i.mtu.saturating_sub(TAGGED_OVERHEAD);
-            q.pfc = if i.pfc { pfc } else { 0 };
-            q.link_pause = i.link_pause;
-            q.vlans = sw.vlans(&p.defined, &[]);
-            // OS10 applies a port's ETS only with `ets mode on` on the port and in `system qos`.
-            let ets = i.ets && c.ets_global;
-            for x in policy(&i.queuing).iter().filter(|_| i.ets) {
-                let k = (x.queue & 7) as usize;
-                if ets && x.strict {
-                    q.sched[k] = Sched::Strict;
-                } else if let Some(b) = x.bandwidth.filter(|_| ets) {
-                    q.sched[k] = Sched::Ets(b);
-                }
-                q.ecn[k] = x.wred.as_ref().and_then(|n| c.wred.iter().find(|w| &w.name == n)).map(|w| EcnState {
-                    kmin: w.min * 1000,
-                    kmax: w.max * 1000,
-                    pmax: f64::from(w.drop_probability) / 100.0,
-                });
+    cli_switch(&p, &c.interfaces, (&c.hostname, "dell-os10"), file, |i| {
+        let mut q = base.clone();
+        q.mtu = i.mtu.saturating_sub(TAGGED_OVERHEAD);
+        q.pfc = if i.pfc { pfc } else { 0 };
+        q.link_pause = i.link_pause;
+        // OS10 applies a port's ETS only with `ets mode on` on the port and in `system qos`.
+        let ets = i.ets && c.ets_global;
+        for x in policy(&i.queuing).iter().filter(|_| i.ets) {
+            let k = (x.queue & 7) as usize;
+            if ets && x.strict {
+                q.sched[k] = Sched::Strict;
+            } else if let Some(b) = x.bandwidth.filter(|_| ets) {
+                q.sched[k] = Sched::Ets(b);
             }
-            (i.name.clone(), Rate::gbps(0), q, *line)
-        })
-        .collect();
-    let mut not_understood = unknown_lines(&p.unknown, file);
-    not_understood.extend(bad);
-    not_understood.sort_by_key(|n| n.line);
-    DeviceConfig {
-        ports,
-        not_understood,
-        ignored: p.ignored,
-        ..DeviceConfig::switch(c.hostname.clone(), "dell-os10", file)
-    }
+            q.ecn[k] = x.wred.as_ref().and_then(|n| c.wred.iter().find(|w| &w.name == n)).map(|w| EcnState {
+                kmin: w.min * 1000,
+                kmax: w.max * 1000,
+                pmax: f64::from(w.drop_probability) / 100.0,
+            });
+        }
+        (i.name.clone(), q)
+    })
 }
 
 /// Parses one running-configuration into the checker's state (rocelab-config's parser, then

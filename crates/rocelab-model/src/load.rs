@@ -8,7 +8,7 @@ use crate::fabric::{Platform, Scenario};
 use crate::node::{parse, Node, NodeKind};
 use crate::paths::{mark_of, set_path};
 use crate::resolve::{resolve, Origin, ResolvedFabric};
-use crate::validate::qos::{apply_port_settings, check_policy};
+use crate::validate::qos::{apply_port_settings, check_policy, check_pools};
 use std::path::{Path, PathBuf};
 
 /// A scenario file as loaded: its node tree (for variants), the decoded scenario, and the
@@ -239,6 +239,7 @@ pub fn build(
     let (mut resolved, ports_cut) = resolve(fabric, devices, links, &mut problems);
     resolved.sim_model = scenario.simulation.resolved_model();
     apply_port_settings(&mut resolved, &mut problems);
+    check_pools(&resolved, &mut problems);
     // Workloads name hosts of the topology: when a generator or an import failed, those hosts
     // are missing and every workload would say so, a cascade that hides the one real error.
     if !source_failed {

@@ -253,11 +253,30 @@ pub struct BufferPools {
 /// The dynamic-threshold alpha of a port whose speed has none given: 1/8.
 pub const DEFAULT_ALPHA: f64 = 0.125;
 
+/// The dynamic-threshold alpha of lossy traffic, at its ingress priority group and at its egress
+/// queue: 8. SONiC's Broadcom buffer templates (sonic-buildimage `device/*/buffers_defaults_t*.j2`,
+/// e.g. the Arista 7050CX3-32S's, a Trident3) give `ingress_lossy_profile` and
+/// `egress_lossy_profile` `dynamic_th 3`, and SAI (`saibuffer.h`,
+/// `SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH`) sets the threshold to 2^dynamic_th of the pool's
+/// free buffer; the same platform's lossless profiles (`pg_profile_lookup.ini`) use `-3`, the 1/8
+/// of [`DEFAULT_ALPHA`]. Lossy traffic is so limited mainly at its egress queue, in the egress
+/// lossy pool ([`Buffer::egress_lossy_pool`]), where it is dropped.
+pub const LOSSY_ALPHA: f64 = 8.0;
+
+/// Bytes reserved to each lossy egress queue outside the pool: one 1518-byte frame, the `size`
+/// of those templates' `egress_lossy_profile`.
+pub const LOSSY_QUEUE_RESERVE: u64 = 1518;
+
 impl Buffer {
     /// The fabric-wide alpha: the one given for every speed, else [`DEFAULT_ALPHA`]. With a
     /// by-speed map there is no fabric-wide value: a port's is `PortSettings::alpha`.
     pub fn alpha(&self) -> f64 {
         self.alpha.as_ref().and_then(|a| a.single().copied()).unwrap_or(DEFAULT_ALPHA)
+    }
+    /// The egress lossy pool of a switch of `buffer` bytes: `pools.egress_lossy`, else a third
+    /// of the buffer (SONiC's `egress_lossy_pool` as `rocelab config` renders it).
+    pub fn egress_lossy_pool(&self, buffer: u64) -> u64 {
+        self.pools.as_ref().and_then(|p| p.egress_lossy).map(|s| s.as_bytes()).unwrap_or(buffer / 3)
     }
     /// Whether any of `alpha`, `headroom` and `reserve` is given per speed.
     pub fn has_speed_maps(&self) -> bool {

@@ -28,8 +28,8 @@ use crate::perftest::{PerftestKind, PerftestLength, PerftestSpec};
 use crate::rdma::{RcConfig, RdmaOp};
 use crate::routing::Ecmp;
 use crate::spec::{
-    BondMode, BufferSpec, CnpMode, DscpMap, EcnMarking, HostPortSpec, HostSpec, LinkSpec, NetworkSpec, NodeKind,
-    NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec,
+    BondMode, BufferSpec, CnpMode, DscpMap, EcnMarking, EgressLossySpec, HostPortSpec, HostSpec, LinkSpec, NetworkSpec,
+    NodeKind, NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec,
     TrafficClassSpec, Trust, WireSpec, MAX_FRAME_BYTES,
 };
 use crate::tcp::{CcKind, TcpStackSpec};
@@ -41,7 +41,7 @@ use crate::{EcnSpec, Sampling, SimConfig, Tsa, XoffThreshold};
 use rocelab_model::fabric::{Bonding, NicVendor};
 use rocelab_model::headroom;
 use rocelab_model::perftest::{Perftest, PerftestTest};
-use rocelab_model::qos::Marking;
+use rocelab_model::qos::{Marking, LOSSY_ALPHA, LOSSY_QUEUE_RESERVE};
 use rocelab_model::select::{flow_transport, host_rate_bps as line_rate, resolve_hosts};
 use rocelab_model::simmodel::{self, ResolvedSimModel};
 use rocelab_model::storage::{CongestionControl, Iperf, TcpSettings};
@@ -352,12 +352,30 @@ fn pfc_mask(f: &ResolvedFabric, id: PortId) -> PriorityMask {
 }
 
 /// The switch at device `di` with its cabled ports `cabled` (model port indices).
+///
+/// Lossy priority groups are limited as the platforms limit them (see [`crate::mmu`]): at
+/// ingress with alpha [`LOSSY_ALPHA`] rather than the lossless one, and at their egress queue in
+/// the egress lossy pool (`qos.buffer.pools.egress_lossy`, else a third of the buffer, as
+/// `rocelab config` renders SONiC's). Under the ns-3 HPCC simulator's admission
+/// (`simulation.model.mmu_admission: hpcc`) every priority group is admitted alike, with the
+/// switch's alpha and no egress limit, as its `SwitchMmu` does.
 fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchSpec {
     let d = &f.devices[di];
+    let platform_lossy = f.sim_model.mmu_admission == simmodel::MmuAdmission::Rocelab;
+    let size_bytes = d.buffer.map(|b| b.as_bytes()).unwrap_or(BufferSpec::default().size_bytes);
     let buffer = BufferSpec {
-        size_bytes: d.buffer.map(|b| b.as_bytes()).unwrap_or(BufferSpec::default().size_bytes),
+        size_bytes,
         alpha: f.qos.buffer.alpha(),
+        egress_lossy: platform_lossy.then(|| EgressLossySpec {
+            pool_bytes: f.qos.buffer.egress_lossy_pool(size_bytes).clamp(1, size_bytes),
+            alpha: LOSSY_ALPHA,
+            reserved_bytes: LOSSY_QUEUE_RESERVE,
+        }),
         ..Default::default()
+    };
+    let lossy_pg = PriorityGroupSpec {
+        threshold: if platform_lossy { XoffThreshold::DynamicAlpha(LOSSY_ALPHA) } else { XoffThreshold::Dynamic },
+        ..PriorityGroupSpec::lossy()
     };
     let mut dscp = DscpMap::default();
     let mut priority_to_tc = [0, 1, 2, 3, 4, 5, 6, 7];
@@ -383,7 +401,7 @@ fn switch(f: &ResolvedFabric, di: usize, cabled: &[usize], seed: u64) -> SwitchS
         .map(|pi| {
             let id = PortId { device: di, port: *pi };
             let s = f.port_settings(id);
-            let mut port = SwitchPortSpec { link_pause: s.link_pause, ..Default::default() };
+            let mut port = SwitchPortSpec { link_pause: s.link_pause, pgs: [lossy_pg; 8], ..Default::default() };
             port.pfc = pfc_port(f, id);
             for (c, pc) in f.qos.classes.iter().zip(&s.classes) {
                 let prio = pc.priority as usize & 7;

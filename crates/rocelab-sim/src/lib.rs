@@ -85,9 +85,9 @@ pub use sim::{
 };
 pub use spec::NicSpec;
 pub use spec::{
-    BufferSpec, CnpMode, DscpMap, EcnMarking, HostPortSpec, HostRxSpec, HostSpec, LinkSpec, NetworkSpec, NodeId,
-    NodeKind, NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec, SwitchPortSpec, SwitchSpec,
-    TrafficClassSpec, Trust, WireSpec,
+    BufferSpec, CnpMode, DscpMap, EcnMarking, EgressLossySpec, HostPortSpec, HostRxSpec, HostSpec, LinkSpec,
+    NetworkSpec, NodeId, NodeKind, NodeSpec, PfcPortSpec, PortRef, PriorityGroupSpec, PriorityMask, QosSpec,
+    SwitchPortSpec, SwitchSpec, TrafficClassSpec, Trust, WireSpec,
 };
 pub use stats::{
     Conservation, FlowResults, FrameCounts, HostResults, IperfResults, IperfStream, IwarpResults, LinkPauseCounters,

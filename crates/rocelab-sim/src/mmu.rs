@@ -16,6 +16,15 @@
 //! On departure headroom bytes are freed first, then shared, then reserved. XON is sent when the
 //! PG has no headroom bytes left and its shared occupancy is at or below its threshold minus the
 //! resume (XON) offset.
+//!
+//! Lossy traffic is limited as Broadcom switches limit it ([`EgressLossy`]): its ingress PG has a
+//! threshold far above the lossless one (SONiC's Broadcom buffer templates give
+//! `ingress_lossy_profile` `dynamic_th 3`, alpha 2³ = 8, against a lossless `pg_profile_lookup.ini`
+//! threshold of `-3`, alpha 1/8; SAI `saibuffer.h`, `SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH`:
+//! "the threshold is set to the 2^n of available buffer of the pool"), and its egress queue has a
+//! dynamic threshold on an egress lossy pool (`egress_lossy_profile` on `egress_lossy_pool`), where
+//! it is dropped. Lossless frames are never dropped at egress (their `egress_lossless_profile` is a
+//! static threshold of the whole pool).
 
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +73,9 @@ pub struct PgState {
 pub enum DropReason {
     /// Lossy PG past its dynamic/static threshold or shared pool exhausted.
     LossyThreshold,
+    /// Lossy frame whose egress queue is past its threshold on the egress lossy pool
+    /// ([`EgressLossy`]).
+    EgressLossy,
     /// Lossless PG whose headroom overflowed (headroom too small, or PFC not honoured).
     HeadroomOverflow,
 }
@@ -309,6 +321,12 @@ impl Mmu {
         xon
     }
 
+    /// Whether the PG of index `i` ([`Mmu::index`]) is lossless.
+    #[inline(always)]
+    pub fn is_lossless(&self, i: usize) -> bool {
+        self.slots[i].lossless
+    }
+
     /// Occupancy of (`port`, `pg`).
     pub fn pg(&self, port: usize, pg: PriorityGroup) -> PgState {
         let s = &self.slots[Self::index(port, pg)];
@@ -333,6 +351,85 @@ impl Mmu {
     /// Total bytes charged across all PGs.
     pub fn total_used(&self) -> u64 {
         self.slots.iter().map(|s| s.used).sum()
+    }
+}
+
+/// Egress admission of lossy frames: the bytes of lossy frames in each egress queue of a switch,
+/// charged to an egress lossy pool. A queue's lossy bytes beyond its `reserved` bytes may grow to
+/// `alpha × (pool size − pool used)` (Choudhury & Hahne's dynamic threshold again); a frame that
+/// would pass it, or that does not fit in the pool, is dropped. This is SONiC's
+/// `egress_lossy_profile` (`pool` `egress_lossy_pool`, `size` the reserve, `dynamic_th` log2 of
+/// alpha) in its Broadcom buffer templates (`device/*/buffers_defaults_t*.j2`, e.g. the Arista
+/// 7050CX3-32S's, `dynamic_th 3`). Frames of lossless PGs are not charged here: a lossless queue
+/// is never dropped at egress.
+#[derive(Clone, Debug)]
+pub struct EgressLossy {
+    pool_size: u64,
+    pool_used: u64,
+    reserved: u64,
+    limit: Limit,
+    /// Lossy bytes of `queues[port * 8 + tc]`.
+    queues: Vec<u64>,
+}
+
+impl EgressLossy {
+    /// `ports` egress ports of 8 queues each, a pool of `pool_size` bytes, `reserved` bytes
+    /// guaranteed to each queue outside the pool, and the dynamic threshold's `alpha`.
+    pub fn new(ports: usize, pool_size: u64, reserved: u64, alpha: f64) -> Self {
+        EgressLossy {
+            pool_size,
+            pool_used: 0,
+            reserved,
+            limit: Limit::dynamic(alpha, pool_size),
+            queues: vec![0; ports * 8],
+        }
+    }
+
+    /// Index of egress queue `tc` of local port `port`.
+    pub fn index(port: usize, tc: u8) -> usize {
+        port * 8 + tc as usize
+    }
+
+    fn threshold(&self) -> u64 {
+        let free = self.pool_size - self.pool_used;
+        match self.limit {
+            Limit::Dynamic(alpha) => (alpha * free as f64) as u64,
+            Limit::Shift(k) if k >= 0 => free << k,
+            Limit::Shift(k) => free >> -k,
+            Limit::Static(b) => b,
+        }
+    }
+
+    /// Charge a lossy frame of `bytes` to queue `q`, or refuse it (false: drop it).
+    pub fn admit(&mut self, q: usize, bytes: u64) -> bool {
+        let old = self.queues[q];
+        let new = old + bytes;
+        let delta = new.saturating_sub(self.reserved) - old.saturating_sub(self.reserved);
+        if delta > 0 && (new - self.reserved > self.threshold() || self.pool_used + delta > self.pool_size) {
+            return false;
+        }
+        self.queues[q] = new;
+        self.pool_used += delta;
+        true
+    }
+
+    /// Return the charge of a departing lossy frame of `bytes` from queue `q`.
+    pub fn release(&mut self, q: usize, bytes: u64) {
+        let old = self.queues[q];
+        debug_assert!(old >= bytes, "release more than charged");
+        let new = old - bytes;
+        self.pool_used -= old.saturating_sub(self.reserved) - new.saturating_sub(self.reserved);
+        self.queues[q] = new;
+    }
+
+    /// Lossy bytes in queue `q`.
+    pub fn queue_bytes(&self, q: usize) -> u64 {
+        self.queues[q]
+    }
+
+    /// Bytes of the egress lossy pool in use.
+    pub fn pool_used(&self) -> u64 {
+        self.pool_used
     }
 }
 
@@ -502,6 +599,81 @@ mod tests {
         assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
         assert_eq!(m.peak_shared_used(), 1_000);
         assert_eq!(m.total_used(), 1_100);
+    }
+
+    /// The platforms' lossy profile: a lossy PG with its own alpha of 8 (`dynamic_th 3`) beside
+    /// lossless PGs at the switch's 1/8 (`-3`), in one shared pool.
+    #[test]
+    fn a_lossy_pg_is_admitted_past_the_lossless_alpha_up_to_its_own() {
+        let mut cfg = vec![lossy(0); 16];
+        cfg[0] = PgConfig { threshold: XoffThreshold::DynamicAlpha(8.0), ..lossy(0) };
+        cfg[3] = lossless(0, 100_000, 0);
+        cfg[8] = lossy(0);
+        let fill = |m: &mut Mmu, i: usize| {
+            let mut shared = 0;
+            while m.admit_at(i, 100).verdict == Verdict::Shared {
+                shared += 100;
+            }
+            shared
+        };
+        // Alone in a pool of 9000 (a frame of 100 admitted while shared + 100 <= alpha × free):
+        // x + 100 <= (9000 − x) / 8 stops the lossless PG at 1000 shared bytes, with XOFF and
+        // the next frame in headroom; a lossy PG at the switch's alpha drops at the same 1000;
+        // at alpha 8, x + 100 <= 8 (9000 − x) admits up to 8000.
+        let mut m = Mmu::new(cfg.clone(), 9_000, 0.125);
+        assert_eq!(fill(&mut m, Mmu::index(0, 3)), 1_000);
+        assert_eq!(m.pg(0, 3), PgState { used: 1_100, headroom_used: 100, xoff: true });
+        let mut m = Mmu::new(cfg.clone(), 9_000, 0.125);
+        assert_eq!(fill(&mut m, Mmu::index(1, 0)), 1_000);
+        assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
+        let mut m = Mmu::new(cfg.clone(), 9_000, 0.125);
+        assert_eq!(fill(&mut m, Mmu::index(0, 0)), 8_000);
+        assert_eq!(m.admit(0, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
+        assert!(!m.pg(0, 0).xoff, "lossy never pauses");
+        // The lossless PG beside it still pauses at 1/8 of what is left: 100 <= 1000 / 8, then
+        // 200 > 900 / 8.
+        assert_eq!(fill(&mut m, Mmu::index(0, 3)), 100);
+        assert!(m.pg(0, 3).xoff);
+        assert_eq!(m.shared_used(), 8_100);
+    }
+
+    /// The egress lossy pool: a queue's reserve, then `alpha × free pool`; a refused frame leaves
+    /// nothing charged, and a release gives the pool back.
+    #[test]
+    fn the_egress_lossy_limit_drops_past_alpha_times_the_free_pool() {
+        let mut e = EgressLossy::new(2, 9_000, 1_000, 1.0);
+        let (q0, q1) = (EgressLossy::index(0, 3), EgressLossy::index(1, 0));
+        let fill = |e: &mut EgressLossy, q: usize| {
+            let mut n = 0;
+            while e.admit(q, 100) {
+                n += 100;
+            }
+            n
+        };
+        // The threshold is taken on the pool before the frame: a frame of 100 is admitted while
+        // shared + 100 <= alpha × (pool − used). Queue 0: its 1000 reserved bytes, then
+        // x + 100 <= 9000 − x up to x = 4450: 4500 of the pool.
+        assert_eq!(fill(&mut e, q0), 5_500);
+        assert_eq!((e.queue_bytes(q0), e.pool_used()), (5_500, 4_500));
+        // Queue 1: its reserve, then y + 100 <= 4500 − y up to y = 2200: 2300.
+        assert_eq!(fill(&mut e, q1), 3_300);
+        assert_eq!(e.pool_used(), 6_800);
+        // Queue 0 sends 3000: all of it from the pool (its shared part falls from 4500 to 1500).
+        for _ in 0..30 {
+            e.release(q0, 100);
+        }
+        assert_eq!((e.queue_bytes(q0), e.pool_used()), (2_500, 3_800));
+        // Now queue 1 may grow: y + 100 <= 7500 − y up to y = 3700: to 3800, 1500 more.
+        assert_eq!(fill(&mut e, q1), 1_500);
+        // Alpha 8 and no reserve: x + 100 <= 8 (9000 − x) up to x = 7900: 8000.
+        let mut e = EgressLossy::new(1, 9_000, 0, 8.0);
+        assert_eq!(fill(&mut e, 0), 8_000);
+        let mut e = EgressLossy::new(1, 9_000, 0, 1024.0);
+        assert_eq!(fill(&mut e, 0), 9_000, "alpha 1024 stops only at the pool's size");
+        // Frames of any size: a jumbo that passes the threshold is refused whole.
+        let mut e = EgressLossy::new(1, 20_000, 0, 1.0);
+        assert!(e.admit(0, 9_000) && !e.admit(0, 9_000));
+        assert_eq!((e.queue_bytes(0), e.pool_used()), (9_000, 9_000));
     }
 
     #[test]

@@ -260,13 +260,32 @@ pub struct BufferSpec {
     pub cell_bytes: u32,
     /// Shared pool size; `None` = total minus every port's reserved and headroom bytes.
     pub shared_bytes: Option<u64>,
+    /// The egress limit of lossy frames; `None`: lossy frames are limited at their ingress PG
+    /// only, as the ns-3 HPCC simulator's `SwitchMmu` does (its `CheckEgressAdmission` admits
+    /// everything).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress_lossy: Option<EgressLossySpec>,
 }
 
 impl Default for BufferSpec {
-    /// 16 MiB, alpha 1, byte-accurate: in the range of 100G top-of-rack ASICs.
+    /// 16 MiB, alpha 1, byte-accurate: in the range of 100G top-of-rack ASICs; no egress limit.
     fn default() -> Self {
-        BufferSpec { size_bytes: 16 << 20, alpha: 1.0, cell_bytes: 1, shared_bytes: None }
+        BufferSpec { size_bytes: 16 << 20, alpha: 1.0, cell_bytes: 1, shared_bytes: None, egress_lossy: None }
     }
+}
+
+/// The egress admission of lossy frames ([`crate::mmu::EgressLossy`]): the frames of lossy
+/// priority groups are charged to their egress queue in an egress lossy pool, and dropped when
+/// the queue passes `alpha × free pool bytes` beyond its reserve. SONiC's
+/// `egress_lossy_profile` on `egress_lossy_pool` (`dynamic_th` = log2 alpha, `size` = reserve).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EgressLossySpec {
+    /// Size of the egress lossy pool (at most the buffer).
+    pub pool_bytes: u64,
+    /// Dynamic-threshold factor of each egress queue.
+    pub alpha: f64,
+    /// Bytes of each queue outside the pool.
+    pub reserved_bytes: u64,
 }
 
 /// Which header field gives a packet's priority.
@@ -561,6 +580,23 @@ fn validate_switch(path: &str, s: &SwitchSpec) -> Result<(), SimError> {
             format!("alpha must be a positive number, got {}", b.alpha),
         ));
     }
+    if let Some(e) = b.egress_lossy {
+        if !(e.alpha.is_finite() && e.alpha > 0.0) {
+            return Err(SimError::spec(
+                format!("{path}.buffer.egress_lossy.alpha"),
+                format!("alpha must be a positive number, got {}", e.alpha),
+            ));
+        }
+        if e.pool_bytes == 0 || e.pool_bytes > b.size_bytes {
+            return Err(SimError::spec(
+                format!("{path}.buffer.egress_lossy.pool_bytes"),
+                format!(
+                    "the egress lossy pool of {} bytes is not in 1..={} (the buffer); a pool of 0 would drop every lossy frame",
+                    e.pool_bytes, b.size_bytes
+                ),
+            ));
+        }
+    }
     if b.cell_bytes == 0 || b.cell_bytes > MAX_CELL_BYTES {
         return Err(SimError::spec(
             format!("{path}.buffer.cell_bytes"),
@@ -732,6 +768,25 @@ mod tests {
         };
         let e = validate_switch("nodes[0]", &sw).unwrap_err().to_string();
         assert!(e.contains("exceed the buffer"), "{e}");
+    }
+
+    #[test]
+    fn an_egress_lossy_pool_outside_the_buffer_or_a_bad_alpha_is_refused() {
+        let sw = |pool_bytes, alpha| {
+            let mut s = SwitchSpec { ports: vec![SwitchPortSpec::default()], ..Default::default() };
+            s.buffer.size_bytes = 100_000;
+            s.buffer.egress_lossy = Some(EgressLossySpec { pool_bytes, alpha, reserved_bytes: 1518 });
+            s
+        };
+        assert!(validate_switch("nodes[0]", &sw(100_000, 8.0)).is_ok());
+        for pool in [0, 100_001] {
+            let e = validate_switch("nodes[0]", &sw(pool, 8.0)).unwrap_err().to_string();
+            assert!(e.contains("nodes[0].buffer.egress_lossy.pool_bytes") && e.contains("not in 1..=100000"), "{e}");
+        }
+        for alpha in [0.0, -1.0, f64::NAN] {
+            let e = validate_switch("nodes[0]", &sw(50_000, alpha)).unwrap_err().to_string();
+            assert!(e.contains("nodes[0].buffer.egress_lossy.alpha") && e.contains("positive number"), "{e}");
+        }
     }
 
     #[test]

@@ -111,12 +111,21 @@ pub struct SwitchResults {
     pub shared_pool_bytes: u64,
     /// Highest shared-pool use.
     pub peak_shared_used_bytes: u64,
-    /// Lossy frames dropped past their threshold.
+    /// Lossy frames dropped past their ingress PG's threshold.
     pub drops_lossy: u64,
+    /// Lossy frames dropped past their egress queue's threshold (with
+    /// [`crate::BufferSpec::egress_lossy`]; left out when 0, so that results without the egress
+    /// limit read as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drops_egress_lossy: u64,
     /// Lossless frames dropped because headroom overflowed.
     pub drops_headroom: u64,
     /// Frames without a route.
     pub drops_no_route: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One host's receive-buffer results.
@@ -489,7 +498,7 @@ impl Results {
         let node_drops: u64 = self
             .switches
             .iter()
-            .map(|s| s.drops_lossy + s.drops_headroom + s.drops_no_route)
+            .map(|s| s.drops_lossy + s.drops_egress_lossy + s.drops_headroom + s.drops_no_route)
             .chain(self.hosts.iter().map(|h| h.drops_rx_overflow))
             .sum();
         if port_drops != c.dropped_packets || node_drops != c.dropped_packets {

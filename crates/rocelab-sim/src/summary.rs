@@ -414,11 +414,15 @@ fn write_summary(s: &mut String, r: &Results, names: &Names, warnings: &[BuildFi
     write_link_pause(s, r, names)?;
     writeln!(s, "\nswitch buffers:")?;
     for sw in &r.switches {
-        writeln!(
+        write!(
             s,
             "  {:20} peak shared {:>10} of {:>10} B, drops lossy {} headroom {}",
             sw.name, sw.peak_shared_used_bytes, sw.shared_pool_bytes, sw.drops_lossy, sw.drops_headroom
         )?;
+        if sw.drops_egress_lossy > 0 {
+            write!(s, " lossy at egress {}", sw.drops_egress_lossy)?;
+        }
+        writeln!(s)?;
     }
     let c = &r.conservation;
     writeln!(

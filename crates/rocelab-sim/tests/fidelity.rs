@@ -148,6 +148,39 @@ fn lossy_incast_drops_at_the_dynamic_threshold() {
     assert_eq!(pfc, 0, "lossy traffic never pauses");
 }
 
+/// The platforms' lossy profile (`rocelab_sim::mmu::EgressLossy`): with the ingress alpha of 8
+/// and an egress lossy pool of 256 KiB, the same lossy incast drops at the receiver's queue, not
+/// at the senders' PGs, and that queue never holds more than the pool and its reserve. A lossless
+/// incast through the same buffer runs exactly as without the egress limit.
+#[test]
+fn lossy_incast_drops_at_the_egress_queue_under_the_lossy_profile() {
+    let pool = 256 << 10;
+    let egress = EgressLossySpec { pool_bytes: pool, alpha: 8.0, reserved_bytes: 1518 };
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 1 << 20;
+    d.switch.buffer.egress_lossy = Some(egress);
+    d.switch_port.pgs =
+        [PriorityGroupSpec { threshold: XoffThreshold::DynamicAlpha(8.0), ..PriorityGroupSpec::lossy() }; 8];
+    let (spec, traffic) = incast(8, 10, &d, 1 << 20);
+    let r = run_checked(&spec, &traffic, &SimConfig::new(1, 2 * MS));
+    let sw = &r.switches[0];
+    assert!(sw.drops_egress_lossy > 0);
+    assert_eq!((sw.drops_lossy, sw.drops_headroom), (0, 0), "nothing dropped at ingress");
+    // Counted on the receiver's port, where the queue is.
+    let (receiver, _) = r.ports.iter().enumerate().max_by_key(|(_, p)| p.peak_queue_bytes[ROCE as usize]).unwrap();
+    assert_eq!(r.ports[receiver].total(|c| c.drops), sw.drops_egress_lossy);
+    let peak = r.ports[receiver].peak_queue_bytes[ROCE as usize];
+    assert!(peak > pool / 2 && peak <= pool + 1518, "peak queue {peak} against a pool of {pool}");
+
+    let lossless = |egress_lossy| {
+        let mut d = incast_defaults(1 << 20, 32_000);
+        d.switch.buffer.egress_lossy = egress_lossy;
+        let (spec, traffic) = incast(8, 10, &d, 1 << 20);
+        serde_json::to_string(&run_checked(&spec, &traffic, &SimConfig::new(1, 2 * MS))).unwrap()
+    };
+    assert_eq!(lossless(Some(egress)), lossless(None));
+}
+
 /// Two leaves and one spine. Leaf A: 8 incast senders and a victim sender; leaf B: the incast
 /// target T and the victim receiver R. Hosts at 100G, uplinks at 400G, 10 m cables, priorities
 /// 3 and 4 lossless everywhere.

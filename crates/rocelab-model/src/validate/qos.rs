@@ -292,6 +292,43 @@ pub(crate) fn apply_port_settings(f: &mut ResolvedFabric, problems: &mut Vec<Pro
     report_missing_speeds(f, &q, &missing, problems);
 }
 
+/// A buffer pool (`qos.buffer.pools`) of 0 bytes, or larger than a switch's buffer: the pool
+/// must fit in the memory it is carved from, and an egress lossy pool of 0 would drop every lossy
+/// frame (the simulator limits lossy egress queues in it).
+pub(crate) fn check_pools(f: &ResolvedFabric, problems: &mut Vec<Problem>) {
+    let Some(pools) = &f.qos.buffer.pools else { return };
+    let named = [
+        ("ingress_lossless", pools.ingress_lossless),
+        ("ingress_lossy", pools.ingress_lossy),
+        ("egress_lossless", pools.egress_lossless),
+        ("egress_lossy", pools.egress_lossy),
+    ];
+    for (name, size) in named {
+        let Some(size) = size.map(|s| s.as_bytes()) else { continue };
+        let path = format!("fabric.qos.buffer.pools.{name}");
+        let smallest = f
+            .devices
+            .iter()
+            .filter(|d| d.role == crate::Role::Switch)
+            .filter_map(|d| Some((d.buffer?.as_bytes(), &d.name)))
+            .min_by_key(|(b, _)| *b);
+        if size == 0 {
+            let mut pr = problem(path, format!("the {name} pool is 0 bytes"));
+            pr.diag.expected = Some("a size above 0, such as 4MiB".into());
+            pr.diag.suggestion = Some("leave it out to have it derived from the switch buffer".into());
+            problems.push(pr);
+        } else if let Some((buffer, device)) = smallest.filter(|(b, _)| size > *b) {
+            let mut pr = problem(
+                path,
+                format!("the {name} pool of {size} bytes exceeds the {buffer}-byte buffer of switch `{device}`"),
+            );
+            pr.diag.expected = Some(format!("at most {buffer} bytes, the smallest switch buffer"));
+            pr.diag.suggestion = Some("give a smaller pool, or leave it out to have it derived".into());
+            problems.push(pr);
+        }
+    }
+}
+
 /// One error per by-speed setting and missing speed, at the setting, naming the first port.
 fn report_missing_speeds(
     f: &ResolvedFabric,

@@ -350,3 +350,39 @@ fn a_ports_ipv4_address_comes_from_its_adapter() {
     let second = crate::routing::port_address(1, 1);
     assert_eq!(std::net::Ipv4Addr::from(book.ipv4(second)).to_string(), "192.168.5.9", "d's second cabled port");
 }
+
+/// Lossy priority groups take the platforms' lossy profile: alpha 8 at ingress (lossless ones
+/// keep the fabric's 1/8) and an egress limit in the egress lossy pool, a third of the buffer
+/// unless `qos.buffer.pools.egress_lossy` gives it. Under the ns-3 HPCC simulator's admission
+/// every group is admitted alike, with the switch's alpha, and nothing is limited at egress.
+#[test]
+fn lossy_groups_take_the_platforms_lossy_profile_but_not_under_hpcc_admission() {
+    let (b, _) = built();
+    let NodeKind::Switch(sw) = &b.spec.nodes[0].kind else { panic!("sw1 first") };
+    let egress =
+        EgressLossySpec { pool_bytes: 16_000_000 / 3, alpha: LOSSY_ALPHA, reserved_bytes: LOSSY_QUEUE_RESERVE };
+    assert_eq!(sw.buffer.egress_lossy, Some(egress));
+    let lossy = PriorityGroupSpec { threshold: XoffThreshold::DynamicAlpha(LOSSY_ALPHA), ..PriorityGroupSpec::lossy() };
+    let p0 = &sw.ports[0];
+    assert_eq!(p0.pgs[3].threshold, XoffThreshold::DynamicAlpha(rocelab_model::qos::DEFAULT_ALPHA));
+    assert_eq!((p0.pgs[0], p0.pgs[7]), (lossy, lossy));
+    assert_eq!(sw.ports[2].pgs[3], lossy, "roce with PFC off on the override's port is lossy there");
+
+    let text = FABRIC.replace("    ports:\n", "    buffer: {pools: {egress_lossy: 2MiB}}\n    ports:\n");
+    let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap();
+    let NodeKind::Switch(sw) = build(&l.scenario, &l.fabric, Some(9)).spec.nodes[0].kind.clone() else { panic!() };
+    assert_eq!(sw.buffer.egress_lossy, Some(EgressLossySpec { pool_bytes: 2 << 20, ..egress }));
+
+    let text = format!("{FABRIC}simulation: {{model: {{profile: hpcc-compat}}}}\n");
+    let l = rocelab_model::load_str(&text, "t.yaml", std::path::Path::new(".")).unwrap();
+    let NodeKind::Switch(sw) = build(&l.scenario, &l.fabric, Some(9)).spec.nodes[0].kind.clone() else { panic!() };
+    assert_eq!(sw.admission, crate::Admission::Ns3);
+    assert_eq!(sw.buffer.egress_lossy, None);
+    assert_eq!(sw.ports[2].pgs[3], PriorityGroupSpec::lossy());
+    assert!(sw
+        .ports
+        .iter()
+        .flat_map(|p| &p.pgs)
+        .filter(|g| !g.lossless)
+        .all(|g| g.threshold == XoffThreshold::Dynamic));
+}

@@ -6,7 +6,7 @@ use super::tcp::TcpHosts;
 use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
-use crate::mmu::{Mmu, PgConfig};
+use crate::mmu::{EgressLossy, Mmu, PgConfig};
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{NoObserver, Observer};
 use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
@@ -316,6 +316,10 @@ fn build<'o, O: Observer>(
                     mix64(s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
                     s.buffer.cell_bytes,
                 );
+                sw.egress_lossy = s
+                    .buffer
+                    .egress_lossy
+                    .map(|e| EgressLossy::new(s.ports.len(), e.pool_bytes, e.reserved_bytes, e.alpha));
                 sw.ecn_at_dequeue = s.ecn_marking == EcnMarking::Dequeue;
                 sw.control_in_buffer = s.control_in_buffer;
                 sw.hpcc_ecmp = spec.ecmp == Ecmp::Hpcc;
@@ -662,6 +666,7 @@ impl<O: Observer> Sim<'_, O> {
                 shared_pool_bytes: s.mmu.shared_size(),
                 peak_shared_used_bytes: s.mmu.peak_shared_used(),
                 drops_lossy: s.drops_lossy,
+                drops_egress_lossy: s.drops_egress_lossy,
                 drops_headroom: s.drops_headroom,
                 drops_no_route: s.drops_no_route,
             })

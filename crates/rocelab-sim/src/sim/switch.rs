@@ -3,7 +3,7 @@
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
 use super::{Queued, Sim};
-use crate::mmu::{DropReason, Mmu, Verdict};
+use crate::mmu::{DropReason, EgressLossy, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{prefetch, Ecn, Packet, PacketKind};
 use crate::routing::{address_node, ecmp_select, hpcc_ecmp_hash, hpcc_ip};
@@ -39,7 +39,11 @@ pub(crate) struct SwitchRt {
     /// path that reads them; without, a path that does not (`switch_arrive_as`).
     pub quirks: bool,
     pub qos: QosSpec,
+    /// The egress limit of lossy frames ([`crate::spec::BufferSpec::egress_lossy`]), if any.
+    pub egress_lossy: Option<EgressLossy>,
     pub drops_lossy: u64,
+    /// Lossy frames dropped at their egress queue.
+    pub drops_egress_lossy: u64,
     pub drops_headroom: u64,
     pub drops_no_route: u64,
 }
@@ -81,7 +85,9 @@ impl SwitchRt {
             mmu_ns3: false,
             quirks: false,
             qos,
+            egress_lossy: None,
             drops_lossy: 0,
+            drops_egress_lossy: 0,
             drops_headroom: 0,
             drops_no_route: 0,
         }
@@ -197,15 +203,43 @@ impl<O: Observer> Sim<'_, O> {
             let sw = &mut self.switches[sw_idx];
             match reason {
                 DropReason::LossyThreshold => sw.drops_lossy += 1,
+                DropReason::EgressLossy => sw.drops_egress_lossy += 1,
                 DropReason::HeadroomOverflow => sw.drops_headroom += 1,
             }
             self.drop_packet(port, id, prio, DropCause::Mmu(reason));
+            return;
+        }
+        let sw = &self.switches[sw_idx];
+        if !sw.mmu.is_lossless(pg_slot)
+            && sw.egress_lossy.is_some()
+            && !self.admit_egress_lossy(sw_idx, pg_slot, egress, tc, charge)
+        {
+            // Dropped at its egress queue: counted on the egress port.
+            self.drop_packet(egress, id, prio, DropCause::Mmu(DropReason::EgressLossy));
             return;
         }
         if !(QUIRKS && self.switches[sw_idx].ecn_at_dequeue) {
             self.mark_ecn::<QUIRKS>(egress, tc, id, prio, None);
         }
         self.enqueue::<QUIRKS>(egress, tc, id, pg_slot as u32, frame, prio);
+    }
+
+    /// Charge a lossy frame admitted at ingress PG `pg_slot` to its egress queue `tc` of port
+    /// `egress`; when the queue refuses it, take back the ingress charge and count the drop
+    /// (false: drop the frame).
+    #[inline(never)]
+    fn admit_egress_lossy(&mut self, sw_idx: usize, pg_slot: usize, egress: u32, tc: u8, charge: u64) -> bool {
+        let sw = &mut self.switches[sw_idx];
+        let q = EgressLossy::index((egress - sw.first_port) as usize, tc);
+        let e = sw.egress_lossy.as_mut().expect("checked by the caller");
+        if e.admit(q, charge) {
+            return true;
+        }
+        // A lossy PG never pauses, so taking its bytes back never resumes anything.
+        let xon = sw.mmu.release_at(pg_slot, charge);
+        debug_assert!(!xon);
+        sw.drops_egress_lossy += 1;
+        false
     }
 
     /// RED/ECN on egress queue `tc` of port `egress` for packet `id`: against the queue ahead of
@@ -273,19 +307,25 @@ impl<O: Observer> Sim<'_, O> {
         debug_assert_eq!(chosen, Some(tc));
         let sw_idx = p.owner as usize;
         self.start_data_tx(egress, id, frame, prio);
-        self.release::<QUIRKS>(sw_idx, pg_slot, frame);
+        self.release::<QUIRKS>(sw_idx, pg_slot, frame, egress, tc);
     }
 
     /// Return the charge of a frame of `frame` bytes to ingress PG `pg_slot` of switch
-    /// `sw_idx`, which may resume the upstream (XON). Inlined in its two callers, the XON apart:
-    /// as a call, saving and restoring registers cost more than the release itself.
+    /// `sw_idx` (and, for a lossy frame under an egress limit, to queue `tc` of port `egress`),
+    /// which may resume the upstream (XON). Inlined in its two callers, the XON apart: as a
+    /// call, saving and restoring registers cost more than the release itself.
     #[inline(always)]
-    fn release<const QUIRKS: bool>(&mut self, sw_idx: usize, pg_slot: u32, frame: u32) {
+    fn release<const QUIRKS: bool>(&mut self, sw_idx: usize, pg_slot: u32, frame: u32, egress: u32, tc: u8) {
         if QUIRKS && pg_slot == UNACCOUNTED {
             return;
         }
         let sw = &mut self.switches[sw_idx];
         let charge = sw.charge(frame);
+        if !sw.mmu.is_lossless(pg_slot as usize) {
+            if let Some(e) = sw.egress_lossy.as_mut() {
+                e.release(EgressLossy::index((egress - sw.first_port) as usize, tc), charge);
+            }
+        }
         if sw.mmu.release_at(pg_slot as usize, charge) {
             self.release_xon(sw_idx, pg_slot);
         }
@@ -370,9 +410,9 @@ impl<O: Observer> Sim<'_, O> {
         self.start_data_tx(port, q.id, q.frame as u32, q.priority);
         // The buffer is freed as the frame leaves; this may resume the upstream (XON).
         if quirks {
-            self.release::<true>(sw_idx, q.pg_slot, q.frame as u32);
+            self.release::<true>(sw_idx, q.pg_slot, q.frame as u32, port, tc);
         } else {
-            self.release::<false>(sw_idx, q.pg_slot, q.frame as u32);
+            self.release::<false>(sw_idx, q.pg_slot, q.frame as u32, port, tc);
         }
     }
 }

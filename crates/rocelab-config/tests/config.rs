@@ -288,6 +288,30 @@ fn seed_arista_pure_leaf() {
     assert!(findings.iter().any(|w| w.message.contains("re-marks every packet")), "{findings:?}");
 }
 
+/// The Arista/Pure examples' ECN variants render the guide's thresholds: EOS `kbytes` are 1024
+/// bytes, so the examples' 256KiB/512KiB are the guide's `256 kbytes`/`512 kbytes` (256KB would
+/// render `250 kbytes`), on every switch port whose queue 3 has ECN, at both endpoint speeds.
+#[test]
+fn arista_pure_examples_render_the_guides_ecn_kbytes() {
+    const GUIDE: &str =
+        "random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes max-mark-probability 100 weight 0";
+    seed_lists(ARISTA_PURE_SEED, &[GUIDE]);
+    for example in ["arista-pure-leaf-spine-100g.yaml", "arista-pure-leaf-spine-25g.yaml"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(example);
+        let loaded = rocelab_model::load_file(&path).unwrap_or_else(|d| panic!("{d}"));
+        for variant in ["ecn", "ecn-edge-pfc"] {
+            let f = loaded.variant(variant).unwrap_or_else(|d| panic!("{d}"));
+            for sw in ["leaf1", "leaf3", "spine1", "spine2"] {
+                let (text, _) = device_text(&f, sw);
+                let tx3 = text.matches("   tx-queue 3\n").count();
+                let guide = text.matches(&format!("      {GUIDE}\n")).count();
+                assert!(tx3 > 0 && guide == tx3, "{example} {variant} {sw}: {guide} of {tx3} tx-queue 3 in\n{text}");
+                assert!(!text.contains("250 kbytes"), "{example} {variant} {sw}");
+            }
+        }
+    }
+}
+
 #[test]
 fn seed_arista_pure_host_script() {
     let f = fabric(ARISTA_PURE);

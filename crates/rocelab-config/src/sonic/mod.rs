@@ -34,7 +34,7 @@
 
 use crate::common::{cabled_ports, no_ports_finding, percent, ports_warning, reserve_given, PortView};
 use crate::finding::{Finding, Findings};
-use rocelab_model::qos::Marking;
+use rocelab_model::qos::{Marking, LOSSY_ALPHA, LOSSY_QUEUE_RESERVE};
 use rocelab_model::resolve::ResolvedFabric;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -219,14 +219,16 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
     c.buffer_pool.insert(
         "egress_lossy_pool".into(),
         fields(&[
-            ("size", given.egress_lossy.map(|s| s.as_bytes()).unwrap_or(buffer / 3).to_string()),
+            ("size", f.qos.buffer.egress_lossy_pool(buffer).to_string()),
             ("type", "egress".into()),
             ("mode", "dynamic".into()),
         ]),
     );
+    // The lossy profiles the simulator models (`rocelab_model::qos::LOSSY_ALPHA`, `LOSSY_QUEUE_RESERVE`).
+    let lossy_th = dynamic_th(LOSSY_ALPHA).0.to_string();
     c.buffer_profile.insert(
         "ingress_lossy_profile".into(),
-        fields(&[("pool", "ingress_lossless_pool".into()), ("size", "0".into()), ("dynamic_th", "3".into())]),
+        fields(&[("pool", "ingress_lossless_pool".into()), ("size", "0".into()), ("dynamic_th", lossy_th.clone())]),
     );
     c.buffer_profile.insert(
         "egress_lossless_profile".into(),
@@ -234,7 +236,11 @@ pub fn build(f: &ResolvedFabric, device: usize) -> (SonicConfig, Findings) {
     );
     c.buffer_profile.insert(
         "egress_lossy_profile".into(),
-        fields(&[("pool", "egress_lossy_pool".into()), ("size", "1518".into()), ("dynamic_th", "3".into())]),
+        fields(&[
+            ("pool", "egress_lossy_pool".into()),
+            ("size", LOSSY_QUEUE_RESERVE.to_string()),
+            ("dynamic_th", lossy_th),
+        ]),
     );
     (c, findings)
 }

@@ -182,7 +182,8 @@ fn check_leaf_spine(l: &Loaded) {
     let array: Vec<String> = links(f, "leaf3", "flasharray").into_iter().map(|k| k.0).collect();
     assert_eq!(array, ["leaf3:Ethernet51/1", "leaf3:Ethernet52/1", "leaf3:Ethernet53/1", "leaf3:Ethernet54/1"]);
     assert_eq!(l.variant_names(), ["pfc", "ecn", "ecn-edge-pfc", "iscsi"]);
-    let ecn = Some(("256KB".to_string(), "512KB".to_string()));
+    // The guide's `256 kbytes`/`512 kbytes`, EOS kbytes of 1024 bytes.
+    let ecn = Some(("256KiB".to_string(), "512KiB".to_string()));
     // PFC alone: PFC everywhere, no ECN.
     let v = l.variant("pfc").unwrap();
     assert_eq!(class_on(&v, "spine1:Ethernet1/1", 0), (true, None, None));

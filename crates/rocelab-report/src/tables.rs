@@ -169,7 +169,7 @@ pub fn switches(runs: &[RunFile]) -> Table {
     let mut t = Table::new(
         "Switch buffers",
         "switches.csv",
-        &["run", "switch", "shared pool (B)", "peak shared use (B)", "drops lossy", "drops headroom", "drops no route"],
+        &["run", "switch", "shared pool (B)", "peak shared use (B)", "drops lossy", "drops lossy at egress", "drops headroom", "drops no route"],
     );
     for run in runs {
         for s in &run.results.switches {
@@ -179,6 +179,7 @@ pub fn switches(runs: &[RunFile]) -> Table {
                 s.shared_pool_bytes.into(),
                 s.peak_shared_used_bytes.into(),
                 s.drops_lossy.into(),
+                s.drops_egress_lossy.into(),
                 s.drops_headroom.into(),
                 s.drops_no_route.into(),
             ]);

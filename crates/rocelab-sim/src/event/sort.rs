@@ -17,10 +17,10 @@ pub(super) fn sort_slot(v: &mut [Entry]) {
     }
 }
 
-/// Sort entries by ascending key. Keys are unique, so any sort gives the one order. A long slot
-/// is nearly in order (most events are pushed in time order, and at one instant in sequence
-/// order), so an insertion sort, linear in the entries plus the moves, does it in cache; past
-/// a budget of moves (a slot filled out of order) the library's sort finishes.
+/// Sort entries by ascending key. Entries of equal keys are interchangeable (see `key.rs`), so
+/// any sort gives one outcome. A long slot is often nearly in order (most events are pushed in
+/// time order), so an insertion sort, linear in the entries plus the moves, does it in cache;
+/// past a budget of moves (a slot filled out of order) the library's sort finishes.
 pub(super) fn sort_ascending(v: &mut [Entry]) {
     let mut budget = 4 * v.len() + 16;
     for i in 1..v.len() {
@@ -40,9 +40,9 @@ pub(super) fn sort_ascending(v: &mut [Entry]) {
 }
 
 /// Sort at most `N` entries by ascending key without a data-dependent branch: each entry's
-/// place is the number of keys below its own (keys are unique), counted over a fixed `N` keys
-/// (the missing ones `u64::MAX`, above every key: a key's sequence number is below
-/// `2^54 - 1`). In a sparse run (RDMA with DCQCN: 6.8 events per 1,024-ps slot on the RDMA
+/// place is the number of keys below its own plus the number of equal keys before it, counted
+/// over a fixed `N` keys (the missing ones `u64::MAX`, above every key: an event's key is
+/// below `2^54`). In a sparse run (RDMA with DCQCN: 6.8 events per 1,024-ps slot on the RDMA
 /// fat tree, at different instants, pushed from different events with different lead times,
 /// so in no time order) four slots in five need sorting and most hold a few entries; an
 /// insertion sort's inner loop mispredicted about once per entry there. This costs more
@@ -55,8 +55,8 @@ fn sort_by_rank<const N: usize>(v: &mut [Entry]) {
         keys[i] = e.0;
         copy[i] = e;
     }
-    for &e in &copy[..v.len()] {
-        let place = keys.iter().map(|&k| (k < e.0) as usize).sum::<usize>();
+    for (i, &e) in copy[..v.len()].iter().enumerate() {
+        let place = keys.iter().enumerate().map(|(j, &k)| ((k < e.0) | ((k == e.0) & (j < i))) as usize).sum::<usize>();
         v[place] = e;
     }
 }

@@ -155,7 +155,9 @@ pub fn run_threads(
     }
     if let Some(what) = unsupported(traffic, config) {
         return Err(SimError::InvalidConfig {
-            message: format!("{what} runs on one thread only for now: run with --threads 1 (results are the same)"),
+            message: format!(
+                "{what}: not yet simulated on more than one thread; run with --threads 1 (the same results)"
+            ),
         });
     }
     let lookahead = match cut.lookahead {

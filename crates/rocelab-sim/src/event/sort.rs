@@ -22,6 +22,15 @@ pub(super) fn sort_slot(v: &mut [Entry]) {
 /// time order), so an insertion sort, linear in the entries plus the moves, does it in cache;
 /// past a budget of moves (a slot filled out of order) the library's sort finishes.
 pub(super) fn sort_ascending(v: &mut [Entry]) {
+    // A slot filled in no order (the canonical order of an instant's many events, pushed by
+    // the events of earlier instants in theirs) goes to the library's sort at once: a count of
+    // the descents, one pass without a branch, costs less than an insertion sort that runs out
+    // of its budget (a quarter of the line-rate fat tree's sorting, measured with callgrind).
+    let descents = v.windows(2).map(|w| (w[0].0 > w[1].0) as usize).sum::<usize>();
+    if descents > v.len() / 8 {
+        v.sort_unstable_by_key(|e| e.0);
+        return;
+    }
     let mut budget = 4 * v.len() + 16;
     for i in 1..v.len() {
         let x = v[i];

@@ -47,8 +47,8 @@ use crate::spec::NetworkSpec;
 use crate::stats::Results;
 use crate::time::Time;
 use crate::traffic::Traffic;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
 /// the packet.
@@ -67,8 +67,8 @@ pub(crate) struct PartRt {
     pub part_of: Vec<u32>,
     /// By port: its peer is in another part.
     pub remote_peer: Vec<bool>,
-    /// Arrivals at other parts, with the part each is for, sent during the current window.
-    pub outbox: Vec<(u32, Message)>,
+    /// Arrivals at other parts sent during the current window, by the part each is for.
+    pub outbox: Vec<Vec<Message>>,
 }
 
 impl<O: crate::observer::Observer> Sim<'_, O> {
@@ -88,7 +88,7 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
                     }
                     _ => None,
                 };
-                part.outbox.push((part.part_of[peer_node as usize], Message { time, event, packet }));
+                part.outbox[part.part_of[peer_node as usize] as usize].push(Message { time, event, packet });
                 return;
             }
         }
@@ -171,14 +171,12 @@ pub fn run_threads(
         Some(l) => l,
         None => MAX_END_TIME,
     };
-    // Checked and built once here, so that a bad description fails before any thread starts.
-    drop(Simulation::new(spec, traffic, config)?);
     let parts = cut.parts;
     let inbox: Vec<Mutex<Vec<Message>>> = (0..parts).map(|_| Mutex::new(Vec::new())).collect();
     let next: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(Time::MAX)).collect();
-    let barrier = Barrier::new(parts);
+    let barrier = SpinBarrier::new(parts);
     let shared = Shared { inbox: &inbox, next: &next, barrier: &barrier, lookahead };
-    let sims: Vec<Simulation<'_, NoObserver>> = std::thread::scope(|s| {
+    let sims: Result<Vec<Simulation<'_, NoObserver>>, SimError> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
                 let (cut, shared) = (&cut, &shared);
@@ -187,18 +185,73 @@ pub fn run_threads(
             .collect();
         handles.into_iter().map(|h| h.join().expect("a simulation thread panicked")).collect()
     });
-    Ok(merge::finish(sims, &cut, spec, traffic))
+    Ok(merge::finish(sims?, &cut, spec, traffic))
 }
 
 /// What the threads share: an inbox per part, each part's earliest pending time, the barrier.
 struct Shared<'a> {
     inbox: &'a [Mutex<Vec<Message>>],
     next: &'a [AtomicU64],
-    barrier: &'a Barrier,
+    barrier: &'a SpinBarrier,
     lookahead: Time,
 }
 
-/// The thread of part `me`: build, keep its own initial events, run window by window.
+/// A barrier that spins a while before it sleeps: a window of the line-rate fat tree lasts tens
+/// of microseconds, about the time a futex sleep and wake-up take, so a barrier that always
+/// sleeps (`std::sync::Barrier`) would cost each window that much; one that only spins starves
+/// the working threads when there are more threads than free cores. The last thread to arrive
+/// resets the count and moves the generation on (release, under the lock, so that a sleeper
+/// cannot miss it), which the others wait to see (acquire): what each wrote before the barrier
+/// is visible to all after it.
+struct SpinBarrier {
+    n: usize,
+    count: AtomicUsize,
+    generation: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl SpinBarrier {
+    /// Polls of the generation before sleeping: a few microseconds.
+    const SPINS: u32 = 2000;
+
+    fn new(n: usize) -> Self {
+        SpinBarrier {
+            n,
+            count: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.count.store(0, Ordering::Relaxed);
+            {
+                let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+                self.generation.fetch_add(1, Ordering::Release);
+            }
+            self.wake.notify_all();
+            return;
+        }
+        for _ in 0..Self::SPINS {
+            if self.generation.load(Ordering::Acquire) != generation {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.generation.load(Ordering::Acquire) == generation {
+            held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The thread of part `me`: build, keep its own initial events, run window by window. A build
+/// is a function of the inputs alone, so either every thread's fails, with the same error, before
+/// any waits at the barrier, or none does.
 fn run_part<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
@@ -206,15 +259,15 @@ fn run_part<'a>(
     cut: &Partition,
     me: u32,
     shared: &Shared<'_>,
-) -> Simulation<'a, NoObserver> {
-    let mut sim = Simulation::new(spec, traffic, config).expect("checked before the threads started");
+) -> Result<Simulation<'a, NoObserver>, SimError> {
+    let mut sim = Simulation::new(spec, traffic, config)?;
     let engine = sim.engine();
     let remote_peer = engine
         .ports
         .iter()
         .map(|p| cut.part_of[engine.ports[p.peer as usize].node as usize] != cut.part_of[p.node as usize])
         .collect();
-    let part = PartRt { me, part_of: cut.part_of.clone(), remote_peer, outbox: Vec::new() };
+    let part = PartRt { me, part_of: cut.part_of.clone(), remote_peer, outbox: vec![Vec::new(); cut.parts] };
     let mut initial = Vec::new();
     while let Some((t, ev)) = engine.queue.pop() {
         if engine.owns_initial(&part, ev) {
@@ -229,9 +282,9 @@ fn run_part<'a>(
     let end = engine.end;
     let mut delivered: Vec<Message> = Vec::new();
     loop {
+        // In the order the senders' batches came: the queue orders the events by their keys,
+        // and the packets' ids in this pool reach no result.
         std::mem::swap(&mut delivered, &mut shared.inbox[me as usize].lock().expect("inbox"));
-        // Delivered in one order whatever the order of the senders (packet ids follow it).
-        delivered.sort_by_key(|m| (m.time, m.event.key()));
         for m in delivered.drain(..) {
             engine.receive(m);
         }
@@ -244,10 +297,10 @@ fn run_part<'a>(
         let limit = t0.saturating_add(shared.lookahead) - 1;
         engine.run_until(limit.min(end));
         let part = engine.part.as_deref_mut().expect("a part");
-        for (to, m) in part.outbox.drain(..) {
-            shared.inbox[to as usize].lock().expect("inbox").push(m);
+        for (to, batch) in part.outbox.iter_mut().enumerate().filter(|(_, b)| !b.is_empty()) {
+            shared.inbox[to].lock().expect("inbox").append(batch);
         }
         shared.barrier.wait();
     }
-    sim
+    Ok(sim)
 }

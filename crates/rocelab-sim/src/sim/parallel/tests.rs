@@ -107,3 +107,39 @@ fn what_threads_cannot_run_yet_is_refused_by_name() {
     // What one thread runs, it still runs with one.
     assert!(run_threads(&f.spec, &t, &stop, 1).is_ok());
 }
+
+/// Random leaf-spine fabrics (shape, cable lengths, lossless or lossy small buffers) under
+/// random open-loop flows, sized and greedy: the same results on 1 to 4 threads each time.
+#[test]
+fn random_fabrics_and_flows_give_the_same_results_on_every_thread_count() {
+    let mut rng = crate::rng::Rng::new(42);
+    for case in 0..6 {
+        let shape = LeafSpine {
+            leaves: 2 + rng.below(3) as usize,
+            spines: 1 + rng.below(3) as usize,
+            hosts_per_leaf: 1 + rng.below(4) as usize,
+            host_rate_bps: G100,
+            fabric_rate_bps: [G100, 4 * G100][rng.below(2) as usize],
+            host_delay_ps: (1 + rng.below(500)) * NS,
+            fabric_delay_ps: (1 + rng.below(2000)) * NS,
+        };
+        let mut d = if rng.below(2) == 0 { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
+        d.switch.buffer.size_bytes = (256 + rng.below(2048)) << 10;
+        let f = leaf_spine(&shape, &d);
+        let n = f.hosts.len() as u64;
+        let mut t = Traffic::new();
+        for _ in 0..2 + rng.below(3 * n) {
+            let src = rng.below(n) as usize;
+            let dst = (src + 1 + rng.below(n - 1) as usize) % n as usize;
+            let class = FlowClass::roce(3, 26);
+            let mut flow = match rng.below(3) {
+                0 => FlowSpec::greedy(f.hosts[src], f.hosts[dst], class),
+                _ => FlowSpec::sized(f.hosts[src], f.hosts[dst], class, 1_000 + rng.below(300_000)),
+            };
+            flow.start_ps = rng.below(20) * US;
+            t.push(flow);
+        }
+        let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(case, 100 * US));
+        assert!(r.conservation.injected_packets > 0, "case {case}: traffic flows");
+    }
+}

@@ -58,22 +58,22 @@ fn engine(c: &mut Criterion) {
 
     let (spec, traffic) = incast_16();
     let cfg = SimConfig::new(1, MS);
-    report("incast-16:1-100G", &measure("incast", &spec, &traffic, &cfg).expect("incast runs"));
+    report("incast-16:1-100G", &measure("incast", &spec, &traffic, &cfg, 1).expect("incast runs"));
     g.bench_function("incast-16:1-100G", |b| b.iter(|| run(&spec, &traffic, &cfg).expect("incast runs")));
 
     let f = fat_tree();
     let t = fat_tree_permutation(&f, 1);
     let cfg = SimConfig::new(1, 100 * US);
-    report("fat-tree-320-permutation", &measure("fat", &f.spec, &t, &cfg).expect("fat tree runs"));
+    report("fat-tree-320-permutation", &measure("fat", &f.spec, &t, &cfg, 1).expect("fat tree runs"));
     g.bench_function("fat-tree-320-permutation", |b| b.iter(|| run(&f.spec, &t, &cfg).expect("fat tree runs")));
 
     let t30 = fat_tree_permutation_at(&f, 1, Some(30_000_000_000));
-    report("fat-tree-320-permutation-30pct", &measure("fat 30%", &f.spec, &t30, &cfg).expect("fat tree runs"));
+    report("fat-tree-320-permutation-30pct", &measure("fat 30%", &f.spec, &t30, &cfg, 1).expect("fat tree runs"));
     g.bench_function("fat-tree-320-permutation-30pct", |b| b.iter(|| run(&f.spec, &t30, &cfg).expect("fat tree runs")));
 
     let (spec, t) = tcp_two_switch(4);
     let cfg5 = SimConfig::new(1, 5 * MS);
-    report("tcp-iperf-16-streams-40G", &measure("tcp", &spec, &t, &cfg5).expect("tcp runs"));
+    report("tcp-iperf-16-streams-40G", &measure("tcp", &spec, &t, &cfg5, 1).expect("tcp runs"));
     g.bench_function("tcp-iperf-16-streams-40G", |b| b.iter(|| run(&spec, &t, &cfg5).expect("tcp runs")));
 
     match fat_txt() {
@@ -81,13 +81,13 @@ fn engine(c: &mut Criterion) {
             let text = std::fs::read_to_string(&path).expect("read fat.txt");
             let f = parse_hpcc_topology(&text, &fat_tree_defaults()).expect("parse fat.txt");
             let t = fat_tree_permutation(&f, 1);
-            report("fat-txt-320-permutation", &measure("fat.txt", &f.spec, &t, &cfg).expect("fat.txt runs"));
+            report("fat-txt-320-permutation", &measure("fat.txt", &f.spec, &t, &cfg, 1).expect("fat.txt runs"));
             g.bench_function("fat-txt-320-permutation", |b| b.iter(|| run(&f.spec, &t, &cfg).expect("fat.txt runs")));
             match websearch_cdf() {
                 Some(cdf) => {
                     let t = fat_tree_websearch(&f, &cdf, 1);
                     let cfg = SimConfig::new(1, MS);
-                    let r = measure("websearch", &f.spec, &t, &cfg).expect("websearch runs");
+                    let r = measure("websearch", &f.spec, &t, &cfg, 1).expect("websearch runs");
                     report("fat-txt-websearch (1 ms)", &r);
                     g.bench_function("fat-txt-websearch", |b| {
                         b.iter(|| run(&f.spec, &t, &cfg).expect("websearch runs"))
@@ -112,7 +112,7 @@ fn storage(c: &mut Criterion) {
     let runs = rocelab_sim::bench::storage_runs(&rocelab_sim::bench::examples_dir()).expect("the examples load");
     for name in ["arista-pure-leaf-spine-25g ecn-edge-pfc", "demartek-config4-two-switch baseline @ 128KiB"] {
         let r = runs.iter().find(|r| r.name == name).expect("a storage benchmark run");
-        report(name, &measure(name, &r.spec, &r.traffic, &r.config).expect("runs"));
+        report(name, &measure(name, &r.spec, &r.traffic, &r.config, 1).expect("runs"));
         g.bench_function(name, |b| b.iter(|| run(&r.spec, &r.traffic, &r.config).expect("runs")));
     }
     g.finish();

@@ -30,7 +30,7 @@
 //! simulated microseconds, for `fat-txt` the path of the HPCC-format topology, and for
 //! `websearch` the HPCC formats directory holding `fat.txt` and `WebSearch_distribution.txt`
 //! (default: found through `$ROCELAB_HPCC_DATA` or `shared/data/hpcc-formats` above the current
-//! directory).
+//! directory). `--threads N` anywhere runs the scenario on N threads (`rocelab_sim::run_threads`).
 
 use rocelab_model::cdf::FlowSizeCdf;
 use rocelab_sim::bench::{
@@ -42,7 +42,20 @@ use rocelab_sim::{SimConfig, US};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    let threads = match args.iter().position(|a| a == "--threads") {
+        None => 1,
+        Some(i) => match args.get(i + 1).map(|s| s.parse::<usize>()) {
+            Some(Ok(n)) if n >= 1 => {
+                args.drain(i..i + 2);
+                n
+            }
+            _ => {
+                eprintln!("--threads needs a whole number of threads, 1 or more");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let scenario = args.get(1).map(String::as_str).unwrap_or("incast");
     let micros: u64 = match args.get(2).map(|s| s.parse()) {
         None => 1000,
@@ -57,7 +70,7 @@ fn main() -> ExitCode {
         return storage();
     }
     let report = match (Scenario::from_name(scenario), scenario) {
-        (Some(named), _) => named.measure(micros * US),
+        (Some(named), _) => named.measure(micros * US, threads),
         (None, "fat-txt") => {
             let Some(path) = args.get(3) else {
                 eprintln!("fat-txt needs the path of fat.txt");
@@ -71,7 +84,7 @@ fn main() -> ExitCode {
                 }
             };
             match parse_hpcc_topology(&text, &fat_tree_defaults()) {
-                Ok(f) => measure("fat-txt-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg),
+                Ok(f) => measure("fat-txt-320-permutation", &f.spec, &fat_tree_permutation(&f, 1), &cfg, threads),
                 Err(e) => Err(e),
             }
         }
@@ -110,7 +123,7 @@ fn main() -> ExitCode {
                         with_rdma(&mut f.spec, &mut t, 1024);
                         name = "fat-txt-websearch-30pct-incasts-rdma-dcqcn";
                     }
-                    measure(name, &f.spec, &t, &cfg)
+                    measure(name, &f.spec, &t, &cfg, threads)
                 }
                 Err(e) => Err(e),
             }

@@ -1,11 +1,24 @@
-//! The event queue: pending `(time, sequence, event)` entries, popped in `(time, sequence)` order.
+//! The event queue: pending `(time, key, event)` entries, popped in `(time, key)` order.
 //!
-//! Ties in time break by sequence number — the order of the pushes, or for an event pushed
-//! late, the number it reserved when it became possible ([`EventQueue::reserve_seq`]) — so a run
-//! is a pure function of scenario and seed. Events are small `Copy` values naming arena indices
-//! (ports, packets, flows); no event owns memory.
+//! Ties in time break by the event's canonical key ([`Key`], `key.rs`: its kind and the
+//! entity it names), not by the order of the pushes, so that the events of one instant pop in
+//! an order that does not depend on what else is queued: a run is a pure function of scenario
+//! and seed, and a part of the fabric simulated on its own pops its events in the order the
+//! whole run gives them. Events are small `Copy` values naming arena indices (ports, packets,
+//! flows); no event owns memory.
 //!
-//! **Structure.** Keys are unique, so every correct priority queue pops the same sequence; this
+//! An event pushed at the current instant with a key below the last popped one pops next: the
+//! queue always pops the least `(time, key)` it holds, so what an event schedules for its own
+//! instant runs in the same order in every run.
+//!
+//! A queue made by [`EventQueue::with_push_order`] orders ties by push order instead, as the
+//! ns-3 simulator's scheduler does (its events' `uid`, the order of `Simulator::Schedule`): the
+//! order a run needs to replay that simulator's draws and match it to the nanosecond
+//! ([`crate::EventOrder::PushOrder`]). There the key is a sequence number, taken by every push
+//! or reserved ahead ([`EventQueue::reserve_seq`]).
+//!
+//! **Structure.** Every correct priority queue pops the same sequence (entries of equal keys
+//! are interchangeable, `key.rs`); this
 //! one is chosen for the engine's pattern, where nearly every event is scheduled a few
 //! nanoseconds to a few microseconds ahead (a frame's serialization, its arrival over the
 //! cable): a bucket queue in the manner of a timing wheel (Varghese & Lauck, SOSP 1987) and of
@@ -21,19 +34,16 @@
 //!   a chunk at a time, a few adjacent lines whose loads overlap, into `now`. (A list of single
 //!   entries scattered over the pool made that read a chain of dependent cache misses once a
 //!   frame's arrival, a microsecond ahead, had its own entry: a quarter of the line-rate fat
-//!   tree's misses of a 1 MB L2.) Entries pushed in time order, as nearly all are (on the
-//!   line-rate fat tree about a hundred entries share an instant, pushed in sequence order),
-//!   arrive in key order; a bucket that received one out of order — a shorter lead time, a
-//!   reserved sequence number, an entry handed down from `far`, or the sparse slots of RDMA
-//!   with DCQCN, where a quarter of the pushes come out of order and four slots in five need
-//!   sorting — is marked, without a branch, and sorted as its slot becomes current (`sort.rs`).
+//!   tree's misses of a 1 MB L2.) A bucket that received an entry after one with a larger key
+//!   — an entry of an earlier instant or a lower key pushed after it, or one handed down from
+//!   `far` — is marked, without a branch, and sorted as its slot becomes current (`sort.rs`).
 //! * **far**: a binary heap for what lies beyond the horizon (PFC pause timers, flow starts);
 //!   its entries move to the wheel as the horizon reaches them.
 //!
-//! A wheel entry's key is one `u64`: the time's offset in its slot above the sequence number,
-//! so sorting a slot is sorting integers. The exact `(time, sequence)` order is kept at every
-//! level: an entry is never popped while an earlier key is elsewhere (every wheel entry belongs
-//! to a later slot than every current entry, every far entry to a later slot than every wheel
+//! A wheel entry's key is one `u64`: the time's offset in its slot above the event's key, so
+//! sorting a slot is sorting integers. The exact `(time, key)` order is kept at every level: an
+//! entry is never popped while an earlier one is elsewhere (every wheel entry belongs to a
+//! later slot than every current entry, every far entry to a later slot than every wheel
 //! entry). The binary heap this design replaced spent a third of the engine's time in `pop`,
 //! walking a chain of dependent compares down ~11 levels.
 
@@ -41,9 +51,14 @@ use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+mod key;
 mod sort;
 mod timer;
 
+pub use key::Key;
+/// A sequence number of a queue in push order (see [`EventQueue::reserve_seq`]).
+pub type Seq = u64;
+use key::KEY_BITS;
 use sort::sort_slot;
 pub(crate) use timer::TimerSlot;
 
@@ -110,27 +125,21 @@ const SLOT_SHIFT: u32 = 10;
 pub const SLOTS: usize = 4096;
 const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
-/// Bits of a sequence number in a wheel key (the rest hold the time's offset in its slot).
-const SEQ_BITS: u32 = 64 - SLOT_SHIFT;
-const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+/// Bits of an event's key in a wheel key (the rest hold the time's offset in its slot).
+const LOW_BITS: u32 = 64 - SLOT_SHIFT;
+const _: () = assert!(KEY_BITS <= LOW_BITS);
 /// No chunk: the end of a bucket's list and of the free list.
 const NIL: u32 = u32::MAX;
 /// Entries in a chunk: 192 bytes, three cache lines. Measured on the line-rate fat tree, 4
 /// was slower (3 %) and 16 no faster.
 pub const CHUNK: usize = 8;
 
-/// The place of an event among the events of its instant: events of equal time pop in `Seq`
-/// order. Every push takes the next one; [`EventQueue::reserve_seq`] takes one for an event
-/// that may be pushed later, in the place it would have had if pushed now.
-pub type Seq = u64;
-
-/// The key of a wheel entry: its time's offset within its slot (high bits) and its sequence
-/// number (low [`SEQ_BITS`] bits), so that one `u64` comparison orders the entries of a slot by
-/// `(time, sequence)`. 2⁵⁴ sequence numbers last for years of pushes at a billion per second.
-#[inline]
-fn wheel_key(time: Time, seq: Seq) -> u64 {
-    debug_assert!(seq < SEQ_MASK, "sequence numbers exhausted");
-    ((time & (SLOT_PS - 1)) << SEQ_BITS) | seq
+/// The key of a wheel entry: its time's offset within its slot (high bits) and the event's
+/// key (low [`LOW_BITS`] bits), so that one `u64` comparison orders the entries of a slot by
+/// `(time, key)`.
+#[inline(always)]
+fn wheel_key(time: Time, key: Key) -> u64 {
+    ((time & (SLOT_PS - 1)) << LOW_BITS) | key
 }
 
 /// An entry of the wheel: its key ([`wheel_key`]) and its event.
@@ -151,7 +160,7 @@ struct Bucket {
 
 const EMPTY: Bucket = Bucket { head: NIL, tail: NIL, fill: 0 };
 
-/// A far entry: its key packs time (high 64 bits) and sequence number (low 64 bits), so one
+/// A far entry: its key packs time (high 64 bits) and the event's key (low 64 bits), so one
 /// 128-bit comparison orders far entries. Reversed, so that `BinaryHeap` (a max-heap) pops the
 /// earliest.
 #[derive(Clone, Copy, Debug)]
@@ -164,8 +173,8 @@ impl Far {
     fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
-    fn seq(&self) -> Seq {
-        self.key as Seq
+    fn event_key(&self) -> Key {
+        self.key as Key
     }
 }
 
@@ -206,7 +215,7 @@ impl Window<'_> {
     }
 }
 
-/// Priority queue of events ordered by time, then by sequence number (see the module
+/// Priority queue of events ordered by time, then by their keys (see the module
 /// documentation).
 #[derive(Debug)]
 pub struct EventQueue {
@@ -214,11 +223,11 @@ pub struct EventQueue {
     now: Vec<Entry>,
     cursor: usize,
     now_slot: u64,
-    /// Entries of slots before `now_slot` as `(time, sequence, event)`, by descending key. `pop`
+    /// Entries of slots before `now_slot` as `(time, key, event)`, by descending key. `pop`
     /// makes the next non-empty slot current as soon as the current one is exhausted (so that
     /// `peek` sees the next event), and an event may then be pushed into an empty slot before
     /// it; such entries wait here and pop before `now`'s. Rare and short.
-    early: Vec<(Time, Seq, Event)>,
+    early: Vec<(Time, Key, Event)>,
     /// Bucket `s & MASK` holds the entries of slot `s` for `now_slot < s < now_slot + SLOTS`.
     buckets: Box<[Bucket; SLOTS]>,
     /// The chunks of all buckets.
@@ -236,12 +245,14 @@ pub struct EventQueue {
     unsorted: [u64; WORDS],
     /// Entries of slots from `now_slot + SLOTS` on.
     far: BinaryHeap<Far>,
-    /// The next sequence number (from 1, so that every key comes after the initial `last`).
+    /// Ties pop in push order (sequence numbers as keys) rather than by the events' keys.
+    push_order: bool,
+    /// The next sequence number, in push order.
     seq: Seq,
-    /// Time and sequence number of the last popped event (`(0, 0)` before the first), for the
-    /// check that nothing is scheduled into the past.
+    /// Time of the last popped event (0 before the first), for the check that nothing is
+    /// scheduled into the past.
     #[cfg(debug_assertions)]
-    last: (Time, Seq),
+    last: Time,
     len: usize,
     peak: usize,
     /// The last pop made a new slot current (see [`EventQueue::slot_began`]).
@@ -263,9 +274,10 @@ impl Default for EventQueue {
             summary: 0,
             unsorted: [0; WORDS],
             far: BinaryHeap::new(),
+            push_order: false,
             seq: 1,
             #[cfg(debug_assertions)]
-            last: (0, 0),
+            last: 0,
             len: 0,
             peak: 0,
             began: false,
@@ -274,45 +286,59 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
-    /// An empty queue.
+    /// An empty queue, ties by the events' keys.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Schedule `event` at `time`, after every event already scheduled at `time`. `time` must
-    /// not be before the last popped event's time (the engine never schedules into the past).
-    #[inline(always)]
-    pub fn push(&mut self, time: Time, event: Event) {
-        let seq = self.reserve_seq();
-        self.push_reserved(time, seq, event);
+    /// An empty queue whose ties pop in push order (see the module documentation).
+    pub fn with_push_order() -> Self {
+        EventQueue { push_order: true, ..Self::default() }
     }
 
-    /// Take the next sequence number without pushing: an event pushed later with it through
-    /// [`EventQueue::push_reserved`] pops exactly where it would have popped had it been pushed
-    /// now. The PFC timers use this to keep one event each while their deadline moves
-    /// (`TimerSlot`).
+    /// Schedule `event` at `time`, in the place its key gives it among the events of `time`
+    /// (in push order: after every event already scheduled at `time`). `time` must not be
+    /// before the last popped event's time (the engine never schedules into the past); at that
+    /// time, an event whose key is below the last popped one pops next.
+    #[inline(always)]
+    pub fn push(&mut self, time: Time, event: Event) {
+        let key = if self.push_order { self.reserve_seq() } else { event.key() };
+        self.push_keyed(time, key, event);
+    }
+
+    /// Take a place for an event pushed later with it through [`EventQueue::push_reserved`]:
+    /// in push order, the next sequence number, so that the event pops exactly where it would
+    /// have popped had it been pushed now (the PFC timers use this to keep one event each while
+    /// their deadline moves, `TimerSlot`); by the events' keys, nothing (an event's place is
+    /// its key, whenever it is pushed).
     #[inline(always)]
     pub fn reserve_seq(&mut self) -> Seq {
         let s = self.seq;
-        self.seq += 1;
+        self.seq += self.push_order as u64;
         s
     }
 
-    /// Schedule `event` at `time` with a sequence number from [`EventQueue::reserve_seq`]. The
-    /// pair `(time, seq)` must come after the last popped event's.
+    /// Schedule `event` at `time` in the place reserved by [`EventQueue::reserve_seq`].
     #[inline(always)]
     pub fn push_reserved(&mut self, time: Time, seq: Seq, event: Event) {
+        let key = if self.push_order { seq } else { event.key() };
+        self.push_keyed(time, key, event);
+    }
+
+    #[inline(always)]
+    fn push_keyed(&mut self, time: Time, key: Key, event: Event) {
         #[cfg(debug_assertions)]
-        assert!((time, seq) > self.last, "event scheduled into the past");
+        assert!(time >= self.last, "event scheduled into the past");
+        debug_assert!(key < 1 << KEY_BITS, "sequence numbers exhausted");
         self.len += 1;
         if self.len > self.peak {
             self.peak = self.len;
         }
         let ahead = slot_of(time).wrapping_sub(self.now_slot);
         if ahead.wrapping_sub(1) < MASK {
-            self.append((slot_of(time) & MASK) as usize, wheel_key(time, seq), event);
+            self.append((slot_of(time) & MASK) as usize, wheel_key(time, key), event);
         } else {
-            self.push_rare(time, seq, event, ahead);
+            self.push_rare(time, key, event, ahead);
         }
     }
 
@@ -365,19 +391,20 @@ impl EventQueue {
     /// A push that is not onto the wheel: into the current slot, before it, or beyond the
     /// horizon.
     #[inline(never)]
-    fn push_rare(&mut self, time: Time, seq: Seq, event: Event, ahead: u64) {
+    fn push_rare(&mut self, time: Time, key: Key, event: Event, ahead: u64) {
         if ahead == 0 {
-            self.insert_now(wheel_key(time, seq), event);
+            self.insert_now(wheel_key(time, key), event);
         } else if (ahead as i64) < 0 {
-            let at = self.early.partition_point(|x| (x.0, x.1) > (time, seq));
-            self.early.insert(at, (time, seq, event));
+            let at = self.early.partition_point(|x| (x.0, x.1) > (time, key));
+            self.early.insert(at, (time, key, event));
         } else {
-            let key = ((time as u128) << 64) | seq as u128;
+            let key = ((time as u128) << 64) | key as u128;
             self.far.push(Far { key, event });
         }
     }
 
-    /// Into the current slot, in key order.
+    /// Into the current slot, in key order (before the entries of an equal key, and at the
+    /// cursor when the key is below every entry still to pop).
     fn insert_now(&mut self, key: u64, event: Event) {
         let at = self.cursor + self.now[self.cursor..].partition_point(|x| x.0 < key);
         self.now.insert(at, (key, event));
@@ -420,7 +447,7 @@ impl EventQueue {
     /// Time of a key of the current slot.
     #[inline]
     fn now_time(&self, key: u64) -> Time {
-        (self.now_slot << SLOT_SHIFT) | (key >> SEQ_BITS)
+        (self.now_slot << SLOT_SHIFT) | (key >> LOW_BITS)
     }
 
     /// Remove and return the earliest event if it is at or before `limit`; otherwise leave the
@@ -444,7 +471,7 @@ impl EventQueue {
         self.len -= 1;
         #[cfg(debug_assertions)]
         {
-            self.last = (time, key & SEQ_MASK);
+            self.last = time;
         }
         if self.cursor == self.now.len() {
             // Make the next event current now, so that `peek` sees it while this one is handled.
@@ -456,7 +483,7 @@ impl EventQueue {
 
     #[cold]
     fn pop_early(&mut self, limit: Time) -> Option<(Time, Event)> {
-        let &(time, _seq, event) = self.early.last()?;
+        let &(time, _, event) = self.early.last()?;
         if time > limit {
             return None;
         }
@@ -464,7 +491,7 @@ impl EventQueue {
         self.len -= 1;
         #[cfg(debug_assertions)]
         {
-            self.last = (time, _seq);
+            self.last = time;
         }
         Some((time, event))
     }
@@ -515,7 +542,7 @@ impl EventQueue {
             let b = self.next_bucket();
             let min = self.bucket_entries(b).min_by_key(|e| e.0);
             let slot = self.now_slot + 1 + ((b as u64).wrapping_sub(self.now_slot + 1) & MASK);
-            return min.map(|e| ((slot << SLOT_SHIFT) | (e.0 >> SEQ_BITS), &e.1));
+            return min.map(|e| ((slot << SLOT_SHIFT) | (e.0 >> LOW_BITS), &e.1));
         }
         self.far.peek().map(|f| (f.time(), &f.event))
     }
@@ -577,7 +604,7 @@ impl EventQueue {
                 break;
             }
             let Some(f) = self.far.pop() else { break };
-            let key = wheel_key(f.time(), f.seq());
+            let key = wheel_key(f.time(), f.event_key());
             if ahead == 0 {
                 self.insert_now(key, f.event);
             } else {
@@ -601,5 +628,7 @@ impl EventQueue {
     }
 }
 
+#[cfg(test)]
+mod push_order_tests;
 #[cfg(test)]
 mod tests;

@@ -179,6 +179,11 @@ pub fn build(scenario: &Scenario, f: &ResolvedFabric, seed: Option<u64>) -> Buil
                 crate::EcnDraws::Ns3 { first_stream: 6 * f.devices.len() as u64 + 2, run: seed }
             }
         },
+        // Replaying that simulator's draws takes its order of simultaneous events too.
+        event_order: match f.sim_model.ecn_random {
+            simmodel::EcnRandom::Rocelab => crate::EventOrder::Canonical,
+            simmodel::EcnRandom::Hpcc => crate::EventOrder::PushOrder,
+        },
     };
     Built { spec, traffic, config, names, warnings }
 }

@@ -639,8 +639,8 @@ fn yaml_scenario_spreads_congestion_and_the_variant_isolates_it() {
 
 /// One line per scenario: the event count, the queue and pool high-water marks, and the digest
 /// of what was simulated ([`bench::results_digest`]: the results without `events`,
-/// `peak_pending_events` and `schema_version`; the two counters describe how the engine got
-/// there and are listed on their own).
+/// `peak_pending_events`, `peak_packets_in_flight` and `schema_version`; the three counters
+/// describe how the engine got there and are listed on their own).
 fn golden_line(name: &str, r: &Results) -> String {
     format!(
         "{name}: events {} peak_pending {} peak_packets {} results {:016x}",

@@ -214,6 +214,12 @@ enum Command {
         /// (elsewhere).
         #[arg(long, short)]
         quiet: bool,
+        /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
+        /// leaf-spine) synchronized conservatively: the same results as one thread. Not yet
+        /// with RDMA, TCP, storage or perftest traffic, stop-when-done, hpcc-compat's ECN draws,
+        /// --out or --pcap (refused with the reason).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
+        threads: u32,
     },
     /// Render the report (DIR/report.html and its CSV files) again from the results files a
     /// `rocelab sim --out DIR` wrote. Exit 1 when a results file is missing or unreadable.
@@ -235,6 +241,10 @@ enum Command {
         /// (the incasts 100,000; the fat trees 1,000; tcp-iperf 20,000).
         #[arg(long, value_name = "MICROSECONDS", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         time_us: Option<u64>,
+        /// Run each scenario on N threads, the fabric cut into N parts (the same results; the
+        /// RDMA and TCP scenarios run on one thread only for now and are refused).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: u32,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -353,6 +363,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             pcap_flow,
             pcap_limit,
             quiet,
+            threads,
         } => {
             let args = cmd::sim::SimArgs {
                 file: file.as_deref(),
@@ -368,6 +379,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 pcap_limit,
                 quiet,
                 ray: ray.as_deref(),
+                threads: threads as usize,
             };
             match (all, out.as_deref()) {
                 (true, Some(dir)) => cmd::sim_all::run(&args, dir),
@@ -380,7 +392,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Tune { file, out, trials, ray, concurrency, cpus } => {
             cmd::tune::run(&cmd::tune::Args { file, out, trials, ray, concurrency, cpus })
         }
-        Command::Bench { scenarios, time_us, format } => cmd::bench::run(&scenarios, time_us, format == Format::Json),
+        Command::Bench { scenarios, time_us, threads, format } => {
+            cmd::bench::run(&scenarios, time_us, threads as usize, format == Format::Json)
+        }
         Command::Config { file, out, device, variant, templates, no_save } => cmd::config::run(
             &file,
             out.as_deref(),

@@ -33,6 +33,8 @@ mod output_paths;
 mod ray;
 #[path = "cli/seeds.rs"]
 mod seeds;
+#[path = "cli/threads.rs"]
+mod threads;
 
 fn rocelab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rocelab")).args(args).current_dir(workspace()).output().expect("runs rocelab")

@@ -1,61 +1,61 @@
 use super::*;
 
 #[test]
-fn pops_in_time_order_then_insertion_order() {
-    let mut q = EventQueue::new();
-    q.push(30, Event::TxDone { port: 3 });
-    q.push(10, Event::TxDone { port: 1 });
-    q.push(20, Event::WireArrive { port: 20, pkt: 0 });
-    q.push(10, Event::TxDone { port: 2 });
-    q.push(10, Event::Sample);
-    assert_eq!(q.len(), 5);
-    assert_eq!(q.peek_time(), Some(10));
-    let order: Vec<(Time, Event)> = std::iter::from_fn(|| q.pop()).collect();
-    assert_eq!(
-        order,
-        vec![
-            (10, Event::TxDone { port: 1 }),
-            (10, Event::TxDone { port: 2 }),
-            (10, Event::Sample),
-            (20, Event::WireArrive { port: 20, pkt: 0 }),
-            (30, Event::TxDone { port: 3 }),
-        ]
-    );
-    assert!(q.is_empty());
+fn pops_in_time_order_then_key_order_whatever_the_push_order() {
+    let pushes = [
+        (30, Event::TxDone { port: 3 }),
+        (10, Event::Sample),
+        (10, Event::TxDone { port: 2 }),
+        (20, Event::WireArrive { port: 20, pkt: 0 }),
+        (10, Event::WireArrive { port: 9, pkt: 5 }),
+        (10, Event::TxDone { port: 1 }),
+    ];
+    let expected = vec![
+        (10, Event::TxDone { port: 1 }),
+        (10, Event::TxDone { port: 2 }),
+        (10, Event::WireArrive { port: 9, pkt: 5 }),
+        (10, Event::Sample),
+        (20, Event::WireArrive { port: 20, pkt: 0 }),
+        (30, Event::TxDone { port: 3 }),
+    ];
+    // Every rotation of the pushes pops the one order.
+    for r in 0..pushes.len() {
+        let mut q = EventQueue::new();
+        for &(t, ev) in pushes.iter().cycle().skip(r).take(pushes.len()) {
+            q.push(t, ev);
+        }
+        assert_eq!(q.len(), 6);
+        assert_eq!(q.peek_time(), Some(10));
+        let order: Vec<(Time, Event)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, expected, "rotation {r}");
+        assert!(q.is_empty());
+    }
 }
 
-/// Push and pop at random against a sorted reference; delays are drawn from `scales`
-/// (picoseconds), pushes are never in the past, as in the engine.
+/// A port number for the `n`th push that is unique and scattered (an odd multiplier is a
+/// bijection of `u32`), so that keys come in no particular order.
+fn scattered(n: u32) -> u32 {
+    n.wrapping_mul(0x9E37_79B1)
+}
+
+/// Push and pop at random against a sorted reference of `(time, key, port)`; delays are drawn
+/// from `scales` (picoseconds), pushes are never in the past, as in the engine, but may be at
+/// the instant just popped with a lower key (they pop next, as the least pending entry).
 fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
     let mut q = EventQueue::new();
     let mut reference = std::collections::BTreeSet::new();
     let mut rng = crate::rng::Rng::new(seed);
     let mut now = 0;
-    let mut last = (0, 0);
-    // Sequence numbers reserved and not pushed yet, with the time they were taken at.
-    let mut reserved: Vec<(Time, Seq)> = Vec::new();
-    for round in 0..rounds {
+    let mut pushes = 0;
+    for _ in 0..rounds {
         for _ in 0..rng.below(3) {
             let scale = scales[rng.below(scales.len() as u64) as usize];
             let t = now + rng.below(4) * rng.below(scale.max(1));
-            let ev = Event::TxDone { port: round };
-            match rng.below(8) {
-                // Reserve a place now, push later (or never).
-                0 => reserved.push((t, q.reserve_seq())),
-                // Push a reserved one, if it is still in the future.
-                1 if !reserved.is_empty() => {
-                    let (t, s) = reserved.swap_remove(rng.below(reserved.len() as u64) as usize);
-                    if (t, s) > last {
-                        q.push_reserved(t, s, ev);
-                        reference.insert((t, s, round));
-                    }
-                }
-                _ => {
-                    let s = q.seq;
-                    q.push(t, ev);
-                    reference.insert((t, s, round));
-                }
-            }
+            let port = scattered(pushes);
+            pushes += 1;
+            let ev = Event::TxDone { port };
+            q.push(t, ev);
+            reference.insert((t, ev.key(), port));
         }
         if rng.below(2) == 0 {
             let Some(first) = reference.pop_first() else {
@@ -66,10 +66,9 @@ fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
             assert_eq!(q.peek_time(), Some(first.0));
             assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
             now = first.0;
-            last = (first.0, first.1);
         }
         assert_eq!(q.len(), reference.len());
-        if round % 1000 == 0 {
+        if pushes % 1000 == 0 {
             let mut pending: Vec<u32> =
                 q.pending().map(|e| if let Event::TxDone { port } = e { port } else { u32::MAX }).collect();
             let mut expected: Vec<u32> = reference.iter().map(|&(_, _, port)| port).collect();
@@ -125,7 +124,7 @@ fn freed_chunks_are_taken_again_before_the_pool_grows() {
 }
 
 #[test]
-fn far_events_come_back_in_order_and_ties_keep_insertion_order() {
+fn far_events_come_back_in_order_and_ties_pop_by_key() {
     let mut q = EventQueue::new();
     let far = 10 * SLOT_PS * SLOTS as Time + 7;
     q.push(far, Event::Sample);
@@ -133,34 +132,78 @@ fn far_events_come_back_in_order_and_ties_keep_insertion_order() {
     q.push(far, Event::TxDone { port: 2 });
     q.push(far - 1, Event::TxDone { port: 3 });
     assert_eq!(q.pop(), Some((5, Event::TxDone { port: 1 })));
-    // Pushed while the far ones are current: a tie goes after them.
+    // Pushed while the far ones are current: a tie takes its place by key, before the
+    // Sample and between the ports.
     assert_eq!(q.pop(), Some((far - 1, Event::TxDone { port: 3 })));
     q.push(far, Event::TxDone { port: 4 });
+    q.push(far, Event::TxDone { port: 1 });
     q.push(far + SLOT_PS, Event::TxDone { port: 5 });
     let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
     assert_eq!(
         rest,
         vec![
-            (far, Event::Sample),
+            (far, Event::TxDone { port: 1 }),
             (far, Event::TxDone { port: 2 }),
             (far, Event::TxDone { port: 4 }),
+            (far, Event::Sample),
             (far + SLOT_PS, Event::TxDone { port: 5 }),
         ]
     );
-    assert_eq!(q.peak_len(), 4);
+    assert_eq!(q.peak_len(), 5);
 }
 
 #[test]
-fn a_reserved_sequence_number_keeps_the_place_of_its_reservation() {
+fn a_push_at_the_current_instant_below_the_last_key_pops_next() {
     let mut q = EventQueue::new();
-    q.push(100, Event::TxDone { port: 0 });
-    let r = q.reserve_seq();
-    q.push(100, Event::TxDone { port: 2 });
-    q.push(50, Event::TxDone { port: 3 });
-    assert_eq!(q.pop(), Some((50, Event::TxDone { port: 3 })));
-    q.push_reserved(100, r, Event::TxDone { port: 1 });
-    let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
-    assert_eq!(order, [0, 1, 2].map(|port| Event::TxDone { port }));
+    for port in [10, 20, 30] {
+        q.push(100, Event::NicWake { port });
+    }
+    q.push(100, Event::Sample);
+    assert_eq!(q.pop(), Some((100, Event::NicWake { port: 10 })));
+    assert_eq!(q.pop(), Some((100, Event::NicWake { port: 20 })));
+    // Pushed by the event at port 20 for this instant: the least pending entries, by key.
+    q.push(100, Event::NicWake { port: 15 });
+    q.push(100, Event::TxDone { port: 99 });
+    q.push(100, Event::NicWake { port: 25 });
+    let rest: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+    assert_eq!(
+        rest,
+        [
+            Event::TxDone { port: 99 },
+            Event::NicWake { port: 15 },
+            Event::NicWake { port: 25 },
+            Event::NicWake { port: 30 },
+            Event::Sample
+        ]
+    );
+}
+
+#[test]
+fn equal_keys_all_pop() {
+    // A NIC woken twice for one instant, and stale timers beside a live one: all pop.
+    let mut q = EventQueue::new();
+    let evs = [
+        Event::NicWake { port: 4 },
+        Event::QpTimer { qp: 2, gen: 7 },
+        Event::NicWake { port: 4 },
+        Event::QpTimer { qp: 2, gen: 8 },
+        Event::NicWake { port: 3 },
+    ];
+    for ev in evs {
+        q.push(3 * SLOT_PS + 1, ev);
+        q.push(5, ev);
+    }
+    q.push(9 * SLOT_PS, Event::Sample);
+    let mut popped: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+    assert_eq!(popped.pop(), Some((9 * SLOT_PS, Event::Sample)));
+    for t in [5, 3 * SLOT_PS + 1] {
+        let at: Vec<Event> = popped.iter().filter(|e| e.0 == t).map(|e| e.1).collect();
+        assert_eq!(at.len(), 5, "at {t}");
+        assert_eq!(&at[..3], [Event::NicWake { port: 3 }, Event::NicWake { port: 4 }, Event::NicWake { port: 4 }]);
+        let mut timers = at[3..].to_vec();
+        timers.sort_by_key(|e| if let Event::QpTimer { gen, .. } = e { *gen } else { 0 });
+        assert_eq!(timers, [Event::QpTimer { qp: 2, gen: 7 }, Event::QpTimer { qp: 2, gen: 8 }]);
+    }
 }
 
 #[test]
@@ -181,35 +224,32 @@ fn a_push_before_the_next_slot_made_current_pops_first() {
 }
 
 #[test]
-fn a_timer_slot_keeps_one_event_and_rearms_in_the_reserved_place() {
+fn a_timer_slot_keeps_one_event_and_rearms_in_the_place_of_its_key() {
     let mut q = EventQueue::new();
     let mut t = TimerSlot::default();
     let ev = |gen| Event::PauseExpire { port: 0, prio: 3, gen };
     // Armed for 100: pushed.
-    let s1 = q.reserve_seq();
-    assert!(t.arm(100, s1, 1));
-    q.push_reserved(100, s1, ev(1));
+    assert!(t.arm(100, q.reserve_seq(), 1));
+    q.push(100, ev(1));
     // Extended to 150 and to 200 while pending: recorded, not pushed.
-    let s2 = q.reserve_seq();
-    assert!(!t.arm(150, s2, 2));
+    assert!(!t.arm(150, q.reserve_seq(), 2));
     q.push(200, Event::Sample);
-    let s3 = q.reserve_seq();
-    assert!(!t.arm(200, s3, 3));
-    assert_eq!(q.len(), 2);
-    // The pending event fires: the last deadline is pushed in its reserved place, after the
-    // Sample pushed before it was set.
+    q.push(200, Event::PauseExpire { port: 0, prio: 4, gen: 1 });
+    assert!(!t.arm(200, q.reserve_seq(), 3));
+    assert_eq!(q.len(), 3);
+    // The pending event fires: the last deadline is pushed, and pops where its key puts it
+    // (before the Sample and the pause of priority 4 pushed before it).
     assert_eq!(q.pop(), Some((100, ev(1))));
     let (time, seq, gen) = t.fired(100).expect("re-arm");
-    assert_eq!((time, seq, gen), (200, s3, 3));
+    assert_eq!((time, gen), (200, 3));
     q.push_reserved(time, seq, ev(gen));
-    assert_eq!(q.pop(), Some((200, Event::Sample)));
     assert_eq!(q.pop(), Some((200, ev(3))));
+    assert_eq!(q.pop(), Some((200, Event::PauseExpire { port: 0, prio: 4, gen: 1 })));
+    assert_eq!(q.pop(), Some((200, Event::Sample)));
     assert_eq!(t.fired(200), None);
     // An earlier deadline is pushed at once; a cancelled one is not re-armed.
-    let s4 = q.reserve_seq();
-    assert!(t.arm(500, s4, 4));
-    let s5 = q.reserve_seq();
-    assert!(t.arm(400, s5, 5), "earlier than the pending event");
+    assert!(t.arm(500, 0, 4));
+    assert!(t.arm(400, 0, 5), "earlier than the pending event");
     t.cancel();
     assert_eq!(t.fired(400), None);
     assert_eq!(t.fired(500), None, "an older event of the timer");
@@ -242,11 +282,11 @@ fn pop_until_stops_before_later_events_and_resumes_in_order() {
     assert!(q.is_empty());
 }
 
-/// A queue and a sorted reference of what it holds, `(time, sequence, port)`, so that a test
-/// can push in any way and check every pop.
+/// A queue and a sorted reference of what it holds, `(time, key, port)`, so that a test can
+/// push in any way and check every pop.
 struct Checked {
     q: EventQueue,
-    reference: std::collections::BTreeSet<(Time, Seq, u32)>,
+    reference: std::collections::BTreeSet<(Time, Key, u32)>,
 }
 
 impl Checked {
@@ -255,14 +295,9 @@ impl Checked {
     }
 
     fn push(&mut self, t: Time, port: u32) {
-        let s = self.q.seq;
-        self.q.push(t, Event::TxDone { port });
-        self.reference.insert((t, s, port));
-    }
-
-    fn push_reserved(&mut self, t: Time, s: Seq, port: u32) {
-        self.q.push_reserved(t, s, Event::TxDone { port });
-        self.reference.insert((t, s, port));
+        let ev = Event::TxDone { port };
+        self.q.push(t, ev);
+        self.reference.insert((t, ev.key(), port));
     }
 
     /// Pop one event, as the reference says; the window, when there is one, shows the next
@@ -298,28 +333,24 @@ fn entries_pushed_out_of_order_mark_their_slot_which_is_sorted_as_it_becomes_cur
     let mut c = Checked::new();
     let t = 5 * SLOT_PS + 10;
     c.push(t, 0);
-    let r1 = c.q.reserve_seq();
-    let r2 = c.q.reserve_seq();
-    // Across several chunks, in order: not marked.
-    for port in 1..20 {
+    // Across several chunks, in key order: not marked.
+    for port in 2..20 {
         c.push(t, port);
     }
     c.push(9 * SLOT_PS, 20);
     assert!(!c.unsorted(5) && !c.unsorted(9));
-    // Pushed with sequence numbers reserved before most of the slot's (a later reservation
-    // first): marked.
-    c.push_reserved(t, r2, 100);
-    c.push_reserved(t, r1, 101);
+    // Keys below the slot's last (the higher first): marked.
+    c.push(t, 1);
+    c.push(t, 100);
+    c.push(t, 50);
     // A slot whose second entry comes at an earlier offset than its first.
-    let r3 = c.q.reserve_seq();
     c.push(7 * SLOT_PS + 900, 30);
     c.push(7 * SLOT_PS + 3, 31);
-    c.push_reserved(7 * SLOT_PS + 500, r3, 32);
+    c.push(7 * SLOT_PS + 500, 32);
     assert!(c.unsorted(5) && c.unsorted(7) && !c.unsorted(9));
     let order: Vec<u32> = c.pop_all().into_iter().map(|(_, port)| port).collect();
-    let mut expected = vec![0, 101, 100];
-    expected.extend(1..20);
-    expected.extend([31, 32, 30, 20]);
+    let mut expected: Vec<u32> = (0..20).collect();
+    expected.extend([50, 100, 31, 32, 30, 20]);
     assert_eq!(order, expected);
     assert_eq!(c.q.unsorted, [0; WORDS]);
 }
@@ -328,12 +359,11 @@ fn entries_pushed_out_of_order_mark_their_slot_which_is_sorted_as_it_becomes_cur
 fn a_slot_pushed_out_of_time_order_is_sorted_and_can_be_left_in_the_middle() {
     let mut c = Checked::new();
     let base = 40 * SLOT_PS;
-    let r = c.q.reserve_seq();
-    // Fresh sequence numbers, times falling within the slot.
+    // Times falling within the slot in no order.
     for (i, off) in [900, 700, 700, 500, 300, 100, 1000, 0].into_iter().enumerate() {
         c.push(base + off, i as u32);
     }
-    c.push_reserved(base + 700, r, 50);
+    c.push(base + 700, 0xff);
     // Stop in the middle of the slot and go on.
     assert_eq!(c.q.pop_until(base + 99), Some((base, Event::TxDone { port: 7 })));
     c.reference.pop_first();
@@ -342,7 +372,7 @@ fn a_slot_pushed_out_of_time_order_is_sorted_and_can_be_left_in_the_middle() {
     c.push(base + 600, 60);
     let order: Vec<(Time, u32)> = c.pop_all();
     let ports: Vec<u32> = order.iter().map(|&(_, p)| p).collect();
-    assert_eq!(ports, [5, 4, 3, 60, 50, 1, 2, 0, 6]);
+    assert_eq!(ports, [5, 4, 3, 60, 1, 2, 0xff, 0, 6]);
 }
 
 #[test]
@@ -352,18 +382,17 @@ fn buckets_wrap_around_the_end_of_the_wheel() {
     // Make a slot near the end of the wheel current.
     c.push((s - 3) * SLOT_PS, 0);
     assert_eq!(c.pop(), ((s - 3) * SLOT_PS, 0));
-    let r = c.q.reserve_seq();
     c.push((s + 2) * SLOT_PS + 1, 3);
-    c.push(s * SLOT_PS, 2);
+    c.push(s * SLOT_PS, 5);
     c.push((s - 1) * SLOT_PS + 5, 1);
     c.push((s - 1) * SLOT_PS + 5, 4);
-    c.push_reserved(s * SLOT_PS, r, 5);
+    c.push(s * SLOT_PS, 2);
     // The last of the horizon: slot now_slot + SLOTS - 1 is on the wheel, in bucket now_slot - 1.
     c.push((2 * s - 4) * SLOT_PS + 7, 6);
     assert!(c.unsorted(0));
     assert_eq!(c.q.far.len(), 0);
     let order: Vec<u32> = c.pop_all().into_iter().map(|(_, port)| port).collect();
-    assert_eq!(order, [1, 4, 5, 2, 3, 6]);
+    assert_eq!(order, [1, 4, 2, 5, 3, 6]);
 }
 
 #[test]
@@ -382,7 +411,7 @@ fn far_entries_come_down_to_the_wheel_and_merge_with_later_pushes() {
     assert_eq!(c.q.far.len(), 1);
     let b = ((t + SLOT_PS) / SLOT_PS) as usize & MASK as usize;
     assert_eq!(c.q.bucket_entries(b).count(), 1);
-    // Pushed now, at the time of a handed-down entry: after it (a later sequence number).
+    // Pushed now, at the time of a handed-down entry: by key, after it.
     c.push(t + SLOT_PS, 4);
     c.push(t, 5);
     let order: Vec<u32> = c.pop_all().into_iter().map(|(_, port)| port).collect();
@@ -423,9 +452,8 @@ fn the_window_shows_the_next_events_of_the_current_slot() {
 #[test]
 fn an_entry_out_of_order_alone_in_an_empty_queue_is_seen_by_peek() {
     let mut q = EventQueue::new();
-    let r = q.reserve_seq();
     q.push(2 * SLOT_PS, Event::Sample);
-    q.push_reserved(2 * SLOT_PS, r, Event::TxDone { port: 1 });
+    q.push(2 * SLOT_PS, Event::TxDone { port: 1 });
     // Nothing is current yet: peek looks through the next bucket.
     assert_eq!(q.peek_time(), Some(2 * SLOT_PS));
     assert_eq!(q.peek(), Some(&Event::TxDone { port: 1 }));
@@ -439,53 +467,80 @@ fn slot_sort_matches_the_library_sort_at_every_length() {
     let mut rng = crate::rng::Rng::new(7);
     for len in 0..40usize {
         for round in 0..50 {
-            // Unique keys: a random offset in the slot above a distinct sequence number, some
-            // with the top bit set (offsets from 512 on).
+            // A random offset in the slot above an event's key, some with the top bit set
+            // (offsets from 512 on); every other round, few offsets and ports, so that keys
+            // repeat.
+            let (offsets, ports) = if round % 2 == 0 { (SLOT_PS, 1 << 20) } else { (3, 4) };
             let mut v: Vec<Entry> = (0..len)
                 .map(|i| {
-                    let offset = rng.below(SLOT_PS);
-                    let seq = 1 + i as u64 * 3 + rng.below(3);
-                    (wheel_key(offset, seq), Event::TxDone { port: i as u32 })
+                    let offset = rng.below(offsets);
+                    let ev = Event::QpTimer { qp: rng.below(ports) as u32, gen: i as u32 };
+                    (wheel_key(offset, ev.key()), ev)
                 })
                 .collect();
             if round % 5 == 0 {
-                v.sort_unstable_by_key(|e| std::cmp::Reverse(e.0)); // descending: the worst case
+                v.sort_by_key(|e| std::cmp::Reverse(e.0)); // descending: the worst case
             }
+            // The keys in order, and the same entries: equal keys hold interchangeable events
+            // (here, timers of one queue pair), in any order.
             let mut expected = v.clone();
-            expected.sort_unstable_by_key(|e| e.0);
+            expected.sort_by_key(|e| (e.0, format!("{:?}", e.1)));
+            let canonical = |w: &[Entry]| {
+                let mut w = w.to_vec();
+                assert!(w.windows(2).all(|p| p[0].0 <= p[1].0), "length {len}: keys out of order");
+                w.sort_by_key(|e| (e.0, format!("{:?}", e.1)));
+                w
+            };
             let mut w = v.clone();
             sort::sort_ascending(&mut v);
-            assert_eq!(v, expected, "length {len}");
+            assert_eq!(canonical(&v), expected, "length {len}");
             sort_slot(&mut w);
-            assert_eq!(w, expected, "length {len}");
+            assert_eq!(canonical(&w), expected, "length {len}");
         }
     }
 }
 
-/// Slots of many sizes, one or several chunks, pushed in order at one instant or at random
-/// offsets, each with entries pushed late in reserved places: every pop as the reference says.
+/// Slots of many sizes, one or several chunks, pushed in key order at one instant or at random
+/// offsets, each with entries of lower keys pushed late: every pop as the reference says.
 #[test]
 fn slots_of_every_size_pop_in_order_with_their_late_entries() {
     let mut c = Checked::new();
     let mut rng = crate::rng::Rng::new(11);
     let sizes = [3usize, 20, 60, 5, 100, 10, 30, 2, 70, 70, 16, 17, 1, 8, 9];
-    let mut port = 0;
+    let mut port = 1_000_000;
     for (k, &n) in sizes.iter().enumerate() {
         let slot = 2 + k as u64 * 3;
         let base = slot * SLOT_PS;
-        // One instant (in order, as on the line-rate fat tree) or random offsets.
+        // One instant (in key order) or random offsets.
         let one_instant = k % 3 != 1;
-        let reserved: Vec<Seq> = (0..1 + rng.below(4)).map(|_| c.q.reserve_seq()).collect();
         for _ in 0..n {
             let off = if one_instant { 100 } else { rng.below(SLOT_PS) };
             c.push(base + off, port);
             port += 1;
         }
-        for s in reserved.into_iter().rev() {
+        for late in 0..1 + rng.below(4) as u32 {
             let off = if one_instant { 100 } else { rng.below(SLOT_PS) };
-            c.push_reserved(base + off, s, port);
-            port += 1;
+            c.push(base + off, 1000 * k as u32 + late);
         }
     }
     c.pop_all();
+}
+
+#[test]
+fn keys_name_the_kind_and_entity_not_the_packet_or_generation() {
+    let arrive = |port, pkt| Event::WireArrive { port, pkt }.key();
+    assert_eq!(arrive(7, 1), arrive(7, 900), "a packet's pool index is not canonical");
+    assert!(arrive(7, 1) < arrive(8, 0));
+    assert_eq!(Event::QpTimer { qp: 3, gen: 1 }.key(), Event::QpTimer { qp: 3, gen: 2 }.key());
+    assert!(
+        Event::PauseExpire { port: 1, prio: 7, gen: 0 }.key() < Event::PauseExpire { port: 2, prio: 0, gen: 0 }.key()
+    );
+    // Kinds apart, whatever the entity: every end of transmission before any arrival, the
+    // run's end after everything.
+    assert!(Event::TxDone { port: u32::MAX }.key() < arrive(0, 0));
+    assert!(Event::Sample.key() < Event::StopRun.key());
+    assert!(Event::FlowStart { flow: u32::MAX }.key() < Event::Sample.key());
+    // The largest key fits the wheel's field.
+    let max = Event::StepReady { io: u32::MAX, step: u16::MAX }.key().max(Event::StopRun.key());
+    assert!(max < 1 << key::KEY_BITS);
 }

@@ -9,8 +9,9 @@ use crate::time::Time;
 /// timer is pending at `at`, a later deadline is only recorded, with the sequence number it
 /// reserved; when the pending event fires, the engine pushes the recorded deadline in that
 /// reserved place ([`super::EventQueue::push_reserved`]), so the live event pops exactly where it
-/// would have. An earlier deadline is pushed at once. The payload `u32` is the generation the
-/// event carries.
+/// would have. (In a queue ordered by the events' keys the event's place is its key, whenever it
+/// is pushed, and the reserved number is not used.) An earlier deadline is pushed at once. The
+/// payload `u32` is the generation the event carries.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TimerSlot {
     /// Time of the timer's event in the queue (`Time::MAX`: none).

@@ -137,8 +137,8 @@ impl<'a, O: Observer> Simulation<'a, O> {
         self.sim.events
     }
 
-    /// The engine, for tests that drive its internal APIs (e.g. opening TCP connections).
-    #[cfg(test)]
+    /// The engine, for the threads of a run on several (`parallel`) and for tests that drive
+    /// its internal APIs (e.g. opening TCP connections).
     pub(super) fn engine(&mut self) -> &mut Sim<'a, O> {
         &mut self.sim
     }
@@ -147,15 +147,27 @@ impl<'a, O: Observer> Simulation<'a, O> {
     pub fn finish(mut self) -> Results {
         let end = self.sim.end;
         self.run_until(end);
-        let mut results = self.sim.results(self.spec);
+        let results = self.sim.results(self.spec);
         let (spec, traffic) = (self.spec, self.traffic);
         drop(self); // its routing tables and pools go before the FCT analysis builds its own routes
-                    // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
-                    // requester has the last ACK (see `FctReport::compute`).
-        results.fct =
-            crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
-        results.iperf = crate::sim::tcp::results::iperf_results(traffic, &results);
-        results
+        complete(results, spec, traffic)
+    }
+}
+
+/// The figures computed from a run's results: flow completion times and iperf's.
+pub(super) fn complete(mut results: Results, spec: &NetworkSpec, traffic: &Traffic) -> Results {
+    // An open-loop flow completes when its last byte is delivered; an RDMA flow when its
+    // requester has the last ACK (see `FctReport::compute`).
+    results.fct = crate::fct::FctReport::compute(spec, traffic, &results, crate::fct::Completion::LastByteDelivered);
+    results.iperf = crate::sim::tcp::results::iperf_results(traffic, &results);
+    results
+}
+
+/// An empty event queue in the run's order of simultaneous events.
+pub(super) fn fresh_queue(config: &SimConfig) -> EventQueue {
+    match config.event_order {
+        super::EventOrder::Canonical => EventQueue::new(),
+        super::EventOrder::PushOrder => EventQueue::with_push_order(),
     }
 }
 
@@ -370,7 +382,7 @@ fn build<'o, O: Observer>(
         .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
     let routes = Routes::compute(&topology);
 
-    let mut queue = EventQueue::new();
+    let mut queue = fresh_queue(config);
     // The traffic's flows, then the flows of each perftest test.
     let mut specs: Vec<(FlowSpec, Owner)> =
         traffic.flows.iter().enumerate().map(|(i, f)| (*f, Owner::Flow(i))).collect();
@@ -500,6 +512,7 @@ fn build<'o, O: Observer>(
         }
     }
     let pfc_timers = vec![Default::default(); ports.len()];
+    let n_ports = ports.len();
     let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
@@ -518,7 +531,7 @@ fn build<'o, O: Observer>(
         tcp_hosts,
         storage,
         routes,
-        rng: Rng::new(config.seed),
+        ecn_rng: (0..n_ports as u64).map(|p| Rng::stream(config.seed, p)).collect(),
         ns3: match config.ecn_draws {
             super::EcnDraws::Rocelab => None,
             super::EcnDraws::Ns3 { first_stream, run } => Some(crate::rng::ns3::Ns3Streams::new(first_stream, run)),
@@ -533,6 +546,7 @@ fn build<'o, O: Observer>(
             pfc_frame: spec.wire.pfc_frame_bytes,
         },
         open_flows: stop_when_done_flows(traffic, config),
+        part: None,
     };
     // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.
     for (i, (f, owner)) in specs.iter().enumerate() {

@@ -20,6 +20,25 @@ pub struct SimConfig {
     /// Where the random numbers of ECN marking come from.
     #[serde(default)]
     pub ecn_draws: EcnDraws,
+    /// The order of events that share an instant.
+    #[serde(default)]
+    pub event_order: EventOrder,
+}
+
+/// The order in which the events of one instant are handled. No standard fixes it: a switch's
+/// pipeline and a NIC's take simultaneous events in an order of their own, and simulators each
+/// in theirs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventOrder {
+    /// By a key of each event, its kind and the entity it names ([`crate::event::Key`]): an
+    /// order that does not depend on the order of the pushes, so that the parts of a fabric
+    /// simulated by several threads keep it ([`crate::run_threads`]).
+    #[default]
+    Canonical,
+    /// In the order the events were scheduled, as the ns-3 simulator's scheduler takes them (its
+    /// events' `uid`): what a run that replays that simulator's ECN draws ([`EcnDraws::Ns3`])
+    /// needs to take them in its order and match it to the nanosecond. One thread only.
+    PushOrder,
 }
 
 /// Where the uniform variates of ECN marking (in the linear region between Kmin and Kmax) come
@@ -50,6 +69,7 @@ impl SimConfig {
             sampling: Sampling::default(),
             stop_when_done: false,
             ecn_draws: EcnDraws::Rocelab,
+            event_order: EventOrder::Canonical,
         }
     }
 }

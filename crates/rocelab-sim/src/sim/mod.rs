@@ -8,6 +8,7 @@ mod build;
 mod config;
 mod estimate;
 mod host;
+mod parallel;
 mod pfc;
 mod port;
 mod rdma;
@@ -28,9 +29,10 @@ use crate::time::Time;
 use crate::traffic::FlowSpec;
 
 pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
-pub use config::{EcnDraws, Sampling, SimConfig};
+pub use config::{EcnDraws, EventOrder, Sampling, SimConfig};
 pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
+pub use parallel::{partition, run_threads, Partition};
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};
 pub(crate) use sampling::SampleState;
@@ -118,7 +120,10 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
     pub storage: storage::StorageRt,
     pub routes: Routes,
-    pub rng: Rng,
+    /// The ECN marking draws of each port's egress queues: one stream per port
+    /// ([`Rng::stream`] of the seed and the port), so that a port's draws do not depend on
+    /// the order of other ports' events.
+    pub ecn_rng: Vec<Rng>,
     /// The ns-3 HPCC simulator's ECN draws, when the run takes them ([`EcnDraws::Ns3`]).
     pub ns3: Option<crate::rng::ns3::Ns3Streams>,
     pub obs: &'o mut O,
@@ -131,6 +136,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// Sized flows still to complete before the run may stop early (`SimConfig::stop_when_done`;
     /// `u64::MAX` when the run does not stop early).
     pub open_flows: u64,
+    /// This engine's part of a run on several threads (`None`: the whole run).
+    pub part: Option<Box<parallel::PartRt>>,
 }
 
 /// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of

@@ -66,7 +66,7 @@ impl<O: Observer> Sim<'_, O> {
         let frame = PfcFrame::from_masks(enable, xoff, quanta);
         self.obs.on_pfc(now, port as usize, &frame, Direction::Tx);
         self.start_tx(port, now + ser);
-        self.queue.push(arrive, Event::PfcArrive { port: peer, enable, xoff, quanta });
+        self.push_arrival(port, arrive, Event::PfcArrive { port: peer, enable, xoff, quanta });
     }
 
     /// The pause received for `prio` on `port` runs out (if `gen` is current); otherwise the
@@ -280,7 +280,7 @@ impl<O: Observer> Sim<'_, O> {
         let (peer, arrive) = (p.peer, now + ser + p.prop);
         self.obs.on_link_pause(now, port as usize, quanta, Direction::Tx);
         self.start_tx(port, now + ser);
-        self.queue.push(arrive, Event::LinkPauseArrive { port: peer, quanta });
+        self.push_arrival(port, arrive, Event::LinkPauseArrive { port: peer, quanta });
     }
 
     /// A PAUSE frame arrives at `port`.

@@ -247,7 +247,7 @@ impl<O: Observer> Sim<'_, O> {
         c.tx_bytes += frame as u64;
         let arrive = now + ser + p.arrival_delay;
         start_tx_on(p, &mut self.queue, port, now + ser);
-        self.queue.push(arrive, Event::WireArrive { port, pkt: id });
+        self.push_arrival(port, arrive, Event::WireArrive { port, pkt: id });
     }
 
     /// The transmitter of `port` starts a frame that ends at `end` (see [`start_tx_on`]).

@@ -41,6 +41,10 @@ impl<O: Observer> Sim<'_, O> {
         let Some(s) = self.samples.as_mut() else {
             return;
         };
+        // Every part of a run on several threads samples (its own ports): counted once.
+        if self.part.as_ref().is_some_and(|p| p.me != 0) {
+            self.events -= 1;
+        }
         for (k, &p) in s.ports.iter().enumerate() {
             let d = self.ports[p].total_queue_bytes.min(u32::MAX as u64) as u32;
             s.depth[k].push(d);

@@ -259,7 +259,9 @@ impl<O: Observer> Sim<'_, O> {
             Some(s) if QUIRKS => {
                 ecn.should_mark_with(depth, || s.next_uniform()) && pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce
             }
-            _ => pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(depth, &mut self.rng),
+            _ => {
+                pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(depth, &mut self.ecn_rng[egress as usize])
+            }
         };
         if mark {
             pkt.ecn = Ecn::Ce;

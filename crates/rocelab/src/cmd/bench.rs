@@ -80,11 +80,11 @@ impl BenchRun {
 
 /// `rocelab bench [SCENARIO]... [--time-us N] [--format text|json]`; a scenario that cannot be
 /// run or measured is exit 2.
-pub fn run(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCode, Failure> {
-    measure(names, time_us, json).or_fail(REFUSED)
+pub fn run(names: &[String], time_us: Option<u64>, threads: usize, json: bool) -> Result<ExitCode, Failure> {
+    measure(names, time_us, threads, json).or_fail(REFUSED)
 }
 
-fn measure(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCode, String> {
+fn measure(names: &[String], time_us: Option<u64>, threads: usize, json: bool) -> Result<ExitCode, String> {
     let mut scenarios = Vec::new();
     for n in names {
         // clap has checked the names against `Scenario::NAMES`.
@@ -101,10 +101,11 @@ fn measure(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCod
     if !json {
         outln!(
             "rocelab bench: {} ({} {}, {} logical CPUs{})",
-            if scenarios.len() == 1 {
-                "1 scenario, on one core".to_string()
-            } else {
-                format!("{} scenarios, each on one core in a process of its own", scenarios.len())
+            match (scenarios.len(), threads) {
+                (1, 1) => "1 scenario, on one core".to_string(),
+                (1, t) => format!("1 scenario, on {t} threads"),
+                (n, 1) => format!("{n} scenarios, each on one core in a process of its own"),
+                (n, t) => format!("{n} scenarios, each on {t} threads in a process of its own"),
             },
             machine.os,
             machine.arch,
@@ -115,7 +116,7 @@ fn measure(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCod
     }
     let mut runs = Vec::new();
     for s in scenarios.iter().copied() {
-        let run = if scenarios.len() == 1 { in_process(s, time(s))? } else { in_child(s, time(s))? };
+        let run = if scenarios.len() == 1 { in_process(s, time(s), threads)? } else { in_child(s, time(s), threads)? };
         if !json {
             outln!("{}", row(&run));
         }
@@ -134,17 +135,18 @@ fn measure(names: &[String], time_us: Option<u64>, json: bool) -> Result<ExitCod
 }
 
 /// Run `s` here; the process figures are this process's.
-fn in_process(s: Scenario, time: Time) -> Result<BenchRun, String> {
-    let r = s.measure(time).map_err(|e| format!("{}: {e}", s.name()))?;
+fn in_process(s: Scenario, time: Time, threads: usize) -> Result<BenchRun, String> {
+    let r = s.measure(time, threads).map_err(|e| format!("{}: {e}", s.name()))?;
     Ok(BenchRun::new(s, &r, ProcessUsage::now()))
 }
 
 /// Run `s` in a new process of this binary and read its JSON.
-fn in_child(s: Scenario, time: Time) -> Result<BenchRun, String> {
+fn in_child(s: Scenario, time: Time, threads: usize) -> Result<BenchRun, String> {
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the rocelab binary to run `{}`: {e}", s.name()))?;
     let out = Command::new(&exe)
         .args(["bench", s.name(), "--format", "json", "--time-us", &(time / US).to_string()])
+        .args(["--threads", &threads.to_string()])
         .output()
         .map_err(|e| format!("cannot run {} for `{}`: {e}", exe.display(), s.name()))?;
     if !out.status.success() {

@@ -1,0 +1,125 @@
+//! The state of a run on several threads put together: each node's from its part, then the
+//! results as one thread would give them.
+
+use super::Partition;
+use crate::event::Event;
+use crate::observer::NoObserver;
+use crate::sim::Simulation;
+use crate::spec::NetworkSpec;
+use crate::stats::Results;
+use crate::traffic::Traffic;
+
+/// Element 0 and element `o` (`o > 0`) of `v`, both mutable.
+fn first_and<T>(v: &mut [T], o: usize) -> (&mut T, &mut T) {
+    let (a, b) = v.split_at_mut(o);
+    (&mut a[0], &mut b[0])
+}
+
+/// Gather the parts' state into part 0's engine and compute the results from it.
+///
+/// The figures that describe the engine rather than what it simulated are the parts' sums:
+/// `events` (each event runs in one part; the samples, which every part takes of its own
+/// ports, are counted once), `peak_pending_events` and `peak_packets_in_flight` (each part's
+/// peak, at its own moment: their sum bounds the one-thread figure from above). The last two
+/// are left out of [`crate::bench::results_digest`], which is the same for every number of
+/// threads.
+pub(super) fn finish(
+    mut sims: Vec<Simulation<'_, NoObserver>>,
+    cut: &Partition,
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+) -> Results {
+    let part_of = |node: u32| cut.part_of[node as usize] as usize;
+    let mut engines: Vec<_> = sims.iter_mut().map(|s| s.engine()).collect();
+    let parts = engines.len();
+    let peak_packets: usize = engines.iter().map(|e| e.pool.capacity_used()).sum();
+    let peak_pending: usize = engines.iter().map(|e| e.queue.peak_len()).sum();
+    let events: u64 = engines.iter().map(|e| e.events).sum();
+    let mut conservation = crate::stats::Conservation::default();
+    for e in &engines {
+        let c = &e.conservation;
+        conservation.injected_packets += c.injected_packets;
+        conservation.injected_bytes += c.injected_bytes;
+        conservation.delivered_packets += c.delivered_packets;
+        conservation.delivered_bytes += c.delivered_bytes;
+        conservation.dropped_packets += c.dropped_packets;
+        conservation.dropped_bytes += c.dropped_bytes;
+    }
+    // A flow's drops are counted where it was dropped, in any part.
+    let flow_drops: Vec<u64> =
+        (0..engines[0].flows.len()).map(|f| engines.iter().map(|e| e.flows[f].dropped_packets).sum()).collect();
+    for port in 0..engines[0].ports.len() {
+        let o = part_of(engines[0].ports[port].node);
+        if o != 0 {
+            let (base, from) = first_and(&mut engines, o);
+            std::mem::swap(&mut base.ports[port], &mut from.ports[port]);
+            std::mem::swap(&mut base.pfc_timers[port], &mut from.pfc_timers[port]);
+        }
+    }
+    for s in 0..engines[0].switches.len() {
+        let o = part_of(engines[0].switches[s].node);
+        if o != 0 {
+            let (base, from) = first_and(&mut engines, o);
+            std::mem::swap(&mut base.switches[s], &mut from.switches[s]);
+        }
+    }
+    let nic_node: Vec<(usize, u32)> =
+        engines[0].ports.iter().filter(|p| p.is_host).map(|p| (p.owner as usize, p.node)).collect();
+    for (nic, node) in nic_node {
+        let o = part_of(node);
+        if o != 0 {
+            let (base, from) = first_and(&mut engines, o);
+            std::mem::swap(&mut base.nics[nic], &mut from.nics[nic]);
+        }
+    }
+    for (f, drops) in flow_drops.into_iter().enumerate() {
+        let (src, dst) = (engines[0].flows[f].spec.src as u32, engines[0].flows[f].spec.dst as u32);
+        // The receiving side, from the destination's part (before the sending side moves).
+        let r = &engines[part_of(dst)].flows[f];
+        let received = (r.delivered_packets, r.delivered_bytes, r.ce_packets, r.last_delivery, r.completed_at);
+        let o = part_of(src);
+        if o != 0 {
+            let (base, from) = first_and(&mut engines, o);
+            std::mem::swap(&mut base.flows[f], &mut from.flows[f]);
+        }
+        let b = &mut engines[0].flows[f];
+        (b.delivered_packets, b.delivered_bytes, b.ce_packets, b.last_delivery, b.completed_at) = received;
+        b.dropped_packets = drops;
+    }
+    if engines[0].samples.is_some() {
+        let ports = engines[0].samples.as_ref().map(|s| s.ports.clone()).unwrap_or_default();
+        for (k, port) in ports.into_iter().enumerate() {
+            let o = part_of(engines[0].ports[port].node);
+            if o != 0 {
+                let (base, from) = first_and(&mut engines, o);
+                if let (Some(b), Some(f)) = (base.samples.as_mut(), from.samples.as_mut()) {
+                    std::mem::swap(&mut b.depth[k], &mut f.depth[k]);
+                }
+            }
+        }
+    }
+    // The frames in the network, in one pool, and those on a wire, in one queue.
+    let end = engines[0].end;
+    let mut pool = crate::packet::PacketPool::new();
+    let mut queue = crate::event::EventQueue::new();
+    for e in engines.iter().take(parts) {
+        let mut new_id = vec![u32::MAX; e.pool.capacity_used()];
+        for id in e.pool.live_ids() {
+            new_id[id as usize] = pool.alloc(*e.pool.get(id));
+        }
+        for ev in e.queue.pending() {
+            if let Event::WireArrive { port, pkt } = ev {
+                queue.push(end, Event::WireArrive { port, pkt: new_id[pkt as usize] });
+            }
+        }
+    }
+    let base = &mut engines[0];
+    base.pool = pool;
+    base.queue = queue;
+    base.conservation = conservation;
+    base.events = events;
+    let mut results = base.results(spec);
+    results.peak_packets_in_flight = peak_packets as u64;
+    results.peak_pending_events = peak_pending as u64;
+    crate::sim::build::complete(results, spec, traffic)
+}

@@ -1,0 +1,145 @@
+use super::*;
+use crate::bench::results_digest;
+use crate::ecn::EcnSpec;
+use crate::time::{MS, NS, US};
+use crate::topology::{leaf_spine, single_switch, FabricDefaults, LeafSpine};
+use crate::traffic::{FlowClass, FlowSpec};
+
+const G100: u64 = 100_000_000_000;
+
+/// The results of `run_threads` at 1 to 4 threads, each checked against one thread's: the
+/// same digest, and the same results but for the two engine peaks (see `merge::finish`).
+fn same_for_every_thread_count(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Results {
+    let one = crate::run(spec, traffic, config).expect("one thread");
+    one.check_conservation().expect("conservation");
+    let plain = |r: &Results| Results { peak_packets_in_flight: 0, peak_pending_events: 0, ..r.clone() };
+    for threads in 1..=4 {
+        let r = run_threads(spec, traffic, config, threads).expect("threads");
+        r.check_conservation().expect("conservation");
+        assert_eq!(results_digest(&r), results_digest(&one), "{threads} threads: digest");
+        assert!(plain(&r) == plain(&one), "{threads} threads: results");
+        assert_eq!(r.events, one.events, "{threads} threads: events");
+    }
+    one
+}
+
+fn leaf_spine_fabric(d: &FabricDefaults) -> crate::topology::Fabric {
+    let shape = LeafSpine {
+        leaves: 4,
+        spines: 2,
+        hosts_per_leaf: 4,
+        host_rate_bps: G100,
+        fabric_rate_bps: G100,
+        host_delay_ps: 100 * NS,
+        fabric_delay_ps: 500 * NS,
+    };
+    leaf_spine(&shape, d)
+}
+
+#[test]
+fn a_leaf_spine_under_pfc_gives_the_same_results_on_every_thread_count() {
+    // Two senders per destination across the spines, greedy, into a small buffer: PFC pauses
+    // the spines and the senders' leaves.
+    let mut d = FabricDefaults::lossless(3, 100_000);
+    d.switch.buffer.size_bytes = 1 << 20;
+    let f = leaf_spine_fabric(&d);
+    let mut t = Traffic::new();
+    let class = FlowClass::roce(3, 26);
+    for (i, &h) in f.hosts.iter().enumerate() {
+        let dst = f.hosts[(i + 4) % 16];
+        let other = f.hosts[(i + 9) % 16];
+        t.push(FlowSpec::greedy(h, dst, class));
+        t.push(FlowSpec::sized(h, other, class, 200_000));
+    }
+    let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(7, 200 * US));
+    let pauses: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
+    assert!(pauses > 0, "the scenario pauses");
+}
+
+#[test]
+fn an_incast_with_drops_gives_the_same_results_on_every_thread_count() {
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 1 << 20;
+    let f = single_switch(9, G100, 50 * NS, &d);
+    let mut t = Traffic::new();
+    t.incast(&f.hosts[1..], f.hosts[0], &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 1 << 20));
+    let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(1, MS));
+    assert!(r.conservation.dropped_packets > 0, "the incast drops");
+}
+
+#[test]
+fn ecn_marks_and_queue_samples_are_the_same_on_every_thread_count() {
+    let mut d = FabricDefaults::lossless(3, 64_000);
+    d.switch.buffer.size_bytes = 4 << 20;
+    d.switch_port = d.switch_port.with_ecn(3, EcnSpec { kmin_bytes: 20_000, kmax_bytes: 400_000, pmax: 0.2 });
+    let f = leaf_spine_fabric(&d);
+    let mut t = Traffic::new();
+    t.incast(&f.hosts[4..12], f.hosts[0], &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 256 << 10));
+    let mut config = SimConfig::new(3, 400 * US);
+    config.sampling.queue_interval_ps = Some(US);
+    let r = same_for_every_thread_count(&f.spec, &t, &config);
+    let marked: u64 = r.ports.iter().map(|p| p.total(|c| c.ecn_marked)).sum();
+    assert!(marked > 0, "the scenario marks");
+    assert!(r.queue_samples.as_ref().is_some_and(|s| s.depth_bytes.iter().flatten().any(|&d| d > 0)));
+}
+
+#[test]
+fn what_threads_cannot_run_yet_is_refused_by_name() {
+    let f = single_switch(3, G100, 100 * NS, &FabricDefaults::lossless(3, 100_000));
+    let mut t = Traffic::new();
+    t.push(FlowSpec::sized(f.hosts[0], f.hosts[1], FlowClass::roce(3, 26), 10_000));
+    let config = SimConfig::new(1, 10 * US);
+    let err = |t: &Traffic, c: &SimConfig, n| match run_threads(&f.spec, t, c, n) {
+        Err(SimError::InvalidConfig { message }) => message,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(err(&t, &config, 0), "threads must be at least 1");
+    let stop = SimConfig { stop_when_done: true, ..config };
+    assert!(err(&t, &stop, 2).starts_with("a run that stops when its flows are done"), "{}", err(&t, &stop, 2));
+    assert!(err(&t, &stop, 2).ends_with("run with --threads 1 (the same results)"));
+    let mut spec = f.spec.clone();
+    let mut rdma = t.clone();
+    crate::bench::with_rdma(&mut spec, &mut rdma, 4096);
+    match run_threads(&spec, &rdma, &config, 2) {
+        Err(SimError::InvalidConfig { message }) => assert!(message.starts_with("RDMA queue pairs"), "{message}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // What one thread runs, it still runs with one.
+    assert!(run_threads(&f.spec, &t, &stop, 1).is_ok());
+}
+
+/// Random leaf-spine fabrics (shape, cable lengths, lossless or lossy small buffers) under
+/// random open-loop flows, sized and greedy: the same results on 1 to 4 threads each time.
+#[test]
+fn random_fabrics_and_flows_give_the_same_results_on_every_thread_count() {
+    let mut rng = crate::rng::Rng::new(42);
+    for case in 0..6 {
+        let shape = LeafSpine {
+            leaves: 2 + rng.below(3) as usize,
+            spines: 1 + rng.below(3) as usize,
+            hosts_per_leaf: 1 + rng.below(4) as usize,
+            host_rate_bps: G100,
+            fabric_rate_bps: [G100, 4 * G100][rng.below(2) as usize],
+            host_delay_ps: (1 + rng.below(500)) * NS,
+            fabric_delay_ps: (1 + rng.below(2000)) * NS,
+        };
+        let mut d = if rng.below(2) == 0 { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
+        d.switch.buffer.size_bytes = (256 + rng.below(2048)) << 10;
+        let f = leaf_spine(&shape, &d);
+        let n = f.hosts.len() as u64;
+        let mut t = Traffic::new();
+        for _ in 0..2 + rng.below(3 * n) {
+            let src = rng.below(n) as usize;
+            let dst = (src + 1 + rng.below(n - 1) as usize) % n as usize;
+            let class = FlowClass::roce(3, 26);
+            let mut flow = match rng.below(3) {
+                0 => FlowSpec::greedy(f.hosts[src], f.hosts[dst], class),
+                _ => FlowSpec::sized(f.hosts[src], f.hosts[dst], class, 1_000 + rng.below(300_000)),
+            };
+            flow.start_ps = rng.below(20) * US;
+            t.push(flow);
+        }
+        let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(case, 100 * US));
+        assert!(r.conservation.injected_packets > 0, "case {case}: traffic flows");
+    }
+}

@@ -1,0 +1,88 @@
+//! `sim --threads N`: the same results on every number of threads, and what is refused.
+
+use super::{fresh_dir, rocelab, text};
+use std::path::{Path, PathBuf};
+
+/// Two leaves of four hosts under two spines, open-loop (`transport: raw`) RoCE traffic on the
+/// lossless class with ECN: an incast across the spines, which pauses and marks, and a flow
+/// back the other way.
+const SCENARIO: &str = r#"fabric:
+  name: threads
+  topology:
+    generator:
+      leaf-spine: {leaves: 2, spines: 2, hosts_per_leaf: 4, host_speed: 100G, uplink_speed: 100G, fabric_cable: 100m}
+  qos:
+    marking: dscp
+    mtu: 9000
+    classes:
+      - {name: roce, priority: 3, dscp: [26], lossless: true, ets: 90, ecn: {kmin: 5KB, kmax: 200KB, pmax: 0.5}}
+      - {name: default, priority: 0, dscp: [0], ets: 10}
+simulation: {duration: 200us, sample_interval: 10us}
+workloads:
+  incast:
+    - {name: incast, senders: [host1-4], receiver: host5, class: roce, size: 1MB, transport: raw}
+  flows:
+    - {name: back, from: host6, to: host2, class: roce, size: 500KB, transport: raw}
+"#;
+
+fn scenario(dir: &Path, text: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join("threads.yaml");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// The run's JSON without the two engine peaks, which are per part on several threads.
+fn results(file: &Path, threads: &str) -> serde_json::Value {
+    let out = rocelab(&["sim", file.to_str().unwrap(), "--format", "json", "-q", "--threads", threads]);
+    assert!(out.status.success(), "--threads {threads}: {}", text(&out.stderr));
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for k in ["peak_packets_in_flight", "peak_pending_events"] {
+        v["results"][k] = serde_json::Value::Null;
+    }
+    v
+}
+
+#[test]
+fn sim_gives_the_same_results_on_every_number_of_threads() {
+    let dir = fresh_dir("threads-same");
+    let file = scenario(&dir, SCENARIO);
+    let one = results(&file, "1");
+    let ports = one["results"]["ports"].as_array().expect("ports");
+    let total = |what: &str| -> u64 {
+        ports
+            .iter()
+            .flat_map(|p| p["priorities"].as_array().unwrap().iter())
+            .map(|c| c[what].as_u64().unwrap_or(0))
+            .sum()
+    };
+    assert!(total("pfc_sent") > 0 && total("ecn_marked") > 0, "the scenario pauses and marks");
+    for threads in ["2", "3"] {
+        assert!(results(&file, threads) == one, "--threads {threads}: results differ from one thread's");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sim_threads_refuses_bad_counts_and_what_it_cannot_run() {
+    let dir = fresh_dir("threads-refused");
+    let file = scenario(&dir, SCENARIO);
+    let f = file.to_str().unwrap();
+    for bad in ["0", "two", "1.5"] {
+        let out = rocelab(&["sim", f, "--threads", bad]);
+        assert_eq!(out.status.code(), Some(2), "--threads {bad}");
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("invalid value '{bad}' for '--threads <N>'")), "{err}");
+    }
+    let out_dir = dir.join("out");
+    let out = rocelab(&["sim", f, "--threads", "2", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--threads 2 cannot be used with --out yet"), "{}", text(&out.stderr));
+    // RDMA queue pairs (the default transport): refused by name, exit 2.
+    let rc = scenario(&dir.join("rc"), &SCENARIO.replace(", transport: raw", ""));
+    let out = rocelab(&["sim", rc.to_str().unwrap(), "--threads", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("RDMA queue pairs") && err.contains("run with --threads 1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -169,7 +169,16 @@ pub fn switches(runs: &[RunFile]) -> Table {
     let mut t = Table::new(
         "Switch buffers",
         "switches.csv",
-        &["run", "switch", "shared pool (B)", "peak shared use (B)", "drops lossy", "drops lossy at egress", "drops headroom", "drops no route"],
+        &[
+            "run",
+            "switch",
+            "shared pool (B)",
+            "peak shared use (B)",
+            "drops lossy",
+            "drops lossy at egress",
+            "drops headroom",
+            "drops no route",
+        ],
     );
     for run in runs {
         for s in &run.results.switches {

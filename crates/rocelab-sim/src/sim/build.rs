@@ -240,6 +240,7 @@ fn build<'o, O: Observer>(
         .collect();
 
     let mut ports = Vec::with_capacity(total as usize);
+    let mut ecn_specs = Vec::new();
     let mut switches = Vec::new();
     let mut nics = Vec::new();
     for (node, nd) in spec.nodes.iter().enumerate() {
@@ -292,8 +293,8 @@ fn build<'o, O: Observer>(
                     );
                     p.link_pause.enabled = sp.link_pause;
                     for (tc, t) in sp.tcs.iter().enumerate() {
-                        p.ecn[tc] = t.ecn;
-                        if t.ecn.is_some() {
+                        if let Some(e) = t.ecn {
+                            p.egress_queues[tc].ecn = ecn_index(&mut ecn_specs, e);
                             p.ecn_enabled |= 1 << tc;
                         }
                     }
@@ -529,6 +530,7 @@ fn build<'o, O: Observer>(
             pfc_frame: spec.wire.pfc_frame_bytes,
         },
         open_flows: stop_when_done_flows(traffic, config),
+        ecn_specs,
     };
     // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.
     for (i, (f, owner)) in specs.iter().enumerate() {
@@ -571,6 +573,19 @@ fn stop_when_done_flows(traffic: &Traffic, config: &SimConfig) -> u64 {
     }
 }
 
+/// The index of `e` in `specs`, added if it is not there yet: the egress queues name their
+/// RED/ECN parameters by index ([`super::port::TcQueue`]), and a fabric has a few distinct ones,
+/// so the search is short and the table stays in the first-level cache.
+fn ecn_index(specs: &mut Vec<crate::ecn::EcnSpec>, e: crate::ecn::EcnSpec) -> u32 {
+    match specs.iter().position(|s| *s == e) {
+        Some(i) => i as u32,
+        None => {
+            specs.push(e);
+            (specs.len() - 1) as u32
+        }
+    }
+}
+
 fn new_port(
     node: u32,
     local: u32,
@@ -610,7 +625,6 @@ fn new_port(
         backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
-        ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
         link_pause: Default::default(),
     }

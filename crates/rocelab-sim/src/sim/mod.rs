@@ -131,6 +131,9 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// Sized flows still to complete before the run may stop early (`SimConfig::stop_when_done`;
     /// `u64::MAX` when the run does not stop early).
     pub open_flows: u64,
+    /// The distinct RED/ECN parameters of the egress queues, which name theirs by index
+    /// ([`port::TcQueue`]'s `ecn`).
+    pub ecn_specs: Vec<crate::ecn::EcnSpec>,
 }
 
 /// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of

@@ -216,9 +216,10 @@ impl<O: Observer> Sim<'_, O> {
         if e.ecn_enabled & (1 << tc) == 0 {
             return;
         }
-        let depth = behind.unwrap_or(e.egress_queues[tc as usize].bytes);
+        let q = &e.egress_queues[tc as usize];
+        let depth = behind.unwrap_or(q.bytes);
+        let ecn = self.ecn_specs[q.ecn as usize];
         let pkt = self.pool.get_mut(id);
-        let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
         let mark = match &mut self.ns3 {
             // That simulator decides for every packet of the queue (ACKs too, marked or not),
             // and so draws for each: the same draws, in the same order.

@@ -2,12 +2,15 @@
 //! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
-use super::{Queued, Sim};
+use super::port::TcQueue;
+use super::{FlowRt, PortRt, Queued, Sim};
+use crate::event::Event;
 use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
-use crate::packet::{prefetch, Ecn, Packet, PacketKind};
+use crate::packet::{prefetch, prefetch_at, Ecn, Packet, PacketKind};
 use crate::routing::{address_node, ecmp_select, hpcc_ecmp_hash, hpcc_ip};
 use crate::spec::{QosSpec, Trust};
+use std::mem::{offset_of, size_of};
 
 /// Laid out by use: what an arrival and a release read (the MMU's totals and slots, the ECMP
 /// seed, the node, the cell size) in the first cache line, the priority maps and the trust
@@ -323,6 +326,66 @@ impl<O: Observer> Sim<'_, O> {
             self.flows[pkt.flow as usize].dropped_packets += 1;
         }
         self.pool.free(id);
+    }
+
+    /// The look ahead's second step for event `ev` (no effect on results), a few events after
+    /// its packet and sending port were fetched ([`Sim::prefetch_event`]) and so, as a rule,
+    /// cached: for an arrival at a switch, the routing entry it will read (a table of every
+    /// (destination group, switch) pair, megabytes on a large fabric); for one at a host, the
+    /// NIC's receive state and the flow's first line and delivery counters.
+    #[inline(always)]
+    pub(super) fn prefetch_route(&self, ev: Event) {
+        let Event::WireArrive { port, pkt } = ev else { return };
+        let Some(p) = self.ports.get(port as usize) else { return };
+        let pkt = self.pool.get(pkt);
+        if p.peer_is_host {
+            prefetch_at(&self.nics, p.peer_owner as usize, 0);
+            prefetch_at(&self.flows, pkt.flow as usize, 0);
+            prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
+        } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
+            self.routes.prefetch_entry(sw.node, pkt.dst);
+        }
+    }
+
+    /// The look ahead's last step for event `ev` (no effect on results), a few events after
+    /// [`Sim::prefetch_route`]: for an arrival at a switch, the egress port the frame will take
+    /// (its first line, which the enqueue tests, and its class's queue line), worked out as
+    /// `switch_arrive_as` will (not for a switch with simulator-model settings); for a switch
+    /// port's `TxDone`, the queue line of the class it will serve when only one is backlogged.
+    /// On the k = 32 fat tree the egress port's first line was the largest stall of an arrival:
+    /// its index is known only once the route is, so the first look ahead cannot fetch it.
+    #[inline(always)]
+    pub(super) fn prefetch_egress(&self, ev: Event) {
+        const QUEUES: usize = offset_of!(PortRt, egress_queues);
+        match ev {
+            Event::WireArrive { port, pkt } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                if p.peer_is_host {
+                    return;
+                }
+                let Some(sw) = self.switches.get(p.peer_owner as usize) else { return };
+                if sw.quirks {
+                    return;
+                }
+                let pkt = self.pool.get(pkt);
+                let hops = self.routes.next_hops(sw.node, pkt.dst);
+                if hops.is_empty() {
+                    return;
+                }
+                let egress = hops[sw.next_hop::<false>(pkt, hops.len())] as usize;
+                let tc = sw.priority_to_tc[sw.classify(pkt) as usize] as usize;
+                prefetch_at(&self.ports, egress, 0);
+                prefetch_at(&self.ports, egress, QUEUES + tc * size_of::<TcQueue>());
+            }
+            Event::TxDone { port } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                if !p.is_host && p.backlog.is_power_of_two() {
+                    let tc = p.backlog.trailing_zeros() as usize;
+                    prefetch_at(&self.ports, port as usize, QUEUES + tc * size_of::<TcQueue>());
+                }
+            }
+            _ => {}
+        }
     }
 
     /// The switch port `port` is free and has no PFC frame pending: dequeue and send.

@@ -239,7 +239,7 @@ fn build<'o, O: Observer>(
         })
         .collect();
 
-    let mut ports = Vec::with_capacity(total as usize);
+    let mut ports = crate::slots::vec_on_huge_pages(total as usize);
     let mut ecn_specs = Vec::new();
     let mut switches = Vec::new();
     let mut nics = Vec::new();
@@ -377,8 +377,8 @@ fn build<'o, O: Observer>(
         specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
     }
     let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
-    let mut flows = Vec::with_capacity(specs.len());
-    let mut qps = Vec::new();
+    let mut flows = crate::slots::vec_on_huge_pages(specs.len());
+    let mut qps = crate::slots::vec_on_huge_pages(specs.iter().filter(|(f, _)| f.rc_flow().is_some()).count());
     let mut tests = Vec::with_capacity(traffic.perftest.len());
     for (i, (f, owner)) in specs.iter().enumerate() {
         let hash = flow_hash(spec.ecmp, f);

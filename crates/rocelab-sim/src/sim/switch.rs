@@ -3,7 +3,8 @@
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
 use super::port::TcQueue;
-use super::{FlowRt, PortRt, Queued, Sim};
+use super::rdma::QpRt;
+use super::{FlowRt, NicRt, PortRt, Queued, Sim};
 use crate::event::Event;
 use crate::mmu::{DropReason, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
@@ -329,21 +330,33 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// The look ahead's second step for event `ev` (no effect on results), a few events after
-    /// its packet and sending port were fetched ([`Sim::prefetch_event`]) and so, as a rule,
-    /// cached: for an arrival at a switch, the routing entry it will read (a table of every
+    /// its packet and port were fetched ([`Sim::prefetch_event`]) and so, as a rule, cached:
+    /// for an arrival at a switch, the routing entry it will read (a table of every
     /// (destination group, switch) pair, megabytes on a large fabric); for one at a host, the
-    /// NIC's receive state and the flow's first line and delivery counters.
+    /// NIC's receive state and the flow's first line and delivery counters; for a host port's
+    /// `TxDone`, the two lines of its NIC that a transmit reads first.
     #[inline(always)]
     pub(super) fn prefetch_route(&self, ev: Event) {
-        let Event::WireArrive { port, pkt } = ev else { return };
-        let Some(p) = self.ports.get(port as usize) else { return };
-        let pkt = self.pool.get(pkt);
-        if p.peer_is_host {
-            prefetch_at(&self.nics, p.peer_owner as usize, 0);
-            prefetch_at(&self.flows, pkt.flow as usize, 0);
-            prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
-        } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
-            self.routes.prefetch_entry(sw.node, pkt.dst);
+        match ev {
+            Event::WireArrive { port, pkt } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                let pkt = self.pool.get(pkt);
+                if p.peer_is_host {
+                    prefetch_at(&self.nics, p.peer_owner as usize, offset_of!(NicRt, rx));
+                    prefetch_at(&self.flows, pkt.flow as usize, 0);
+                    prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
+                } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
+                    self.routes.prefetch_entry(sw.node, pkt.dst);
+                }
+            }
+            Event::TxDone { port } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                if p.is_host {
+                    prefetch_at(&self.nics, p.owner as usize, 0);
+                    prefetch_at(&self.nics, p.owner as usize, 64);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -361,6 +374,12 @@ impl<O: Observer> Sim<'_, O> {
             Event::WireArrive { port, pkt } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
                 if p.peer_is_host {
+                    // A queue pair's packet: the lines of its QP that the receive path reads.
+                    let flow = self.pool.get(pkt).flow as usize;
+                    if let Some(q) = self.flows.get(flow).map(|f| f.qp as usize) {
+                        prefetch_at(&self.qps, q, 64);
+                        prefetch_at(&self.qps, q, offset_of!(QpRt, resp));
+                    }
                     return;
                 }
                 let Some(sw) = self.switches.get(p.peer_owner as usize) else { return };
@@ -379,7 +398,16 @@ impl<O: Observer> Sim<'_, O> {
             }
             Event::TxDone { port } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
-                if !p.is_host && p.backlog.is_power_of_two() {
+                if p.is_host {
+                    // The endpoint the NIC's round robin will ask first, and the earliest timer.
+                    let Some(nic) = self.nics.get(p.owner as usize) else { return };
+                    if let Some(ep) = nic.ready.front() {
+                        prefetch(ep);
+                    }
+                    if let Some(t) = nic.pacing.peek() {
+                        prefetch(t);
+                    }
+                } else if p.backlog.is_power_of_two() {
                     let tc = p.backlog.trailing_zeros() as usize;
                     prefetch_at(&self.ports, port as usize, QUEUES + tc * size_of::<TcQueue>());
                 }

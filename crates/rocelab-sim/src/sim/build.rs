@@ -497,6 +497,7 @@ fn build<'o, O: Observer>(
         }
     }
     let pfc_timers = vec![Default::default(); ports.len()];
+    let ports_bytes = ports.len() * std::mem::size_of::<PortRt>();
     let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
@@ -530,6 +531,7 @@ fn build<'o, O: Observer>(
             pfc_frame: spec.wire.pfc_frame_bytes,
         },
         open_flows: stop_when_done_flows(traffic, config),
+        deep_look_ahead: ports_bytes >= super::DEEP_LOOK_AHEAD_BYTES,
         ecn_specs,
     };
     // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.

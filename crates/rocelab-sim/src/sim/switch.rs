@@ -392,7 +392,8 @@ impl<O: Observer> Sim<'_, O> {
                     return;
                 }
                 let egress = hops[sw.next_hop::<false>(pkt, hops.len())] as usize;
-                let tc = sw.priority_to_tc[sw.classify(pkt) as usize] as usize;
+                let Some(&tc) = sw.priority_to_tc.get(sw.classify(pkt) as usize) else { return };
+                let tc = tc as usize;
                 prefetch_at(&self.ports, egress, 0);
                 prefetch_at(&self.ports, egress, QUEUES + tc * size_of::<TcQueue>());
             }
@@ -492,6 +493,29 @@ mod tests {
         assert_eq!(sw.charge(1090), 1280);
         assert_eq!(sw.charge(1024), 1024);
         assert_eq!(sw.charge(64), 256);
+    }
+
+    /// The look ahead's further steps (`prefetch_route`, `prefetch_egress`), which run only on
+    /// large fabrics, forced on for the 320-host RDMA fat tree with DCQCN (switch and host
+    /// arrivals, host and switch `TxDone`s, data, ACKs and CNPs): the same results, event for
+    /// event, as the run without them.
+    #[test]
+    fn the_deep_look_ahead_changes_no_result() {
+        use crate::bench::{results_digest, Scenario};
+        use crate::sim::{SimConfig, Simulation};
+        let (spec, traffic) = Scenario::FatTreeRdma.build();
+        let cfg = SimConfig::new(1, 50 * crate::time::US);
+        let run = |deep: bool| {
+            let mut s = Simulation::new(&spec, &traffic, &cfg).expect("the bench scenario builds");
+            assert!(!s.engine().deep_look_ahead, "320 hosts: below DEEP_LOOK_AHEAD_BYTES");
+            s.engine().deep_look_ahead = deep;
+            s.run_until(cfg.end_time_ps);
+            let events = s.events();
+            (events, results_digest(&s.finish()))
+        };
+        let (plain, deep) = (run(false), run(true));
+        assert!(plain.0 > 100_000, "a run with traffic: {} events", plain.0);
+        assert_eq!(plain, deep);
     }
 
     #[test]

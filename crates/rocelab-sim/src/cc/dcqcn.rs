@@ -142,38 +142,43 @@ impl NotificationPoint {
     }
 }
 
-/// The DCQCN reaction point of one QP: its rate limiter.
+/// The DCQCN reaction point of one QP: its rate limiter. Laid out by use (`repr(C)`): what a
+/// QP's every poll, packet and timer re-arm read (whether it is limited, its rate, its timers
+/// and its byte counter) in its first 64 bytes, which sit in two cache lines of the queue pair
+/// (`sim::rdma::QpRt`); the rest of the state, the parameters (read on a cut or an increase)
+/// and the counters after.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct ReactionPoint {
-    p: DcqcnParams,
-    line_bps: f64,
-    /// Current rate RC.
-    rc: f64,
-    /// Target rate RT.
-    rt: f64,
-    alpha: f64,
-    /// [`AlphaUpdate::OnCnp`]: reference time of α's lazy decay. [`AlphaUpdate::Periodic`]: the
-    /// start of the current α period.
-    alpha_at: Time,
-    /// A CNP arrived in the current α period ([`AlphaUpdate::Periodic`]).
-    cnp_in_period: bool,
-    /// [`RateReduce::Periodic`]: the first CNP's time (the periods count from it) and the check
-    /// that will cut the rate for the CNPs since the last one, if any.
-    reduce_origin: Time,
-    reduce_at: Option<Time>,
-    timer_stage: u32,
-    byte_stage: u32,
-    bytes: u64,
-    timer_at: Option<Time>,
-    last_cut: Option<Time>,
-    time_increase_since_cut: bool,
     /// Rate limiting in force (from the first cut until RC is back at line rate).
     limited: bool,
-    /// A CNP has arrived (the first one sets α to `initial_alpha`).
-    ever_cnp: bool,
     /// Rates kept in whole bit/s, each step truncated as the ns-3 HPCC simulator's `DataRate`
     /// arithmetic does ([`ReactionPoint::with_whole_bps`]).
     whole_bps: bool,
+    /// A CNP has arrived (the first one sets α to `initial_alpha`).
+    ever_cnp: bool,
+    /// A CNP arrived in the current α period ([`AlphaUpdate::Periodic`]).
+    cnp_in_period: bool,
+    time_increase_since_cut: bool,
+    byte_stage: u32,
+    timer_stage: u32,
+    /// Current rate RC.
+    rc: f64,
+    timer_at: Option<Time>,
+    /// [`RateReduce::Periodic`]: the check that will cut the rate for the CNPs since the last
+    /// one, if any (and `reduce_origin`, the first CNP's time: the periods count from it).
+    reduce_at: Option<Time>,
+    bytes: u64,
+    /// Target rate RT.
+    rt: f64,
+    alpha: f64,
+    line_bps: f64,
+    /// [`AlphaUpdate::OnCnp`]: reference time of α's lazy decay. [`AlphaUpdate::Periodic`]: the
+    /// start of the current α period.
+    alpha_at: Time,
+    reduce_origin: Time,
+    last_cut: Option<Time>,
+    p: DcqcnParams,
     /// CNPs received.
     pub cnps: u64,
     /// CNPs that did not cut: within `rate_reduce_interval` of the last cut ([`RateReduce::
@@ -184,6 +189,8 @@ pub struct ReactionPoint {
     /// Lowest rate reached (bit/s).
     pub min_rate_seen: f64,
 }
+
+const _: () = assert!(std::mem::offset_of!(ReactionPoint, bytes) + 8 <= 64);
 
 /// What a rate-increase event does.
 enum Increase {

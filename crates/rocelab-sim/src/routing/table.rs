@@ -129,6 +129,20 @@ impl Routes {
         self.host_hops(node, k as usize, dst)
     }
 
+    /// Fetch the cache line of the entry that [`Routes::next_hops`] reads for switch `node`
+    /// towards address `dst` (no effect on results; nothing for a host's row). The table holds
+    /// every (group, switch) pair of the fabric, megabytes on a large one, so that entry is a
+    /// miss of its own on an arrival; the engine's look ahead fetches it a few events before.
+    #[inline(always)]
+    pub fn prefetch_entry(&self, node: u32, dst: u32) {
+        let k = if self.first_host != NONE { dst.wrapping_sub(self.first_host) } else { self.dest_index(dst) };
+        let (Some(&group), Some(&Row::Switch(row))) = (self.dest_group.get(k as usize), self.rows.get(node as usize))
+        else {
+            return;
+        };
+        crate::packet::prefetch_at(&self.table, group as usize * self.n_rows + row as usize, 0);
+    }
+
     /// The ports of an entry found in cell `cell`.
     #[inline(always)]
     fn set(&self, entry: u32, cell: usize) -> &[u32] {

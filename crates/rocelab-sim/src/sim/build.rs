@@ -251,7 +251,8 @@ fn build<'o, O: Observer>(
         })
         .collect();
 
-    let mut ports = Vec::with_capacity(total as usize);
+    let mut ports = crate::slots::vec_on_huge_pages(total as usize);
+    let mut ecn_specs = Vec::new();
     let mut switches = Vec::new();
     let mut nics = Vec::new();
     for (node, nd) in spec.nodes.iter().enumerate() {
@@ -304,8 +305,8 @@ fn build<'o, O: Observer>(
                     );
                     p.link_pause.enabled = sp.link_pause;
                     for (tc, t) in sp.tcs.iter().enumerate() {
-                        p.ecn[tc] = t.ecn;
-                        if t.ecn.is_some() {
+                        if let Some(e) = t.ecn {
+                            p.egress_queues[tc].ecn = ecn_index(&mut ecn_specs, e);
                             p.ecn_enabled |= 1 << tc;
                         }
                     }
@@ -392,8 +393,8 @@ fn build<'o, O: Observer>(
         specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
     }
     let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
-    let mut flows = Vec::with_capacity(specs.len());
-    let mut qps = Vec::new();
+    let mut flows = crate::slots::vec_on_huge_pages(specs.len());
+    let mut qps = crate::slots::vec_on_huge_pages(specs.iter().filter(|(f, _)| f.rc_flow().is_some()).count());
     let mut tests = Vec::with_capacity(traffic.perftest.len());
     for (i, (f, owner)) in specs.iter().enumerate() {
         let hash = flow_hash(spec.ecmp, f);
@@ -513,6 +514,7 @@ fn build<'o, O: Observer>(
     }
     let pfc_timers = vec![Default::default(); ports.len()];
     let n_ports = ports.len();
+    let ports_bytes = ports.len() * std::mem::size_of::<PortRt>();
     let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
@@ -547,6 +549,8 @@ fn build<'o, O: Observer>(
         },
         open_flows: stop_when_done_flows(traffic, config),
         part: None,
+        deep_look_ahead: ports_bytes >= super::DEEP_LOOK_AHEAD_BYTES,
+        ecn_specs,
     };
     // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.
     for (i, (f, owner)) in specs.iter().enumerate() {
@@ -589,6 +593,19 @@ fn stop_when_done_flows(traffic: &Traffic, config: &SimConfig) -> u64 {
     }
 }
 
+/// The index of `e` in `specs`, added if it is not there yet: the egress queues name their
+/// RED/ECN parameters by index ([`super::port::TcQueue`]), and a fabric has a few distinct ones,
+/// so the search is short and the table stays in the first-level cache.
+fn ecn_index(specs: &mut Vec<crate::ecn::EcnSpec>, e: crate::ecn::EcnSpec) -> u32 {
+    match specs.iter().position(|s| *s == e) {
+        Some(i) => i as u32,
+        None => {
+            specs.push(e);
+            (specs.len() - 1) as u32
+        }
+    }
+}
+
 fn new_port(
     node: u32,
     local: u32,
@@ -628,7 +645,6 @@ fn new_port(
         backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
-        ecn: [None; 8],
         counters: [PriorityCounters::default(); 8],
         link_pause: Default::default(),
     }

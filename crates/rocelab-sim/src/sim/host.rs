@@ -14,7 +14,11 @@ use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A host NIC: the endpoints it sends for, its pacing timers and its receive buffer.
+/// A host NIC: the endpoints it sends for, its pacing timers and its receive buffer. Laid out
+/// by use (`repr(C)`, from a cache-line boundary): what a transmit reads (the ready list, the
+/// pacing heap, the control list, the ns-3 arbiter's list) in the first two lines, which the
+/// look ahead fetches ([`Sim::prefetch_route`]); the receive buffer after them.
+#[repr(C, align(64))]
 pub(crate) struct NicRt {
     /// Endpoints (`flow << 1 | side`) with something to send now, in round-robin order.
     pub ready: Ring<u32>,
@@ -24,14 +28,19 @@ pub(crate) struct NicRt {
     pub ctrl: Ring<u32>,
     /// Time of the pending `NicWake`, `Time::MAX` if none.
     pub wake_at: Time,
-    pub rx: RxBuffer,
-    pub rx_gen: u32,
-    pub rx_drops: u64,
     /// Under [`crate::spec::NicArbiter::Ns3`], the queue pairs that send data from this NIC (by
     /// QP index, in the order they were created) and the index of the last that sent; their
     /// data endpoints are then in neither `ready` nor `pacing`.
     pub ns3_qps: Option<(Vec<u32>, usize)>,
+    pub rx_gen: u32,
+    pub rx: RxBuffer,
+    pub rx_drops: u64,
 }
+
+const _: () = assert!(
+    std::mem::offset_of!(NicRt, wake_at) + 8 <= 128
+        && std::mem::offset_of!(NicRt, ns3_qps) + std::mem::size_of::<Option<(Vec<u32>, usize)>>() <= 128
+);
 
 /// BTH opcode RC SEND Only (InfiniBand Architecture Specification, Vol. 1, §9.2).
 const BTH_RC_SEND_ONLY: u8 = 0x04;

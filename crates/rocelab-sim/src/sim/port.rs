@@ -8,7 +8,6 @@
 
 use super::pfc::LinkPauseRt;
 use super::Sim;
-use crate::ecn::EcnSpec;
 use crate::event::{Event, EventQueue};
 use crate::observer::{Direction, Observer};
 use crate::pfc::{PauseState, XoffState};
@@ -90,12 +89,12 @@ pub(crate) struct PortRt {
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
     pub xoff: [XoffState; 8],
-    pub ecn: [Option<EcnSpec>; 8],
     /// IEEE 802.3x link flow control: whether the port takes part, the PAUSE received and the
     /// PAUSE it sends.
     pub link_pause: LinkPauseRt,
 }
 
+const _: () = assert!(std::mem::size_of::<TcQueue>() == 64);
 const _: () = assert!(
     std::mem::offset_of!(PortRt, peer_is_host) < 64
         && std::mem::offset_of!(PortRt, tx_end) < 64
@@ -118,11 +117,17 @@ impl PortRt {
 /// One egress queue of a switch port, with its depth and peak, in one cache line; and the
 /// port's send counters of the priority of the same number. Where priority `p` maps to class
 /// `p` (the default `QosSpec` map), a frame's dequeue and its count touch one line, where the
-/// counters in `PortRt::counters` were one more per hop; other maps cost what that did.
+/// counters in `PortRt::counters` were one more per hop; other maps cost what that did. The
+/// queue's RED/ECN parameters are named here by their index in `Sim::ecn_specs` (a fabric has
+/// a few distinct ones), so that marking at enqueue reads this line and that small table, where
+/// the parameters in the port's cold part were one more cache line per hop.
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(crate) struct TcQueue {
     pub queue: Ring<Queued>,
+    /// Index in `Sim::ecn_specs` of the queue's RED/ECN parameters, where the port's
+    /// `ecn_enabled` has the queue's bit (0 and unused where not).
+    pub ecn: u32,
     pub bytes: u64,
     pub peak: u64,
     /// Data frames sent under the priority of this queue's number (not from this queue).

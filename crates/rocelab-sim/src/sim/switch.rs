@@ -2,12 +2,16 @@
 //! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
-use super::{Queued, Sim};
+use super::port::TcQueue;
+use super::rdma::QpRt;
+use super::{FlowRt, NicRt, PortRt, Queued, Sim};
+use crate::event::Event;
 use crate::mmu::{DropReason, EgressLossy, Mmu, Verdict};
 use crate::observer::{Direction, DropCause, Observer};
-use crate::packet::{prefetch, Ecn, Packet, PacketKind};
+use crate::packet::{prefetch, prefetch_at, Ecn, Packet, PacketKind};
 use crate::routing::{address_node, ecmp_select, hpcc_ecmp_hash, hpcc_ip};
 use crate::spec::{QosSpec, Trust};
+use std::mem::{offset_of, size_of};
 
 /// Laid out by use: what an arrival and a release read (the MMU's totals and slots, the ECMP
 /// seed, the node, the cell size) in the first cache line, the priority maps and the trust
@@ -250,9 +254,10 @@ impl<O: Observer> Sim<'_, O> {
         if e.ecn_enabled & (1 << tc) == 0 {
             return;
         }
-        let depth = behind.unwrap_or(e.egress_queues[tc as usize].bytes);
+        let q = &e.egress_queues[tc as usize];
+        let depth = behind.unwrap_or(q.bytes);
+        let ecn = self.ecn_specs[q.ecn as usize];
         let pkt = self.pool.get_mut(id);
-        let ecn = e.ecn[tc as usize].expect("ecn_enabled mirrors ecn");
         let mark = match &mut self.ns3 {
             // That simulator decides for every packet of the queue (ACKs too, marked or not),
             // and so draws for each: the same draws, in the same order.
@@ -366,6 +371,94 @@ impl<O: Observer> Sim<'_, O> {
         self.pool.free(id);
     }
 
+    /// The look ahead's second step for event `ev` (no effect on results), a few events after
+    /// its packet and port were fetched ([`Sim::prefetch_event`]) and so, as a rule, cached:
+    /// for an arrival at a switch, the routing entry it will read (a table of every
+    /// (destination group, switch) pair, megabytes on a large fabric); for one at a host, the
+    /// NIC's receive state and the flow's first line and delivery counters; for a host port's
+    /// `TxDone`, the two lines of its NIC that a transmit reads first.
+    #[inline(always)]
+    pub(super) fn prefetch_route(&self, ev: Event) {
+        match ev {
+            Event::WireArrive { port, pkt } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                let pkt = self.pool.get(pkt);
+                if p.peer_is_host {
+                    prefetch_at(&self.nics, p.peer_owner as usize, offset_of!(NicRt, rx));
+                    prefetch_at(&self.flows, pkt.flow as usize, 0);
+                    prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
+                } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
+                    self.routes.prefetch_entry(sw.node, pkt.dst);
+                }
+            }
+            Event::TxDone { port } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                if p.is_host {
+                    prefetch_at(&self.nics, p.owner as usize, 0);
+                    prefetch_at(&self.nics, p.owner as usize, 64);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The look ahead's last step for event `ev` (no effect on results), a few events after
+    /// [`Sim::prefetch_route`]: for an arrival at a switch, the egress port the frame will take
+    /// (its first line, which the enqueue tests, and its class's queue line), worked out as
+    /// `switch_arrive_as` will (not for a switch with simulator-model settings); for a switch
+    /// port's `TxDone`, the queue line of the class it will serve when only one is backlogged.
+    /// On the k = 32 fat tree the egress port's first line was the largest stall of an arrival:
+    /// its index is known only once the route is, so the first look ahead cannot fetch it.
+    #[inline(always)]
+    pub(super) fn prefetch_egress(&self, ev: Event) {
+        const QUEUES: usize = offset_of!(PortRt, egress_queues);
+        match ev {
+            Event::WireArrive { port, pkt } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                if p.peer_is_host {
+                    // A queue pair's packet: the lines of its QP that the receive path reads.
+                    let flow = self.pool.get(pkt).flow as usize;
+                    if let Some(q) = self.flows.get(flow).map(|f| f.qp as usize) {
+                        prefetch_at(&self.qps, q, 64);
+                        prefetch_at(&self.qps, q, offset_of!(QpRt, resp));
+                    }
+                    return;
+                }
+                let Some(sw) = self.switches.get(p.peer_owner as usize) else { return };
+                if sw.quirks {
+                    return;
+                }
+                let pkt = self.pool.get(pkt);
+                let hops = self.routes.next_hops(sw.node, pkt.dst);
+                if hops.is_empty() {
+                    return;
+                }
+                let egress = hops[sw.next_hop::<false>(pkt, hops.len())] as usize;
+                let Some(&tc) = sw.priority_to_tc.get(sw.classify(pkt) as usize) else { return };
+                let tc = tc as usize;
+                prefetch_at(&self.ports, egress, 0);
+                prefetch_at(&self.ports, egress, QUEUES + tc * size_of::<TcQueue>());
+            }
+            Event::TxDone { port } => {
+                let Some(p) = self.ports.get(port as usize) else { return };
+                if p.is_host {
+                    // The endpoint the NIC's round robin will ask first, and the earliest timer.
+                    let Some(nic) = self.nics.get(p.owner as usize) else { return };
+                    if let Some(ep) = nic.ready.front() {
+                        prefetch(ep);
+                    }
+                    if let Some(t) = nic.pacing.peek() {
+                        prefetch(t);
+                    }
+                } else if p.backlog.is_power_of_two() {
+                    let tc = p.backlog.trailing_zeros() as usize;
+                    prefetch_at(&self.ports, port as usize, QUEUES + tc * size_of::<TcQueue>());
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The switch port `port` is free and has no PFC frame pending: dequeue and send.
     pub(super) fn switch_transmit(&mut self, port: u32) {
         let p = &mut self.ports[port as usize];
@@ -442,6 +535,29 @@ mod tests {
         assert_eq!(sw.charge(1090), 1280);
         assert_eq!(sw.charge(1024), 1024);
         assert_eq!(sw.charge(64), 256);
+    }
+
+    /// The look ahead's further steps (`prefetch_route`, `prefetch_egress`), which run only on
+    /// large fabrics, forced on for the 320-host RDMA fat tree with DCQCN (switch and host
+    /// arrivals, host and switch `TxDone`s, data, ACKs and CNPs): the same results, event for
+    /// event, as the run without them.
+    #[test]
+    fn the_deep_look_ahead_changes_no_result() {
+        use crate::bench::{results_digest, Scenario};
+        use crate::sim::{SimConfig, Simulation};
+        let (spec, traffic) = Scenario::FatTreeRdma.build();
+        let cfg = SimConfig::new(1, 50 * crate::time::US);
+        let run = |deep: bool| {
+            let mut s = Simulation::new(&spec, &traffic, &cfg).expect("the bench scenario builds");
+            assert!(!s.engine().deep_look_ahead, "320 hosts: below DEEP_LOOK_AHEAD_BYTES");
+            s.engine().deep_look_ahead = deep;
+            s.run_until(cfg.end_time_ps);
+            let events = s.events();
+            (events, results_digest(&s.finish()))
+        };
+        let (plain, deep) = (run(false), run(true));
+        assert!(plain.0 > 100_000, "a run with traffic: {} events", plain.0);
+        assert_eq!(plain, deep);
     }
 
     #[test]

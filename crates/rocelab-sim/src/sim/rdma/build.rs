@@ -180,6 +180,7 @@ pub(in crate::sim) fn build_qp(
         cnp_flag: receiver.cnp == CnpMode::AckFlag && data_from_req,
         cnp_on_ack: false,
         ack_class: sn.ack_class,
+        class: f.class,
         pace_ns3: ports[sender_port as usize].rate.truncates_ns(),
         next_avail: 0,
         last_tx_at: 0,

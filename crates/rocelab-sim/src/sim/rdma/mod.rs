@@ -50,55 +50,67 @@ pub(crate) struct SideTiming {
     pub completion: Time,
 }
 
+/// A queue pair's runtime state, laid out by use (`repr(C)`, from a cache-line boundary): the
+/// data sender's rate limiter, pacing and timer in the first line, which every poll of the
+/// endpoint and every return from the pacing heap read; its identity, addresses and flags in
+/// the second, which every packet it makes reads; the on/off schedule and the congestion
+/// control's state after them (its hot fields first, see [`crate::cc::ReactionPoint`]); then
+/// the transport state machines, the timings and the counters. Laid out by the compiler, a
+/// poll, its packet and the re-arm of the timer read seven to eight of its fifteen lines, the
+/// hot fields being spread over the whole.
+#[repr(C, align(64))]
 pub(crate) struct QpRt {
-    pub flow: u32,
-    pub op: RdmaOp,
-    pub req: Requester,
-    pub resp: Responder,
-    /// Congestion control of the data sender.
-    pub cc: CcState,
-    /// Notification point of the data receiver.
-    pub np: NotificationPoint,
-    pub np_on: bool,
-    pub cnp_interval: Time,
-    pub cnp_pending: bool,
-    pub cnp_class: FlowClass,
-    /// The notification point flags the responder's ACKs instead of sending a CNP
-    /// ([`crate::spec::CnpMode::AckFlag`]); `cnp_on_ack`: a flag is due, for the next ACK the
-    /// responder makes.
-    pub cnp_flag: bool,
-    pub cnp_on_ack: bool,
-    /// Marking of the responder's ACKs and NAKs (`None`: the flow's class).
-    pub ack_class: Option<FlowClass>,
-    /// The rate limiter as the ns-3 HPCC simulator's (the data port's
-    /// [`crate::time::Serialization::TruncateNs`]): each data packet sets when the next may go,
-    /// its size at the rate of that moment in whole nanoseconds (`RdmaHw::UpdateNextAvail`), and
-    /// a later rate change leaves that time as it is (its DCQCN does not call `ChangeRate`).
-    pub pace_ns3: bool,
-    /// When the next data packet may go, under `pace_ns3`.
-    pub next_avail: Time,
     /// Rate limiter of the data sender: when its last data packet started and its wire bytes;
     /// the next may start `wire bytes / rate` later, at the rate in force when it is asked (a
     /// token bucket follows rate changes at once).
     pub last_tx_at: Time,
-    pub last_tx_wire: u32,
+    /// When the next data packet may go, under `pace_ns3`.
+    pub next_avail: Time,
     /// Per side: the time of the endpoint's valid entry in its NIC's pacing heap (`Time::MAX`:
     /// none); other entries of the endpoint there are stale.
     pub parked_until: [Time; 2],
+    pub timer_at: Time,
     /// Fixed rate cap (bit/s on the wire).
     pub cap_bps: Option<f64>,
-    /// (start, on, off) of an on/off flow.
-    pub on_off: Option<(Time, Time, Time)>,
-    pub timer_at: Time,
-    pub timer_gen: u32,
-    pub sched: [bool; 2],
-    pub ctrl_queued: [bool; 2],
+    pub flow: u32,
+    pub last_tx_wire: u32,
     pub port: [u32; 2],
     /// The address each side is reached at: its node's, or its port's where the host's ports
     /// are addressed one by one ([`crate::routing::port_address`]).
     pub addr: [u32; 2],
     pub hash: [u64; 2],
     pub udp: [u16; 2],
+    pub timer_gen: u32,
+    pub op: RdmaOp,
+    /// The rate limiter as the ns-3 HPCC simulator's (the data port's
+    /// [`crate::time::Serialization::TruncateNs`]): each data packet sets when the next may go,
+    /// its size at the rate of that moment in whole nanoseconds (`RdmaHw::UpdateNextAvail`), and
+    /// a later rate change leaves that time as it is (its DCQCN does not call `ChangeRate`).
+    pub pace_ns3: bool,
+    pub sched: [bool; 2],
+    pub ctrl_queued: [bool; 2],
+    pub np_on: bool,
+    pub cnp_pending: bool,
+    /// The notification point flags the responder's ACKs instead of sending a CNP
+    /// ([`crate::spec::CnpMode::AckFlag`]); `cnp_on_ack`: a flag is due, for the next ACK the
+    /// responder makes.
+    pub cnp_flag: bool,
+    pub cnp_on_ack: bool,
+    pub cnp_class: FlowClass,
+    /// Marking of the responder's ACKs and NAKs (`None`: the flow's class).
+    pub ack_class: Option<FlowClass>,
+    /// The flow's class (`FlowSpec::class`), here in the line a poll reads: at the end of the
+    /// flow's state it was one more cache line per packet.
+    pub class: FlowClass,
+    /// (start, on, off) of an on/off flow.
+    pub on_off: Option<(Time, Time, Time)>,
+    /// Congestion control of the data sender.
+    pub cc: CcState,
+    pub req: Requester,
+    pub resp: Responder,
+    /// Notification point of the data receiver.
+    pub np: NotificationPoint,
+    pub cnp_interval: Time,
     pub timing: [SideTiming; 2],
     pub app: App,
     pub messages_completed: u64,
@@ -108,6 +120,13 @@ pub(crate) struct QpRt {
     pub read_resent_packets: u64,
     pub read_resent_bytes: u64,
 }
+
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(offset_of!(QpRt, last_tx_wire) + 4 <= 64 && offset_of!(QpRt, port) == 64);
+    assert!(offset_of!(QpRt, class) + size_of::<FlowClass>() <= 128);
+    assert!(offset_of!(QpRt, on_off) == 128);
+};
 
 impl QpRt {
     /// The side that sends the data.
@@ -357,7 +376,7 @@ impl<O: Observer> Sim<'_, O> {
                 self.qps[q as usize].ctrl_queued[side as usize] = false;
                 continue;
             }
-            let class = if cnp { qp.cnp_class } else { qp.ack_class.unwrap_or(self.flows[f as usize].spec.class) };
+            let class = if cnp { qp.cnp_class } else { qp.ack_class.unwrap_or(qp.class) };
             if self.ports[port as usize].paused & (1 << class.priority) != 0 {
                 self.nics[nic_idx].ctrl.push_back(ep);
                 continue;
@@ -398,12 +417,12 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let (f, side) = (ep >> 1, ep & 1);
         let q = self.flows[f as usize].qp;
-        let class = self.flows[f as usize].spec.class;
+        let qp = &mut self.qps[q as usize];
+        let class = qp.class;
         if self.ports[port as usize].paused & (1 << class.priority) != 0 {
             return EpPoll::Paused;
         }
-        let ecn = self.flows[f as usize].spec.ecn();
-        let qp = &mut self.qps[q as usize];
+        let ecn = if class.ecn_capable { Ecn::Ect0 } else { Ecn::NotEct };
         let is_data_side = qp.data_side() == side;
         if side == REQUESTER {
             if is_data_side {

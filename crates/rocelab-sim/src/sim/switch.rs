@@ -374,7 +374,8 @@ impl<O: Observer> Sim<'_, O> {
     /// The look ahead's second step for event `ev` (no effect on results), a few events after
     /// its packet and port were fetched ([`Sim::prefetch_event`]) and so, as a rule, cached:
     /// for an arrival at a switch, the routing entry it will read (a table of every
-    /// (destination group, switch) pair, megabytes on a large fabric); for one at a host, the
+    /// (destination group, switch) pair, megabytes on a large fabric) and the MMU slot of its
+    /// ingress port and priority group ([`Mmu::prefetch`]); for one at a host, the
     /// NIC's receive state and the flow's first line and delivery counters; for a host port's
     /// `TxDone`, the two lines of its NIC that a transmit reads first.
     #[inline(always)]
@@ -389,6 +390,10 @@ impl<O: Observer> Sim<'_, O> {
                     prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
                 } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
                     self.routes.prefetch_entry(sw.node, pkt.dst);
+                    // The MMU slot the arrival charges, found as `switch_arrive_as` finds it.
+                    if let Some(&pg) = sw.priority_to_pg.get(sw.classify(pkt) as usize) {
+                        sw.mmu.prefetch(Mmu::index(p.peer_local as usize, pg));
+                    }
                 }
             }
             Event::TxDone { port } => {

@@ -114,7 +114,7 @@ impl Plan {
         let groups = self.groups.len() as u128;
         let columns = groups * (self.switch_nodes.len() + self.multi_nodes.len()) as u128 * 4 * 2;
         let links: u128 = topo.adjacency.iter().map(|a| a.len() as u128).sum();
-        let last: u128 = self.dests.iter().map(|&(d, _)| topo.adjacency[d].len() as u128 * 8 + 8).sum();
+        let last: u128 = self.dests.iter().map(|&(d, _)| topo.adjacency[d].len() as u128 * 8 + 16).sum();
         let nodes = topo.adjacency.len() as u128 * (4 + 12 + 12);
         columns + last + nodes + links * 4
     }
@@ -342,6 +342,7 @@ pub(super) fn compute(topo: &Topology<'_>, wide_in_entry: u32, threads: usize) -
     }
     drop(local);
     let (last_start, last) = last_hops(topo, &plan, &mut sets, table.len() + host_table.len());
+    let last_first = last_start.windows(2).map(|w| if w[1] > w[0] { last[w[0] as usize] } else { (NONE, 0) }).collect();
     let nh = plan.hosts.len();
     let mut host_index = vec![NONE; n];
     for (k, &h) in plan.hosts.iter().enumerate() {
@@ -370,6 +371,7 @@ pub(super) fn compute(topo: &Topology<'_>, wide_in_entry: u32, threads: usize) -
         host_table,
         last_start,
         last,
+        last_first,
         wide: sets.wide,
         overflow: sets.overflow,
         ports: sets.ports,

@@ -312,6 +312,12 @@ fn grouped_tables_equal_the_all_pairs_computation_on_random_wirings() {
             let topo = Topology { hpcc_order, ..w.topology(&addressed) };
             let r = Routes::compute_on(&topo, 1);
             assert_as_all_pairs(&r, &topo, &format!("case {case}, hpcc order {hpcc_order}"));
+            // The last hop read from `last_first` is the one the search of `last` finds.
+            for node in 0..topo.adjacency.len() as u32 {
+                for k in 0..r.n_dests {
+                    assert_eq!(r.last_hops(node, k), r.last_hops_search(node, k), "case {case}, node {node}, dest {k}");
+                }
+            }
             // Any number of threads builds the same tables.
             for threads in [2, 3, 7] {
                 let t = Routes::compute_on(&topo, threads);

@@ -19,21 +19,26 @@ pub(super) fn sort_slot(v: &mut [Entry], buf: &mut SortBuf) {
 }
 
 /// Sort entries by ascending key. Entries of equal keys are interchangeable (see `key.rs`), so
-/// any sort gives one outcome. A long slot is often nearly in order (most events are pushed in
-/// time order), so an insertion sort, linear in the entries plus the moves, does it in cache;
-/// past a budget of moves (a slot filled out of order) [`sort_packed`] finishes.
+/// any sort gives one outcome. From [`PACKED_SLOT`] entries on, [`sort_packed`] at once. A
+/// shorter slot is often nearly in order (most events are pushed in time order), so an
+/// insertion sort, linear in the entries plus the moves, does it in cache; past a budget of
+/// moves (a slot filled out of order) [`sort_packed`] finishes.
 pub(super) fn sort_ascending(v: &mut [Entry], buf: &mut SortBuf) {
+    // A long slot goes to the packed sort without a look at its order: on the line-rate fat
+    // tree the count of descents and the insertion sorts that ran out of their budget cost
+    // more than the packed sort of the slots they found nearly in order would have (3.1 % of
+    // all instructions on `fat-tree --time-us 100`, callgrind).
+    if v.len() >= PACKED_SLOT {
+        sort_packed(v, buf);
+        return;
+    }
     // A slot filled in no order (the canonical order of an instant's many events, pushed by
-    // the events of earlier instants in theirs) goes to a full sort at once: a count of
+    // the events of earlier instants in theirs) goes to the library's sort at once: a count of
     // the descents, one pass without a branch, costs less than an insertion sort that runs out
     // of its budget (a quarter of the line-rate fat tree's sorting, measured with callgrind).
     let descents = v.windows(2).map(|w| (w[0].0 > w[1].0) as usize).sum::<usize>();
     if descents > v.len() / 8 {
-        if v.len() < PACKED_SLOT {
-            v.sort_unstable_by_key(|e| e.0);
-        } else {
-            sort_packed(v, buf);
-        }
+        v.sort_unstable_by_key(|e| e.0);
         return;
     }
     let mut budget = 4 * v.len() + 16;
@@ -75,10 +80,10 @@ fn sort_by_rank<const N: usize>(v: &mut [Entry]) {
     }
 }
 
-/// The fewest entries of a slot in no order sorted through packed keys ([`sort_packed`]): for
-/// fewer, the packing and the gathering cost more than they save (on the RDMA fat tree, whose
-/// long slots are short and span every bit of the keys, 0.5 % more instructions in all with
-/// the packing from 17 entries on).
+/// The fewest entries of a slot sorted through packed keys ([`sort_packed`]) whatever their
+/// order: for fewer, the packing and the gathering cost more than they save (on the RDMA fat
+/// tree, whose long slots are short and span every bit of the keys, 0.5 % more instructions in
+/// all with the packing from 17 entries on).
 const PACKED_SLOT: usize = 32;
 
 /// Buffers of [`sort_packed`], kept by the queue to be reused.
@@ -98,7 +103,8 @@ pub(super) struct SortBuf {
 /// the index fit one word. The library's sort then orders plain integers (sorting networks
 /// and a partition without branches on the keys) instead of 24-byte entries compared by a
 /// field, and the entries move once. Measured with callgrind, `rocelab bench fat-tree
-/// --time-us 100`: 1.7 % fewer instructions in all (`docs/benchmarks-history.md`); a radix sort
+/// --time-us 100`: 1.7 % fewer instructions in all for the slots in no order
+/// (`docs/benchmarks-history.md`); a radix sort
 /// of the packed keys over their differing bits (Knuth, *The Art of Computer Programming*
 /// vol. 3, §5.2.5), two or three passes of a hundred keys, cost 1 % more than that, and one of
 /// the entries themselves more still. Keys that differ in too

@@ -59,7 +59,7 @@ pub use key::Key;
 /// A sequence number of a queue in push order (see [`EventQueue::reserve_seq`]).
 pub type Seq = u64;
 use key::KEY_BITS;
-use sort::sort_slot;
+use sort::{sort_slot, SortBuf};
 pub(crate) use timer::TimerSlot;
 
 /// Something that happens at an instant.
@@ -223,6 +223,8 @@ pub struct EventQueue {
     now: Vec<Entry>,
     cursor: usize,
     now_slot: u64,
+    /// The buffers of the sort of a long slot (`sort.rs`).
+    sort_buf: SortBuf,
     /// Entries of slots before `now_slot` as `(time, key, event)`, by descending key. `pop`
     /// makes the next non-empty slot current as soon as the current one is exhausted (so that
     /// `peek` sees the next event), and an event may then be pushed into an empty slot before
@@ -265,6 +267,7 @@ impl Default for EventQueue {
             now: Vec::new(),
             cursor: 0,
             now_slot: 0,
+            sort_buf: SortBuf::default(),
             early: Vec::new(),
             buckets: Box::new([EMPTY; SLOTS]),
             chunks: Vec::new(),
@@ -590,7 +593,7 @@ impl EventQueue {
             }
             if self.unsorted[b / 64] & (1 << (b % 64)) != 0 {
                 self.unsorted[b / 64] &= !(1 << (b % 64));
-                sort_slot(&mut self.now);
+                sort_slot(&mut self.now, &mut self.sort_buf);
             }
         } else if let Some(f) = self.far.peek() {
             self.now_slot = slot_of(f.time());

@@ -492,12 +492,62 @@ fn slot_sort_matches_the_library_sort_at_every_length() {
                 w
             };
             let mut w = v.clone();
-            sort::sort_ascending(&mut v);
+            let mut buf = sort::SortBuf::default();
+            sort::sort_ascending(&mut v, &mut buf);
             assert_eq!(canonical(&v), expected, "length {len}");
-            sort_slot(&mut w);
+            sort_slot(&mut w, &mut buf);
             assert_eq!(canonical(&w), expected, "length {len}");
         }
     }
+}
+
+/// Long slots in no order, as the line-rate fat tree fills them (one instant or a few, two
+/// kinds, ports of a dozen bits) and with keys that differ in too many bits to pack beside an
+/// index: sorted by key, the same entries, whatever the path.
+#[test]
+fn long_slots_in_no_order_sort_through_packed_keys_or_as_entries() {
+    let mut rng = crate::rng::Rng::new(42);
+    let mut buf = sort::SortBuf::default();
+    let mut paths = [0usize; 3];
+    for len in [17usize, 32, 33, 64, 100, 101, 257, 600] {
+        for round in 0..12u64 {
+            // Offsets: one instant, three, or any (up to the top bit); ports: a dozen bits or
+            // thirty; pause timers with a priority in the lowest bits, or none.
+            let offsets = [1, 3, SLOT_PS][round as usize % 3];
+            let ports = if round < 9 { 1 << 12 } else { 1 << 30 };
+            let kinds = if round % 2 == 0 { 3 } else { 2 };
+            let v: Vec<Entry> = (0..len)
+                .map(|i| {
+                    let port = rng.below(ports) as u32;
+                    let ev = match rng.below(kinds) {
+                        0 => Event::TxDone { port },
+                        1 => Event::WireArrive { port, pkt: i as u32 },
+                        _ => Event::PauseExpire { port, prio: rng.below(8) as u8, gen: i as u32 },
+                    };
+                    (wheel_key(rng.below(offsets) + offsets / 2, ev.key()), ev)
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_by_key(|e| (e.0, format!("{:?}", e.1)));
+            paths[match sort::layout(&v) {
+                sort::Layout::Equal => 0,
+                sort::Layout::Packed { .. } => 1,
+                sort::Layout::Wide => 2,
+            }] += 1;
+            let mut w = v.clone();
+            sort::sort_packed(&mut w, &mut buf);
+            assert!(w.windows(2).all(|p| p[0].0 <= p[1].0), "length {len}: keys out of order");
+            w.sort_by_key(|e| (e.0, format!("{:?}", e.1)));
+            assert_eq!(w, expected, "length {len}");
+        }
+    }
+    // Packed and wide slots both came: the span of one instant, two kinds and 4,096 ports is
+    // 46 bits; that of any offset and a priority, 64.
+    assert!(paths[1] > 0 && paths[2] > 0, "{paths:?}");
+    // One key, or none: nothing to sort.
+    let one = (wheel_key(5, Event::Sample.key()), Event::Sample);
+    assert_eq!(sort::layout(&[one, one, one]), sort::Layout::Equal);
+    assert_eq!(sort::layout(&[]), sort::Layout::Equal);
 }
 
 /// Slots of many sizes, one or several chunks, pushed in key order at one instant or at random

@@ -1,6 +1,7 @@
 //! The queue in push order ([`EventQueue::with_push_order`]): ties in time pop in the order of
 //! the pushes, or of the sequence numbers reserved for them.
 
+use super::tests::{assert_pending_as_reference, drain_as_reference, pop_as_reference, Reference};
 use super::*;
 
 #[test]
@@ -31,7 +32,7 @@ fn pops_in_time_order_then_insertion_order() {
 /// (picoseconds), pushes are never in the past, as in the engine.
 fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
     let mut q = EventQueue::with_push_order();
-    let mut reference = std::collections::BTreeSet::new();
+    let mut reference = Reference::new();
     let mut rng = crate::rng::Rng::new(seed);
     let mut now = 0;
     let mut last = (0, 0);
@@ -61,40 +62,16 @@ fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
             }
         }
         if rng.below(2) == 0 {
-            let Some(first) = reference.pop_first() else {
-                assert!(q.pop().is_none());
-                continue;
-            };
-            assert_eq!(q.peek(), Some(&Event::TxDone { port: first.2 }), "peek");
-            assert_eq!(q.peek_time(), Some(first.0));
-            assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
+            let Some(first) = pop_as_reference(&mut q, &mut reference) else { continue };
             now = first.0;
             last = (first.0, first.1);
         }
         assert_eq!(q.len(), reference.len());
         if round % 1000 == 0 {
-            let mut pending: Vec<u32> =
-                q.pending().map(|e| if let Event::TxDone { port } = e { port } else { u32::MAX }).collect();
-            let mut expected: Vec<u32> = reference.iter().map(|&(_, _, port)| port).collect();
-            pending.sort_unstable();
-            expected.sort_unstable();
-            assert_eq!(pending, expected, "pending");
+            assert_pending_as_reference(&q, &reference);
         }
     }
-    while let Some(first) = reference.pop_first() {
-        assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })));
-    }
-    assert!(q.is_empty() && q.pop().is_none());
-    // Every chunk is free again.
-    assert_eq!(q.next.len(), q.chunks.len());
-    let mut free = 0;
-    let mut c = q.free;
-    while c != NIL {
-        free += 1;
-        c = q.next[c as usize];
-    }
-    assert_eq!(free, q.chunks.len(), "chunks lost from the free list");
-    assert!(q.buckets.iter().all(|b| b.head == NIL) && q.bits == [0; WORDS] && q.unsorted == [0; WORDS]);
+    drain_as_reference(q, reference);
 }
 
 #[test]

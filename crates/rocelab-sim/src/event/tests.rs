@@ -38,12 +38,56 @@ fn scattered(n: u32) -> u32 {
     n.wrapping_mul(0x9E37_79B1)
 }
 
+/// A sorted reference of pending `TxDone`s: `(time, tie-break, port)`, the tie-break being the
+/// queue's (a key, or a sequence number under push order).
+pub(super) type Reference = std::collections::BTreeSet<(Time, u64, u32)>;
+
+/// Pop the reference's first entry and check that the queue peeks and pops the same (or that
+/// both are empty): that entry.
+pub(super) fn pop_as_reference(q: &mut EventQueue, reference: &mut Reference) -> Option<(Time, u64, u32)> {
+    let Some(first) = reference.pop_first() else {
+        assert!(q.pop().is_none());
+        return None;
+    };
+    assert_eq!(q.peek(), Some(&Event::TxDone { port: first.2 }), "peek");
+    assert_eq!(q.peek_time(), Some(first.0));
+    assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
+    Some(first)
+}
+
+/// The queue holds the reference's entries (`pending` in any order).
+pub(super) fn assert_pending_as_reference(q: &EventQueue, reference: &Reference) {
+    let mut pending: Vec<u32> =
+        q.pending().map(|e| if let Event::TxDone { port } = e { port } else { u32::MAX }).collect();
+    let mut expected: Vec<u32> = reference.iter().map(|&(_, _, port)| port).collect();
+    pending.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(pending, expected, "pending");
+}
+
+/// Pop what is left in reference order; then the queue is empty and every chunk is free again.
+pub(super) fn drain_as_reference(mut q: EventQueue, mut reference: Reference) {
+    while let Some(first) = reference.pop_first() {
+        assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })));
+    }
+    assert!(q.is_empty() && q.pop().is_none());
+    assert_eq!(q.next.len(), q.chunks.len());
+    let mut free = 0;
+    let mut c = q.free;
+    while c != NIL {
+        free += 1;
+        c = q.next[c as usize];
+    }
+    assert_eq!(free, q.chunks.len(), "chunks lost from the free list");
+    assert!(q.buckets.iter().all(|b| b.head == NIL) && q.bits == [0; WORDS] && q.unsorted == [0; WORDS]);
+}
+
 /// Push and pop at random against a sorted reference of `(time, key, port)`; delays are drawn
 /// from `scales` (picoseconds), pushes are never in the past, as in the engine, but may be at
 /// the instant just popped with a lower key (they pop next, as the least pending entry).
 fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
     let mut q = EventQueue::new();
-    let mut reference = std::collections::BTreeSet::new();
+    let mut reference = Reference::new();
     let mut rng = crate::rng::Rng::new(seed);
     let mut now = 0;
     let mut pushes = 0;
@@ -58,39 +102,15 @@ fn check_against_reference(seed: u64, scales: &[Time], rounds: u32) {
             reference.insert((t, ev.key(), port));
         }
         if rng.below(2) == 0 {
-            let Some(first) = reference.pop_first() else {
-                assert!(q.pop().is_none());
-                continue;
-            };
-            assert_eq!(q.peek(), Some(&Event::TxDone { port: first.2 }), "peek");
-            assert_eq!(q.peek_time(), Some(first.0));
-            assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })), "pop");
+            let Some(first) = pop_as_reference(&mut q, &mut reference) else { continue };
             now = first.0;
         }
         assert_eq!(q.len(), reference.len());
         if pushes % 1000 == 0 {
-            let mut pending: Vec<u32> =
-                q.pending().map(|e| if let Event::TxDone { port } = e { port } else { u32::MAX }).collect();
-            let mut expected: Vec<u32> = reference.iter().map(|&(_, _, port)| port).collect();
-            pending.sort_unstable();
-            expected.sort_unstable();
-            assert_eq!(pending, expected, "pending");
+            assert_pending_as_reference(&q, &reference);
         }
     }
-    while let Some(first) = reference.pop_first() {
-        assert_eq!(q.pop(), Some((first.0, Event::TxDone { port: first.2 })));
-    }
-    assert!(q.is_empty() && q.pop().is_none());
-    // Every chunk is free again.
-    assert_eq!(q.next.len(), q.chunks.len());
-    let mut free = 0;
-    let mut c = q.free;
-    while c != NIL {
-        free += 1;
-        c = q.next[c as usize];
-    }
-    assert_eq!(free, q.chunks.len(), "chunks lost from the free list");
-    assert!(q.buckets.iter().all(|b| b.head == NIL) && q.bits == [0; WORDS] && q.unsorted == [0; WORDS]);
+    drain_as_reference(q, reference);
 }
 
 #[test]

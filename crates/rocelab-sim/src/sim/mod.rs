@@ -12,6 +12,7 @@ mod parallel;
 mod pfc;
 mod port;
 mod rdma;
+mod results;
 mod sampling;
 mod storage;
 mod switch;

@@ -89,7 +89,7 @@ fn validate_reports_ok_and_every_error() {
     assert!(out.status.success());
     assert!(text(&out.stdout).starts_with("OK examples/demartek-config4-two-switch.yaml"));
 
-    let dir = std::env::temp_dir().join(format!("rocelab-cli-{}", std::process::id()));
+    let dir = fresh_dir("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.yaml");
     let good = std::fs::read_to_string(workspace().join("examples/demartek-config4-two-switch.yaml")).unwrap();
@@ -220,7 +220,7 @@ fn check_import_cabling_errors_are_located() {
          configuration); give --links LINKS.yaml"
     ));
 
-    let dir = std::env::temp_dir().join(format!("rocelab-cli-links-{}", std::process::id()));
+    let dir = fresh_dir("cli-links");
     std::fs::create_dir_all(&dir).unwrap();
     let links = dir.join("links.yaml");
     std::fs::write(&links, "links:\n  - {a: \"leaf1:Ethernet1/1\", b: \"leaf2:Ethernet0\", cabel: 3m}\n").unwrap();
@@ -251,7 +251,7 @@ fn check_of_a_broken_file_is_an_error_not_a_panic() {
 
 #[test]
 fn config_writes_every_device_and_the_runbook() {
-    let dir = std::env::temp_dir().join(format!("rocelab-cli-config-{}", std::process::id()));
+    let dir = fresh_dir("cli-config");
     let out = rocelab(&[
         "config",
         "examples/demartek-config4-two-switch.yaml",
@@ -290,7 +290,7 @@ fn config_prints_one_device_and_rejects_unknown_names() {
 
 #[test]
 fn sim_runs_the_builtin_scenario_and_writes_results() {
-    let dir = std::env::temp_dir().join(format!("rocelab-sim-{}", std::process::id()));
+    let dir = fresh_dir("sim");
     let out = rocelab(&["sim", "--out", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("victim host9>host12"), "{}", text(&out.stdout));
@@ -303,8 +303,8 @@ fn sim_runs_the_builtin_scenario_and_writes_results() {
 }
 
 /// A scratch directory named after `tag`, and the text of the two-tier simulation example.
-fn scratch_and_sim_example(tag: &str) -> (std::path::PathBuf, String) {
-    let dir = std::env::temp_dir().join(format!("rocelab-{tag}-{}", std::process::id()));
+fn scratch_and_sim_example(tag: &str) -> (Scratch, String) {
+    let dir = fresh_dir(tag);
     std::fs::create_dir_all(&dir).unwrap();
     let example = std::fs::read_to_string(workspace().join("examples/sim-incast-two-tier.yaml")).unwrap();
     (dir, example)
@@ -312,7 +312,7 @@ fn scratch_and_sim_example(tag: &str) -> (std::path::PathBuf, String) {
 
 #[test]
 fn sim_writes_fct_txt_for_sized_flows() {
-    let dir = std::env::temp_dir().join(format!("rocelab-sim-fct-{}", std::process::id()));
+    let dir = fresh_dir("sim-fct");
     let out = rocelab(&["sim", "examples/sim-flows-leaf-spine.yaml", "--out", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let summary = text(&out.stdout);
@@ -354,7 +354,7 @@ fn sim_writes_fct_txt_for_sized_flows() {
 
 #[test]
 fn sim_bad_flow_inputs_are_located() {
-    let dir = std::env::temp_dir().join(format!("rocelab-sim-badflows-{}", std::process::id()));
+    let dir = fresh_dir("sim-badflows");
     std::fs::create_dir_all(&dir).unwrap();
     let good = std::fs::read_to_string(workspace().join("examples/sim-flows-leaf-spine.yaml")).unwrap();
     let bad = dir.join("bad.yaml");
@@ -425,10 +425,43 @@ fn sim_bad_input_is_located_and_fine_sampling_is_bounded() {
     assert!(summary.contains("[SUM]") && summary.contains("receiver"), "{summary}");
 }
 
-fn fresh_dir(name: &str) -> PathBuf {
+/// A test's own directory under the system's temporary one (`rocelab-NAME-PID`), removed with
+/// what the test wrote there when the test passes, and kept for a look when it fails.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A [`Scratch`] directory named after `name`, empty (not created: a test that needs it to
+/// exist creates it, one that tests a missing output folder does not).
+fn fresh_dir(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("rocelab-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    dir
+    Scratch(dir)
 }
 
 /// The attribute `name="…"` of the first element in `html` that starts with `tag`.

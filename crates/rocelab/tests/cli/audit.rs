@@ -59,7 +59,7 @@ fn audit_without_a_baseline_reads_totals_and_json_has_the_counters() {
 }
 
 /// Copies the named files of the later snapshot into a fresh folder.
-fn sample(name: &str, files: &[&str]) -> std::path::PathBuf {
+fn sample(name: &str, files: &[&str]) -> super::Scratch {
     let dir = fresh_dir(name);
     std::fs::create_dir_all(&dir).unwrap();
     for f in files {

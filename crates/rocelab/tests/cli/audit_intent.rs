@@ -2,7 +2,7 @@
 //! counters, or from the counters), told the interval's length, and writing its HTML page.
 
 use super::{check_page_in_chromium, fresh_dir, rocelab, text, workspace};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const FABRIC: &str = "examples/arista-pure-single-hop-100g.yaml";
 const AFTER: &str = "examples/counters/arista-pure-single-hop-100g/after";
@@ -24,7 +24,7 @@ Ethernet4       5       0       0       0       0       0       0       0
 ";
 
 /// A fresh folder holding copies of `files` of `from`.
-fn copy(name: &str, from: &str, files: &[&str]) -> PathBuf {
+fn copy(name: &str, from: &str, files: &[&str]) -> super::Scratch {
     let dir = fresh_dir(name);
     std::fs::create_dir_all(&dir).unwrap();
     for f in files {

@@ -8,15 +8,17 @@ const IMPORT: &str = "crates/rocelab-verify/tests/fabrics/import";
 
 /// A copy of the import fixture (leaf1: EOS, leaf2: SONiC) with leaf2's config_db.json cut
 /// after 300 bytes (in `PORT_QOS_MAP`, line 8) and a binary file beside them.
-fn import_with_a_cut_config_db(tag: &str) -> std::path::PathBuf {
-    let dir = fresh_dir(tag).join("import");
+/// Returns the scratch directory (removed at the test's end) and the fixture's folder in it.
+fn import_with_a_cut_config_db(tag: &str) -> (super::Scratch, std::path::PathBuf) {
+    let scratch = fresh_dir(tag);
+    let dir = scratch.join("import");
     std::fs::create_dir_all(&dir).unwrap();
     let src = workspace().join(IMPORT);
     std::fs::copy(src.join("leaf1.cfg"), dir.join("leaf1.cfg")).unwrap();
     let json = std::fs::read(src.join("leaf2.json")).unwrap();
     std::fs::write(dir.join("leaf2.json"), &json[..300]).unwrap();
     std::fs::write(dir.join("capture.bin"), [0x7f, b'E', b'L', b'F', 0xff, 0xfe, 0x00, 0xc3]).unwrap();
-    dir
+    (scratch, dir)
 }
 
 /// The JSON error is located (line and column of where the text stops) and shown; the EOS
@@ -24,7 +26,7 @@ fn import_with_a_cut_config_db(tag: &str) -> std::path::PathBuf {
 /// check is incomplete.
 #[test]
 fn check_import_shows_a_cut_config_db_and_reads_the_other_files() {
-    let dir = import_with_a_cut_config_db("import-cut");
+    let (_scratch, dir) = import_with_a_cut_config_db("import-cut");
     // Cabling that does not need leaf2: the check runs on the rest.
     let links = dir.parent().unwrap().join("links.yaml");
     std::fs::write(

@@ -7,7 +7,7 @@ use super::{rocelab, text};
 /// before anything of its size is allocated.
 #[test]
 fn a_run_over_the_memory_limit_is_refused_with_its_estimate() {
-    let dir = std::env::temp_dir().join(format!("rocelab-cli-bounds-{}", std::process::id()));
+    let dir = super::fresh_dir("cli-bounds");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("big.yaml");
     std::fs::write(

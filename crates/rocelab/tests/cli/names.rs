@@ -21,7 +21,7 @@ const HOSTILE: &str = r#"fabric:
 
 #[test]
 fn names_that_escape_the_output_folder_or_reach_a_shell_are_refused() {
-    let dir = std::env::temp_dir().join(format!("rocelab-names-{}", std::process::id()));
+    let dir = super::fresh_dir("names");
     let out = dir.join("a").join("out");
     std::fs::create_dir_all(&out).unwrap();
     let file = dir.join("hostile.yaml");

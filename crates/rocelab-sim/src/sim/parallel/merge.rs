@@ -137,8 +137,8 @@ pub(super) fn finish(
             ctrl.delivered += c.delivered;
             ctrl.dropped += c.dropped;
         }
-        let spec = engines[0].flows[engines[0].qps[q].flow as usize].spec;
-        for (side, node) in [(REQUESTER, spec.src), (RESPONDER, spec.dst)] {
+        let ends = engines[0].flows[engines[0].qps[q].flow as usize].spec;
+        for (side, node) in [(REQUESTER, ends.src), (RESPONDER, ends.dst)] {
             let o = part_of(node as u32);
             if o != 0 {
                 let (base, from) = first_and(&mut engines, o);

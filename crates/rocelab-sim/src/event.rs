@@ -84,9 +84,11 @@ pub enum Event {
     HostRxCheck { port: u32, gen: u32 },
     /// A flow starts.
     FlowStart { flow: u32 },
-    /// The timer of RDMA queue pair `qp` (its retransmit timer and its congestion control's
-    /// timer, merged: one pending event per QP); stale unless `gen` matches.
-    QpTimer { qp: u32, gen: u32 },
+    /// The timer of endpoint `side` of RDMA queue pair `qp` (0: the requester, 1: the
+    /// responder), which merges that endpoint's deadlines: the requester's retransmit timer and
+    /// the data sender's congestion control timer (one pending event per endpoint, so that each
+    /// runs at its own host); stale unless `gen` matches.
+    QpTimer { qp: u32, side: u8, gen: u32 },
     /// Take a queue-depth sample.
     Sample,
     /// Every sized flow has completed and the run stops as soon as they have

@@ -216,7 +216,7 @@ enum Command {
         quiet: bool,
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
         /// leaf-spine) synchronized conservatively: the same results as one thread. Not yet
-        /// with RDMA, TCP, storage or perftest traffic, stop-when-done, hpcc-compat's ECN draws,
+        /// with TCP, iWARP, iperf or storage traffic, stop-when-done, hpcc-compat's ECN draws,
         /// --out or --pcap (refused with the reason).
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
         threads: u32,
@@ -242,7 +242,7 @@ enum Command {
         #[arg(long, value_name = "MICROSECONDS", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         time_us: Option<u64>,
         /// Run each scenario on N threads, the fabric cut into N parts (the same results; the
-        /// RDMA and TCP scenarios run on one thread only for now and are refused).
+        /// TCP scenarios run on one thread only for now and are refused).
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: u32,
         #[arg(long, value_enum, default_value = "text")]

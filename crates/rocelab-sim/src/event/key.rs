@@ -11,8 +11,8 @@
 //!
 //! **Layout** (54 bits, the width a wheel key leaves beside a time's offset in its slot): the
 //! kind's rank (5 bits, [`rank`]), above the entity (32 bits: a port, flow, queue pair, TCP
-//! endpoint, storage clone or IO slot), above a detail (17 bits: a PFC priority or a storage
-//! step).
+//! endpoint, storage clone or IO slot), above a detail (17 bits: a PFC priority, a queue pair's
+//! side or a storage step).
 //!
 //! **Equal keys.** Two pending events at one instant with one key are either the same event
 //! (a host's NIC woken twice) or timers of one entity of which at most one is current, the
@@ -77,7 +77,7 @@ fn entity(ev: &Event) -> (u32, u32) {
         | Event::LinkPauseRefresh { port, .. } => (port, 0),
         Event::PauseExpire { port, prio, .. } | Event::PfcRefresh { port, prio, .. } => (port, prio as u32),
         Event::FlowStart { flow } => (flow, 0),
-        Event::QpTimer { qp, .. } => (qp, 0),
+        Event::QpTimer { qp, side, .. } => (qp, side as u32),
         Event::TcpTimer { ep, .. } => (ep, 0),
         Event::CloneStart { clone } => (clone, 0),
         Event::StepReady { io, step } | Event::StepDone { io, step } | Event::TargetDone { io, step } => {

@@ -204,9 +204,9 @@ fn equal_keys_all_pop() {
     let mut q = EventQueue::new();
     let evs = [
         Event::NicWake { port: 4 },
-        Event::QpTimer { qp: 2, gen: 7 },
+        Event::QpTimer { qp: 2, side: 0, gen: 7 },
         Event::NicWake { port: 4 },
-        Event::QpTimer { qp: 2, gen: 8 },
+        Event::QpTimer { qp: 2, side: 0, gen: 8 },
         Event::NicWake { port: 3 },
     ];
     for ev in evs {
@@ -222,7 +222,7 @@ fn equal_keys_all_pop() {
         assert_eq!(&at[..3], [Event::NicWake { port: 3 }, Event::NicWake { port: 4 }, Event::NicWake { port: 4 }]);
         let mut timers = at[3..].to_vec();
         timers.sort_by_key(|e| if let Event::QpTimer { gen, .. } = e { *gen } else { 0 });
-        assert_eq!(timers, [Event::QpTimer { qp: 2, gen: 7 }, Event::QpTimer { qp: 2, gen: 8 }]);
+        assert_eq!(timers, [Event::QpTimer { qp: 2, side: 0, gen: 7 }, Event::QpTimer { qp: 2, side: 0, gen: 8 }]);
     }
 }
 
@@ -494,7 +494,7 @@ fn slot_sort_matches_the_library_sort_at_every_length() {
             let mut v: Vec<Entry> = (0..len)
                 .map(|i| {
                     let offset = rng.below(offsets);
-                    let ev = Event::QpTimer { qp: rng.below(ports) as u32, gen: i as u32 };
+                    let ev = Event::QpTimer { qp: rng.below(ports) as u32, side: 0, gen: i as u32 };
                     (wheel_key(offset, ev.key()), ev)
                 })
                 .collect();
@@ -601,7 +601,10 @@ fn keys_name_the_kind_and_entity_not_the_packet_or_generation() {
     let arrive = |port, pkt| Event::WireArrive { port, pkt }.key();
     assert_eq!(arrive(7, 1), arrive(7, 900), "a packet's pool index is not canonical");
     assert!(arrive(7, 1) < arrive(8, 0));
-    assert_eq!(Event::QpTimer { qp: 3, gen: 1 }.key(), Event::QpTimer { qp: 3, gen: 2 }.key());
+    let qp_timer = |qp, side, gen| Event::QpTimer { qp, side, gen }.key();
+    assert_eq!(qp_timer(3, 0, 1), qp_timer(3, 0, 2));
+    // The two endpoints of a queue pair are two timers, in queue-pair order first.
+    assert!(qp_timer(3, 0, 9) < qp_timer(3, 1, 0) && qp_timer(3, 1, 0) < qp_timer(4, 0, 0));
     assert!(
         Event::PauseExpire { port: 1, prio: 7, gen: 0 }.key() < Event::PauseExpire { port: 2, prio: 0, gen: 0 }.key()
     );

@@ -22,7 +22,9 @@ pub(crate) enum App {
     /// `until`).
     Bw { test: u32, remaining: u64, until: Time },
     /// One side of a perftest ping-pong; `partner` is the QP that answers from the other host.
-    PingPong { test: u32, partner: u32, client: bool },
+    /// `answered`: on the server's QP, the pings it has answered (so the server numbers its
+    /// answers from what it saw itself, not from the client's state).
+    PingPong { test: u32, partner: u32, client: bool, answered: u64 },
     /// perftest READ latency.
     ReadLat { test: u32 },
     /// A queue pair of storage session `session` in `role` (see [`crate::storage::plan`]):
@@ -227,11 +229,19 @@ impl<O: Observer> Sim<'_, O> {
             self.storage_delivered(session, role, visible);
             return;
         }
-        if let App::PingPong { test, partner, client } = self.qps[q as usize].app {
+        if let App::PingPong { test, partner, client, .. } = self.qps[q as usize].app {
             if client {
-                // The server saw the ping: it answers on its QP.
+                // The server saw the ping: it answers on its QP. The answer to ping k (from 0)
+                // is numbered k + 1, counted here at the server: the client's count of its pings
+                // is kept at the client.
                 let size = self.tests[test as usize].spec.size;
-                let id = self.tests[test as usize].posted.len() as u64;
+                let id = match &mut self.qps[partner as usize].app {
+                    App::PingPong { answered, .. } => {
+                        *answered += 1;
+                        *answered
+                    }
+                    _ => unreachable!("the partner of a ping-pong QP is the other ping-pong QP"),
+                };
                 self.post(partner, id, size, visible);
             } else {
                 // The client saw the pong: next iteration.

@@ -268,7 +268,7 @@ impl<O: Observer> Sim<'_, O> {
             Event::NicWake { port } => self.nic_wake(port),
             Event::HostRxCheck { port, gen } => self.host_rx_check(port, gen),
             Event::FlowStart { flow } => self.flow_start(flow),
-            Event::QpTimer { qp, gen } => self.qp_timer(qp, gen),
+            Event::QpTimer { qp, side, gen } => self.qp_timer(qp, side as u32, gen),
             Event::Sample => self.sample(),
             Event::TcpTimer { ep, gen } => self.tcp_timer(ep, gen),
             Event::LinkPauseArrive { port, quanta } => self.link_pause_arrive(port, quanta),

@@ -78,11 +78,40 @@ fn sim_threads_refuses_bad_counts_and_what_it_cannot_run() {
     let out = rocelab(&["sim", f, "--threads", "2", "--out", out_dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("--threads 2 cannot be used with --out yet"), "{}", text(&out.stderr));
-    // RDMA queue pairs (the default transport): refused by name, exit 2.
-    let rc = scenario(&dir.join("rc"), &SCENARIO.replace(", transport: raw", ""));
-    let out = rocelab(&["sim", rc.to_str().unwrap(), "--threads", "2"]);
+    // TCP: refused by name, exit 2.
+    let tcp = scenario(&dir.join("tcp"), &SCENARIO.replace(", transport: raw", ", transport: tcp"));
+    let out = rocelab(&["sim", tcp.to_str().unwrap(), "--threads", "2"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("RDMA queue pairs") && err.contains("run with --threads 1"), "{err}");
+    assert!(err.contains("TCP traffic") && err.contains("run with --threads 1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The results digest (`rocelab_sim::bench::results_digest`, which leaves out the two engine
+/// peaks) of a run of `file` on `threads` threads, and its results.
+fn digest(file: &Path, threads: &str) -> (u64, rocelab_sim::Results) {
+    let out = rocelab(&["sim", file.to_str().unwrap(), "--format", "json", "-q", "--threads", threads]);
+    assert!(out.status.success(), "--threads {threads}: {}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let r: rocelab_sim::Results = serde_json::from_value(v["results"].clone()).expect("results");
+    (rocelab_sim::bench::results_digest(&r), r)
+}
+
+/// The `sim-flows-leaf-spine` example (RDMA RC queue pairs under DCQCN: Poisson flows between
+/// the two leaves and a repeated incast), cut to 300 us: the same digest on one and two
+/// threads, and the same results (but for the two engine peaks, which are per part).
+#[test]
+fn an_rdma_example_has_the_same_digest_on_one_and_two_threads() {
+    let dir = fresh_dir("threads-rdma");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sim-flows-leaf-spine.yaml");
+    let example = std::fs::read_to_string(&path).expect("the example");
+    assert!(example.contains("  duration: 1ms\n"), "the example's duration moved");
+    let file = scenario(&dir, &example.replace("  duration: 1ms\n", "  duration: 300us\n"));
+    let (one, r) = digest(&file, "1");
+    let rdma: Vec<_> = r.flows.iter().filter_map(|f| f.rdma.as_ref()).collect();
+    assert!(!rdma.is_empty() && rdma.iter().any(|q| q.cnps_received > 0), "RDMA queue pairs under DCQCN");
+    let (two, r2) = digest(&file, "2");
+    assert_eq!(format!("{two:016x}"), format!("{one:016x}"), "--threads 2: digest");
+    assert!(r2.flows == r.flows && r2.ports == r.ports, "--threads 2: results");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,8 @@
 use super::Partition;
 use crate::event::Event;
 use crate::observer::NoObserver;
-use crate::sim::Simulation;
+use crate::sim::rdma::{REQUESTER, RESPONDER};
+use crate::sim::{FlowRt, Simulation};
 use crate::spec::NetworkSpec;
 use crate::stats::Results;
 use crate::traffic::Traffic;
@@ -13,6 +14,47 @@ use crate::traffic::Traffic;
 fn first_and<T>(v: &mut [T], o: usize) -> (&mut T, &mut T) {
     let (a, b) = v.split_at_mut(o);
     (&mut a[0], &mut b[0])
+}
+
+/// What the parts count of a flow, put together: the counters summed, the last delivery the
+/// latest, the completion and the end of sending where they happened.
+#[derive(Default)]
+struct FlowCounts {
+    sent_packets: u64,
+    sent_bytes: u64,
+    delivered_packets: u64,
+    delivered_bytes: u64,
+    ce_packets: u64,
+    dropped_packets: u64,
+    last_delivery: crate::time::Time,
+    completed_at: Option<crate::time::Time>,
+    finished_sending: bool,
+}
+
+impl FlowCounts {
+    fn add(&mut self, f: &FlowRt) {
+        self.sent_packets += f.sent_packets;
+        self.sent_bytes += f.sent_bytes;
+        self.delivered_packets += f.delivered_packets;
+        self.delivered_bytes += f.delivered_bytes;
+        self.ce_packets += f.ce_packets;
+        self.dropped_packets += f.dropped_packets;
+        self.last_delivery = self.last_delivery.max(f.last_delivery);
+        self.completed_at = self.completed_at.or(f.completed_at);
+        self.finished_sending |= f.finished_sending;
+    }
+
+    fn set(self, f: &mut FlowRt) {
+        f.sent_packets = self.sent_packets;
+        f.sent_bytes = self.sent_bytes;
+        f.delivered_packets = self.delivered_packets;
+        f.delivered_bytes = self.delivered_bytes;
+        f.ce_packets = self.ce_packets;
+        f.dropped_packets = self.dropped_packets;
+        f.last_delivery = self.last_delivery;
+        f.completed_at = self.completed_at;
+        f.finished_sending = self.finished_sending;
+    }
 }
 
 /// Gather the parts' state into part 0's engine and compute the results from it.
@@ -45,9 +87,6 @@ pub(super) fn finish(
         conservation.dropped_packets += c.dropped_packets;
         conservation.dropped_bytes += c.dropped_bytes;
     }
-    // A flow's drops are counted where it was dropped, in any part.
-    let flow_drops: Vec<u64> =
-        (0..engines[0].flows.len()).map(|f| engines.iter().map(|e| e.flows[f].dropped_packets).sum()).collect();
     for port in 0..engines[0].ports.len() {
         let o = part_of(engines[0].ports[port].node);
         if o != 0 {
@@ -72,19 +111,49 @@ pub(super) fn finish(
             std::mem::swap(&mut base.nics[nic], &mut from.nics[nic]);
         }
     }
-    for (f, drops) in flow_drops.into_iter().enumerate() {
-        let (src, dst) = (engines[0].flows[f].spec.src as u32, engines[0].flows[f].spec.dst as u32);
-        // The receiving side, from the destination's part (before the sending side moves).
-        let r = &engines[part_of(dst)].flows[f];
-        let received = (r.delivered_packets, r.delivered_bytes, r.ce_packets, r.last_delivery, r.completed_at);
-        let o = part_of(src);
+    for f in 0..engines[0].flows.len() {
+        // What a flow counts, each part counts of its own events, from zero: a frame sent at
+        // the data sender (a READ's responder), delivered at the data receiver, dropped on the
+        // way; an RDMA flow's bytes at its responder and at its requester (READ), its
+        // completion at the requester, an open-loop flow's at its destination.
+        let mut sum = FlowCounts::default();
+        for e in &engines {
+            sum.add(&e.flows[f]);
+        }
+        let o = part_of(engines[0].flows[f].spec.src as u32);
         if o != 0 {
             let (base, from) = first_and(&mut engines, o);
             std::mem::swap(&mut base.flows[f], &mut from.flows[f]);
         }
-        let b = &mut engines[0].flows[f];
-        (b.delivered_packets, b.delivered_bytes, b.ce_packets, b.last_delivery, b.completed_at) = received;
-        b.dropped_packets = drops;
+        sum.set(&mut engines[0].flows[f]);
+    }
+    for q in 0..engines[0].qps.len() {
+        // Each endpoint's state from its host's part; the control frames both sides count,
+        // summed.
+        let mut ctrl = crate::stats::FrameCounts::default();
+        for e in &engines {
+            let c = &e.qps[q].ctrl;
+            ctrl.sent += c.sent;
+            ctrl.delivered += c.delivered;
+            ctrl.dropped += c.dropped;
+        }
+        let ends = engines[0].flows[engines[0].qps[q].flow as usize].spec;
+        for (side, node) in [(REQUESTER, ends.src), (RESPONDER, ends.dst)] {
+            let o = part_of(node as u32);
+            if o != 0 {
+                let (base, from) = first_and(&mut engines, o);
+                base.qps[q].take_side(&mut from.qps[q], side);
+            }
+        }
+        engines[0].qps[q].ctrl = ctrl;
+    }
+    for t in 0..engines[0].tests.len() {
+        // A perftest test's record is kept by its client, which posts and sees completions.
+        let o = part_of(engines[0].tests[t].spec.client as u32);
+        if o != 0 {
+            let (base, from) = first_and(&mut engines, o);
+            std::mem::swap(&mut base.tests[t], &mut from.tests[t]);
+        }
     }
     if engines[0].samples.is_some() {
         let ports = engines[0].samples.as_ref().map(|s| s.ports.clone()).unwrap_or_default();

@@ -18,17 +18,19 @@
 //! of its part: the initial events of other parts' nodes are dropped, and the arrivals at
 //! other parts' ports are sent rather than queued (the packet copied into the message, and out
 //! of the sender's pool). At the end the state of each node is taken from its part
-//! ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's
-//! sending side from its source's and its receiving side from its destination's, counters
-//! summed. Every thread holds a copy of every structure (routes among them): memory grows with
+//! ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's state
+//! from its source's and what it counts summed over the parts (each counts its own events),
+//! each endpoint of an RDMA queue pair from its host's part (its handlers touch only its own
+//! side's state: see the `sim::rdma` module), a perftest test's record from its client's.
+//! Every thread holds a copy of every structure (routes among them): memory grows with
 //! the threads, acceptable at 2-8; at 64 threads each part should build only its nodes'
 //! state and its routes (a design note, not done).
 //!
-//! **What runs on one thread only** (refused with a message naming it): RDMA queue pairs,
-//! TCP, storage, perftest and iperf traffic (their state at both ends of a connection is not
-//! yet split by side), runs that stop when their flows are done (a global count, to be reduced
-//! at window ends), the ns-3 draws and push order of `hpcc-compat` (one global stream and
-//! order by nature), and observers (pcap, traces: they need one total order of frames).
+//! **What runs on one thread only** (refused with a message naming it): TCP, storage and
+//! iperf traffic (their state at both ends of a connection is not yet split by side), runs
+//! that stop when their flows are done (a global count, to be reduced at window ends), the
+//! ns-3 draws and push order of `hpcc-compat` (one global stream and order by nature), and
+//! observers (pcap, traces: they need one total order of frames).
 
 mod merge;
 mod partition;
@@ -118,12 +120,6 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
 fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
     if traffic.flows.iter().any(|f| f.over_tcp()) || !traffic.iperf.is_empty() {
         return Some("TCP traffic");
-    }
-    if traffic.flows.iter().any(|f| !matches!(f.transport, crate::traffic::Transport::Raw)) {
-        return Some("RDMA queue pairs");
-    }
-    if !traffic.perftest.is_empty() {
-        return Some("perftest traffic");
     }
     if !traffic.storage.is_empty() {
         return Some("storage traffic");

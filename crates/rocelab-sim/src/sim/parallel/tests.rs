@@ -1,6 +1,8 @@
 use super::*;
 use crate::bench::results_digest;
 use crate::ecn::EcnSpec;
+use crate::perftest::{PerftestKind, PerftestLength, PerftestSpec};
+use crate::rdma::RdmaOp;
 use crate::time::{MS, NS, US};
 use crate::topology::{leaf_spine, single_switch, FabricDefaults, LeafSpine};
 use crate::traffic::{FlowClass, FlowSpec};
@@ -97,13 +99,9 @@ fn what_threads_cannot_run_yet_is_refused_by_name() {
     let stop = SimConfig { stop_when_done: true, ..config };
     assert!(err(&t, &stop, 2).starts_with("a run that stops when its flows are done"), "{}", err(&t, &stop, 2));
     assert!(err(&t, &stop, 2).ends_with("run with --threads 1 (the same results)"));
-    let mut spec = f.spec.clone();
-    let mut rdma = t.clone();
-    crate::bench::with_rdma(&mut spec, &mut rdma, 4096);
-    match run_threads(&spec, &rdma, &config, 2) {
-        Err(SimError::InvalidConfig { message }) => assert!(message.starts_with("RDMA queue pairs"), "{message}"),
-        other => panic!("expected a refusal, got {other:?}"),
-    }
+    let mut iwarp = Traffic::new();
+    iwarp.push(FlowSpec::sized(f.hosts[0], f.hosts[1], FlowClass::roce(3, 26), 10_000).iwarp(RdmaOp::Write));
+    assert!(err(&iwarp, &config, 2).starts_with("TCP traffic"), "{}", err(&iwarp, &config, 2));
     // What one thread runs, it still runs with one.
     assert!(run_threads(&f.spec, &t, &stop, 1).is_ok());
 }
@@ -141,5 +139,189 @@ fn random_fabrics_and_flows_give_the_same_results_on_every_thread_count() {
         }
         let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(case, 100 * US));
         assert!(r.conservation.injected_packets > 0, "case {case}: traffic flows");
+    }
+}
+
+/// DCQCN at every host and RED/ECN marking on priority 3 at every switch (the DCQCN paper's
+/// parameters, as in [`crate::bench::with_rdma`]).
+fn with_dcqcn(spec: &NetworkSpec) -> NetworkSpec {
+    let mut spec = spec.clone();
+    crate::bench::with_rdma(&mut spec, &mut Traffic::new(), 4096);
+    spec
+}
+
+/// The RDMA results of the flows doing `op`.
+fn rdma_of(r: &Results, op: RdmaOp) -> Vec<&crate::stats::RdmaFlowResults> {
+    r.flows.iter().filter_map(|f| f.rdma.as_ref()).filter(|q| q.op == op).collect()
+}
+
+/// WRITE, READ and SEND queue pairs between the leaves, greedy and sized, under DCQCN into a
+/// small lossless buffer: PFC pauses, ECN marks, CNPs and rate cuts at the data senders (for
+/// READ the responders), all the same on 1 to 4 threads.
+#[test]
+fn rdma_write_read_and_send_under_dcqcn_and_pfc_on_a_leaf_spine_give_the_same_results_on_every_thread_count() {
+    let mut d = FabricDefaults::lossless(3, 100_000);
+    d.switch.buffer.size_bytes = 1 << 20;
+    let f = leaf_spine_fabric(&d);
+    let spec = with_dcqcn(&f.spec);
+    let mut t = Traffic::new();
+    let class = FlowClass::roce(3, 26);
+    let ops = [RdmaOp::Write, RdmaOp::Read, RdmaOp::Send];
+    for (i, &h) in f.hosts.iter().enumerate() {
+        let op = ops[i % 3];
+        let mut greedy = FlowSpec::greedy(h, f.hosts[(i + 4) % 16], class);
+        greedy.payload_bytes = 4096;
+        t.push(greedy.rc(op));
+        let mut sized = FlowSpec::sized(h, f.hosts[(i + 9) % 16], class, 300_000);
+        sized.payload_bytes = 4096;
+        t.push(sized.rc(ops[(i + 1) % 3]));
+    }
+    let r = same_for_every_thread_count(&spec, &t, &SimConfig::new(5, 300 * US));
+    let pauses: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
+    let marked: u64 = r.ports.iter().map(|p| p.total(|c| c.ecn_marked)).sum();
+    assert!(pauses > 0 && marked > 0, "the scenario pauses ({pauses}) and marks ({marked})");
+    for op in ops {
+        let qps = rdma_of(&r, op);
+        assert!(qps.iter().any(|q| q.rate_cuts > 0 && q.cnps_received > 0), "{op:?}: DCQCN cuts a rate");
+        assert!(qps.iter().any(|q| q.messages_completed > 0), "{op:?}: messages complete");
+    }
+}
+
+/// The 320-host three-tier fat tree cut by pods, RDMA WRITE, READ and SEND between pods under
+/// DCQCN: the same results on 1 to 4 threads.
+#[test]
+fn rdma_flows_across_the_pods_of_a_fat_tree_give_the_same_results_on_every_thread_count() {
+    let f = crate::topology::hpcc_fat_tree(&crate::bench::fat_tree_defaults());
+    let spec = with_dcqcn(&f.spec);
+    let mut t = Traffic::new();
+    let class = FlowClass::roce(3, 26);
+    let ops = [RdmaOp::Write, RdmaOp::Read, RdmaOp::Send];
+    // Eight hosts of pod 0 and eight of pod 2 each to one host of pod 4 (two incasts across the
+    // cores), and a few flows back.
+    for i in 0..16 {
+        let src = f.hosts[if i < 8 { i * 3 } else { 128 + i * 3 }];
+        let dst = f.hosts[256 + (i % 2) * 17];
+        let mut flow = FlowSpec::sized(src, dst, class, 200_000 + 10_000 * i as u64);
+        flow.payload_bytes = 4096;
+        flow.start_ps = i as u64 * 300 * NS;
+        t.push(flow.rc(ops[i % 3]));
+        if i % 4 == 0 {
+            let mut back = FlowSpec::greedy(dst, f.hosts[70 + i], class);
+            back.payload_bytes = 4096;
+            t.push(back.rc(ops[(i / 4) % 3]));
+        }
+    }
+    let r = same_for_every_thread_count(&spec, &t, &SimConfig::new(11, 200 * US));
+    let marked: u64 = r.ports.iter().map(|p| p.total(|c| c.ecn_marked)).sum();
+    assert!(marked > 0, "the incasts mark");
+    for op in ops {
+        assert!(rdma_of(&r, op).iter().any(|q| q.cnps_received > 0), "{op:?}: CNPs reach the data sender");
+    }
+}
+
+/// RDMA incasts into a small lossy buffer: drops, NAKs and go-back-N retransmissions (WRITE
+/// and SEND from the requesters, READ responses again from the responders), the same on 1 to
+/// 4 threads.
+#[test]
+fn rdma_incasts_with_drops_and_retransmissions_give_the_same_results_on_every_thread_count() {
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 1 << 20;
+    let f = single_switch(9, G100, 50 * NS, &d);
+    let mut t = Traffic::new();
+    let class = FlowClass::roce(3, 26);
+    for (k, &h) in f.hosts[1..].iter().enumerate() {
+        let mut flow = FlowSpec::sized(h, f.hosts[0], class, 1 << 20);
+        flow.payload_bytes = 4096;
+        t.push(flow.rc([RdmaOp::Write, RdmaOp::Send][k % 2]));
+        // Host 0 reads from every other host: the responses converge on host 0 too.
+        let mut read = FlowSpec::sized(f.hosts[0], h, class, 1 << 19);
+        read.payload_bytes = 4096;
+        t.push(read.rc(RdmaOp::Read));
+    }
+    let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(2, 2 * MS));
+    assert!(r.conservation.dropped_packets > 0, "the incast drops");
+    for op in [RdmaOp::Write, RdmaOp::Read, RdmaOp::Send] {
+        let resent: u64 = rdma_of(&r, op).iter().map(|q| q.retransmitted_packets).sum();
+        assert!(resent > 0, "{op:?}: go-back-N resends");
+    }
+}
+
+/// perftest bandwidth and latency tests between leaves (client and server in different parts),
+/// beside RDMA background traffic under DCQCN: the same results, perftest reports among them,
+/// on 1 to 4 threads.
+#[test]
+fn perftest_tests_give_the_same_results_on_every_thread_count() {
+    let mut d = FabricDefaults::lossless(3, 100_000);
+    d.switch.buffer.size_bytes = 1 << 20;
+    let f = leaf_spine_fabric(&d);
+    let spec = with_dcqcn(&f.spec);
+    let class = FlowClass::roce(3, 26);
+    let mut t = Traffic::new();
+    let kinds = [
+        PerftestKind::WriteBw,
+        PerftestKind::ReadBw,
+        PerftestKind::SendBw,
+        PerftestKind::WriteLat,
+        PerftestKind::ReadLat,
+        PerftestKind::SendLat,
+    ];
+    for (i, kind) in kinds.into_iter().enumerate() {
+        let mut p = PerftestSpec::new(kind, f.hosts[i], f.hosts[15 - i], class);
+        p.size = 8192;
+        p.length = if kind.is_bw() { PerftestLength::Duration(100 * US) } else { PerftestLength::Iterations(20) };
+        if kind.is_bw() {
+            p.qps = 2;
+        }
+        t.perftest.push(p);
+    }
+    for i in 0..4 {
+        let mut flow = FlowSpec::greedy(f.hosts[6 + i], f.hosts[12 + i % 2], class);
+        flow.payload_bytes = 4096;
+        t.push(flow.rc(RdmaOp::Write));
+    }
+    let r = same_for_every_thread_count(&spec, &t, &SimConfig::new(9, 200 * US));
+    assert_eq!(r.perftest.len(), kinds.len());
+    for p in &r.perftest {
+        let done = p.bw.as_ref().map(|b| b.messages).or(p.lat.as_ref().map(|l| l.iterations));
+        assert!(done.is_some_and(|n| n > 0), "{:?} reports: {p:?}", p.kind);
+    }
+}
+
+/// Random leaf-spine fabrics under random RDMA queue pairs (WRITE, READ or SEND, sized or
+/// greedy, DCQCN or not, lossless or lossy): the same results on 1 to 4 threads each time.
+#[test]
+fn random_fabrics_and_rdma_flows_give_the_same_results_on_every_thread_count() {
+    let mut rng = crate::rng::Rng::new(4242);
+    let ops = [RdmaOp::Write, RdmaOp::Read, RdmaOp::Send];
+    for case in 0..5 {
+        let shape = LeafSpine {
+            leaves: 2 + rng.below(3) as usize,
+            spines: 1 + rng.below(3) as usize,
+            hosts_per_leaf: 1 + rng.below(4) as usize,
+            host_rate_bps: G100,
+            fabric_rate_bps: [G100, 4 * G100][rng.below(2) as usize],
+            host_delay_ps: (1 + rng.below(500)) * NS,
+            fabric_delay_ps: (1 + rng.below(2000)) * NS,
+        };
+        let mut d = if rng.below(2) == 0 { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
+        d.switch.buffer.size_bytes = (256 + rng.below(2048)) << 10;
+        let f = leaf_spine(&shape, &d);
+        let spec = if rng.below(3) == 0 { f.spec.clone() } else { with_dcqcn(&f.spec) };
+        let n = f.hosts.len() as u64;
+        let mut t = Traffic::new();
+        for _ in 0..2 + rng.below(3 * n) {
+            let src = rng.below(n) as usize;
+            let dst = (src + 1 + rng.below(n - 1) as usize) % n as usize;
+            let class = FlowClass::roce(3, 26);
+            let mut flow = match rng.below(3) {
+                0 => FlowSpec::greedy(f.hosts[src], f.hosts[dst], class),
+                _ => FlowSpec::sized(f.hosts[src], f.hosts[dst], class, 1_000 + rng.below(300_000)),
+            };
+            flow.payload_bytes = [1024, 4096][rng.below(2) as usize];
+            flow.start_ps = rng.below(20) * US;
+            t.push(flow.rc(ops[rng.below(3) as usize]));
+        }
+        let r = same_for_every_thread_count(&spec, &t, &SimConfig::new(case, 100 * US));
+        assert!(r.flows.iter().any(|f| f.rdma.as_ref().is_some_and(|q| q.messages_completed > 0)), "case {case}");
     }
 }

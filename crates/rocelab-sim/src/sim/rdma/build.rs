@@ -197,6 +197,7 @@ pub(in crate::sim) fn build_qp(
         hash: [req_hash, rev_hash],
         udp,
         timing: [side_timing(rn, inline), side_timing(sn, inline)],
+        resp_timer: (Time::MAX, 0),
         app,
         messages_completed: 0,
         acks_sent: 0,
@@ -244,8 +245,8 @@ pub(in crate::sim) fn perftest_apps(
         }
         crate::perftest::PerftestKind::ReadLat => vec![App::ReadLat { test }],
         _ => vec![
-            App::PingPong { test, partner: first_qp + 1, client: true },
-            App::PingPong { test, partner: first_qp, client: false },
+            App::PingPong { test, partner: first_qp + 1, client: true, answered: 0 },
+            App::PingPong { test, partner: first_qp, client: false, answered: 0 },
         ],
     };
     (apps, PerftestRt::new(*p, flows))

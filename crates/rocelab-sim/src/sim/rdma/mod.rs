@@ -1,10 +1,12 @@
 //! The RDMA queue pairs in the engine: per-QP runtime state in a `Vec` arena, the NIC's
 //! transmit side for them (control packets first, then data, rate-limited by congestion
-//! control), and the one timer per QP that merges the retransmit timer with the congestion
-//! control's (DCQCN's α decay needs none: it is computed when a CNP arrives). A QP has one live
-//! `QpTimer` event at the earliest of its deadlines; a deadline that moves later leaves the
-//! event in place (it fires, finds nothing due and re-arms), one that moves earlier schedules a
-//! new event and the old one, superseded by generation, is dropped when it fires.
+//! control), and the one timer per endpoint that merges its deadlines: the requester's
+//! retransmit timer and the data sender's congestion control timer (DCQCN's α decay needs none:
+//! it is computed when a CNP arrives). An endpoint has one live `QpTimer` event at the earliest
+//! of its deadlines; a deadline that moves later leaves the event in place (it fires, finds
+//! nothing due and re-arms), one that moves earlier schedules a new event and the old one,
+//! superseded by generation, is dropped when it fires. For WRITE and SEND both deadlines are the
+//! requester's; for READ the data sender is the responder, whose timer runs at its own host.
 //!
 //! A QP has two *endpoints*, named `flow << 1 | side` in the NICs' lists: side 0 is the
 //! requester at the flow's source host, side 1 the responder at its destination. The data
@@ -12,6 +14,14 @@
 //! control ([`CcState`]) paces the data packets, the other side's notification point sends
 //! CNPs. An endpoint is in its NIC's ready list or pacing heap at most once (`sched`), and in
 //! its control list at most once (`ctrl_queued`).
+//!
+//! **Sides.** A handler that runs at one host reads and writes only the state of that host's
+//! endpoint: the requester's (`req`, the application, `messages_completed`), the responder's
+//! (`resp`, `acks_sent`, the READ responses resent), the data sender's (`cc`, the rate limiter,
+//! `cnps_received`) or the data receiver's (`np`, the CNP due); the control frame counts are
+//! added to by both. So a run on several threads, where each part holds a copy of every QP and
+//! runs only its own hosts' endpoints, puts a QP together from its two hosts' copies
+//! ([`QpRt::take_side`]).
 
 use super::app::App;
 use super::Sim;
@@ -69,6 +79,7 @@ pub(crate) struct QpRt {
     /// Per side: the time of the endpoint's valid entry in its NIC's pacing heap (`Time::MAX`:
     /// none); other entries of the endpoint there are stale.
     pub parked_until: [Time; 2],
+    /// The requester's timer: the time of its pending `QpTimer` event (`Time::MAX`: none).
     pub timer_at: Time,
     /// Fixed rate cap (bit/s on the wire).
     pub cap_bps: Option<f64>,
@@ -80,6 +91,7 @@ pub(crate) struct QpRt {
     pub addr: [u32; 2],
     pub hash: [u64; 2],
     pub udp: [u16; 2],
+    /// The generation of the requester's timer event.
     pub timer_gen: u32,
     pub op: RdmaOp,
     /// The rate limiter as the ns-3 HPCC simulator's (the data port's
@@ -112,6 +124,10 @@ pub(crate) struct QpRt {
     pub np: NotificationPoint,
     pub cnp_interval: Time,
     pub timing: [SideTiming; 2],
+    /// The responder's timer, as `timer_at` and `timer_gen` are the requester's. Only a READ's
+    /// responder has deadlines (its congestion control's, as the data sender), so it is kept out
+    /// of the first two lines, which WRITE and SEND read on every packet.
+    pub resp_timer: (Time, u32),
     pub app: App,
     pub messages_completed: u64,
     pub acks_sent: u64,
@@ -136,6 +152,64 @@ impl QpRt {
             RESPONDER
         } else {
             REQUESTER
+        }
+    }
+
+    /// The earliest deadline of endpoint `side`: the requester's retransmit timer and the data
+    /// sender's congestion control timer.
+    #[inline]
+    fn deadline(&self, side: u32) -> Option<Time> {
+        let req = if side == REQUESTER { self.req.deadline() } else { None };
+        let cc = if side == self.data_side() { self.cc.next_timer() } else { None };
+        match (req, cc) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Endpoint `side`'s timer: the time of its pending event and its generation.
+    #[inline]
+    fn timer(&mut self, side: u32) -> (&mut Time, &mut u32) {
+        if side == REQUESTER {
+            (&mut self.timer_at, &mut self.timer_gen)
+        } else {
+            (&mut self.resp_timer.0, &mut self.resp_timer.1)
+        }
+    }
+
+    /// Take from `from`, the copy of this QP in another part of a run on several threads, the
+    /// state of endpoint `side` (see the module documentation): that of its side, and that of
+    /// the data sender or receiver it is. The control frame counts, which both sides add to,
+    /// are left to the caller to sum.
+    pub(crate) fn take_side(&mut self, from: &mut QpRt, side: u32) {
+        use std::mem::swap;
+        let s = side as usize;
+        swap(&mut self.parked_until[s], &mut from.parked_until[s]);
+        swap(&mut self.sched[s], &mut from.sched[s]);
+        swap(&mut self.ctrl_queued[s], &mut from.ctrl_queued[s]);
+        if side == REQUESTER {
+            swap(&mut self.timer_at, &mut from.timer_at);
+            swap(&mut self.timer_gen, &mut from.timer_gen);
+            swap(&mut self.req, &mut from.req);
+            swap(&mut self.app, &mut from.app);
+            swap(&mut self.messages_completed, &mut from.messages_completed);
+        } else {
+            swap(&mut self.resp_timer, &mut from.resp_timer);
+            swap(&mut self.resp, &mut from.resp);
+            swap(&mut self.acks_sent, &mut from.acks_sent);
+            swap(&mut self.read_resent_packets, &mut from.read_resent_packets);
+            swap(&mut self.read_resent_bytes, &mut from.read_resent_bytes);
+        }
+        if side == self.data_side() {
+            swap(&mut self.last_tx_at, &mut from.last_tx_at);
+            swap(&mut self.last_tx_wire, &mut from.last_tx_wire);
+            swap(&mut self.next_avail, &mut from.next_avail);
+            swap(&mut self.cc, &mut from.cc);
+            swap(&mut self.cnps_received, &mut from.cnps_received);
+        } else {
+            swap(&mut self.np, &mut from.np);
+            swap(&mut self.cnp_pending, &mut from.cnp_pending);
+            swap(&mut self.cnp_on_ack, &mut from.cnp_on_ack);
         }
     }
 
@@ -294,44 +368,44 @@ impl<O: Observer> Sim<'_, O> {
         self.try_transmit(port);
     }
 
-    /// Arm the QP's one timer event at the earliest of its deadlines, unless one is pending
-    /// earlier (it fires, finds nothing due, and re-arms).
-    pub(super) fn rc_rearm(&mut self, q: u32) {
+    /// Arm endpoint `side`'s one timer event at the earliest of its deadlines, unless one is
+    /// pending earlier (it fires, finds nothing due, and re-arms).
+    pub(super) fn rc_rearm(&mut self, q: u32, side: u32) {
+        let now = self.now;
         let qp = &mut self.qps[q as usize];
-        let d = match (qp.req.deadline(), qp.cc.next_timer()) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => return,
-        };
-        if d < qp.timer_at {
-            qp.timer_gen = qp.timer_gen.wrapping_add(1);
-            qp.timer_at = d.max(self.now);
-            self.queue.push(qp.timer_at, Event::QpTimer { qp: q, gen: qp.timer_gen });
+        let Some(d) = qp.deadline(side) else { return };
+        let (at, gen) = qp.timer(side);
+        if d < *at {
+            *gen = gen.wrapping_add(1);
+            *at = d.max(now);
+            self.queue.push(*at, Event::QpTimer { qp: q, side: side as u8, gen: *gen });
         }
     }
 
-    /// The QP's timer event.
-    pub(super) fn qp_timer(&mut self, q: u32, gen: u32) {
+    /// The timer event of endpoint `side` of QP `q`.
+    pub(super) fn qp_timer(&mut self, q: u32, side: u32, gen: u32) {
         let now = self.now;
         let qp = &mut self.qps[q as usize];
-        if gen != qp.timer_gen || qp.timer_at == Time::MAX {
+        let (at, current) = qp.timer(side);
+        if gen != *current || *at == Time::MAX {
             return;
         }
-        qp.timer_at = Time::MAX;
-        let ev = qp.req.on_timer(now);
-        qp.cc.on_timer(now);
-        // A rate increase may let a parked data sender go earlier.
-        let side = qp.data_side();
-        if qp.parked_until[side as usize] != Time::MAX {
-            let gate = qp.data_gate(now).unwrap_or(now);
-            if gate < qp.parked_until[side as usize] {
-                self.rc_park(q, side, gate);
+        *at = Time::MAX;
+        let ev = if side == REQUESTER { qp.req.on_timer(now) } else { crate::rdma::RequesterEvent::Ignored };
+        if side == qp.data_side() {
+            qp.cc.on_timer(now);
+            // A rate increase may let a parked data sender go earlier.
+            if qp.parked_until[side as usize] != Time::MAX {
+                let gate = qp.data_gate(now).unwrap_or(now);
+                if gate < qp.parked_until[side as usize] {
+                    self.rc_park(q, side, gate);
+                }
             }
         }
         if ev == crate::rdma::RequesterEvent::Timeout {
             self.rc_kick(q, REQUESTER);
         }
-        self.rc_rearm(q);
+        self.rc_rearm(q, side);
     }
 
     /// Park endpoint `side` of QP `q` in its NIC's pacing heap until `t` (replacing an entry
@@ -434,7 +508,7 @@ impl<O: Observer> Sim<'_, O> {
                 TxPoll::Send(r) => {
                     let ext = r.reth_len.unwrap_or(0);
                     self.rc_emit(q, side, PacketKind::Request, r.opcode, r.psn, r.payload, ext, class, ecn);
-                    self.rc_rearm(q);
+                    self.rc_rearm(q, REQUESTER);
                     EpPoll::Sent
                 }
                 TxPoll::Wait(t) => EpPoll::Wait(t),

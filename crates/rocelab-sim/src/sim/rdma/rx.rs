@@ -41,7 +41,8 @@ impl<O: Observer> Sim<'_, O> {
                     let qp = &mut self.qps[q as usize];
                     qp.cnps_received += 1;
                     qp.cc.on_cnp(now);
-                    self.rc_rearm(q);
+                    let side = qp.data_side();
+                    self.rc_rearm(q, side);
                 }
                 _ => self.rc_on_request(q, &pkt, now),
             }
@@ -138,7 +139,7 @@ impl<O: Observer> Sim<'_, O> {
             RequesterEvent::ReadGap => self.rc_kick(q, REQUESTER),
             _ => {}
         }
-        self.rc_rearm(q);
+        self.rc_rearm(q, REQUESTER);
     }
 
     /// An ACK or NAK at the requester.
@@ -155,7 +156,7 @@ impl<O: Observer> Sim<'_, O> {
             self.rc_completions(q, visible);
             self.rc_kick(q, REQUESTER);
         }
-        self.rc_rearm(q);
+        self.rc_rearm(q, REQUESTER);
     }
 
     /// Hand the requester's completed work requests to the application; the application sees

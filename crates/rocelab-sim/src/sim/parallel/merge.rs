@@ -72,6 +72,7 @@ pub(super) fn finish(
             std::mem::swap(&mut base.nics[nic], &mut from.nics[nic]);
         }
     }
+    let tcp_flows = crate::sim::tcp::parts::gather_flows(&engines);
     for (f, drops) in flow_drops.into_iter().enumerate() {
         let (src, dst) = (engines[0].flows[f].spec.src as u32, engines[0].flows[f].spec.dst as u32);
         // The receiving side, from the destination's part (before the sending side moves).
@@ -86,6 +87,8 @@ pub(super) fn finish(
         (b.delivered_packets, b.delivered_bytes, b.ce_packets, b.last_delivery, b.completed_at) = received;
         b.dropped_packets = drops;
     }
+    crate::sim::tcp::parts::apply_flows(engines[0], tcp_flows);
+    crate::sim::tcp::parts::merge_conns(&mut engines, &part_of);
     if engines[0].samples.is_some() {
         let ports = engines[0].samples.as_ref().map(|s| s.ports.clone()).unwrap_or_default();
         for (k, port) in ports.into_iter().enumerate() {

@@ -24,16 +24,21 @@
 //! the threads, acceptable at 2-8; at 64 threads each part should build only its nodes'
 //! state and its routes (a design note, not done).
 //!
+//! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
+//! crosses with its frame, and a message written on a stream crosses to its reader's part as it
+//! is written (`sim/tcp/parts.rs`, which also merges the ends).
+//!
 //! **What runs on one thread only** (refused with a message naming it): RDMA queue pairs,
-//! TCP, storage, perftest and iperf traffic (their state at both ends of a connection is not
-//! yet split by side), runs that stop when their flows are done (a global count, to be reduced
-//! at window ends), the ns-3 draws and push order of `hpcc-compat` (one global stream and
+//! storage and perftest traffic (their state at both ends is not yet split by side), runs
+//! that stop when their flows are done (a global count, to be reduced at window ends), the ns-3 draws and push order of `hpcc-compat` (one global stream and
 //! order by nature), and observers (pcap, traces: they need one total order of frames).
 
 mod merge;
 mod partition;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_tcp;
 
 pub use partition::{partition, Partition};
 
@@ -51,12 +56,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
-/// the packet.
-#[derive(Clone, Copy, Debug)]
+/// the packet (and a TCP segment's header beside it); or, without an event, a message written
+/// on a TCP stream for its reader in that part (`sim/tcp/parts.rs`).
+#[derive(Clone, Debug)]
 pub(crate) struct Message {
     pub time: Time,
-    pub event: Event,
+    pub event: Option<Event>,
     pub packet: Option<Packet>,
+    pub tcp: Option<Box<crate::sim::tcp::parts::TcpCargo>>,
 }
 
 /// A part's view of the cut, in its engine.
@@ -80,28 +87,40 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
         if let Some(part) = self.part.as_deref_mut() {
             if part.remote_peer[port as usize] {
                 let peer_node = self.ports[self.ports[port as usize].peer as usize].node;
-                let packet = match event {
+                let (packet, tcp) = match event {
                     Event::WireArrive { pkt, .. } => {
                         let p = *self.pool.get(pkt);
+                        let tcp = self.tcp_cargo_out(pkt);
                         self.pool.free(pkt);
-                        Some(p)
+                        (Some(p), tcp)
                     }
-                    _ => None,
+                    _ => (None, None),
                 };
-                part.outbox[part.part_of[peer_node as usize] as usize].push(Message { time, event, packet });
+                let event = Some(event);
+                let part = self.part.as_deref_mut().expect("a part");
+                part.outbox[part.part_of[peer_node as usize] as usize].push(Message { time, event, packet, tcp });
                 return;
             }
         }
         self.queue.push(time, event);
     }
 
-    /// A message from another part: its packet into this pool, its event into this queue.
+    /// A message from another part: its packet into this pool (a TCP segment's header beside
+    /// it), its event into this queue; a message without an event is a TCP stream's.
     fn receive(&mut self, m: Message) {
-        let event = match (m.event, m.packet) {
-            (Event::WireArrive { port, .. }, Some(p)) => Event::WireArrive { port, pkt: self.pool.alloc(p) },
-            (e, _) => e,
+        let (event, id) = match (m.event, m.packet) {
+            (Some(Event::WireArrive { port, .. }), Some(p)) => {
+                let pkt = self.pool.alloc(p);
+                (Some(Event::WireArrive { port, pkt }), Some(pkt))
+            }
+            (e, _) => (e, None),
         };
-        self.queue.push(m.time, event);
+        if let Some(cargo) = m.tcp {
+            self.tcp_cargo_in(id, *cargo);
+        }
+        if let Some(event) = event {
+            self.queue.push(m.time, event);
+        }
     }
 
     /// Whether this part runs `event`, an event of the initial queue: a flow's start at its
@@ -116,10 +135,7 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
 
 /// What a run on several threads cannot do yet, or `None`.
 fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
-    if traffic.flows.iter().any(|f| f.over_tcp()) || !traffic.iperf.is_empty() {
-        return Some("TCP traffic");
-    }
-    if traffic.flows.iter().any(|f| !matches!(f.transport, crate::traffic::Transport::Raw)) {
+    if traffic.flows.iter().any(|f| matches!(f.transport, crate::traffic::Transport::Rc(_))) {
         return Some("RDMA queue pairs");
     }
     if !traffic.perftest.is_empty() {

@@ -9,7 +9,7 @@ const G100: u64 = 100_000_000_000;
 
 /// The results of `run_threads` at 1 to 4 threads, each checked against one thread's: the
 /// same digest, and the same results but for the two engine peaks (see `merge::finish`).
-fn same_for_every_thread_count(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Results {
+pub(super) fn same_for_every_thread_count(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Results {
     let one = crate::run(spec, traffic, config).expect("one thread");
     one.check_conservation().expect("conservation");
     let plain = |r: &Results| Results { peak_packets_in_flight: 0, peak_pending_events: 0, ..r.clone() };

@@ -28,19 +28,27 @@
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it
 //! is written (`sim/tcp/parts.rs`, which also merges the ends).
 //!
+//! **Stopping when the flows are done** takes two passes: one to find the instant, one to run
+//! to it ([`stop`]).
+//!
 //! **What runs on one thread only** (refused with a message naming it): RDMA queue pairs,
-//! storage and perftest traffic (their state at both ends is not yet split by side), runs
-//! that stop when their flows are done (a global count, to be reduced at window ends), the ns-3 draws and push order of `hpcc-compat` (one global stream and
-//! order by nature), and observers (pcap, traces: they need one total order of frames).
+//! storage and perftest traffic (their state at both ends is not yet split by side), the ns-3
+//! draws and push order of `hpcc-compat` (one global stream and order by nature), and observers
+//! (pcap, traces: they need one total order of frames).
 
 mod merge;
 mod partition;
+mod stop;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_stop;
 #[cfg(test)]
 mod tests_tcp;
 
 pub use partition::{partition, Partition};
+pub(crate) use stop::NO_PORT;
+use stop::{Done, Stop};
 
 use super::build::MAX_END_TIME;
 use super::{EventOrder, Sim, SimConfig, Simulation};
@@ -76,6 +84,8 @@ pub(crate) struct PartRt {
     pub remote_peer: Vec<bool>,
     /// Arrivals at other parts sent during the current window, by the part each is for.
     pub outbox: Vec<Vec<Message>>,
+    /// The sized flows' completions noted in a run that stops when they are done (`stop`).
+    pub done: Vec<Done>,
 }
 
 impl<O: crate::observer::Observer> Sim<'_, O> {
@@ -144,8 +154,9 @@ fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
     if !traffic.storage.is_empty() {
         return Some("storage traffic");
     }
-    if config.stop_when_done {
-        return Some("a run that stops when its flows are done (stop_when_done)");
+    if config.stop_when_done && traffic.flows.iter().any(|f| matches!(f.transport, crate::traffic::Transport::Rc(_))) {
+        // Their completions come from timers as well as arrivals (see `stop`).
+        return Some("a run that stops when its RDMA queue pairs are done (stop_when_done)");
     }
     if config.event_order == EventOrder::PushOrder || config.ecn_draws != super::EcnDraws::Rocelab {
         return Some("the ns-3 simulator's ECN draws and event order (hpcc-compat's ecn_random: hpcc)");
@@ -187,29 +198,62 @@ pub fn run_threads(
         Some(l) => l,
         None => MAX_END_TIME,
     };
+    if !config.stop_when_done {
+        let sims = run_pass(spec, traffic, config, &cut, lookahead, None)?;
+        return Ok(merge::finish(sims, &cut, spec, traffic));
+    }
+    // Two passes: the stop instant, then the run to it (see `stop`).
+    let mut sims = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::Count))?;
+    let k = sims[0].engine().open_flows;
+    let Some(t) = stop::stop_instant(&mut sims, k) else {
+        return Ok(merge::finish(sims, &cut, spec, traffic));
+    };
+    let end = sims[0].engine().end;
+    drop(sims);
+    let sims = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::At(t)))?;
+    let mut results = merge::finish(sims, &cut, spec, traffic);
+    if t <= end {
+        // The one-thread run's `StopRun`.
+        results.events += 1;
+    }
+    Ok(results)
+}
+
+/// One pass of the parts over the run, each on its thread; their engines at its end.
+fn run_pass<'a>(
+    spec: &'a NetworkSpec,
+    traffic: &'a Traffic,
+    config: &SimConfig,
+    cut: &Partition,
+    lookahead: Time,
+    stop: Option<Stop>,
+) -> Result<Vec<Simulation<'a, NoObserver>>, SimError> {
     let parts = cut.parts;
     let inbox: Vec<Mutex<Vec<Message>>> = (0..parts).map(|_| Mutex::new(Vec::new())).collect();
     let next: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(Time::MAX)).collect();
+    let done: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(0)).collect();
     let barrier = SpinBarrier::new(parts);
-    let shared = Shared { inbox: &inbox, next: &next, barrier: &barrier, lookahead };
-    let sims: Result<Vec<Simulation<'_, NoObserver>>, SimError> = std::thread::scope(|s| {
+    let shared = Shared { inbox: &inbox, next: &next, done: &done, barrier: &barrier, lookahead, stop };
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
-                let (cut, shared) = (&cut, &shared);
+                let shared = &shared;
                 s.spawn(move || run_part(spec, traffic, config, cut, me, shared))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a simulation thread panicked")).collect()
-    });
-    Ok(merge::finish(sims?, &cut, spec, traffic))
+    })
 }
 
-/// What the threads share: an inbox per part, each part's earliest pending time, the barrier.
+/// What the threads share: an inbox per part, each part's earliest pending time and
+/// completions noted (`stop`), the barrier.
 struct Shared<'a> {
     inbox: &'a [Mutex<Vec<Message>>],
     next: &'a [AtomicU64],
+    done: &'a [AtomicU64],
     barrier: &'a SpinBarrier,
     lookahead: Time,
+    stop: Option<Stop>,
 }
 
 /// A barrier that spins a while before it sleeps: a window of the line-rate fat tree lasts tens
@@ -283,7 +327,8 @@ fn run_part<'a>(
         .iter()
         .map(|p| cut.part_of[engine.ports[p.peer as usize].node as usize] != cut.part_of[p.node as usize])
         .collect();
-    let part = PartRt { me, part_of: cut.part_of.clone(), remote_peer, outbox: vec![Vec::new(); cut.parts] };
+    let part =
+        PartRt { me, part_of: cut.part_of.clone(), remote_peer, outbox: vec![Vec::new(); cut.parts], done: Vec::new() };
     let mut initial = Vec::new();
     while let Some((t, ev)) = engine.queue.pop() {
         if engine.owns_initial(&part, ev) {
@@ -295,6 +340,7 @@ fn run_part<'a>(
         engine.queue.push(t, ev);
     }
     engine.part = Some(Box::new(part));
+    let count = stop::prepare(engine, shared.stop);
     let end = engine.end;
     let mut delivered: Vec<Message> = Vec::new();
     loop {
@@ -305,9 +351,11 @@ fn run_part<'a>(
             engine.receive(m);
         }
         shared.next[me as usize].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+        let noted = engine.part.as_deref().map_or(0, |p| p.done.len() as u64);
+        shared.done[me as usize].store(noted, Ordering::Relaxed);
         shared.barrier.wait();
         let t0 = shared.next.iter().map(|n| n.load(Ordering::Relaxed)).min().unwrap_or(Time::MAX);
-        if t0 > end {
+        if t0 > end || count.is_some_and(|k| shared.done.iter().map(|d| d.load(Ordering::Relaxed)).sum::<u64>() >= k) {
             break;
         }
         let limit = t0.saturating_add(shared.lookahead) - 1;

@@ -89,6 +89,7 @@ pub(super) fn finish(
     }
     crate::sim::tcp::parts::apply_flows(engines[0], tcp_flows);
     crate::sim::tcp::parts::merge_conns(&mut engines, &part_of);
+    crate::sim::storage::parts::merge_storage(&mut engines, &part_of);
     if engines[0].samples.is_some() {
         let ports = engines[0].samples.as_ref().map(|s| s.ports.clone()).unwrap_or_default();
         for (k, port) in ports.into_iter().enumerate() {

@@ -31,10 +31,13 @@
 //! **Stopping when the flows are done** takes two passes: one to find the instant, one to run
 //! to it ([`stop`]).
 //!
+//! **Storage over TCP.** Clones, storage owners and cores live at their nodes; an IO slot has
+//! a copy at each end of its session, kept by messages (`sim/storage/parts.rs`).
+//!
 //! **What runs on one thread only** (refused with a message naming it): RDMA queue pairs,
-//! storage and perftest traffic (their state at both ends is not yet split by side), the ns-3
-//! draws and push order of `hpcc-compat` (one global stream and order by nature), and observers
-//! (pcap, traces: they need one total order of frames).
+//! storage over RDMA and perftest traffic (their state at both ends is not yet split by side),
+//! the ns-3 draws and push order of `hpcc-compat` (one global stream and order by nature), and
+//! observers (pcap, traces: they need one total order of frames).
 
 mod merge;
 mod partition;
@@ -43,6 +46,8 @@ mod stop;
 mod tests;
 #[cfg(test)]
 mod tests_stop;
+#[cfg(test)]
+mod tests_storage;
 #[cfg(test)]
 mod tests_tcp;
 
@@ -58,6 +63,7 @@ use crate::observer::NoObserver;
 use crate::packet::Packet;
 use crate::spec::NetworkSpec;
 use crate::stats::Results;
+use crate::storage::plan::StorageTransport;
 use crate::time::Time;
 use crate::traffic::Traffic;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -138,6 +144,11 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
     fn owns_initial(&self, part: &PartRt, event: Event) -> bool {
         match event {
             Event::FlowStart { flow } => part.part_of[self.flows[flow as usize].spec.src] == part.me,
+            // A storage job clone starts at its initiator.
+            Event::CloneStart { clone } => {
+                let session = self.storage.clones[clone as usize].session as usize;
+                part.part_of[self.storage.sessions[session].initiator as usize] == part.me
+            }
             _ => true,
         }
     }
@@ -151,8 +162,8 @@ fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
     if !traffic.perftest.is_empty() {
         return Some("perftest traffic");
     }
-    if !traffic.storage.is_empty() {
-        return Some("storage traffic");
+    if traffic.storage.sessions.iter().any(|s| s.initiator != s.target && s.transport != StorageTransport::Tcp) {
+        return Some("storage over RDMA (RoCE or iWARP)");
     }
     if config.stop_when_done && traffic.flows.iter().any(|f| matches!(f.transport, crate::traffic::Transport::Rc(_))) {
         // Their completions come from timers as well as arrivals (see `stop`).

@@ -19,7 +19,7 @@
 use crate::observer::{NoObserver, Observer};
 use crate::packet::PacketKind;
 use crate::sim::parallel::Message;
-use crate::sim::tcp::{SegInfo, StreamMsg, TcpApp};
+use crate::sim::tcp::{SegInfo, StreamMsg};
 use crate::sim::Sim;
 use crate::time::Time;
 
@@ -30,6 +30,8 @@ pub(crate) enum TcpCargo {
     Segment(SegInfo),
     /// Message `msg` written on side `side`'s stream of connection `conn`, for its reader.
     Written { conn: u32, side: u32, msg: StreamMsg },
+    /// A change to a storage IO slot at the other end of its session (`sim/storage/parts.rs`).
+    Slot(crate::sim::storage::parts::SlotNote),
 }
 
 impl<O: Observer> Sim<'_, O> {
@@ -71,6 +73,7 @@ impl<O: Observer> Sim<'_, O> {
             (TcpCargo::Written { conn, side, msg }, _) => {
                 self.tcp[conn as usize].streams[side as usize].unread.push_back(msg);
             }
+            (TcpCargo::Slot(note), _) => self.slot_note_in(note),
             (TcpCargo::Segment(_), None) => debug_assert!(false, "a segment without its frame"),
         }
     }
@@ -165,7 +168,6 @@ pub(in crate::sim) fn merge_conns(engines: &mut [&mut Sim<'_, NoObserver>], part
         }
         let b = &mut engines[0].tcp[c];
         (b.data, b.acks, b.msgs_delivered, b.msgs_completed) = (data, acks, delivered, completed);
-        debug_assert!(!matches!(b.app, TcpApp::Storage { .. }), "storage runs on one thread");
     }
 }
 

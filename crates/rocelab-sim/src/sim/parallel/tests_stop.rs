@@ -112,3 +112,43 @@ fn the_stop_instant_is_that_of_the_last_completion_in_the_one_thread_order() {
     // Not every flow completed: no stop.
     assert_eq!(stop::last_of(&notes, 4), None);
 }
+
+/// Random sized flows, open-loop, over TCP and over iWARP, on random leaf-spine fabrics,
+/// stopping when they are done: the same results and stop instant on 1 to 4 threads.
+#[test]
+fn random_sized_flows_stop_at_the_same_instant_on_every_thread_count() {
+    let mut rng = crate::rng::Rng::new(5);
+    for case in 0..4 {
+        let shape = LeafSpine {
+            leaves: 2 + rng.below(3) as usize,
+            spines: 1 + rng.below(2) as usize,
+            hosts_per_leaf: 1 + rng.below(3) as usize,
+            host_rate_bps: G25,
+            fabric_rate_bps: G100,
+            host_delay_ps: (1 + rng.below(500)) * NS,
+            fabric_delay_ps: (1 + rng.below(2000)) * NS,
+        };
+        let mut d = FabricDefaults::lossless(3, 40_000);
+        d.switch.buffer.size_bytes = (1024 + rng.below(512)) << 10;
+        let f = leaf_spine(&shape, &d);
+        let n = f.hosts.len() as u64;
+        let mut t = Traffic::new();
+        for k in 0..1 + rng.below(2 * n) {
+            let src = rng.below(n) as usize;
+            let dst = (src + 1 + rng.below(n - 1) as usize) % n as usize;
+            let size = 1_000 + rng.below(200_000);
+            let tcp = FlowClass { priority: 3, dscp: 26, ecn_capable: false, tagged: true };
+            let mut flow = match rng.below(3) {
+                0 => FlowSpec::sized(f.hosts[src], f.hosts[dst], FlowClass::roce(3, 26), size),
+                1 => FlowSpec::sized(f.hosts[src], f.hosts[dst], tcp, size).tcp(TcpFlow::default()),
+                _ => FlowSpec::sized(f.hosts[src], f.hosts[dst], tcp, size).iwarp(RdmaOp::Write),
+            };
+            flow.udp_src_port = 20_000 + k as u16;
+            flow.start_ps = rng.below(30) * US;
+            t.push(flow);
+        }
+        let end = 50 * MS;
+        let r = same_for_every_thread_count(&f.spec, &t, &stopping(case, end));
+        assert_stopped_early(&r, end);
+    }
+}

@@ -93,3 +93,55 @@ fn storage_over_rdma_is_refused_by_name() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+/// Random storage jobs over TCP (protocol, mode, block size, depth, clones, initiator and
+/// target anywhere, a local job among them) on random leaf-spine fabrics, lossless or lossy:
+/// the same results on 1 to 4 threads each time.
+#[test]
+fn random_storage_jobs_give_the_same_results_on_every_thread_count() {
+    let mut rng = crate::rng::Rng::new(11);
+    let kinds = [ProtocolKind::Iscsi, ProtocolKind::NfsTcp, ProtocolKind::Smb, ProtocolKind::NvmeTcp];
+    let modes = [RwMode::Read, RwMode::Write, RwMode::RandRead, RwMode::RandWrite, RwMode::Rw, RwMode::RandRw];
+    for case in 0..4 {
+        let shape = LeafSpine {
+            leaves: 2 + rng.below(3) as usize,
+            spines: 1 + rng.below(2) as usize,
+            hosts_per_leaf: 2 + rng.below(2) as usize,
+            host_rate_bps: G25,
+            fabric_rate_bps: G100,
+            host_delay_ps: (1 + rng.below(500)) * NS,
+            fabric_delay_ps: (1 + rng.below(2000)) * NS,
+        };
+        let lossless = rng.below(2) == 0;
+        let mut d = if lossless { FabricDefaults::lossless(3, 40_000) } else { FabricDefaults::lossy() };
+        d.switch.buffer.size_bytes = (if lossless { 1024 } else { 128 } + rng.below(512)) << 10;
+        let f = leaf_spine(&shape, &d);
+        let n = f.hosts.len() as u64;
+        let class = if lossless {
+            FlowClass { priority: 3, dscp: 26, ecn_capable: false, tagged: true }
+        } else {
+            FlowClass { priority: 0, dscp: 0, ecn_capable: false, tagged: false }
+        };
+        let mut t = Traffic::new();
+        let mut st = StorageTraffic::default();
+        let targets = [f.hosts[rng.below(n) as usize], f.hosts[rng.below(n) as usize]];
+        for &node in &targets {
+            st.set_target(node, TargetProfile::fixed((5 + rng.below(40)) * US, 1 + rng.below(8) as u32, None));
+        }
+        for i in 0..2 + rng.below(4) {
+            let bs = 512 << rng.below(8);
+            let mode = modes[rng.below(modes.len() as u64) as usize];
+            let mut spec = JobSpec::new(&format!("job{i}"), mode, bs as u32, 1 + rng.below(8) as u32, 400 * US);
+            spec.numjobs = 1 + rng.below(2) as u32;
+            let target = targets[rng.below(2) as usize];
+            // The first job is local to its target: its own storage, no network.
+            let initiator = if i == 0 { target } else { f.hosts[rng.below(n) as usize] };
+            let kind = kinds[rng.below(kinds.len() as u64) as usize];
+            let job = StorageJob::new(spec, initiator, target, Protocol::default_for(kind));
+            st.add_job(&mut t.flows, JobRequest { job, class, path_mtu: 4096, max_sessions: 2 });
+        }
+        t.storage = st;
+        let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(case, 600 * US));
+        assert!(r.targets.iter().any(|t| t.completed > 0), "case {case}: IOs are served");
+    }
+}

@@ -231,7 +231,7 @@ impl<O: Observer> Sim<'_, O> {
                 flow.last_delivery = flow.last_delivery.max(delivered_at);
                 if flow.completed_at.is_none() && flow.complete_bytes == flow.delivered_bytes {
                     flow.completed_at = Some(delivered_at);
-                    self.flow_done(delivered_at);
+                    self.flow_done_on(delivered_at, port);
                 }
                 self.pool.free(id);
                 if xoff {

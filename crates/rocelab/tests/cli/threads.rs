@@ -115,3 +115,31 @@ fn an_rdma_example_has_the_same_digest_on_one_and_two_threads() {
     assert!(r2.flows == r.flows && r2.ports == r.ports, "--threads 2: results");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn sim_threads_gives_the_same_results_for_iperf_tcp_flows_and_a_run_that_stops_when_done() {
+    let dir = fresh_dir("threads-tcp");
+    // iperf streams and a TCP flow across the spines beside the incast, on the default class.
+    let tcp = SCENARIO.replace(
+        "  flows:\n    - {name: back, from: host6, to: host2, class: roce, size: 500KB, transport: raw}\n",
+        "  flows:\n    - {name: back, from: host6, to: host2, class: default, size: 500KB, transport: tcp}\n  \
+         iperf:\n    - {name: pair, client: host7, server: host3, parallel: 3, class: default}\n",
+    );
+    let file = scenario(&dir.join("tcp"), &tcp);
+    let one = results(&file, "1");
+    assert_eq!(one["results"]["iperf"].as_array().map(|a| a.len()), Some(1), "the iperf test ran");
+    for threads in ["2", "3"] {
+        assert!(results(&file, threads) == one, "--threads {threads}: TCP results differ from one thread's");
+    }
+    // Sized flows only, a long duration: the run ends when the last completes.
+    let stop = SCENARIO.replace(
+        "simulation: {duration: 200us, sample_interval: 10us}",
+        "simulation: {duration: 20ms, sample_interval: 10us, model: {stop_when_done: true}}",
+    );
+    let file = scenario(&dir.join("stop"), &stop);
+    let one = results(&file, "1");
+    let end = one["results"]["end_time_ps"].as_u64().expect("end time");
+    assert!(end < 20_000_000_000, "the run stopped when its flows were done, at {end} ps");
+    assert!(results(&file, "2") == one, "--threads 2: a run that stops when done differs from one thread's");
+    let _ = std::fs::remove_dir_all(&dir);
+}

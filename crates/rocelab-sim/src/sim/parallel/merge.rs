@@ -155,6 +155,8 @@ pub(super) fn finish(
             std::mem::swap(&mut base.tests[t], &mut from.tests[t]);
         }
     }
+    crate::sim::tcp::parts::merge_conns(&mut engines, &part_of);
+    crate::sim::storage::parts::merge_storage(&mut engines, &part_of);
     if engines[0].samples.is_some() {
         let ports = engines[0].samples.as_ref().map(|s| s.ports.clone()).unwrap_or_default();
         for (k, port) in ports.into_iter().enumerate() {

@@ -26,18 +26,41 @@
 //! the threads, acceptable at 2-8; at 64 threads each part should build only its nodes'
 //! state and its routes (a design note, not done).
 //!
-//! **What runs on one thread only** (refused with a message naming it): TCP, storage and
-//! iperf traffic (their state at both ends of a connection is not yet split by side), runs
-//! that stop when their flows are done (a global count, to be reduced at window ends), the
-//! ns-3 draws and push order of `hpcc-compat` (one global stream and order by nature), and
+//! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
+//! crosses with its frame, and a message written on a stream crosses to its reader's part as it
+//! is written (`sim/tcp/parts.rs`, which also merges the ends).
+//!
+//! **Stopping when the flows are done** takes two passes: one to find the instant, one to run
+//! to it ([`stop`]).
+//!
+//! **Storage over TCP.** Clones, storage owners and cores live at their nodes; an IO slot has
+//! a copy at each end of its session, kept by messages (`sim/storage/parts.rs`).
+//!
+//! **RDMA queue pairs and perftest.** Each endpoint of a queue pair (its transport, its
+//! congestion control or notification point, its timer) lives at its host; a perftest test's
+//! record at its client (`sim/rdma/mod.rs`).
+//!
+//! **What runs on one thread only** (refused with a message naming it): storage over RDMA
+//! (its IO slots are not yet kept at both ends over RDMA sessions), runs that stop when their
+//! RDMA queue pairs are done (their completions come from timers as well as arrivals),
+//! the ns-3 draws and push order of `hpcc-compat` (one global stream and order by nature), and
 //! observers (pcap, traces: they need one total order of frames).
 
 mod merge;
 mod partition;
+mod stop;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_stop;
+#[cfg(test)]
+mod tests_storage;
+#[cfg(test)]
+mod tests_tcp;
 
 pub use partition::{partition, Partition};
+pub(crate) use stop::NO_PORT;
+use stop::{Done, Stop};
 
 use super::build::MAX_END_TIME;
 use super::{EventOrder, Sim, SimConfig, Simulation};
@@ -47,18 +70,21 @@ use crate::observer::NoObserver;
 use crate::packet::Packet;
 use crate::spec::NetworkSpec;
 use crate::stats::Results;
+use crate::storage::plan::StorageTransport;
 use crate::time::Time;
 use crate::traffic::Traffic;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
-/// the packet.
-#[derive(Clone, Copy, Debug)]
+/// the packet (and a TCP segment's header beside it); or, without an event, a message written
+/// on a TCP stream for its reader in that part (`sim/tcp/parts.rs`).
+#[derive(Clone, Debug)]
 pub(crate) struct Message {
     pub time: Time,
-    pub event: Event,
+    pub event: Option<Event>,
     pub packet: Option<Packet>,
+    pub tcp: Option<Box<crate::sim::tcp::parts::TcpCargo>>,
 }
 
 /// A part's view of the cut, in its engine.
@@ -71,6 +97,8 @@ pub(crate) struct PartRt {
     pub remote_peer: Vec<bool>,
     /// Arrivals at other parts sent during the current window, by the part each is for.
     pub outbox: Vec<Vec<Message>>,
+    /// The sized flows' completions noted in a run that stops when they are done (`stop`).
+    pub done: Vec<Done>,
 }
 
 impl<O: crate::observer::Observer> Sim<'_, O> {
@@ -82,28 +110,40 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
         if let Some(part) = self.part.as_deref_mut() {
             if part.remote_peer[port as usize] {
                 let peer_node = self.ports[self.ports[port as usize].peer as usize].node;
-                let packet = match event {
+                let (packet, tcp) = match event {
                     Event::WireArrive { pkt, .. } => {
                         let p = *self.pool.get(pkt);
+                        let tcp = self.tcp_cargo_out(pkt);
                         self.pool.free(pkt);
-                        Some(p)
+                        (Some(p), tcp)
                     }
-                    _ => None,
+                    _ => (None, None),
                 };
-                part.outbox[part.part_of[peer_node as usize] as usize].push(Message { time, event, packet });
+                let event = Some(event);
+                let part = self.part.as_deref_mut().expect("a part");
+                part.outbox[part.part_of[peer_node as usize] as usize].push(Message { time, event, packet, tcp });
                 return;
             }
         }
         self.queue.push(time, event);
     }
 
-    /// A message from another part: its packet into this pool, its event into this queue.
+    /// A message from another part: its packet into this pool (a TCP segment's header beside
+    /// it), its event into this queue; a message without an event is a TCP stream's.
     fn receive(&mut self, m: Message) {
-        let event = match (m.event, m.packet) {
-            (Event::WireArrive { port, .. }, Some(p)) => Event::WireArrive { port, pkt: self.pool.alloc(p) },
-            (e, _) => e,
+        let (event, id) = match (m.event, m.packet) {
+            (Some(Event::WireArrive { port, .. }), Some(p)) => {
+                let pkt = self.pool.alloc(p);
+                (Some(Event::WireArrive { port, pkt }), Some(pkt))
+            }
+            (e, _) => (e, None),
         };
-        self.queue.push(m.time, event);
+        if let Some(cargo) = m.tcp {
+            self.tcp_cargo_in(id, *cargo);
+        }
+        if let Some(event) = event {
+            self.queue.push(m.time, event);
+        }
     }
 
     /// Whether this part runs `event`, an event of the initial queue: a flow's start at its
@@ -111,6 +151,11 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
     fn owns_initial(&self, part: &PartRt, event: Event) -> bool {
         match event {
             Event::FlowStart { flow } => part.part_of[self.flows[flow as usize].spec.src] == part.me,
+            // A storage job clone starts at its initiator.
+            Event::CloneStart { clone } => {
+                let session = self.storage.clones[clone as usize].session as usize;
+                part.part_of[self.storage.sessions[session].initiator as usize] == part.me
+            }
             _ => true,
         }
     }
@@ -118,14 +163,12 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
 
 /// What a run on several threads cannot do yet, or `None`.
 fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
-    if traffic.flows.iter().any(|f| f.over_tcp()) || !traffic.iperf.is_empty() {
-        return Some("TCP traffic");
+    if traffic.storage.sessions.iter().any(|s| s.initiator != s.target && s.transport != StorageTransport::Tcp) {
+        return Some("storage over RDMA (RoCE or iWARP)");
     }
-    if !traffic.storage.is_empty() {
-        return Some("storage traffic");
-    }
-    if config.stop_when_done {
-        return Some("a run that stops when its flows are done (stop_when_done)");
+    if config.stop_when_done && traffic.flows.iter().any(|f| matches!(f.transport, crate::traffic::Transport::Rc(_))) {
+        // Their completions come from timers as well as arrivals (see `stop`).
+        return Some("a run that stops when its RDMA queue pairs are done (stop_when_done)");
     }
     if config.event_order == EventOrder::PushOrder || config.ecn_draws != super::EcnDraws::Rocelab {
         return Some("the ns-3 simulator's ECN draws and event order (hpcc-compat's ecn_random: hpcc)");
@@ -167,29 +210,62 @@ pub fn run_threads(
         Some(l) => l,
         None => MAX_END_TIME,
     };
+    if !config.stop_when_done {
+        let sims = run_pass(spec, traffic, config, &cut, lookahead, None)?;
+        return Ok(merge::finish(sims, &cut, spec, traffic));
+    }
+    // Two passes: the stop instant, then the run to it (see `stop`).
+    let mut sims = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::Count))?;
+    let k = sims[0].engine().open_flows;
+    let Some(t) = stop::stop_instant(&mut sims, k) else {
+        return Ok(merge::finish(sims, &cut, spec, traffic));
+    };
+    let end = sims[0].engine().end;
+    drop(sims);
+    let sims = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::At(t)))?;
+    let mut results = merge::finish(sims, &cut, spec, traffic);
+    if t <= end {
+        // The one-thread run's `StopRun`.
+        results.events += 1;
+    }
+    Ok(results)
+}
+
+/// One pass of the parts over the run, each on its thread; their engines at its end.
+fn run_pass<'a>(
+    spec: &'a NetworkSpec,
+    traffic: &'a Traffic,
+    config: &SimConfig,
+    cut: &Partition,
+    lookahead: Time,
+    stop: Option<Stop>,
+) -> Result<Vec<Simulation<'a, NoObserver>>, SimError> {
     let parts = cut.parts;
     let inbox: Vec<Mutex<Vec<Message>>> = (0..parts).map(|_| Mutex::new(Vec::new())).collect();
     let next: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(Time::MAX)).collect();
+    let done: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(0)).collect();
     let barrier = SpinBarrier::new(parts);
-    let shared = Shared { inbox: &inbox, next: &next, barrier: &barrier, lookahead };
-    let sims: Result<Vec<Simulation<'_, NoObserver>>, SimError> = std::thread::scope(|s| {
+    let shared = Shared { inbox: &inbox, next: &next, done: &done, barrier: &barrier, lookahead, stop };
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
-                let (cut, shared) = (&cut, &shared);
+                let shared = &shared;
                 s.spawn(move || run_part(spec, traffic, config, cut, me, shared))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a simulation thread panicked")).collect()
-    });
-    Ok(merge::finish(sims?, &cut, spec, traffic))
+    })
 }
 
-/// What the threads share: an inbox per part, each part's earliest pending time, the barrier.
+/// What the threads share: an inbox per part, each part's earliest pending time and
+/// completions noted (`stop`), the barrier.
 struct Shared<'a> {
     inbox: &'a [Mutex<Vec<Message>>],
     next: &'a [AtomicU64],
+    done: &'a [AtomicU64],
     barrier: &'a SpinBarrier,
     lookahead: Time,
+    stop: Option<Stop>,
 }
 
 /// A barrier that spins a while before it sleeps: a window of the line-rate fat tree lasts tens
@@ -263,7 +339,8 @@ fn run_part<'a>(
         .iter()
         .map(|p| cut.part_of[engine.ports[p.peer as usize].node as usize] != cut.part_of[p.node as usize])
         .collect();
-    let part = PartRt { me, part_of: cut.part_of.clone(), remote_peer, outbox: vec![Vec::new(); cut.parts] };
+    let part =
+        PartRt { me, part_of: cut.part_of.clone(), remote_peer, outbox: vec![Vec::new(); cut.parts], done: Vec::new() };
     let mut initial = Vec::new();
     while let Some((t, ev)) = engine.queue.pop() {
         if engine.owns_initial(&part, ev) {
@@ -275,6 +352,7 @@ fn run_part<'a>(
         engine.queue.push(t, ev);
     }
     engine.part = Some(Box::new(part));
+    let count = stop::prepare(engine, shared.stop);
     let end = engine.end;
     let mut delivered: Vec<Message> = Vec::new();
     loop {
@@ -285,9 +363,11 @@ fn run_part<'a>(
             engine.receive(m);
         }
         shared.next[me as usize].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+        let noted = engine.part.as_deref().map_or(0, |p| p.done.len() as u64);
+        shared.done[me as usize].store(noted, Ordering::Relaxed);
         shared.barrier.wait();
         let t0 = shared.next.iter().map(|n| n.load(Ordering::Relaxed)).min().unwrap_or(Time::MAX);
-        if t0 > end {
+        if t0 > end || count.is_some_and(|k| shared.done.iter().map(|d| d.load(Ordering::Relaxed)).sum::<u64>() >= k) {
             break;
         }
         let limit = t0.saturating_add(shared.lookahead) - 1;

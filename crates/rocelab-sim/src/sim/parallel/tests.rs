@@ -11,7 +11,7 @@ const G100: u64 = 100_000_000_000;
 
 /// The results of `run_threads` at 1 to 4 threads, each checked against one thread's: the
 /// same digest, and the same results but for the two engine peaks (see `merge::finish`).
-fn same_for_every_thread_count(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Results {
+pub(super) fn same_for_every_thread_count(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> Results {
     let one = crate::run(spec, traffic, config).expect("one thread");
     one.check_conservation().expect("conservation");
     let plain = |r: &Results| Results { peak_packets_in_flight: 0, peak_pending_events: 0, ..r.clone() };
@@ -97,11 +97,18 @@ fn what_threads_cannot_run_yet_is_refused_by_name() {
     };
     assert_eq!(err(&t, &config, 0), "threads must be at least 1");
     let stop = SimConfig { stop_when_done: true, ..config };
-    assert!(err(&t, &stop, 2).starts_with("a run that stops when its flows are done"), "{}", err(&t, &stop, 2));
-    assert!(err(&t, &stop, 2).ends_with("run with --threads 1 (the same results)"));
-    let mut iwarp = Traffic::new();
-    iwarp.push(FlowSpec::sized(f.hosts[0], f.hosts[1], FlowClass::roce(3, 26), 10_000).iwarp(RdmaOp::Write));
-    assert!(err(&iwarp, &config, 2).starts_with("TCP traffic"), "{}", err(&iwarp, &config, 2));
+    let mut spec = f.spec.clone();
+    let mut rdma = t.clone();
+    crate::bench::with_rdma(&mut spec, &mut rdma, 4096);
+    match run_threads(&spec, &rdma, &stop, 2) {
+        Err(SimError::InvalidConfig { message }) => {
+            assert!(message.starts_with("a run that stops when its RDMA queue pairs are done"), "{message}");
+            assert!(message.ends_with("run with --threads 1 (the same results)"), "{message}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // Without stop_when_done the same queue pairs run on two threads.
+    assert!(run_threads(&spec, &rdma, &config, 2).is_ok());
     // What one thread runs, it still runs with one.
     assert!(run_threads(&f.spec, &t, &stop, 1).is_ok());
 }

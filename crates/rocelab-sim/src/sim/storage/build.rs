@@ -140,7 +140,11 @@ pub(in crate::sim) fn build_storage(
         let plans = [IoPlan::new(j, IoOp::Read), IoPlan::new(j, IoOp::Write)];
         for (k, &session) in j.sessions.iter().enumerate() {
             let clone = rt.clones.len() as u32;
-            rt.clones.push(CloneRt { engine: JobEngine::new(&j.spec, k as u32, j.start_ps), job: ji as u32, session });
+            let engine = JobEngine::new(&j.spec, k as u32, j.start_ps);
+            // Its IO slots, the lowest on top.
+            let base = rt.clones.iter().map(|c| c.slots.len() as u32).sum::<u32>();
+            let slots = (base..base + j.spec.iodepth).rev().collect();
+            rt.clones.push(CloneRt { engine, job: ji as u32, session, slots });
             if j.start_ps <= end {
                 queue.push(j.start_ps, Event::CloneStart { clone });
             }

@@ -49,6 +49,7 @@ use reads::{PendingRead, ReadGate};
 use std::collections::VecDeque;
 
 pub(super) mod build;
+pub(super) mod parts;
 pub(super) mod reads;
 pub(super) mod tcp;
 
@@ -57,6 +58,7 @@ pub(super) const ISSUE: u16 = u16::MAX;
 /// No target / no CPU at a node.
 pub(super) const NONE: u32 = u32::MAX;
 
+/// A step's state in its IO slot (ordered: a copy of the slot takes the later of two).
 const WAITING: u8 = 0;
 const STARTED: u8 = 1;
 const DONE: u8 = 2;
@@ -160,6 +162,11 @@ pub(crate) struct CloneRt {
     pub engine: JobEngine,
     pub job: u32,
     pub session: u32,
+    /// Its IO slots not in use, the next on top: `iodepth` slots of its own (at most that many
+    /// IOs are outstanding), so that the slot an IO takes, which names its events and orders
+    /// them among an instant's, depends on its clone alone, not on other initiators' IOs (a
+    /// run on several threads has those in other parts).
+    pub slots: Vec<u32>,
 }
 
 /// A message posted on a session's SEND/WRITE queue pair, until it is in the peer's memory.
@@ -277,7 +284,6 @@ pub(crate) struct StorageRt {
     pub clones: Vec<CloneRt>,
     pub sessions: Vec<SessionRt>,
     pub ios: Vec<IoRt>,
-    pub free: Vec<u32>,
     pub targets: Vec<TargetRt>,
     /// Per node, its CPU (index into `cpus`) or [`NONE`].
     pub cpu_of: Vec<u32>,
@@ -331,27 +337,22 @@ impl<O: Observer> Sim<'_, O> {
 
     fn issue(&mut self, clone: u32, req: IoRequest) {
         let st = &mut self.storage;
-        let c = &st.clones[clone as usize];
+        let c = &mut st.clones[clone as usize];
         let (job, session) = (c.job as usize, c.session as usize);
+        let io = c.slots.pop().expect("a clone has a slot for each IO it may have outstanding");
         let plan = &st.jobs[job].plans[req.op as usize];
         let n = plan.steps.len();
         let pre = plan.init_cpu.0;
-        let io = match st.free.pop() {
-            Some(i) => {
-                let slot = &mut st.ios[i as usize];
-                slot.clone = clone;
-                slot.req = req;
-                slot.state.clear();
-                slot.state.resize(n, WAITING);
-                slot.left = n as u16;
-                i
-            }
-            None => {
-                st.ios.push(IoRt { clone, req, state: vec![WAITING; n], left: n as u16 });
-                (st.ios.len() - 1) as u32
-            }
-        };
+        if st.ios.len() <= io as usize {
+            st.ios.resize_with(io as usize + 1, || IoRt { clone, req, state: Vec::new(), left: 0 });
+        }
+        let slot = &mut st.ios[io as usize];
+        (slot.clone, slot.req, slot.left) = (clone, req, n as u16);
+        slot.state.clear();
+        slot.state.resize(n, WAITING);
         let (node, core) = st.sessions[session].initiator_core();
+        let note = parts::SlotNote::Issued { io, clone, req, steps: n as u16 };
+        self.slot_changed(session, node, note);
         let t = self.cpu_run(node, core, pre);
         self.queue.push(t, Event::StepReady { io, step: ISSUE });
     }
@@ -398,8 +399,11 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         slot.state[step as usize] = STARTED;
+        let s = self.storage.jobs[job].plans[io_op as usize].steps[step as usize];
+        let here = self.step_node(session, &s, false);
+        debug_assert!(self.is_here(here), "a step starts at the end that writes it or serves it");
+        self.slot_changed(session, here, parts::SlotNote::Step { io, step, state: STARTED });
         let plan = &self.storage.jobs[job].plans[io_op as usize];
-        let s = plan.steps[step as usize];
         match s.kind {
             StepKind::Service => {
                 let pre = plan.target_cpu[step as usize].0;
@@ -585,12 +589,16 @@ impl<O: Observer> Sim<'_, O> {
         slot.state[step as usize] = DONE;
         slot.left -= 1;
         let left = slot.left;
+        let s = self.storage.jobs[job].plans[op as usize].steps[step as usize];
+        let here = self.step_node(session, &s, true);
+        self.slot_changed(session, here, parts::SlotNote::Step { io, step, state: DONE });
         let n = self.storage.jobs[job].plans[op as usize].succ[step as usize].len();
         for i in 0..n {
             let k = self.storage.jobs[job].plans[op as usize].succ[step as usize][i];
             self.start_step(io, k);
         }
         if left == 0 {
+            debug_assert!(self.is_here(self.storage.sessions[session].initiator), "an IO completes at its initiator");
             let post = self.storage.jobs[job].plans[op as usize].init_cpu.1;
             let (node, core) = self.storage.sessions[session].initiator_core();
             let t = self.cpu_run(node, core, post);
@@ -615,6 +623,24 @@ impl<O: Observer> Sim<'_, O> {
         self.queue.push(done, Event::StepDone { io, step });
     }
 
+    /// The node where step `s` of an IO of `session` starts (the side that writes a transfer,
+    /// the target for a service), or with `done`, where it is done (the side a transfer is
+    /// written to).
+    fn step_node(&self, session: usize, s: &Step, done: bool) -> u32 {
+        let sess = &self.storage.sessions[session];
+        match s.kind {
+            StepKind::Service => sess.target,
+            StepKind::Transfer(tr) => {
+                let side = if done { side_of(tr.from.peer()) } else { side_of(tr.from) };
+                if side == 0 {
+                    sess.initiator
+                } else {
+                    sess.target
+                }
+            }
+        }
+    }
+
     /// IO `io` is complete at its initiator: the clone records it and issues the next.
     #[inline(never)]
     pub(super) fn io_done(&mut self, io: u32) {
@@ -623,7 +649,7 @@ impl<O: Observer> Sim<'_, O> {
         let slot = &st.ios[io as usize];
         let (clone, req) = (slot.clone, slot.req);
         st.clones[clone as usize].engine.on_complete(now, &req);
-        st.free.push(io);
+        st.clones[clone as usize].slots.push(io);
         self.clone_issue(clone);
     }
 }

@@ -152,7 +152,9 @@ impl<O: Observer> Sim<'_, O> {
         f.last_delivery = f.last_delivery.max(at);
         if f.completed_at.is_none() && f.spec.size_bytes.is_some_and(|s| rcv >= s) {
             f.completed_at = Some(at);
-            self.flow_done(at);
+            // Side 1 has it: an arrival at its port.
+            let port = self.tcp[c as usize].port[1];
+            self.flow_done_on(at, port);
         }
     }
 

@@ -181,7 +181,9 @@ impl<O: Observer> Sim<'_, O> {
             f.finished_sending = true;
             if f.spec.size_bytes.is_some() && f.completed_at.is_none() {
                 f.completed_at = Some(at);
-                self.flow_done(at);
+                // Side 0 completes on an arrival at its port (an ACK, a READ response).
+                let port = self.tcp[c as usize].port[0];
+                self.flow_done_on(at, port);
             }
         } else if at >= app.stop && idle {
             self.flows[flow as usize].finished_sending = true;

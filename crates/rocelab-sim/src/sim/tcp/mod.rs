@@ -48,6 +48,7 @@ use std::collections::VecDeque;
 
 pub(super) mod app;
 pub(super) mod iwarp;
+pub(super) mod parts;
 pub(super) mod results;
 mod rx;
 
@@ -108,15 +109,19 @@ pub(crate) struct TcpOpen {
     pub quick_ack: bool,
 }
 
-/// Messages written on one direction of a connection and not yet acknowledged, each with what
-/// its delivery and acknowledgement mean to the application.
+/// The messages written on one direction of a connection, each with what its delivery and
+/// acknowledgement mean to the application: the writer's list (until acknowledged) and the
+/// reader's (until delivered whole). Each end keeps its own, so that a handler at one host
+/// reads and writes only its own end's state (a run on several threads has the two hosts'
+/// state in different parts; see `sim/parallel`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MsgStream {
+    /// The writer's: written and not yet acknowledged.
     pub msgs: VecDeque<StreamMsg>,
-    /// Entries at the front already delivered to the receiver (acknowledged ones are popped).
-    pub delivered: usize,
-    /// Stream offset after the last message.
+    /// Stream offset after the last message (the writer's).
     pub end: u64,
+    /// The reader's: written and not yet delivered whole, in stream order.
+    pub unread: VecDeque<StreamMsg>,
     /// Payload of the messages delivered whole.
     pub done_payload: u64,
     /// Payload delivered, the message in progress included (what the flow has counted).
@@ -358,8 +363,10 @@ impl<O: Observer> Sim<'_, O> {
         let st = &mut conn.streams[side as usize];
         let start = conn.ep[side as usize].written();
         st.end = start + bytes;
-        st.msgs.push_back(StreamMsg { start, end: st.end, payload, per, fpdu, what });
+        let msg = StreamMsg { start, end: st.end, payload, per, fpdu, what };
+        st.msgs.push_back(msg);
         conn.ep[side as usize].send(bytes);
+        self.tcp_written(c, side, msg);
         self.tcp_kick(c, side);
         self.tcp_rearm(c, side);
     }
@@ -578,7 +585,7 @@ mod tests {
         assert_eq!(conn.msgs_completed, 4);
         assert_eq!(conn.ep[1].rcv_nxt(), 144);
         assert_eq!(conn.ep[0].rcv_nxt(), 1_000_000);
-        assert!(conn.streams.iter().all(|s| s.msgs.is_empty() && s.delivered == 0));
+        assert!(conn.streams.iter().all(|s| s.msgs.is_empty() && s.unread.is_empty()));
         let r = sim.finish();
         r.check_conservation().unwrap();
         assert_eq!(r.tcp_connections.len(), 1, "a connection without a flow is reported on its own");

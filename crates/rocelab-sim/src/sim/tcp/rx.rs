@@ -73,11 +73,11 @@ impl<O: Observer> Sim<'_, O> {
         let d = (side ^ 1) as usize;
         loop {
             let st = &mut self.tcp[c as usize].streams[d];
-            let Some(&m) = st.msgs.get(st.delivered) else { break };
+            let Some(&m) = st.unread.front() else { break };
             if m.end > rcv {
                 break;
             }
-            st.delivered += 1;
+            st.unread.pop_front();
             if carries_data(&m) {
                 st.done_payload += m.payload;
             }
@@ -86,7 +86,7 @@ impl<O: Observer> Sim<'_, O> {
         // The application's payload received so far, the message in progress included.
         let conn = &mut self.tcp[c as usize];
         let st = &mut conn.streams[d];
-        let partial = st.msgs.get(st.delivered).filter(|m| carries_data(m)).map_or(0, |m| m.payload_before(rcv));
+        let partial = st.unread.front().filter(|m| carries_data(m)).map_or(0, |m| m.payload_before(rcv));
         let total = st.done_payload + partial;
         let gained = total.saturating_sub(st.payload_delivered);
         st.payload_delivered = total;
@@ -114,7 +114,6 @@ impl<O: Observer> Sim<'_, O> {
                 break;
             }
             st.msgs.pop_front();
-            st.delivered = st.delivered.saturating_sub(1);
             self.msg_acked(c, side, m);
         }
     }

@@ -215,11 +215,13 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
-        /// leaf-spine) synchronized conservatively: the same results as one thread. Not yet
-        /// with RDMA, TCP, storage or perftest traffic, stop-when-done, hpcc-compat's ECN draws,
-        /// --out or --pcap (refused with the reason).
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
-        threads: u32,
+        /// leaf-spine) synchronized conservatively: the same results as one thread. Default:
+        /// every core, up to the parts the fabric can be cut into; one thread, saying why once,
+        /// when the run has what threads cannot simulate yet (RDMA, TCP, storage or perftest
+        /// traffic, stop-when-done, hpcc-compat's ECN draws, --out or --pcap), which an explicit
+        /// N above 1 refuses with the reason.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
+        threads: Option<u32>,
     },
     /// Render the report (DIR/report.html and its CSV files) again from the results files a
     /// `rocelab sim --out DIR` wrote. Exit 1 when a results file is missing or unreadable.
@@ -242,7 +244,9 @@ enum Command {
         #[arg(long, value_name = "MICROSECONDS", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         time_us: Option<u64>,
         /// Run each scenario on N threads, the fabric cut into N parts (the same results; the
-        /// RDMA and TCP scenarios run on one thread only for now and are refused).
+        /// RDMA and TCP scenarios run on one thread only for now and are refused). Default: one,
+        /// so that events per second are per core; on more, a line a thread says how its time
+        /// went (building, running, waiting at the barrier) and what it ran and sent.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: u32,
         #[arg(long, value_enum, default_value = "text")]
@@ -379,7 +383,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 pcap_limit,
                 quiet,
                 ray: ray.as_deref(),
-                threads: threads as usize,
+                threads: threads.map(|t| t as usize),
             };
             match (all, out.as_deref()) {
                 (true, Some(dir)) => cmd::sim_all::run(&args, dir),

@@ -86,3 +86,54 @@ fn sim_threads_refuses_bad_counts_and_what_it_cannot_run() {
     assert!(err.contains("RDMA queue pairs") && err.contains("run with --threads 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The threads a run takes by default on this machine: every core, up to the fabric's 12 nodes.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(12)
+}
+
+#[test]
+fn sim_runs_on_every_core_by_default_with_one_threads_results() {
+    let dir = fresh_dir("threads-default");
+    let file = scenario(&dir, SCENARIO);
+    let out = rocelab(&["sim", file.to_str().unwrap(), "--format", "json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let threads = default_threads();
+    if threads > 1 {
+        assert!(err.contains(&format!("threads: simulating on {threads} threads")), "{err}");
+    }
+    assert!(!err.contains("one thread, as"), "{err}");
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for k in ["peak_packets_in_flight", "peak_pending_events"] {
+        v["results"][k] = serde_json::Value::Null;
+    }
+    assert!(v == results(&file, "1"), "the default's results differ from one thread's");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sim_falls_back_to_one_thread_by_default_saying_why_once() {
+    let dir = fresh_dir("threads-default-one");
+    // RDMA queue pairs (the default transport) cannot run on several threads yet.
+    let rc = scenario(&dir, &SCENARIO.replace(", transport: raw", ""));
+    let out = rocelab(&["sim", rc.to_str().unwrap(), "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let why = "threads: simulating on one thread, as RDMA queue pairs cannot run on several threads yet";
+    if default_threads() > 1 {
+        assert_eq!(err.matches(why).count(), 1, "{err}");
+    } else {
+        assert!(!err.contains(why), "{err}");
+    }
+    // --out's records need one order of events: the default is one thread there too.
+    let file = scenario(&dir.join("raw"), SCENARIO);
+    let out_dir = dir.join("out");
+    let out = rocelab(&["sim", file.to_str().unwrap(), "-q", "--out", out_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    if default_threads() > 1 {
+        assert!(err.contains("simulating on one thread, as --out, whose records need one order of events,"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,10 +9,11 @@
 //! another only through a link, a lookahead later, in a message delivered before that part
 //! runs the window of its arrival.
 //!
-//! **Windows.** Each thread delivers the messages sent to it, then all agree on the earliest
-//! pending time `t0`; each runs its events before `t0 + lookahead` (a frame sent at `t ≥ t0`
-//! arrives at `t + lookahead` or later, in a later window), posts the frames and pause frames
-//! that cross to their part, and waits at a barrier. Two barriers a window.
+//! **Windows.** Each thread runs its events up to a lookahead past the earliest event the
+//! other parts can run (a frame sent at `t` arrives at `t + lookahead` or later, in a later
+//! window), posts the frames and pause frames that cross to their part with their earliest
+//! time and its own next event, and waits at a barrier: one barrier a window (see
+//! [`run_part`]), each part's messages in a slot of their own (no lock is contended).
 //!
 //! **State.** Each thread builds the whole simulation and runs only the events of the nodes
 //! of its part: the initial events of other parts' nodes are dropped, and the arrivals at
@@ -21,8 +22,9 @@
 //! ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's
 //! sending side from its source's and its receiving side from its destination's, counters
 //! summed. Every thread holds a copy of every structure (routes among them): memory grows with
-//! the threads, acceptable at 2-8; at 64 threads each part should build only its nodes'
-//! state and its routes (a design note, not done).
+//! the threads, acceptable at 2-8, and the up-front memory estimate counts one copy a thread;
+//! at 64 threads each part should build only its nodes' state and its routes (a design note,
+//! not done).
 //!
 //! **What runs on one thread only** (refused with a message naming it): RDMA queue pairs,
 //! TCP, storage, perftest and iperf traffic (their state at both ends of a connection is not
@@ -30,12 +32,16 @@
 //! at window ends), the ns-3 draws and push order of `hpcc-compat` (one global stream and
 //! order by nature), and observers (pcap, traces: they need one total order of frames).
 
+#[cfg(test)]
+mod default_tests;
 mod merge;
 mod partition;
+mod profile;
 #[cfg(test)]
 mod tests;
 
 pub use partition::{partition, Partition};
+pub use profile::{PartProfile, ThreadsProfile};
 
 use super::build::MAX_END_TIME;
 use super::{EventOrder, Sim, SimConfig, Simulation};
@@ -47,8 +53,10 @@ use crate::spec::NetworkSpec;
 use crate::stats::Results;
 use crate::time::Time;
 use crate::traffic::Traffic;
+use profile::Clock;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::time::Instant;
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
 /// the packet.
@@ -137,6 +145,49 @@ fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
     None
 }
 
+/// Why `cut` of this run cannot run on its threads (the feature or the link that stops it), or
+/// `None`.
+fn refusal(cut: &Partition, traffic: &Traffic, config: &SimConfig) -> Option<String> {
+    if let Some(what) = unsupported(traffic, config) {
+        return Some(what.to_string());
+    }
+    (cut.lookahead == Some(0)).then(|| "a link between two parts of the fabric that has no delay".to_string())
+}
+
+/// How many threads a run takes when none is asked for, and why only one when it cannot use
+/// more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefaultThreads {
+    /// Threads to run on.
+    pub threads: usize,
+    /// What keeps a run that could have more threads on one (the feature named), or `None`.
+    pub why_one: Option<String>,
+}
+
+/// The threads a run of `traffic` over `spec` takes by default: every core the process may use
+/// ([`std::thread::available_parallelism`]), no more than the parts the fabric is cut into;
+/// one, with the reason, when what the run simulates cannot run on threads yet. The results are
+/// the same on any number (the module documentation), so the default changes the wall time only.
+pub fn default_threads(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> DefaultThreads {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    default_threads_on(spec, traffic, config, cores)
+}
+
+/// [`default_threads`] on a machine of `cores` cores.
+pub fn default_threads_on(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig, cores: usize) -> DefaultThreads {
+    if cores <= 1 {
+        return DefaultThreads { threads: 1, why_one: None };
+    }
+    let cut = partition(spec, cores);
+    if cut.parts <= 1 {
+        return DefaultThreads { threads: 1, why_one: None };
+    }
+    match refusal(&cut, traffic, config) {
+        Some(why) => DefaultThreads { threads: 1, why_one: Some(why) },
+        None => DefaultThreads { threads: cut.parts, why_one: None },
+    }
+}
+
 /// [`crate::run`] on `threads` threads (see the module documentation): the same results, the
 /// fabric cut into `threads` parts. One thread, or a fabric of one node, is [`crate::run`].
 /// What the threads cannot run yet is refused with [`SimError::InvalidConfig`] naming it.
@@ -146,37 +197,41 @@ pub fn run_threads(
     config: &SimConfig,
     threads: usize,
 ) -> Result<Results, SimError> {
+    run_threads_profiled(spec, traffic, config, threads).map(|(r, _)| r)
+}
+
+/// [`run_threads`], with what each thread did (`None` on one thread).
+pub fn run_threads_profiled(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    threads: usize,
+) -> Result<(Results, Option<ThreadsProfile>), SimError> {
     if threads == 0 {
         return Err(SimError::InvalidConfig { message: "threads must be at least 1".into() });
     }
     let cut = partition(spec, threads);
     if cut.parts <= 1 {
-        return crate::run(spec, traffic, config);
+        return crate::run(spec, traffic, config).map(|r| (r, None));
     }
-    if let Some(what) = unsupported(traffic, config) {
-        return Err(SimError::InvalidConfig {
-            message: format!(
-                "{what}: not yet simulated on more than one thread; run with --threads 1 (the same results)"
-            ),
-        });
+    if let Some(what) = refusal(&cut, traffic, config) {
+        let message = if cut.lookahead == Some(0) {
+            "a link between two parts of the fabric has no delay, so the threads cannot run ahead of each other: \
+             run with --threads 1, or give the links a delay"
+                .to_string()
+        } else {
+            format!("{what}: not yet simulated on more than one thread; run with --threads 1 (the same results)")
+        };
+        return Err(SimError::InvalidConfig { message });
     }
-    let lookahead = match cut.lookahead {
-        Some(0) => {
-            return Err(SimError::InvalidConfig {
-                message: "a link between two parts of the fabric has no delay, so the threads cannot run ahead of \
-                          each other: run with --threads 1, or give the links a delay"
-                    .into(),
-            })
-        }
-        Some(l) => l,
-        None => MAX_END_TIME,
-    };
+    let lookahead = cut.lookahead.unwrap_or(MAX_END_TIME);
     let parts = cut.parts;
-    let inbox: Vec<Mutex<Vec<Message>>> = (0..parts).map(|_| Mutex::new(Vec::new())).collect();
-    let next: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(Time::MAX)).collect();
+    let slots: Vec<Mutex<Vec<Message>>> = (0..2 * parts * parts).map(|_| Mutex::new(Vec::new())).collect();
+    let next: Vec<AtomicU64> = (0..2 * parts * parts).map(|_| AtomicU64::new(Time::MAX)).collect();
     let barrier = SpinBarrier::new(parts);
-    let shared = Shared { inbox: &inbox, next: &next, barrier: &barrier, lookahead };
-    let sims: Result<Vec<Simulation<'_, NoObserver>>, SimError> = std::thread::scope(|s| {
+    let shared = Shared { parts, slots: &slots, next: &next, barrier: &barrier, lookahead };
+    type Part<'s> = Result<(Simulation<'s, NoObserver>, PartProfile, u64), SimError>;
+    let done: Vec<Part<'_>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
                 let (cut, shared) = (&cut, &shared);
@@ -185,15 +240,37 @@ pub fn run_threads(
             .collect();
         handles.into_iter().map(|h| h.join().expect("a simulation thread panicked")).collect()
     });
-    Ok(merge::finish(sims?, &cut, spec, traffic))
+    let mut sims = Vec::with_capacity(parts);
+    let mut profile = ThreadsProfile { lookahead, ..ThreadsProfile::default() };
+    for part in done {
+        let (sim, p, windows) = part?;
+        sims.push(sim);
+        profile.parts.push(p);
+        profile.windows = windows;
+    }
+    let merging = Instant::now();
+    let results = merge::finish(sims, &cut, spec, traffic);
+    profile.merge_seconds = merging.elapsed().as_secs_f64();
+    Ok((results, Some(profile)))
 }
 
-/// What the threads share: an inbox per part, each part's earliest pending time, the barrier.
+/// What the threads share: the messages' slots and the earliest times, both in two halves by
+/// the parity of the window they were posted in (see [`run_part`]), and the barrier.
 struct Shared<'a> {
-    inbox: &'a [Mutex<Vec<Message>>],
+    parts: usize,
+    /// `slots[half · parts² + to · parts + from]`: the messages `from` sent `to`.
+    slots: &'a [Mutex<Vec<Message>>],
+    /// `next[half · parts² + to · parts + from]`: the earliest time among them, and at
+    /// `to == from` the earliest pending event of the part itself (`Time::MAX`: none).
     next: &'a [AtomicU64],
     barrier: &'a SpinBarrier,
     lookahead: Time,
+}
+
+impl Shared<'_> {
+    fn at(&self, half: usize, to: usize, from: usize) -> usize {
+        (half * self.parts + to) * self.parts + from
+    }
 }
 
 /// A barrier that spins a while before it sleeps: a window of the line-rate fat tree lasts tens
@@ -249,9 +326,22 @@ impl SpinBarrier {
     }
 }
 
-/// The thread of part `me`: build, keep its own initial events, run window by window. A build
-/// is a function of the inputs alone, so either every thread's fails, with the same error, before
-/// any waits at the barrier, or none does.
+/// The thread of part `me`: build, keep its own initial events, run window by window, and
+/// return its simulation, what it did and the windows run. A build is a function of the inputs
+/// alone, so either every thread's fails, with the same error, before any waits at the barrier,
+/// or none does.
+///
+/// **One barrier a window.** At the end of a window each part posts, in the half of the slots
+/// of the window's parity, the messages it sent each other part with their earliest time, and its
+/// own earliest pending event; then it waits at the barrier. After it, each part reads that half
+/// alone: every part's earliest pending event is the least of its own and of the messages to it,
+/// and no part writes that half again before everyone has passed the next barrier, by which time
+/// everyone has read it. **The window of a part** ends a lookahead after the earliest pending
+/// event any *other* part can run (less a picosecond): that event is one of its own pending
+/// ones, or one that a frame sent from the earliest event anywhere brings it a lookahead later,
+/// whichever is first; what it sends reaches this part a lookahead later still. So a window is
+/// a lookahead long where the parts are all busy, and up to two where this part is ahead. A part whose next event is past its window's end runs
+/// nothing in it. The run ends when no part has an event left before the end time.
 fn run_part<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
@@ -259,8 +349,9 @@ fn run_part<'a>(
     cut: &Partition,
     me: u32,
     shared: &Shared<'_>,
-) -> Result<Simulation<'a, NoObserver>, SimError> {
-    let mut sim = Simulation::new(spec, traffic, config)?;
+) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
+    let building = Instant::now();
+    let mut sim = Simulation::new_copies(spec, traffic, config, cut.parts)?;
     let engine = sim.engine();
     let remote_peer = engine
         .ports
@@ -279,28 +370,71 @@ fn run_part<'a>(
         engine.queue.push(t, ev);
     }
     engine.part = Some(Box::new(part));
-    let end = engine.end;
+    let mut profile = PartProfile {
+        nodes: cut.part_of.iter().filter(|&&p| p == me).count(),
+        hosts: (0..spec.nodes.len()).filter(|&n| cut.part_of[n] == me && spec.is_host(n)).count(),
+        build_seconds: building.elapsed().as_secs_f64(),
+        ..PartProfile::default()
+    };
+    let (me, parts, end) = (me as usize, shared.parts, engine.end);
+    let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
+    let mut half = 0;
+    shared.next[shared.at(half, me, me)].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+    let mut windows = 0u64;
     loop {
-        // In the order the senders' batches came: the queue orders the events by their keys,
-        // and the packets' ids in this pool reach no result.
-        std::mem::swap(&mut delivered, &mut shared.inbox[me as usize].lock().expect("inbox"));
-        for m in delivered.drain(..) {
-            engine.receive(m);
-        }
-        shared.next[me as usize].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+        let waiting = Instant::now();
         shared.barrier.wait();
-        let t0 = shared.next.iter().map(|n| n.load(Ordering::Relaxed)).min().unwrap_or(Time::MAX);
-        if t0 > end {
+        let working = Instant::now();
+        clock.wait += working - waiting;
+        // Each part's earliest pending event: its own, or a message to it.
+        let (mut all, mut others) = (Time::MAX, Time::MAX);
+        for to in 0..parts {
+            let earliest = (0..parts).map(|from| shared.next[shared.at(half, to, from)].load(Ordering::Relaxed)).min();
+            let earliest = earliest.unwrap_or(Time::MAX);
+            all = all.min(earliest);
+            if to != me {
+                others = others.min(earliest);
+            }
+        }
+        // In the senders' order: the queue orders the events by their keys, and the packets'
+        // ids in this pool reach no result. After the last window too: a frame on its way at
+        // the end is in the network, counted in the results.
+        for from in (0..parts).filter(|&f| f != me) {
+            std::mem::swap(&mut delivered, &mut shared.slots[shared.at(half, me, from)].lock().expect("slot"));
+            for m in delivered.drain(..) {
+                engine.receive(m);
+            }
+        }
+        if all > end {
+            clock.busy += working.elapsed();
             break;
         }
-        let limit = t0.saturating_add(shared.lookahead) - 1;
+        windows += 1;
+        // Another part runs nothing before the earliest of its own events and of what the
+        // earliest event anywhere can send it.
+        let limit = others.min(all.saturating_add(shared.lookahead)).saturating_add(shared.lookahead) - 1;
+        let before = engine.events;
         engine.run_until(limit.min(end));
-        let part = engine.part.as_deref_mut().expect("a part");
-        for (to, batch) in part.outbox.iter_mut().enumerate().filter(|(_, b)| !b.is_empty()) {
-            shared.inbox[to].lock().expect("inbox").append(batch);
+        if engine.events == before {
+            profile.idle_windows += 1;
         }
-        shared.barrier.wait();
+        half ^= 1;
+        let part = engine.part.as_deref_mut().expect("a part");
+        for (to, batch) in part.outbox.iter_mut().enumerate().filter(|&(to, _)| to != me) {
+            let earliest = batch.iter().map(|m| m.time).min().unwrap_or(Time::MAX);
+            shared.next[shared.at(half, to, me)].store(earliest, Ordering::Relaxed);
+            profile.messages_sent += batch.len() as u64;
+            if !batch.is_empty() {
+                shared.slots[shared.at(half, to, me)].lock().expect("slot").append(batch);
+            }
+        }
+        shared.next[shared.at(half, me, me)].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+        clock.busy += working.elapsed();
     }
-    Ok(sim)
+    profile.events = engine.events;
+    profile.busy_seconds = clock.busy.as_secs_f64();
+    profile.wait_seconds = clock.wait.as_secs_f64();
+    profile.cpu_seconds = profile::thread_cpu_seconds();
+    Ok((sim, profile, windows))
 }

@@ -222,6 +222,11 @@ enum Command {
         /// N above 1 refuses with the reason.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
         threads: Option<u32>,
+        /// On several threads, print on stderr how each thread's time went (building, running
+        /// its events, waiting at the barrier) and what it ran and sent: where a speed-up short
+        /// of the thread count goes.
+        #[arg(long, conflicts_with = "all")]
+        threads_profile: bool,
     },
     /// Render the report (DIR/report.html and its CSV files) again from the results files a
     /// `rocelab sim --out DIR` wrote. Exit 1 when a results file is missing or unreadable.
@@ -368,6 +373,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             pcap_limit,
             quiet,
             threads,
+            threads_profile,
         } => {
             let args = cmd::sim::SimArgs {
                 file: file.as_deref(),
@@ -384,6 +390,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 quiet,
                 ray: ray.as_deref(),
                 threads: threads.map(|t| t as usize),
+                threads_profile,
             };
             match (all, out.as_deref()) {
                 (true, Some(dir)) => cmd::sim_all::run(&args, dir),

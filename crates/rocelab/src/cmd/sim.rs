@@ -36,6 +36,8 @@ pub struct SimArgs<'a> {
     /// `--threads N`: the run on N threads (`rocelab_sim::run_threads`); `None`: the default
     /// ([`rocelab_sim::default_threads`]).
     pub threads: Option<usize>,
+    /// `--threads-profile`: on several threads, what each did, on stderr.
+    pub threads_profile: bool,
 }
 
 /// Runs one simulation, reporting its progress on stderr unless `quiet`.
@@ -110,7 +112,12 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
             if !a.quiet {
                 eprintln!("{what}: simulating on {threads} threads");
             }
-            rocelab_sim::run_threads(&built.spec, &built.traffic, &built.config, threads)
+            rocelab_sim::run_threads_profiled(&built.spec, &built.traffic, &built.config, threads).map(|(r, p)| {
+                for line in p.iter().filter(|_| a.threads_profile).flat_map(|p| p.lines()) {
+                    eprintln!("{line}");
+                }
+                r
+            })
         }
         (None, None) => simulate(&built, &what, a.quiet, &mut NoObserver),
         (None, Some(mut t)) => {

@@ -273,30 +273,40 @@ impl Shared<'_> {
     }
 }
 
-/// A barrier that spins a while before it sleeps: a window of the line-rate fat tree lasts tens
-/// of microseconds, about the time a futex sleep and wake-up take, so a barrier that always
-/// sleeps (`std::sync::Barrier`) would cost each window that much; one that only spins starves
-/// the working threads when there are more threads than free cores. The last thread to arrive
-/// resets the count and moves the generation on (release, under the lock, so that a sleeper
-/// cannot miss it), which the others wait to see (acquire): what each wrote before the barrier
-/// is visible to all after it.
+/// A barrier that spins, then yields, and sleeps only after a long wait. A window of the
+/// line-rate fat tree lasts about a millisecond of work, and the parts finish it tens to
+/// hundreds of microseconds apart; a thread that sleeps (`std::sync::Barrier`, a futex) pays a
+/// system call to be woken and, on a busy machine, its wait for a core again after the wake-up
+/// (`bench --threads 2` measured both threads waiting 2.9 s of a 4.4 s run that way, under a
+/// load average of 8). So a waiting thread polls a while, then polls between yields of its core
+/// (`sched_yield(2)`: it stays runnable, and a thread it waits for that has no core gets one),
+/// and sleeps only when the wait passes [`SpinBarrier::YIELD_FOR`], when something other than
+/// the run holds the cores. The last thread to arrive resets the count and moves the
+/// generation on (release, under the lock, so that a sleeper cannot miss it), which the others
+/// wait to see (acquire): what each wrote before the barrier is visible to all after it. It
+/// wakes the sleepers, if any (no system call otherwise).
 struct SpinBarrier {
     n: usize,
     count: AtomicUsize,
     generation: AtomicUsize,
+    /// Threads asleep on `wake` (changed under `lock`).
+    sleepers: AtomicUsize,
     lock: Mutex<()>,
     wake: Condvar,
 }
 
 impl SpinBarrier {
-    /// Polls of the generation before sleeping: a few microseconds.
+    /// Polls of the generation between yields: a few microseconds.
     const SPINS: u32 = 2000;
+    /// How long a thread polls and yields before it sleeps: a few windows' work.
+    const YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(5);
 
     fn new(n: usize) -> Self {
         SpinBarrier {
             n,
             count: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
             lock: Mutex::new(()),
             wake: Condvar::new(),
         }
@@ -306,23 +316,35 @@ impl SpinBarrier {
         let generation = self.generation.load(Ordering::Acquire);
         if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
             self.count.store(0, Ordering::Relaxed);
-            {
+            let sleepers = {
                 let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
                 self.generation.fetch_add(1, Ordering::Release);
+                self.sleepers.load(Ordering::Relaxed)
+            };
+            if sleepers > 0 {
+                self.wake.notify_all();
             }
-            self.wake.notify_all();
             return;
         }
-        for _ in 0..Self::SPINS {
-            if self.generation.load(Ordering::Acquire) != generation {
-                return;
+        let started = Instant::now();
+        loop {
+            for _ in 0..Self::SPINS {
+                if self.generation.load(Ordering::Acquire) != generation {
+                    return;
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            if started.elapsed() > Self::YIELD_FOR {
+                break;
+            }
+            std::thread::yield_now();
         }
         let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.sleepers.fetch_add(1, Ordering::Relaxed);
         while self.generation.load(Ordering::Acquire) == generation {
             held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner());
         }
+        self.sleepers.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -54,7 +54,7 @@ fn the_default_falls_back_to_one_thread_naming_what_cannot_run_on_more() {
     let config = SimConfig::new(1, 50 * US);
     // RDMA queue pairs on one flow: one thread by default, the feature named; asked for
     // explicitly, two threads are refused as before.
-    t.flows[0] = t.flows[0].clone().rc(crate::rdma::RdmaOp::Write);
+    t.flows[0] = t.flows[0].rc(crate::rdma::RdmaOp::Write);
     let d = default_threads_on(&f.spec, &t, &config, 2);
     assert_eq!(d, DefaultThreads { threads: 1, why_one: Some("RDMA queue pairs".into()) });
     let refused = run_threads(&f.spec, &t, &config, 2).unwrap_err().to_string();

@@ -399,16 +399,14 @@ fn run_part<'a>(
         ..PartProfile::default()
     };
     let (me, parts, end) = (me as usize, shared.parts, engine.end);
+    let build_cpu = profile::thread_cpu_seconds();
     let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
     let mut half = 0;
     shared.next[shared.at(half, me, me)].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
     let mut windows = 0u64;
     loop {
-        let waiting = Instant::now();
-        shared.barrier.wait();
-        let working = Instant::now();
-        clock.wait += working - waiting;
+        let working = clock.wait(|| shared.barrier.wait());
         // Each part's earliest pending event: its own, or a message to it.
         let (mut all, mut others) = (Time::MAX, Time::MAX);
         for to in 0..parts {
@@ -457,6 +455,10 @@ fn run_part<'a>(
     profile.events = engine.events;
     profile.busy_seconds = clock.busy.as_secs_f64();
     profile.wait_seconds = clock.wait.as_secs_f64();
-    profile.cpu_seconds = profile::thread_cpu_seconds();
+    // The thread's CPU time but for its building and its waits.
+    if let (Some(total), Some(build), Some(wait)) = (profile::thread_cpu_seconds(), build_cpu, clock.wait_cpu) {
+        profile.busy_cpu_seconds = Some(total - build - wait);
+        profile.wait_cpu_seconds = Some(wait);
+    }
     Ok((sim, profile, windows))
 }

@@ -25,9 +25,13 @@ pub struct PartProfile {
     pub busy_seconds: f64,
     /// Wall seconds at the barrier, waiting for the other parts to end their window.
     pub wait_seconds: f64,
-    /// CPU seconds of the thread in user mode (`getrusage(2)`, `RUSAGE_THREAD`; `None` outside
-    /// Linux): below its wall seconds when the thread waited for a core.
-    pub cpu_seconds: Option<f64>,
+    /// CPU seconds of the thread while busy, and while at the barrier (polling before it
+    /// yields or sleeps), from its CPU-time clock (`clock_gettime(2)`,
+    /// `CLOCK_THREAD_CPUTIME_ID`; `None` outside Linux): below the wall seconds when the thread
+    /// waited for a core. The busy CPU seconds are the part's work whatever else the machine
+    /// runs; the parts' sum against one thread's CPU time is the work the threads add.
+    pub busy_cpu_seconds: Option<f64>,
+    pub wait_cpu_seconds: Option<f64>,
 }
 
 /// The threads of one run.
@@ -69,10 +73,11 @@ impl ThreadsProfile {
             self.imbalance(),
             self.merge_seconds
         )];
+        let cpu = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.3} s"));
         for (i, p) in self.parts.iter().enumerate() {
             out.push(format!(
                 "  part {i}: {} nodes ({} hosts), {} events, {} idle windows, {} messages sent; build {:.3} s, busy \
-                 {:.3} s, waiting {:.3} s, CPU {}",
+                 {:.3} s (CPU {}), waiting {:.3} s (CPU {})",
                 p.nodes,
                 p.hosts,
                 p.events,
@@ -80,28 +85,27 @@ impl ThreadsProfile {
                 p.messages_sent,
                 p.build_seconds,
                 p.busy_seconds,
+                cpu(p.busy_cpu_seconds),
                 p.wait_seconds,
-                p.cpu_seconds.map_or("-".to_string(), |s| format!("{s:.3} s"))
+                cpu(p.wait_cpu_seconds),
             ));
         }
         out
     }
 }
 
-/// The calling thread's CPU seconds in user mode so far.
+/// The calling thread's CPU seconds so far (user and kernel).
 #[cfg(target_os = "linux")]
 pub(super) fn thread_cpu_seconds() -> Option<f64> {
-    // SAFETY: `getrusage` writes only the `rusage` it is given, a plain C struct for which all
-    // zeroes is a valid value.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `u` is a valid, writable `rusage` for the call's duration.
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) } != 0 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid, writable `timespec` for the call's duration.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
         return None;
     }
-    Some(u.ru_utime.tv_sec as f64 + u.ru_utime.tv_usec as f64 / 1e6)
+    Some(t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
 }
 
-/// The calling thread's CPU seconds in user mode so far (not read outside Linux).
+/// The calling thread's CPU seconds so far (not read outside Linux).
 #[cfg(not(target_os = "linux"))]
 pub(super) fn thread_cpu_seconds() -> Option<f64> {
     None
@@ -112,6 +116,23 @@ pub(super) fn thread_cpu_seconds() -> Option<f64> {
 pub(super) struct Clock {
     pub busy: Duration,
     pub wait: Duration,
+    /// CPU seconds at the barrier.
+    pub wait_cpu: Option<f64>,
+}
+
+impl Clock {
+    /// Wait at `barrier` (a closure), adding up the wall and CPU time it takes.
+    pub fn wait(&mut self, barrier: impl FnOnce()) -> std::time::Instant {
+        let (wall, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
+        barrier();
+        let (now, cpu_now) = (std::time::Instant::now(), thread_cpu_seconds());
+        self.wait += now - wall;
+        self.wait_cpu = match (cpu, cpu_now) {
+            (Some(a), Some(b)) => Some(self.wait_cpu.unwrap_or(0.0) + (b - a)),
+            _ => None,
+        };
+        now
+    }
 }
 
 #[cfg(test)]

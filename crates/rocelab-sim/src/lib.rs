@@ -80,9 +80,9 @@ pub use perftest::{PerftestKind, PerftestLength, PerftestResults, PerftestSpec};
 pub use rdma::{RcConfig, RdmaOp};
 pub use sched::{TrafficClass, Tsa};
 pub use sim::{
-    check_least, default_threads, default_threads_on, least_bytes, partition, run, run_threads, run_threads_profiled,
-    run_with_observer, DefaultThreads, EcnDraws, EventOrder, PartProfile, Partition, RunEstimate, Sampling, SimConfig,
-    Simulation, ThreadsProfile, MAX_END_TIME, MAX_RUN_BYTES,
+    check_least, default_threads, default_threads_on, least_bytes, partition, run, run_threads, run_threads_or_one,
+    run_threads_profiled, run_with_observer, DefaultThreads, EcnDraws, EventOrder, PartProfile, Partition, RunEstimate,
+    Sampling, SimConfig, Simulation, ThreadsProfile, MAX_END_TIME, MAX_RUN_BYTES,
 };
 pub use spec::NicSpec;
 pub use spec::{

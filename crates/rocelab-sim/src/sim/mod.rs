@@ -34,8 +34,8 @@ pub use config::{EcnDraws, EventOrder, Sampling, SimConfig};
 pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
 pub use parallel::{
-    default_threads, default_threads_on, partition, run_threads, run_threads_profiled, DefaultThreads, PartProfile,
-    Partition, ThreadsProfile,
+    default_threads, default_threads_on, partition, run_threads, run_threads_or_one, run_threads_profiled,
+    DefaultThreads, PartProfile, Partition, ThreadsProfile,
 };
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};

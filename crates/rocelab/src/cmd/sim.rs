@@ -112,7 +112,20 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
             if !a.quiet {
                 eprintln!("{what}: simulating on {threads} threads");
             }
-            rocelab_sim::run_threads_profiled(&built.spec, &built.traffic, &built.config, threads).map(|(r, p)| {
+            let (spec, traffic, config) = (&built.spec, &built.traffic, &built.config);
+            let run = match a.threads {
+                Some(_) => {
+                    rocelab_sim::run_threads_profiled(spec, traffic, config, threads).map(|(r, p)| (r, p, threads))
+                }
+                // The default knows nothing of memory: one thread where the copies would not fit.
+                None => rocelab_sim::run_threads_or_one(spec, traffic, config, threads),
+            };
+            run.map(|(r, p, took)| {
+                if took < threads {
+                    eprintln!(
+                        "{what}: simulating on one thread, as {threads} copies of the run would not fit in memory"
+                    );
+                }
                 for line in p.iter().filter(|_| a.threads_profile).flat_map(|p| p.lines()) {
                     eprintln!("{line}");
                 }

@@ -79,6 +79,15 @@ fn a_run_that_fits_on_one_thread_but_not_on_sixteen_is_refused_up_front() {
     let text = err.to_string();
     assert!(text.contains("the run on 16 threads, each holding its own copy of ("), "{text}");
     assert!(text.contains("run on fewer threads (--threads "), "{text}");
+    // The default, which does not know the memory, goes on one thread instead, with one
+    // thread's results.
+    let (r, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 16).expect("one thread");
+    assert_eq!((threads, profile), (1, None));
+    assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
+    // Where the copies fit, the threads asked for.
+    let (small, _) = fabric(1 << 20);
+    let (_, profile, threads) = run_threads_or_one(&small.spec, &t, &config, 2).expect("two threads");
+    assert_eq!((threads, profile.map(|p| p.parts.len())), (2, Some(2)));
 }
 
 #[test]

@@ -200,6 +200,24 @@ pub fn run_threads(
     run_threads_profiled(spec, traffic, config, threads).map(|(r, _)| r)
 }
 
+/// [`run_threads_profiled`] on the [`default_threads`]' count, which takes every core without
+/// knowing the run's memory: when the copies that many threads hold would not fit
+/// ([`SimError::MemoryTooLarge`], refused before anything large is built), the run goes on one
+/// thread. Returns the results, the profile and the threads the run took.
+pub fn run_threads_or_one(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    threads: usize,
+) -> Result<(Results, Option<ThreadsProfile>, usize), SimError> {
+    match run_threads_profiled(spec, traffic, config, threads) {
+        Err(SimError::MemoryTooLarge { .. }) if threads > 1 => {
+            run_threads_profiled(spec, traffic, config, 1).map(|(r, p)| (r, p, 1))
+        }
+        other => other.map(|(r, p)| (r, p, threads)),
+    }
+}
+
 /// [`run_threads`], with what each thread did (`None` on one thread).
 pub fn run_threads_profiled(
     spec: &NetworkSpec,

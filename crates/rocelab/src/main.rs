@@ -216,8 +216,8 @@ enum Command {
         quiet: bool,
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
         /// leaf-spine) synchronized conservatively: the same results as one thread. Default:
-        /// every core, up to the parts the fabric can be cut into; one thread, saying why once,
-        /// when the run has what threads cannot simulate yet (RDMA, TCP, storage or perftest
+        /// every core, up to the parts the fabric can be cut into; one thread, saying why once
+        /// (unless --quiet), when the run has what threads cannot simulate yet (RDMA, TCP, storage or perftest
         /// traffic, stop-when-done, hpcc-compat's ECN draws, --out or --pcap), which an explicit
         /// N above 1 refuses with the reason.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]

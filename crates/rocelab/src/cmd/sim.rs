@@ -97,9 +97,10 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
                 _ => d.why_one,
             };
             match why {
-                // Said even with --quiet: it is why the run takes the time it does, not progress.
                 Some(why) => {
-                    eprintln!("{what}: simulating on one thread, as {why} cannot run on several threads yet");
+                    if !a.quiet {
+                        eprintln!("{what}: simulating on one thread, as {why} cannot run on several threads yet");
+                    }
                     1
                 }
                 None => d.threads,
@@ -121,7 +122,7 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
                 None => rocelab_sim::run_threads_or_one(spec, traffic, config, threads),
             };
             run.map(|(r, p, took)| {
-                if took < threads {
+                if took < threads && !a.quiet {
                     eprintln!(
                         "{what}: simulating on one thread, as {threads} copies of the run would not fit in memory"
                     );

@@ -117,7 +117,7 @@ fn sim_falls_back_to_one_thread_by_default_saying_why_once() {
     let dir = fresh_dir("threads-default-one");
     // RDMA queue pairs (the default transport) cannot run on several threads yet.
     let rc = scenario(&dir, &SCENARIO.replace(", transport: raw", ""));
-    let out = rocelab(&["sim", rc.to_str().unwrap(), "-q"]);
+    let out = rocelab(&["sim", rc.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     let why = "threads: simulating on one thread, as RDMA queue pairs cannot run on several threads yet";
@@ -126,10 +126,13 @@ fn sim_falls_back_to_one_thread_by_default_saying_why_once() {
     } else {
         assert!(!err.contains(why), "{err}");
     }
+    // --quiet: nothing on stderr.
+    let out = rocelab(&["sim", rc.to_str().unwrap(), "-q"]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
     // --out's records need one order of events: the default is one thread there too.
     let file = scenario(&dir.join("raw"), SCENARIO);
     let out_dir = dir.join("out");
-    let out = rocelab(&["sim", file.to_str().unwrap(), "-q", "--out", out_dir.to_str().unwrap()]);
+    let out = rocelab(&["sim", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     if default_threads() > 1 {

@@ -380,8 +380,9 @@ impl SpinBarrier {
 /// event any *other* part can run (less a picosecond): that event is one of its own pending
 /// ones, or one that a frame sent from the earliest event anywhere brings it a lookahead later,
 /// whichever is first; what it sends reaches this part a lookahead later still. So a window is
-/// a lookahead long where the parts are all busy, and up to two where this part is ahead. A part whose next event is past its window's end runs
-/// nothing in it. The run ends when no part has an event left before the end time.
+/// a lookahead long where the parts are all busy, and up to two where this part is ahead. A
+/// part whose next event is past its window's end runs nothing in it. The run ends when no
+/// part has an event left before the end time.
 fn run_part<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,

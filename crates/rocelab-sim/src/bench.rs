@@ -57,6 +57,8 @@ pub struct BenchReport {
     pub slowdown: Option<Percentiles<f64>>,
     /// [`results_digest`] of the run: equal digests, equal simulated results.
     pub digest: u64,
+    /// On several threads, what each did ([`crate::run_threads_profiled`]).
+    pub threads: Option<crate::ThreadsProfile>,
 }
 
 /// A digest of what a run simulated: FNV-1a 64 of the results' JSON with `events`,
@@ -175,7 +177,7 @@ pub fn measure(
     threads: usize,
 ) -> Result<BenchReport, SimError> {
     let t0 = Instant::now();
-    let r = crate::run_threads(spec, traffic, config, threads)?;
+    let (r, profile) = crate::run_threads_profiled(spec, traffic, config, threads)?;
     let wall = t0.elapsed().as_secs_f64();
     let report = BenchReport {
         name: name.to_string(),
@@ -190,6 +192,7 @@ pub fn measure(
         completed_flows: r.fct.as_ref().map(|f| f.overall.completed).unwrap_or(0),
         slowdown: r.fct.as_ref().and_then(|f| f.overall.slowdown),
         digest: 0,
+        threads: profile,
     };
     Ok(BenchReport { digest: digest_of(r), ..report })
 }

@@ -215,11 +215,18 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
-        /// leaf-spine) synchronized conservatively: the same results as one thread. Not yet
-        /// with TCP, iWARP, iperf or storage traffic, stop-when-done, hpcc-compat's ECN draws,
-        /// --out or --pcap (refused with the reason).
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
-        threads: u32,
+        /// leaf-spine) synchronized conservatively: the same results as one thread. Default:
+        /// every core, up to the parts the fabric can be cut into; one thread, saying why once
+        /// (unless --quiet), when the run has what threads cannot simulate yet (storage over
+        /// RDMA, stop-when-done with RDMA queue pairs, hpcc-compat's ECN draws, --out or
+        /// --pcap), which an explicit N above 1 refuses with the reason.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
+        threads: Option<u32>,
+        /// On several threads, print on stderr how each thread's time went (building, running
+        /// its events, waiting at the barrier) and what it ran and sent: where a speed-up short
+        /// of the thread count goes.
+        #[arg(long, conflicts_with = "all")]
+        threads_profile: bool,
     },
     /// Render the report (DIR/report.html and its CSV files) again from the results files a
     /// `rocelab sim --out DIR` wrote. Exit 1 when a results file is missing or unreadable.
@@ -242,7 +249,9 @@ enum Command {
         #[arg(long, value_name = "MICROSECONDS", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
         time_us: Option<u64>,
         /// Run each scenario on N threads, the fabric cut into N parts (the same results; the
-        /// TCP scenarios run on one thread only for now and are refused).
+        /// scenarios threads cannot simulate yet are refused with the reason). Default: one, so
+        /// that events per second are per core; on more, a line a thread says how its time went
+        /// (building, running, waiting at the barrier) and what it ran and sent.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: u32,
         #[arg(long, value_enum, default_value = "text")]
@@ -364,6 +373,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             pcap_limit,
             quiet,
             threads,
+            threads_profile,
         } => {
             let args = cmd::sim::SimArgs {
                 file: file.as_deref(),
@@ -379,7 +389,8 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 pcap_limit,
                 quiet,
                 ray: ray.as_deref(),
-                threads: threads as usize,
+                threads: threads.map(|t| t as usize),
+                threads_profile,
             };
             match (all, out.as_deref()) {
                 (true, Some(dir)) => cmd::sim_all::run(&args, dir),

@@ -42,23 +42,62 @@ impl Progress {
     }
 }
 
+/// What is shown of one run: the bar (hidden until [`SHOW_AFTER`]) or the time of the last line.
+struct Shown {
+    mode: Progress,
+    name: String,
+    end: u64,
+    bar: ProgressBar,
+    started: Instant,
+    shown: bool,
+    last_line: Instant,
+}
+
+impl Shown {
+    fn new(name: &str, end: u64, quiet: bool) -> Shown {
+        let mode = Progress::new(quiet, std::io::stderr().is_terminal(), std::env::var(LINE_EVERY_VAR).ok().as_deref());
+        let bar = ProgressBar::with_draw_target(Some(end), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("simulating {prefix}: {msg} [{wide_bar}] {elapsed}, ~{eta} left")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(name.to_string());
+        let started = Instant::now();
+        Shown { mode, name: name.to_string(), end, bar, started, shown: false, last_line: started }
+    }
+
+    /// The run has simulated up to `now` in `events` events (and is not finished).
+    fn update(&mut self, now: u64, events: u64) {
+        match self.mode {
+            Progress::Bar => {
+                if !self.shown && self.started.elapsed() >= SHOW_AFTER {
+                    self.bar.set_draw_target(ProgressDrawTarget::stderr());
+                    self.shown = true;
+                }
+                self.bar.set_position(now);
+                self.bar.set_message(simulated_time(now, self.end));
+            }
+            Progress::Lines(every) if self.last_line.elapsed() >= every => {
+                self.last_line = Instant::now();
+                eprintln!("{}", progress_line(&self.name, now, self.end, events, self.started.elapsed()));
+            }
+            Progress::Lines(_) | Progress::Off => {}
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// Run `sim` to its end in slices of simulated time and return the results, showing its
 /// progress on stderr: on a terminal, a bar of simulated over total time once the run has taken
 /// [`SHOW_AFTER`]; elsewhere a plain line every [`LINE_EVERY`] of wall time (a short run prints
 /// none); with `quiet`, nothing. The slices adapt to the engine's speed; the engine itself has
 /// no callback on its hot path, and slicing does not change the results.
 pub fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str, quiet: bool) -> Results {
-    let mode = Progress::new(quiet, std::io::stderr().is_terminal(), std::env::var(LINE_EVERY_VAR).ok().as_deref());
     let end = sim.end_time();
-    let bar = ProgressBar::with_draw_target(Some(end), ProgressDrawTarget::hidden());
-    bar.set_style(
-        ProgressStyle::with_template("simulating {prefix}: {msg} [{wide_bar}] {elapsed}, ~{eta} left")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_prefix(name.to_string());
-    let started = Instant::now();
-    let mut shown = false;
-    let mut last_line = started;
+    let mut shown = Shown::new(name, end, quiet);
     let mut slice = (end / 1000).max(1);
     while !sim.is_finished() {
         let t0 = Instant::now();
@@ -69,24 +108,26 @@ pub fn run_with_progress<O: Observer>(mut sim: Simulation<'_, O>, name: &str, qu
         } else if took > SLICE_WALL * 2 {
             slice = (slice / 2).max(1);
         }
-        match mode {
-            Progress::Bar => {
-                if !shown && started.elapsed() >= SHOW_AFTER {
-                    bar.set_draw_target(ProgressDrawTarget::stderr());
-                    shown = true;
-                }
-                bar.set_position(sim.now());
-                bar.set_message(simulated_time(sim.now(), end));
-            }
-            Progress::Lines(every) if last_line.elapsed() >= every && !sim.is_finished() => {
-                last_line = Instant::now();
-                eprintln!("{}", progress_line(name, sim.now(), end, sim.events(), started.elapsed()));
-            }
-            Progress::Lines(_) | Progress::Off => {}
+        if !sim.is_finished() {
+            shown.update(sim.now(), sim.events());
         }
     }
-    bar.finish_and_clear();
+    shown.finish();
     sim.finish()
+}
+
+/// A run on several threads ([`rocelab_sim::run_threads_watched`]), its progress shown as
+/// [`run_with_progress`] shows one thread's: `run` is given the watch to pass on.
+pub fn with_threads_progress<T>(name: &str, end: u64, quiet: bool, run: impl FnOnce(rocelab_sim::Watch<'_>) -> T) -> T {
+    let shown = std::sync::Mutex::new(Shown::new(name, end, quiet));
+    let watch = |now: u64, events: u64| {
+        if now < end {
+            shown.lock().unwrap_or_else(|e| e.into_inner()).update(now, events);
+        }
+    };
+    let result = run(&watch);
+    shown.lock().unwrap_or_else(|e| e.into_inner()).finish();
+    result
 }
 
 /// `sim: NAME: 1.20 ms of 10.00 ms simulated, 48.1 M events, 12 s`.

@@ -81,6 +81,17 @@ impl<'a> Simulation<'a, NoObserver> {
         const _: () = assert!(std::mem::size_of::<NoObserver>() == 0);
         Simulation::with_observer(spec, traffic, config, Box::leak(Box::new(NoObserver)))
     }
+
+    /// [`Simulation::new`] for one of `copies` threads that each build the whole simulation
+    /// (`parallel`): the memory estimate counts every copy.
+    pub(super) fn new_copies(
+        spec: &'a NetworkSpec,
+        traffic: &'a Traffic,
+        config: &SimConfig,
+        copies: usize,
+    ) -> Result<Self, SimError> {
+        Simulation::build_copies(spec, traffic, config, Box::leak(Box::new(NoObserver)), copies)
+    }
 }
 
 impl<'a, O: Observer> Simulation<'a, O> {
@@ -91,6 +102,16 @@ impl<'a, O: Observer> Simulation<'a, O> {
         config: &SimConfig,
         observer: &'a mut O,
     ) -> Result<Self, SimError> {
+        Simulation::build_copies(spec, traffic, config, observer, 1)
+    }
+
+    fn build_copies(
+        spec: &'a NetworkSpec,
+        traffic: &'a Traffic,
+        config: &SimConfig,
+        observer: &'a mut O,
+        copies: usize,
+    ) -> Result<Self, SimError> {
         // A fabric whose nodes and ports alone pass the limit is refused before the spec is
         // validated or anything of the run is built; `build` estimates the whole run.
         let ports: usize = (0..spec.nodes.len()).map(|n| spec.port_count(n)).sum();
@@ -98,7 +119,7 @@ impl<'a, O: Observer> Simulation<'a, O> {
         spec.validate()?;
         traffic.validate(spec)?;
         check_config(spec, config)?;
-        let sim = build(spec, traffic, config, observer)?;
+        let sim = build(spec, traffic, config, observer, copies)?;
         Ok(Simulation { sim, spec, traffic, reached: 0 })
     }
 
@@ -213,6 +234,7 @@ fn build<'o, O: Observer>(
     traffic: &Traffic,
     config: &SimConfig,
     observer: &'o mut O,
+    copies: usize,
 ) -> Result<Sim<'o, O>, SimError> {
     let n = spec.nodes.len();
     let mut first_port = Vec::with_capacity(n + 1);
@@ -377,6 +399,7 @@ fn build<'o, O: Observer>(
     // The whole run is estimated and refused before its routing tables, flows and queue pairs
     // are made.
     super::estimate::of_run(spec, traffic, config, &topology, ports.len())
+        .copies(copies)
         .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
     let routes = Routes::compute(&topology);
 

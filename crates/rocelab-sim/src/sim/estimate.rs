@@ -29,22 +29,46 @@ const BUFFERED_BYTES_PER_PACKET: u128 = 1000;
 pub struct RunEstimate {
     /// (what, bytes), in the order they are built.
     pub parts: Vec<(String, u128)>,
+    /// Copies of it the run holds: one a thread on several threads, each of which builds the
+    /// whole simulation (`run_threads`); 0 is taken as 1.
+    pub copies: usize,
 }
 
 impl RunEstimate {
-    /// All the parts' bytes.
+    /// The same estimate for a run that holds `copies` copies of it.
+    pub fn copies(self, copies: usize) -> RunEstimate {
+        RunEstimate { copies, ..self }
+    }
+
+    /// All the parts' bytes, times the copies.
     pub fn total(&self) -> u128 {
-        self.parts.iter().map(|&(_, b)| b).sum()
+        self.parts.iter().map(|&(_, b)| b).sum::<u128>() * self.copies.max(1) as u128
     }
 
     /// Refuses the run when its total passes `limit` bytes or the room the system gives
     /// (`room`, see [`crate::memory::room_bytes`]), naming every part.
     pub fn check(&self, limit: u64, room: Option<u64>) -> Result<(), SimError> {
         let parts: Vec<String> = self.parts.iter().map(|(what, b)| format!("{what}: {}", human_bytes(*b))).collect();
-        let what = format!("the run ({})", parts.join(", "));
-        let hint = "simulate a smaller fabric (fewer hosts or switches), or a part of it with the hosts of interest; \
-                    run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower load); give the \
-                    switches smaller buffers; or sample queues less often";
+        let copies = self.copies.max(1);
+        let what = match copies {
+            1 => format!("the run ({})", parts.join(", ")),
+            n => format!("the run on {n} threads, each holding its own copy of ({})", parts.join(", ")),
+        };
+        let mut hint = "simulate a smaller fabric (fewer hosts or switches), or a part of it with the hosts of \
+                        interest; run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower \
+                        load); give the switches smaller buffers; or sample queues less often"
+            .to_string();
+        if copies > 1 {
+            // What fits in one copy: the most threads that fit, at least one.
+            let one = self.total() / copies as u128;
+            let fit = (limit as u128).min(room.map_or(u128::MAX, u128::from)) / one.max(1);
+            hint = format!(
+                "run on fewer threads (--threads {}: the same results, {} each), or {hint}",
+                fit.clamp(1, copies as u128 - 1),
+                human_bytes(one)
+            );
+        }
+        let hint = hint.as_str();
         let total = self.total();
         if total > limit as u128 {
             return Err(SimError::MemoryTooLarge {
@@ -90,6 +114,7 @@ pub fn least_bytes(nodes: usize, ports: usize) -> u128 {
 pub fn check_least(nodes: usize, ports: usize) -> Result<(), SimError> {
     let est = RunEstimate {
         parts: vec![(format!("the state of {nodes} nodes and {ports} ports"), least_bytes(nodes, ports))],
+        copies: 1,
     };
     est.check(MAX_RUN_BYTES, None)
 }
@@ -162,6 +187,7 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let packets = size.switch_buffer_bytes.div_ceil(BUFFERED_BYTES_PER_PACKET);
     let packet_bytes = (std::mem::size_of::<Packet>() + 4 + std::mem::size_of::<(Time, Event)>()) as u128;
     RunEstimate {
+        copies: 1,
         parts: vec![
             (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
             (
@@ -186,6 +212,7 @@ mod tests {
     fn a_run_over_the_limit_is_refused_naming_its_estimate_and_its_parts() {
         let est = RunEstimate {
             parts: vec![("routing tables (2048 destination groups)".into(), 44 << 20), ("70 flows".into(), 3 << 30)],
+            copies: 1,
         };
         assert_eq!(est.total(), (44 << 20) + (3 << 30));
         assert!(est.check(MAX_RUN_BYTES, None).is_ok());
@@ -202,6 +229,25 @@ mod tests {
         // So does a machine with less room than the limit.
         let text = est.check(MAX_RUN_BYTES, Some(1 << 30)).unwrap_err().to_string();
         assert!(text.contains("give the process more memory"), "{text}");
+    }
+
+    #[test]
+    fn a_run_that_fits_on_one_thread_but_not_on_eight_is_refused_suggesting_fewer() {
+        let one = RunEstimate { parts: vec![("70 flows".into(), 3 << 30)], copies: 1 };
+        assert!(one.check(MAX_RUN_BYTES, None).is_ok());
+        let eight = one.clone().copies(8);
+        assert_eq!(eight.total(), 8 * one.total());
+        let text = eight.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
+        assert!(text.contains("the run on 8 threads, each holding its own copy of (70 flows: 3.0 GiB)"), "{text}");
+        // 20 GiB holds six copies of 3 GiB.
+        assert!(text.contains("run on fewer threads (--threads 6: the same results, 3.0 GiB each)"), "{text}");
+        // Where the machine has less room than the limit, the room decides.
+        let text = eight.check(MAX_RUN_BYTES, Some(7 << 30)).unwrap_err().to_string();
+        assert!(text.contains("--threads 2:"), "{text}");
+        // A copy that fits nowhere still suggests one thread, with the other ways.
+        let big = RunEstimate { parts: vec![("flows".into(), 30 << 30)], copies: 2 };
+        let text = big.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
+        assert!(text.contains("--threads 1:") && text.contains("simulate a smaller fabric"), "{text}");
     }
 
     #[test]

@@ -33,7 +33,10 @@ pub use build::{run, run_with_observer, Simulation, MAX_END_TIME};
 pub use config::{EcnDraws, EventOrder, Sampling, SimConfig};
 pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
-pub use parallel::{partition, run_threads, Partition};
+pub use parallel::{
+    default_threads, default_threads_on, partition, run_threads, run_threads_or_one, run_threads_profiled,
+    run_threads_watched, DefaultThreads, PartProfile, Partition, ThreadsProfile, Watch, WATCH_EVERY,
+};
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};
 pub(crate) use sampling::SampleState;

@@ -56,6 +56,10 @@ struct BenchRun {
     /// The results digest (`rocelab_sim::bench::results_digest`), hexadecimal: equal digests,
     /// equal simulated results.
     results_digest: String,
+    /// On several threads, what each did, for a person (`rocelab_sim::ThreadsProfile::lines`):
+    /// why a speed-up falls short of the thread count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    threads_profile: Option<Vec<String>>,
 }
 
 impl BenchRun {
@@ -74,6 +78,7 @@ impl BenchRun {
             peak_pending_events: r.peak_pending_events,
             delivered_bytes: r.delivered_bytes,
             results_digest: format!("{:016x}", r.digest),
+            threads_profile: r.threads.as_ref().map(|p| p.lines()),
         }
     }
 }
@@ -119,6 +124,9 @@ fn measure(names: &[String], time_us: Option<u64>, threads: usize, json: bool) -
         let run = if scenarios.len() == 1 { in_process(s, time(s), threads)? } else { in_child(s, time(s), threads)? };
         if !json {
             outln!("{}", row(&run));
+            for line in run.threads_profile.iter().flatten() {
+                outln!("{line}");
+            }
         }
         runs.push(run);
     }
@@ -258,6 +266,7 @@ mod tests {
             peak_pending_events: 1_697,
             delivered_bytes: 2_700_000_000,
             results_digest: "e4dad7d4f7120bce".into(),
+            threads_profile: None,
         };
         let (h, row) = (header(), row(&r));
         assert_eq!(h.find("results"), row.find("e4dad7d4f7120bce"), "{h}\n{row}");

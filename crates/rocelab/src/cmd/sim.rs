@@ -33,8 +33,11 @@ pub struct SimArgs<'a> {
     pub quiet: bool,
     /// `--ray [ADDRESS]` (with `--all`): the runs as Ray tasks, `local` or a cluster's address.
     pub ray: Option<&'a str>,
-    /// `--threads N`: the run on N threads (`rocelab_sim::run_threads`).
-    pub threads: usize,
+    /// `--threads N`: the run on N threads (`rocelab_sim::run_threads`); `None`: the default
+    /// ([`rocelab_sim::default_threads`]).
+    pub threads: Option<usize>,
+    /// `--threads-profile`: on several threads, what each did, on stderr.
+    pub threads_profile: bool,
 }
 
 /// Runs one simulation, reporting its progress on stderr unless `quiet`.
@@ -64,18 +67,16 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
             ),
         ));
     }
-    if a.threads > 1 {
-        if let Some(flag) = [(a.out.is_some(), "--out"), (a.pcap.is_some(), "--pcap")].iter().find(|f| f.0).map(|f| f.1)
-        {
-            return Err(Failure::new(
-                BAD_INPUT,
-                format!(
-                    "--threads {} cannot be used with {flag} yet: its frame and PFC records need one order of \
-                     events, which the threads do not share; run with --threads 1 (the same results)",
-                    a.threads
-                ),
-            ));
-        }
+    // Records of every frame and pause (--out's traces, --pcap) need one order of events.
+    let observed = [(a.out.is_some(), "--out"), (a.pcap.is_some(), "--pcap")].iter().find(|f| f.0).map(|f| f.1);
+    if let (Some(threads), Some(flag)) = (a.threads.filter(|&t| t > 1), observed) {
+        return Err(Failure::new(
+            BAD_INPUT,
+            format!(
+                "--threads {threads} cannot be used with {flag} yet: its frame and PFC records need one order of \
+                 events, which the threads do not share; run with --threads 1 (the same results)"
+            ),
+        ));
     }
     if let Some(dir) = a.out {
         crate::outdir::prepare(dir).or_fail(BAD_INPUT)?;
@@ -87,13 +88,52 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
         eprintln!("{w}");
     }
     let what = fabric.name.clone();
+    let threads = match a.threads {
+        Some(t) => t,
+        None => {
+            let d = rocelab_sim::default_threads(&built.spec, &built.traffic, &built.config);
+            let why = match observed {
+                Some(flag) if d.threads > 1 => Some(format!("{flag}, whose records need one order of events,")),
+                _ => d.why_one,
+            };
+            match why {
+                Some(why) => {
+                    if !a.quiet {
+                        eprintln!("{what}: simulating on one thread, as {why} cannot run on several threads yet");
+                    }
+                    1
+                }
+                None => d.threads,
+            }
+        }
+    };
     let mut trace = a.out.map(|dir| rundir::start(dir, &built)).transpose()?;
     let result = match (a.pcap, trace.take()) {
-        (None, None) if a.threads > 1 => {
+        (None, None) if threads > 1 => {
             if !a.quiet {
-                eprintln!("{what}: simulating on {} threads", a.threads);
+                eprintln!("{what}: simulating on {threads} threads");
             }
-            rocelab_sim::run_threads(&built.spec, &built.traffic, &built.config, a.threads)
+            let (spec, traffic, config) = (&built.spec, &built.traffic, &built.config);
+            let run = crate::progress::with_threads_progress(&what, config.end_time_ps, a.quiet, |watch| {
+                rocelab_sim::run_threads_watched(spec, traffic, config, threads, Some(watch))
+            });
+            match run {
+                // The default knows nothing of memory: one thread where the copies would not fit.
+                Err(SimError::MemoryTooLarge { .. }) if a.threads.is_none() => {
+                    if !a.quiet {
+                        eprintln!(
+                            "{what}: simulating on one thread, as {threads} copies of the run would not fit in memory"
+                        );
+                    }
+                    simulate(&built, &what, a.quiet, &mut NoObserver)
+                }
+                other => other.map(|(r, p)| {
+                    for line in p.iter().filter(|_| a.threads_profile).flat_map(|p| p.lines()) {
+                        eprintln!("{line}");
+                    }
+                    r
+                }),
+            }
         }
         (None, None) => simulate(&built, &what, a.quiet, &mut NoObserver),
         (None, Some(mut t)) => {

@@ -154,4 +154,13 @@ fn sim_progress_is_plain_lines_on_a_pipe_and_quiet_turns_it_off() {
     assert!(short.stderr.is_empty(), "{}", text(&short.stderr));
     let short = rocelab(&["sim"]);
     assert!(!text(&short.stderr).contains("sim: "), "{}", text(&short.stderr));
+    // On two threads (whatever the default on this machine), the same lines, from the parts'
+    // progress, and the same results.
+    let two = rocelab_with_env(VAR, "0", &["sim", "--threads", "2"]);
+    assert!(two.status.success(), "{}", text(&two.stderr));
+    let err = text(&two.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("sim: sim-incast-two-tier: ")).collect();
+    assert!(!lines.is_empty(), "{err}");
+    assert!(lines.iter().all(|l| l.contains(" ms of 2.00 ms simulated, ") && l.ends_with(" s")), "{err}");
+    assert_eq!(two.stdout, out.stdout);
 }

@@ -146,3 +146,62 @@ fn sim_threads_gives_the_same_results_for_iperf_tcp_flows_and_a_run_that_stops_w
     assert!(results(&file, "2") == one, "--threads 2: a run that stops when done differs from one thread's");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The threads a run takes by default on this machine: every core, up to the fabric's 12 nodes.
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(12)
+}
+
+#[test]
+fn sim_runs_on_every_core_by_default_with_one_threads_results() {
+    let dir = fresh_dir("threads-default");
+    let file = scenario(&dir, SCENARIO);
+    let out = rocelab(&["sim", file.to_str().unwrap(), "--format", "json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let threads = default_threads();
+    if threads > 1 {
+        assert!(err.contains(&format!("threads: simulating on {threads} threads")), "{err}");
+    }
+    assert!(!err.contains("one thread, as"), "{err}");
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    for k in ["peak_packets_in_flight", "peak_pending_events"] {
+        v["results"][k] = serde_json::Value::Null;
+    }
+    assert!(v == results(&file, "1"), "the default's results differ from one thread's");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sim_falls_back_to_one_thread_by_default_saying_why_once() {
+    let dir = fresh_dir("threads-default-one");
+    // The ns-3 simulator's ECN draws (one stream for the whole run) cannot run on several
+    // threads.
+    let rc = scenario(
+        &dir,
+        &SCENARIO.replace("sample_interval: 10us}", "sample_interval: 10us, model: {ecn_random: hpcc}}"),
+    );
+    let out = rocelab(&["sim", rc.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    let why = "threads: simulating on one thread, as the ns-3 simulator's ECN draws and event order \
+               (hpcc-compat's ecn_random: hpcc) cannot run on several threads yet";
+    if default_threads() > 1 {
+        assert_eq!(err.matches(why).count(), 1, "{err}");
+    } else {
+        assert!(!err.contains(why), "{err}");
+    }
+    // --quiet: nothing on stderr.
+    let out = rocelab(&["sim", rc.to_str().unwrap(), "-q"]);
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
+    // --out's records need one order of events: the default is one thread there too.
+    let file = scenario(&dir.join("raw"), SCENARIO);
+    let out_dir = dir.join("out");
+    let out = rocelab(&["sim", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    if default_threads() > 1 {
+        assert!(err.contains("simulating on one thread, as --out, whose records need one order of events,"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,10 +9,11 @@
 //! another only through a link, a lookahead later, in a message delivered before that part
 //! runs the window of its arrival.
 //!
-//! **Windows.** Each thread delivers the messages sent to it, then all agree on the earliest
-//! pending time `t0`; each runs its events before `t0 + lookahead` (a frame sent at `t ≥ t0`
-//! arrives at `t + lookahead` or later, in a later window), posts the frames and pause frames
-//! that cross to their part, and waits at a barrier. Two barriers a window.
+//! **Windows.** Each thread runs its events up to a lookahead past the earliest event the
+//! other parts can run (a frame sent at `t` arrives at `t + lookahead` or later, in a later
+//! window), posts the frames and pause frames that cross to their part with their earliest
+//! time and its own next event, and waits at a barrier: one barrier a window (see
+//! [`run_part`]), each part's messages in a slot of their own (no lock is contended).
 //!
 //! **State.** Each thread builds the whole simulation and runs only the events of the nodes
 //! of its part: the initial events of other parts' nodes are dropped, and the arrivals at
@@ -22,9 +23,10 @@
 //! from its source's and what it counts summed over the parts (each counts its own events),
 //! each endpoint of an RDMA queue pair from its host's part (its handlers touch only its own
 //! side's state: see the `sim::rdma` module), a perftest test's record from its client's.
-//! Every thread holds a copy of every structure (routes among them): memory grows with
-//! the threads, acceptable at 2-8; at 64 threads each part should build only its nodes'
-//! state and its routes (a design note, not done).
+//! Every thread holds a copy of every structure (routes among them): memory grows with the
+//! threads, acceptable at 2-8, and the up-front memory estimate counts one copy a thread; at
+//! 64 threads each part should build only its nodes' state and its routes (a design note, not
+//! done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it
@@ -46,8 +48,11 @@
 //! the ns-3 draws and push order of `hpcc-compat` (one global stream and order by nature), and
 //! observers (pcap, traces: they need one total order of frames).
 
+#[cfg(test)]
+mod default_tests;
 mod merge;
 mod partition;
+mod profile;
 mod stop;
 #[cfg(test)]
 mod tests;
@@ -59,6 +64,7 @@ mod tests_storage;
 mod tests_tcp;
 
 pub use partition::{partition, Partition};
+pub use profile::{PartProfile, ThreadsProfile};
 pub(crate) use stop::NO_PORT;
 use stop::{Done, Stop};
 
@@ -73,8 +79,10 @@ use crate::stats::Results;
 use crate::storage::plan::StorageTransport;
 use crate::time::Time;
 use crate::traffic::Traffic;
+use profile::Clock;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
+use std::time::Instant;
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
 /// the packet (and a TCP segment's header beside it); or, without an event, a message written
@@ -176,6 +184,49 @@ fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
     None
 }
 
+/// Why `cut` of this run cannot run on its threads (the feature or the link that stops it), or
+/// `None`.
+fn refusal(cut: &Partition, traffic: &Traffic, config: &SimConfig) -> Option<String> {
+    if let Some(what) = unsupported(traffic, config) {
+        return Some(what.to_string());
+    }
+    (cut.lookahead == Some(0)).then(|| "a link between two parts of the fabric that has no delay".to_string())
+}
+
+/// How many threads a run takes when none is asked for, and why only one when it cannot use
+/// more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefaultThreads {
+    /// Threads to run on.
+    pub threads: usize,
+    /// What keeps a run that could have more threads on one (the feature named), or `None`.
+    pub why_one: Option<String>,
+}
+
+/// The threads a run of `traffic` over `spec` takes by default: every core the process may use
+/// ([`std::thread::available_parallelism`]), no more than the parts the fabric is cut into;
+/// one, with the reason, when what the run simulates cannot run on threads yet. The results are
+/// the same on any number (the module documentation), so the default changes the wall time only.
+pub fn default_threads(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig) -> DefaultThreads {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    default_threads_on(spec, traffic, config, cores)
+}
+
+/// [`default_threads`] on a machine of `cores` cores.
+pub fn default_threads_on(spec: &NetworkSpec, traffic: &Traffic, config: &SimConfig, cores: usize) -> DefaultThreads {
+    if cores <= 1 {
+        return DefaultThreads { threads: 1, why_one: None };
+    }
+    let cut = partition(spec, cores);
+    if cut.parts <= 1 {
+        return DefaultThreads { threads: 1, why_one: None };
+    }
+    match refusal(&cut, traffic, config) {
+        Some(why) => DefaultThreads { threads: 1, why_one: Some(why) },
+        None => DefaultThreads { threads: cut.parts, why_one: None },
+    }
+}
+
 /// [`crate::run`] on `threads` threads (see the module documentation): the same results, the
 /// fabric cut into `threads` parts. One thread, or a fabric of one node, is [`crate::run`].
 /// What the threads cannot run yet is refused with [`SimError::InvalidConfig`] naming it.
@@ -185,53 +236,100 @@ pub fn run_threads(
     config: &SimConfig,
     threads: usize,
 ) -> Result<Results, SimError> {
+    run_threads_profiled(spec, traffic, config, threads).map(|(r, _)| r)
+}
+
+/// [`run_threads_profiled`] on the [`default_threads`]' count, which takes every core without
+/// knowing the run's memory: when the copies that many threads hold would not fit
+/// ([`SimError::MemoryTooLarge`], refused before anything large is built), the run goes on one
+/// thread. Returns the results, the profile and the threads the run took.
+pub fn run_threads_or_one(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    threads: usize,
+) -> Result<(Results, Option<ThreadsProfile>, usize), SimError> {
+    match run_threads_profiled(spec, traffic, config, threads) {
+        Err(SimError::MemoryTooLarge { .. }) if threads > 1 => {
+            run_threads_profiled(spec, traffic, config, 1).map(|(r, p)| (r, p, 1))
+        }
+        other => other.map(|(r, p)| (r, p, threads)),
+    }
+}
+
+/// What the caller of a run on several threads sees of it while it goes, about every
+/// [`WATCH_EVERY`] of wall time: the simulated time every part has reached and the events run
+/// so far (a progress bar's). Called on the caller's thread, which otherwise waits for the parts;
+/// a run that stops when its flows are done shows its two passes one after the other.
+pub type Watch<'a> = &'a (dyn Fn(Time, u64) + Sync);
+
+/// How often a [`Watch`] is called.
+pub const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// [`run_threads`], with what each thread did (`None` on one thread).
+pub fn run_threads_profiled(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    threads: usize,
+) -> Result<(Results, Option<ThreadsProfile>), SimError> {
+    run_threads_watched(spec, traffic, config, threads, None)
+}
+
+/// [`run_threads_profiled`], showing its progress to `watch` (a run on one thread shows none).
+pub fn run_threads_watched(
+    spec: &NetworkSpec,
+    traffic: &Traffic,
+    config: &SimConfig,
+    threads: usize,
+    watch: Option<Watch<'_>>,
+) -> Result<(Results, Option<ThreadsProfile>), SimError> {
     if threads == 0 {
         return Err(SimError::InvalidConfig { message: "threads must be at least 1".into() });
     }
     let cut = partition(spec, threads);
     if cut.parts <= 1 {
-        return crate::run(spec, traffic, config);
+        return crate::run(spec, traffic, config).map(|r| (r, None));
     }
-    if let Some(what) = unsupported(traffic, config) {
-        return Err(SimError::InvalidConfig {
-            message: format!(
-                "{what}: not yet simulated on more than one thread; run with --threads 1 (the same results)"
-            ),
-        });
+    if let Some(what) = refusal(&cut, traffic, config) {
+        let message = if cut.lookahead == Some(0) {
+            "a link between two parts of the fabric has no delay, so the threads cannot run ahead of each other: \
+             run with --threads 1, or give the links a delay"
+                .to_string()
+        } else {
+            format!("{what}: not yet simulated on more than one thread; run with --threads 1 (the same results)")
+        };
+        return Err(SimError::InvalidConfig { message });
     }
-    let lookahead = match cut.lookahead {
-        Some(0) => {
-            return Err(SimError::InvalidConfig {
-                message: "a link between two parts of the fabric has no delay, so the threads cannot run ahead of \
-                          each other: run with --threads 1, or give the links a delay"
-                    .into(),
-            })
-        }
-        Some(l) => l,
-        None => MAX_END_TIME,
-    };
+    let lookahead = cut.lookahead.unwrap_or(MAX_END_TIME);
     if !config.stop_when_done {
-        let sims = run_pass(spec, traffic, config, &cut, lookahead, None)?;
-        return Ok(merge::finish(sims, &cut, spec, traffic));
+        let (sims, mut profile) = run_pass(spec, traffic, config, &cut, lookahead, None, watch)?;
+        let merging = Instant::now();
+        let results = merge::finish(sims, &cut, spec, traffic);
+        profile.merge_seconds = merging.elapsed().as_secs_f64();
+        return Ok((results, Some(profile)));
     }
     // Two passes: the stop instant, then the run to it (see `stop`).
-    let mut sims = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::Count))?;
+    let (mut sims, profile) = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::Count), watch)?;
     let k = sims[0].engine().open_flows;
     let Some(t) = stop::stop_instant(&mut sims, k) else {
-        return Ok(merge::finish(sims, &cut, spec, traffic));
+        return Ok((merge::finish(sims, &cut, spec, traffic), Some(profile)));
     };
     let end = sims[0].engine().end;
     drop(sims);
-    let sims = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::At(t)))?;
+    let (sims, mut profile) = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::At(t)), watch)?;
+    let merging = Instant::now();
     let mut results = merge::finish(sims, &cut, spec, traffic);
+    profile.merge_seconds = merging.elapsed().as_secs_f64();
     if t <= end {
         // The one-thread run's `StopRun`.
         results.events += 1;
     }
-    Ok(results)
+    Ok((results, Some(profile)))
 }
 
-/// One pass of the parts over the run, each on its thread; their engines at its end.
+/// One pass of the parts over the run, each on its thread: their engines at its end, and the
+/// profile of each thread (the merge's time left to the caller).
 fn run_pass<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
@@ -239,59 +337,115 @@ fn run_pass<'a>(
     cut: &Partition,
     lookahead: Time,
     stop: Option<Stop>,
-) -> Result<Vec<Simulation<'a, NoObserver>>, SimError> {
+    watch: Option<Watch<'_>>,
+) -> Result<(Vec<Simulation<'a, NoObserver>>, ThreadsProfile), SimError> {
     let parts = cut.parts;
-    let inbox: Vec<Mutex<Vec<Message>>> = (0..parts).map(|_| Mutex::new(Vec::new())).collect();
-    let next: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(Time::MAX)).collect();
-    let done: Vec<AtomicU64> = (0..parts).map(|_| AtomicU64::new(0)).collect();
+    let slots: Vec<Mutex<Vec<Message>>> = (0..2 * parts * parts).map(|_| Mutex::new(Vec::new())).collect();
+    let next: Vec<AtomicU64> = (0..2 * parts * parts).map(|_| AtomicU64::new(Time::MAX)).collect();
+    let done: Vec<AtomicU64> = (0..2 * parts).map(|_| AtomicU64::new(0)).collect();
+    let reached: Vec<AtomicU64> = (0..2 * parts).map(|_| AtomicU64::new(0)).collect();
     let barrier = SpinBarrier::new(parts);
-    let shared = Shared { inbox: &inbox, next: &next, done: &done, barrier: &barrier, lookahead, stop };
-    std::thread::scope(|s| {
+    let shared = Shared {
+        parts,
+        slots: &slots,
+        next: &next,
+        done: &done,
+        reached: &reached,
+        barrier: &barrier,
+        lookahead,
+        stop,
+    };
+    type Part<'s> = Result<(Simulation<'s, NoObserver>, PartProfile, u64), SimError>;
+    let finished: Vec<Part<'a>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
                 let shared = &shared;
                 s.spawn(move || run_part(spec, traffic, config, cut, me, shared))
             })
             .collect();
+        if let Some(watch) = watch {
+            let mut last = Instant::now();
+            while !handles.iter().all(|h| h.is_finished()) {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                if last.elapsed() >= WATCH_EVERY {
+                    last = Instant::now();
+                    let now = (0..parts).map(|p| reached[2 * p].load(Ordering::Relaxed)).min().unwrap_or(0);
+                    watch(now, (0..parts).map(|p| reached[2 * p + 1].load(Ordering::Relaxed)).sum());
+                }
+            }
+        }
         handles.into_iter().map(|h| h.join().expect("a simulation thread panicked")).collect()
-    })
+    });
+    let mut sims = Vec::with_capacity(parts);
+    let mut profile = ThreadsProfile { lookahead, ..ThreadsProfile::default() };
+    for part in finished {
+        let (sim, p, windows) = part?;
+        sims.push(sim);
+        profile.parts.push(p);
+        profile.windows = windows;
+    }
+    Ok((sims, profile))
 }
 
-/// What the threads share: an inbox per part, each part's earliest pending time and
-/// completions noted (`stop`), the barrier.
+/// What the threads share: the messages' slots and the earliest times, both in two halves by
+/// the parity of the window they were posted in (see [`run_part`]), and the barrier.
 struct Shared<'a> {
-    inbox: &'a [Mutex<Vec<Message>>],
+    parts: usize,
+    /// `slots[half · parts² + to · parts + from]`: the messages `from` sent `to`.
+    slots: &'a [Mutex<Vec<Message>>],
+    /// `next[half · parts² + to · parts + from]`: the earliest time among them, and at
+    /// `to == from` the earliest pending event of the part itself (`Time::MAX`: none).
     next: &'a [AtomicU64],
+    /// `done[half · parts + part]`: the completions the part noted (`stop`).
     done: &'a [AtomicU64],
+    /// `reached[2 · part]`: the time up to which the part has run its events; `+ 1`: its
+    /// events so far (for a [`Watch`]).
+    reached: &'a [AtomicU64],
     barrier: &'a SpinBarrier,
     lookahead: Time,
     stop: Option<Stop>,
 }
 
-/// A barrier that spins a while before it sleeps: a window of the line-rate fat tree lasts tens
-/// of microseconds, about the time a futex sleep and wake-up take, so a barrier that always
-/// sleeps (`std::sync::Barrier`) would cost each window that much; one that only spins starves
-/// the working threads when there are more threads than free cores. The last thread to arrive
-/// resets the count and moves the generation on (release, under the lock, so that a sleeper
-/// cannot miss it), which the others wait to see (acquire): what each wrote before the barrier
-/// is visible to all after it.
+impl Shared<'_> {
+    fn at(&self, half: usize, to: usize, from: usize) -> usize {
+        (half * self.parts + to) * self.parts + from
+    }
+}
+
+/// A barrier that spins, then yields, and sleeps only after a long wait. A window of the
+/// line-rate fat tree lasts about a millisecond of work, and the parts finish it tens to
+/// hundreds of microseconds apart; a thread that sleeps (`std::sync::Barrier`, a futex) pays a
+/// system call to be woken and, on a busy machine, its wait for a core again after the wake-up
+/// (`bench --threads 2` measured both threads waiting 2.9 s of a 4.4 s run that way, under a
+/// load average of 8). So a waiting thread polls a while, then polls between yields of its core
+/// (`sched_yield(2)`: it stays runnable, and a thread it waits for that has no core gets one),
+/// and sleeps only when the wait passes [`SpinBarrier::YIELD_FOR`], when something other than
+/// the run holds the cores. The last thread to arrive resets the count and moves the
+/// generation on (release, under the lock, so that a sleeper cannot miss it), which the others
+/// wait to see (acquire): what each wrote before the barrier is visible to all after it. It
+/// wakes the sleepers, if any (no system call otherwise).
 struct SpinBarrier {
     n: usize,
     count: AtomicUsize,
     generation: AtomicUsize,
+    /// Threads asleep on `wake` (changed under `lock`).
+    sleepers: AtomicUsize,
     lock: Mutex<()>,
     wake: Condvar,
 }
 
 impl SpinBarrier {
-    /// Polls of the generation before sleeping: a few microseconds.
+    /// Polls of the generation between yields: a few microseconds.
     const SPINS: u32 = 2000;
+    /// How long a thread polls and yields before it sleeps: a few windows' work.
+    const YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(5);
 
     fn new(n: usize) -> Self {
         SpinBarrier {
             n,
             count: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
+            sleepers: AtomicUsize::new(0),
             lock: Mutex::new(()),
             wake: Condvar::new(),
         }
@@ -301,29 +455,55 @@ impl SpinBarrier {
         let generation = self.generation.load(Ordering::Acquire);
         if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
             self.count.store(0, Ordering::Relaxed);
-            {
+            let sleepers = {
                 let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
                 self.generation.fetch_add(1, Ordering::Release);
+                self.sleepers.load(Ordering::Relaxed)
+            };
+            if sleepers > 0 {
+                self.wake.notify_all();
             }
-            self.wake.notify_all();
             return;
         }
-        for _ in 0..Self::SPINS {
-            if self.generation.load(Ordering::Acquire) != generation {
-                return;
+        let started = Instant::now();
+        loop {
+            for _ in 0..Self::SPINS {
+                if self.generation.load(Ordering::Acquire) != generation {
+                    return;
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            if started.elapsed() > Self::YIELD_FOR {
+                break;
+            }
+            std::thread::yield_now();
         }
         let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.sleepers.fetch_add(1, Ordering::Relaxed);
         while self.generation.load(Ordering::Acquire) == generation {
             held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner());
         }
+        self.sleepers.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
-/// The thread of part `me`: build, keep its own initial events, run window by window. A build
-/// is a function of the inputs alone, so either every thread's fails, with the same error, before
-/// any waits at the barrier, or none does.
+/// The thread of part `me`: build, keep its own initial events, run window by window, and
+/// return its simulation, what it did and the windows run. A build is a function of the inputs
+/// alone, so either every thread's fails, with the same error, before any waits at the barrier,
+/// or none does.
+///
+/// **One barrier a window.** At the end of a window each part posts, in the half of the slots
+/// of the window's parity, the messages it sent each other part with their earliest time, and its
+/// own earliest pending event; then it waits at the barrier. After it, each part reads that half
+/// alone: every part's earliest pending event is the least of its own and of the messages to it,
+/// and no part writes that half again before everyone has passed the next barrier, by which time
+/// everyone has read it. **The window of a part** ends a lookahead after the earliest pending
+/// event any *other* part can run (less a picosecond): that event is one of its own pending
+/// ones, or one that a frame sent from the earliest event anywhere brings it a lookahead later,
+/// whichever is first; what it sends reaches this part a lookahead later still. So a window is
+/// a lookahead long where the parts are all busy, and up to two where this part is ahead. A
+/// part whose next event is past its window's end runs nothing in it. The run ends when no
+/// part has an event left before the end time.
 fn run_part<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
@@ -331,8 +511,9 @@ fn run_part<'a>(
     cut: &Partition,
     me: u32,
     shared: &Shared<'_>,
-) -> Result<Simulation<'a, NoObserver>, SimError> {
-    let mut sim = Simulation::new(spec, traffic, config)?;
+) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
+    let building = Instant::now();
+    let mut sim = Simulation::new_copies(spec, traffic, config, cut.parts)?;
     let engine = sim.engine();
     let remote_peer = engine
         .ports
@@ -353,30 +534,79 @@ fn run_part<'a>(
     }
     engine.part = Some(Box::new(part));
     let count = stop::prepare(engine, shared.stop);
-    let end = engine.end;
+    let mut profile = PartProfile {
+        nodes: cut.part_of.iter().filter(|&&p| p == me).count(),
+        hosts: (0..spec.nodes.len()).filter(|&n| cut.part_of[n] == me && spec.is_host(n)).count(),
+        build_seconds: building.elapsed().as_secs_f64(),
+        ..PartProfile::default()
+    };
+    let (me, parts, end) = (me as usize, shared.parts, engine.end);
+    let build_cpu = profile::thread_cpu_seconds();
+    let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
+    let mut half = 0;
+    shared.next[shared.at(half, me, me)].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+    let mut windows = 0u64;
     loop {
-        // In the order the senders' batches came: the queue orders the events by their keys,
-        // and the packets' ids in this pool reach no result.
-        std::mem::swap(&mut delivered, &mut shared.inbox[me as usize].lock().expect("inbox"));
-        for m in delivered.drain(..) {
-            engine.receive(m);
+        let working = clock.wait(|| shared.barrier.wait());
+        // Each part's earliest pending event: its own, or a message to it.
+        let (mut all, mut others) = (Time::MAX, Time::MAX);
+        for to in 0..parts {
+            let earliest = (0..parts).map(|from| shared.next[shared.at(half, to, from)].load(Ordering::Relaxed)).min();
+            let earliest = earliest.unwrap_or(Time::MAX);
+            all = all.min(earliest);
+            if to != me {
+                others = others.min(earliest);
+            }
         }
-        shared.next[me as usize].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
-        let noted = engine.part.as_deref().map_or(0, |p| p.done.len() as u64);
-        shared.done[me as usize].store(noted, Ordering::Relaxed);
-        shared.barrier.wait();
-        let t0 = shared.next.iter().map(|n| n.load(Ordering::Relaxed)).min().unwrap_or(Time::MAX);
-        if t0 > end || count.is_some_and(|k| shared.done.iter().map(|d| d.load(Ordering::Relaxed)).sum::<u64>() >= k) {
+        // In the senders' order: the queue orders the events by their keys, and the packets'
+        // ids in this pool reach no result. After the last window too: a frame on its way at
+        // the end is in the network, counted in the results.
+        for from in (0..parts).filter(|&f| f != me) {
+            std::mem::swap(&mut delivered, &mut shared.slots[shared.at(half, me, from)].lock().expect("slot"));
+            for m in delivered.drain(..) {
+                engine.receive(m);
+            }
+        }
+        let noted = || (0..parts).map(|p| shared.done[half * parts + p].load(Ordering::Relaxed)).sum::<u64>();
+        if all > end || count.is_some_and(|k| noted() >= k) {
+            clock.busy += working.elapsed();
             break;
         }
-        let limit = t0.saturating_add(shared.lookahead) - 1;
+        windows += 1;
+        // Another part runs nothing before the earliest of its own events and of what the
+        // earliest event anywhere can send it.
+        let limit = others.min(all.saturating_add(shared.lookahead)).saturating_add(shared.lookahead) - 1;
+        let before = engine.events;
         engine.run_until(limit.min(end));
-        let part = engine.part.as_deref_mut().expect("a part");
-        for (to, batch) in part.outbox.iter_mut().enumerate().filter(|(_, b)| !b.is_empty()) {
-            shared.inbox[to].lock().expect("inbox").append(batch);
+        if engine.events == before {
+            profile.idle_windows += 1;
         }
-        shared.barrier.wait();
+        half ^= 1;
+        let part = engine.part.as_deref_mut().expect("a part");
+        for (to, batch) in part.outbox.iter_mut().enumerate().filter(|&(to, _)| to != me) {
+            // A message without an event (a TCP stream's, an IO slot's note) runs nothing.
+            let earliest = batch.iter().filter(|m| m.event.is_some()).map(|m| m.time).min().unwrap_or(Time::MAX);
+            shared.next[shared.at(half, to, me)].store(earliest, Ordering::Relaxed);
+            profile.messages_sent += batch.len() as u64;
+            if !batch.is_empty() {
+                shared.slots[shared.at(half, to, me)].lock().expect("slot").append(batch);
+            }
+        }
+        shared.next[shared.at(half, me, me)].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
+        let noted = engine.part.as_deref().map_or(0, |p| p.done.len() as u64);
+        shared.done[half * parts + me].store(noted, Ordering::Relaxed);
+        shared.reached[2 * me].store(limit.min(end), Ordering::Relaxed);
+        shared.reached[2 * me + 1].store(engine.events, Ordering::Relaxed);
+        clock.busy += working.elapsed();
     }
-    Ok(sim)
+    profile.events = engine.events;
+    profile.busy_seconds = clock.busy.as_secs_f64();
+    profile.wait_seconds = clock.wait.as_secs_f64();
+    // The thread's CPU time but for its building and its waits.
+    if let (Some(total), Some(build), Some(wait)) = (profile::thread_cpu_seconds(), build_cpu, clock.wait_cpu) {
+        profile.busy_cpu_seconds = Some(total - build - wait);
+        profile.wait_cpu_seconds = Some(wait);
+    }
+    Ok((sim, profile, windows))
 }

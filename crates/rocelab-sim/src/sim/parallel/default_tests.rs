@@ -1,0 +1,116 @@
+//! The default number of threads, the memory estimate of several threads, and the one-barrier
+//! windows' figures.
+
+use super::*;
+use crate::bench::results_digest;
+use crate::time::{NS, US};
+use crate::topology::{leaf_spine, FabricDefaults, LeafSpine};
+use crate::traffic::{FlowClass, FlowSpec};
+
+const G100: u64 = 100_000_000_000;
+
+/// Four leaves of four hosts under two spines (22 nodes), each host sending to a host of the
+/// next leaf.
+fn fabric(buffer_bytes: u64) -> (crate::topology::Fabric, Traffic) {
+    let mut d = FabricDefaults::lossless(3, 100_000);
+    d.switch.buffer.size_bytes = buffer_bytes;
+    let shape = LeafSpine {
+        leaves: 4,
+        spines: 2,
+        hosts_per_leaf: 4,
+        host_rate_bps: G100,
+        fabric_rate_bps: G100,
+        host_delay_ps: 100 * NS,
+        fabric_delay_ps: 500 * NS,
+    };
+    let f = leaf_spine(&shape, &d);
+    let mut t = Traffic::new();
+    for (i, &h) in f.hosts.iter().enumerate() {
+        t.push(FlowSpec::sized(h, f.hosts[(i + 4) % 16], FlowClass::roce(3, 26), 100_000));
+    }
+    (f, t)
+}
+
+#[test]
+fn the_default_is_every_core_up_to_the_parts_when_the_run_can_use_them() {
+    let (f, t) = fabric(1 << 20);
+    let config = SimConfig::new(1, 50 * US);
+    let d = default_threads_on(&f.spec, &t, &config, 2);
+    assert_eq!(d, DefaultThreads { threads: 2, why_one: None });
+    // No more threads than nodes to cut the fabric into.
+    let nodes = f.spec.nodes.len();
+    assert_eq!(default_threads_on(&f.spec, &t, &config, 1024).threads, nodes);
+    // One core: one thread, nothing to explain.
+    assert_eq!(default_threads_on(&f.spec, &t, &config, 1), DefaultThreads { threads: 1, why_one: None });
+    // The default gives the results of one thread.
+    let one = run_threads(&f.spec, &t, &config, 1).expect("one thread");
+    let default = run_threads(&f.spec, &t, &config, d.threads).expect("the default");
+    assert_eq!(results_digest(&default), results_digest(&one));
+}
+
+#[test]
+fn the_default_falls_back_to_one_thread_naming_what_cannot_run_on_more() {
+    let (f, mut t) = fabric(1 << 20);
+    let config = SimConfig::new(1, 50 * US);
+    // RDMA queue pairs on one flow, in a run that stops when its flows are done: one thread
+    // by default, the feature named; asked for explicitly, two threads are refused.
+    t.flows[0] = t.flows[0].rc(crate::rdma::RdmaOp::Write);
+    let mut stop = config;
+    stop.stop_when_done = true;
+    let d = default_threads_on(&f.spec, &t, &stop, 2);
+    let why = "a run that stops when its RDMA queue pairs are done (stop_when_done)";
+    assert_eq!(d, DefaultThreads { threads: 1, why_one: Some(why.into()) });
+    let refused = run_threads(&f.spec, &t, &stop, 2).unwrap_err().to_string();
+    assert!(refused.contains(why) && refused.contains("--threads 1"), "{refused}");
+    // The same queue pairs without stop_when_done take both cores.
+    assert_eq!(default_threads_on(&f.spec, &t, &config, 2), DefaultThreads { threads: 2, why_one: None });
+    // The ns-3 simulator's ECN draws (one stream for the whole run).
+    let (_, t) = fabric(1 << 20);
+    let mut ns3 = SimConfig::new(1, 50 * US);
+    ns3.ecn_draws = crate::sim::EcnDraws::Ns3 { first_stream: 0, run: 1 };
+    let why = default_threads_on(&f.spec, &t, &ns3, 2).why_one.expect("one thread");
+    assert!(why.contains("ECN draws"), "{why}");
+}
+
+#[test]
+fn a_run_that_fits_on_one_thread_but_not_on_sixteen_is_refused_up_front() {
+    // Switch buffers of 8 GB each: the packets they could hold are estimated at about 5 GiB a
+    // copy, under the 20 GiB limit once and far over it sixteen times.
+    let (f, t) = fabric(8_000_000_000);
+    let config = SimConfig::new(1, 10 * US);
+    assert!(Simulation::new(&f.spec, &t, &config).is_ok(), "one copy fits");
+    let err = run_threads(&f.spec, &t, &config, 16).unwrap_err();
+    assert!(matches!(err, SimError::MemoryTooLarge { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("the run on 16 threads, each holding its own copy of ("), "{text}");
+    assert!(text.contains("run on fewer threads (--threads "), "{text}");
+    // The default, which does not know the memory, goes on one thread instead, with one
+    // thread's results.
+    let (r, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 16).expect("one thread");
+    assert_eq!((threads, profile), (1, None));
+    assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
+    // Where the copies fit, the threads asked for.
+    let (small, _) = fabric(1 << 20);
+    let (_, profile, threads) = run_threads_or_one(&small.spec, &t, &config, 2).expect("two threads");
+    assert_eq!((threads, profile.map(|p| p.parts.len())), (2, Some(2)));
+}
+
+#[test]
+fn the_profile_counts_each_parts_events_windows_and_messages() {
+    let (f, t) = fabric(1 << 20);
+    let config = SimConfig::new(1, 50 * US);
+    let (r, profile) = run_threads_profiled(&f.spec, &t, &config, 2).expect("two threads");
+    let profile = profile.expect("a profile on two threads");
+    assert_eq!(profile.parts.len(), 2);
+    assert_eq!(profile.parts.iter().map(|p| p.events).sum::<u64>(), r.events);
+    assert_eq!(profile.parts.iter().map(|p| p.nodes).sum::<usize>(), f.spec.nodes.len());
+    assert_eq!(profile.parts.iter().map(|p| p.hosts).sum::<usize>(), 16);
+    // Every flow crosses the spines, so both parts send frames to the other.
+    assert!(profile.parts.iter().all(|p| p.messages_sent > 0), "{profile:?}");
+    // A window is at most two lookaheads long, so 50 µs takes at least 25 / lookahead of them.
+    let lookahead = profile.lookahead;
+    assert!(lookahead > 500 * NS && profile.windows >= 50 * US / (2 * lookahead), "{profile:?}");
+    assert!(profile.parts.iter().all(|p| p.idle_windows <= profile.windows), "{profile:?}");
+    let (_, none) = run_threads_profiled(&f.spec, &t, &config, 1).expect("one thread");
+    assert!(none.is_none());
+}

@@ -142,6 +142,9 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// The distinct RED/ECN parameters of the egress queues, which name theirs by index
     /// ([`port::TcQueue`]'s `ecn`).
     pub ecn_specs: Vec<crate::ecn::EcnSpec>,
+    /// The distinct arrival settings of the switches, which the ports name by index
+    /// ([`port::PortRt`]'s `peer_ingress`).
+    pub ingress: Vec<switch::Ingress>,
     /// The look ahead's further steps run ([`ROUTE_AHEAD`], [`EGRESS_AHEAD`]): the fabric's
     /// ports take [`DEEP_LOOK_AHEAD_BYTES`] or more.
     pub deep_look_ahead: bool,

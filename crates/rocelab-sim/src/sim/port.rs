@@ -110,6 +110,12 @@ const _: () = assert!(
         && std::mem::offset_of!(PortRt, backlog) < 64
         && std::mem::offset_of!(PortRt, total_queue_bytes) < 128
 );
+// The queue depth and what a selection reads of the scheduler share the second line, which
+// the look ahead fetches for an enqueue and a dequeue alike.
+const _: () = assert!(
+    std::mem::offset_of!(PortRt, total_queue_bytes) >= 64
+        && std::mem::offset_of!(PortRt, sched) + Scheduler::HOT_BYTES <= 128
+);
 
 impl PortRt {
     /// Recompute the paused priorities (`paused`) from PFC's pause states and the link-level

@@ -481,6 +481,9 @@ impl<O: Observer> Sim<'_, O> {
                 let Some(&tc) = ing.priority_to_tc.get(ing.classify(pkt) as usize) else { return };
                 let tc = tc as usize;
                 prefetch_at(&self.ports, egress, 0);
+                // The queue depth and the scheduler, which the enqueue, or the frame's sending
+                // at once where the port is idle, reads.
+                prefetch_at(&self.ports, egress, offset_of!(PortRt, total_queue_bytes));
                 prefetch_at(&self.ports, egress, QUEUES + tc * size_of::<TcQueue>());
             }
             Event::TxDone { port } => {

@@ -177,26 +177,27 @@ impl<O: Observer> Sim<'_, O> {
     /// arrival settings are `self.ingress[ingress]` (the port's `local` and `owner` and the
     /// switch's [`Ingress`], passed by the caller from the sending port's copy).
     pub(super) fn switch_arrive(&mut self, port: u32, sw_idx: u32, local: u32, ingress: u16, id: u32) {
-        let ing = self.ingress[ingress as usize];
-        if ing.quirks {
-            self.switch_arrive_quirks(port, sw_idx, local, &ing, id)
+        if self.ingress[ingress as usize].quirks {
+            self.switch_arrive_quirks(port, sw_idx, local, ingress, id)
         } else {
-            self.switch_arrive_as::<false>(port, sw_idx, local, &ing, id)
+            self.switch_arrive_as::<false>(port, sw_idx, local, ingress, id)
         }
     }
 
     /// The arrival at a switch with simulator-model settings, out of the event loop.
     #[inline(never)]
-    fn switch_arrive_quirks(&mut self, port: u32, sw_idx: u32, local: u32, ing: &Ingress, id: u32) {
-        self.switch_arrive_as::<true>(port, sw_idx, local, ing, id)
+    fn switch_arrive_quirks(&mut self, port: u32, sw_idx: u32, local: u32, ingress: u16, id: u32) {
+        self.switch_arrive_as::<true>(port, sw_idx, local, ingress, id)
     }
 
     /// [`Sim::switch_arrive`], with the switch's simulator-model settings read where `QUIRKS`
     /// (see [`SwitchRt::quirks`]), left out of the common path where not.
     #[inline(always)]
-    fn switch_arrive_as<const QUIRKS: bool>(&mut self, port: u32, sw_idx: u32, local: u32, ing: &Ingress, id: u32) {
+    fn switch_arrive_as<const QUIRKS: bool>(&mut self, port: u32, sw_idx: u32, local: u32, ingress: u16, id: u32) {
         let now = self.now;
         let (sw_idx, local) = (sw_idx as usize, local as usize);
+        // Read in place: a copy of the entry cost a dozen instructions per arrival.
+        let ing = &self.ingress[ingress as usize];
         let pkt = self.pool.get_mut(id);
         let prio = ing.classify(pkt);
         let frame = pkt.frame_bytes;

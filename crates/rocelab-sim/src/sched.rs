@@ -24,7 +24,7 @@ pub enum Tsa {
 
 /// DWRR + strict scheduler state of one egress port. Fixed-size (no heap) and small, so that it
 /// lives inside the port's hot cache lines. Laid out by use (`repr(C)`): what every selection
-/// reads (the masks, the round-robin state, the deficits) in the first [`Scheduler::HOT_BYTES`],
+/// reads (the masks, the round-robin state, the deficits) in the first `Scheduler::HOT_BYTES`,
 /// which the port keeps in one cache line; the quanta, read once per visit, after them.
 #[derive(Clone, Debug)]
 #[repr(C)]

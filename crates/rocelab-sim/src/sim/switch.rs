@@ -55,9 +55,9 @@ const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::off
 /// priority's PG and traffic class, and [`SwitchRt::quirks`]. A fabric has a few distinct ones
 /// (one on a generated fat tree), kept in `Sim::ingress` and named by the sending port
 /// (`PortRt::peer_ingress`): that small table stays cached, where each switch's own maps were a
-/// cache line per switch, a miss of its own on large fabrics (1,280 switches on the k = 32 fat
-/// tree, where the look ahead that works out a frame's MMU slot and egress queue waited on them
-/// for a fifth of its run).
+/// second cache line per switch, read by every arrival and by the look ahead that works out its
+/// MMU slot and egress queue (on the k = 32 fat tree, 1,280 switches: 0.4 of the 9.5 L2 misses
+/// per event, by cachegrind).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Ingress {
     pub trust: Trust,
@@ -196,7 +196,7 @@ impl<O: Observer> Sim<'_, O> {
     fn switch_arrive_as<const QUIRKS: bool>(&mut self, port: u32, sw_idx: u32, local: u32, ingress: u16, id: u32) {
         let now = self.now;
         let (sw_idx, local) = (sw_idx as usize, local as usize);
-        // Read in place: a copy of the entry cost a dozen instructions per arrival.
+        // Read in place (a copy of the 83-byte entry cost 0.8 instructions per event).
         let ing = &self.ingress[ingress as usize];
         let pkt = self.pool.get_mut(id);
         let prio = ing.classify(pkt);

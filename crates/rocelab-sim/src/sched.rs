@@ -23,23 +23,26 @@ pub enum Tsa {
 }
 
 /// DWRR + strict scheduler state of one egress port. Fixed-size (no heap) and small, so that it
-/// lives inside the port's hot cache lines.
+/// lives inside the port's hot cache lines. Laid out by use (`repr(C)`): what every selection
+/// reads (the masks, the round-robin state, the deficits) in the first `Scheduler::HOT_BYTES`,
+/// which the port keeps in one cache line; the quanta, read once per visit, after them.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Scheduler {
     /// Bit `tc`: class `tc` is a strict class (served highest class first).
     strict_mask: u8,
-    /// ETS classes in round-robin order (`n_ets` of them).
-    ets: [u8; 8],
-    n_ets: u8,
     /// Bit `tc`: class `tc` is an ETS class.
     ets_mask: u8,
+    n_ets: u8,
     /// Index into `ets` of the class being visited.
     cur: u8,
     fresh_visit: bool,
-    /// Per class, bytes added to the deficit per visit (at most 255 × a frame, far below 2³²).
-    quantum: [u32; 8],
+    /// ETS classes in round-robin order (`n_ets` of them).
+    ets: [u8; 8],
     /// Per class, bytes it may still send this visit (below quantum + frame).
     deficit: [u32; 8],
+    /// Per class, bytes added to the deficit per visit (at most 255 × a frame, far below 2³²).
+    quantum: [u32; 8],
 }
 
 impl Scheduler {
@@ -145,9 +148,9 @@ impl Scheduler {
         }
     }
 
-    /// Byte offset of the deficits in a `Scheduler` (for the engine to prefetch the cache line
-    /// they are in).
-    pub(crate) const DEFICITS_OFFSET: usize = std::mem::offset_of!(Scheduler, deficit);
+    /// Bytes from the start of a `Scheduler` that a selection reads besides a quantum: the
+    /// masks, the round-robin state and the deficits.
+    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(Scheduler, quantum);
 
     /// Deficit of a class (for tests and diagnostics).
     pub fn deficit(&self, tc: TrafficClass) -> u64 {

@@ -2,6 +2,7 @@
 //! [`Results`].
 
 use super::rdma::NO_QP;
+use super::switch::Ingress;
 use super::tcp::TcpHosts;
 use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
 use crate::error::SimError;
@@ -366,12 +367,31 @@ fn build<'o, O: Observer>(
         }
     }
 
-    // Each port's copy of its peer's identity (see `PortRt::peer_owner`).
+    // Each switch's arrival settings, shared by the switches with equal ones (`Ingress`).
+    let mut ingress = Vec::new();
+    let mut switch_ingress = Vec::with_capacity(switches.len());
+    for sw in &switches {
+        let Some(i) = Ingress::index_in(&mut ingress, Ingress::of(sw)) else {
+            return Err(SimError::spec(
+                "fabric.qos",
+                format!("more than {} distinct switch QoS settings; give switches shared QoS profiles", u16::MAX),
+            ));
+        };
+        switch_ingress.push(i);
+    }
+    // Each port's copy of its peer's identity (see `PortRt::peer_owner`) and of its switch's
+    // `quirks`.
     for g in 0..ports.len() {
         let q = &ports[ports[g].peer as usize];
         let (owner, local, is_host) = (q.owner, q.local, q.is_host);
         let p = &mut ports[g];
         (p.peer_owner, p.peer_local, p.peer_is_host) = (owner, local, is_host);
+        if !is_host {
+            p.peer_ingress = switch_ingress[owner as usize];
+        }
+        if !p.is_host {
+            p.quirks = switches[p.owner as usize].quirks;
+        }
     }
 
     // The standby ports of an active-backup bond carry nothing: routing does not see them.
@@ -571,6 +591,7 @@ fn build<'o, O: Observer>(
         part: None,
         deep_look_ahead: ports_bytes >= super::DEEP_LOOK_AHEAD_BYTES,
         ecn_specs,
+        ingress,
     };
     // TCP and iWARP flows: a connection each, opened as the storage protocols open theirs.
     for (i, (f, owner)) in specs.iter().enumerate() {
@@ -644,6 +665,8 @@ fn new_port(
         peer_owner: 0,
         peer_local: 0,
         peer_is_host: false,
+        quirks: false,
+        peer_ingress: 0,
         rate,
         prop,
         arrival_delay: prop + peer_latency,

@@ -24,7 +24,6 @@ use crate::observer::{Direction, Observer};
 use crate::packet::{prefetch_at, PacketPool};
 use crate::rng::Rng;
 use crate::routing::Routes;
-use crate::sched::Scheduler;
 use crate::stats::Conservation;
 use crate::time::Time;
 use crate::traffic::FlowSpec;
@@ -145,6 +144,9 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// The distinct RED/ECN parameters of the egress queues, which name theirs by index
     /// ([`port::TcQueue`]'s `ecn`).
     pub ecn_specs: Vec<crate::ecn::EcnSpec>,
+    /// The distinct arrival settings of the switches, which the ports name by index
+    /// ([`port::PortRt`]'s `peer_ingress`).
+    pub ingress: Vec<switch::Ingress>,
     /// The look ahead's further steps run ([`ROUTE_AHEAD`], [`EGRESS_AHEAD`]): the fabric's
     /// ports take [`DEEP_LOOK_AHEAD_BYTES`] or more.
     pub deep_look_ahead: bool,
@@ -292,11 +294,11 @@ impl<O: Observer> Sim<'_, O> {
         use std::mem::offset_of;
         match ev {
             Event::TxDone { port } => {
-                // The link, the transmitter and the flags; the queue depth and the scheduler.
+                // The link, the transmitter and the flags; the queue depth and the scheduler (one
+                // line but for the quanta, read once per visit: see `PortRt`'s layout).
                 let port = port as usize;
                 prefetch_at(&self.ports, port, 0);
                 prefetch_at(&self.ports, port, offset_of!(PortRt, total_queue_bytes));
-                prefetch_at(&self.ports, port, offset_of!(PortRt, sched) + Scheduler::DEFICITS_OFFSET);
             }
             Event::WireArrive { port, pkt } => {
                 // The peer and its identity: in the first line of the sending port.

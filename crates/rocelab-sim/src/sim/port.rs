@@ -38,6 +38,13 @@ pub(crate) struct PortRt {
     pub peer_owner: u32,
     pub peer_local: u32,
     pub peer_is_host: bool,
+    /// A switch port: its switch's [`super::switch::SwitchRt::quirks`], copied here for the
+    /// dequeue, which reads no other line of the switch but its first.
+    pub quirks: bool,
+    /// A switch peer: the index in `Sim::ingress` of its switch's arrival settings
+    /// ([`super::switch::Ingress`]), which an arrival and its look ahead read instead of the
+    /// switch's own maps (0 and unused for a host peer).
+    pub peer_ingress: u16,
     /// When the frame being sent (`busy`) has been serialized.
     pub tx_end: Time,
     /// Index of the port within its node.
@@ -97,9 +104,17 @@ pub(crate) struct PortRt {
 const _: () = assert!(std::mem::size_of::<TcQueue>() == 64);
 const _: () = assert!(
     std::mem::offset_of!(PortRt, peer_is_host) < 64
+        && std::mem::offset_of!(PortRt, peer_ingress) < 64
+        && std::mem::offset_of!(PortRt, quirks) < 64
         && std::mem::offset_of!(PortRt, tx_end) < 64
         && std::mem::offset_of!(PortRt, backlog) < 64
         && std::mem::offset_of!(PortRt, total_queue_bytes) < 128
+);
+// The queue depth and what a selection reads of the scheduler share the second line, which
+// the look ahead fetches for an enqueue and a dequeue alike.
+const _: () = assert!(
+    std::mem::offset_of!(PortRt, total_queue_bytes) >= 64
+        && std::mem::offset_of!(PortRt, sched) + Scheduler::HOT_BYTES <= 128
 );
 
 impl PortRt {
@@ -265,11 +280,11 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(always)]
     pub(super) fn wire_arrive(&mut self, port: u32, id: u32) {
         let p = &self.ports[port as usize];
-        let (peer, owner, local) = (p.peer, p.peer_owner, p.peer_local);
+        let (peer, owner, local, ingress) = (p.peer, p.peer_owner, p.peer_local, p.peer_ingress);
         if p.peer_is_host {
             self.host_arrive(peer, owner, id);
         } else {
-            self.switch_arrive(peer, owner, local, id);
+            self.switch_arrive(peer, owner, local, ingress, id);
         }
     }
 }

@@ -216,8 +216,8 @@ enum Command {
         quiet: bool,
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
         /// leaf-spine) synchronized conservatively: the same results as one thread. Not yet
-        /// with TCP, iWARP, iperf or storage traffic, stop-when-done, hpcc-compat's ECN draws,
-        /// --out or --pcap (refused with the reason).
+        /// with hpcc-compat's ECN draws, SMB Direct jobs whose send credits may run out, --out
+        /// or --pcap (refused with the reason).
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
         threads: u32,
     },

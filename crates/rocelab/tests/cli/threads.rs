@@ -78,12 +78,16 @@ fn sim_threads_refuses_bad_counts_and_what_it_cannot_run() {
     let out = rocelab(&["sim", f, "--threads", "2", "--out", out_dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("--threads 2 cannot be used with --out yet"), "{}", text(&out.stderr));
-    // TCP: refused by name, exit 2.
-    let tcp = scenario(&dir.join("tcp"), &SCENARIO.replace(", transport: raw", ", transport: tcp"));
-    let out = rocelab(&["sim", tcp.to_str().unwrap(), "--threads", "2"]);
+    // The ns-3 simulator's ECN draws (one global stream): refused by name, exit 2.
+    let ns3 = SCENARIO.replace(
+        "simulation: {duration: 200us, sample_interval: 10us}",
+        "simulation: {duration: 200us, sample_interval: 10us, model: {ecn_random: hpcc}}",
+    );
+    let ns3 = scenario(&dir.join("ns3"), &ns3);
+    let out = rocelab(&["sim", ns3.to_str().unwrap(), "--threads", "2"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("TCP traffic") && err.contains("run with --threads 1"), "{err}");
+    assert!(err.contains("the ns-3 simulator's ECN draws") && err.contains("run with --threads 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

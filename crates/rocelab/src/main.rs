@@ -217,9 +217,9 @@ enum Command {
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
         /// leaf-spine) synchronized conservatively: the same results as one thread. Default:
         /// every core, up to the parts the fabric can be cut into; one thread, saying why once
-        /// (unless --quiet), when the run has what threads cannot simulate yet (storage over
-        /// RDMA, stop-when-done with RDMA queue pairs, hpcc-compat's ECN draws, --out or
-        /// --pcap), which an explicit N above 1 refuses with the reason.
+        /// (unless --quiet), when the run has what threads cannot simulate yet (hpcc-compat's
+        /// ECN draws, SMB Direct jobs whose send credits may run out, --out or --pcap), which
+        /// an explicit N above 1 refuses with the reason.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
         threads: Option<u32>,
         /// On several threads, print on stderr how each thread's time went (building, running

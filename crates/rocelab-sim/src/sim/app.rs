@@ -184,8 +184,9 @@ impl<O: Observer> Sim<'_, O> {
         self.pingpong_post(q, test, at);
     }
 
-    /// A work request of QP `q` completed; the application sees it at `visible`.
-    pub(super) fn app_completed(&mut self, q: u32, c: Completion, visible: Time) {
+    /// A work request of QP `q` completed, made by a frame's arrival at host port `port`; the
+    /// application sees it at `visible`.
+    pub(super) fn app_completed(&mut self, q: u32, c: Completion, visible: Time, port: u32) {
         let now = self.now;
         match self.qps[q as usize].app {
             App::Flow { remaining, stop, .. } => {
@@ -197,7 +198,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.finished_sending = true;
                     if flow.spec.size_bytes.is_some() && flow.completed_at.is_none() {
                         flow.completed_at = Some(now);
-                        self.flow_done(now);
+                        self.flow_done_on(now, port);
                     }
                 } else if visible >= stop && idle {
                     // Stopped: nothing more is posted, and the last message is done.

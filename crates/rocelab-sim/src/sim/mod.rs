@@ -317,13 +317,9 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// A sized flow completed at `at` (now or, for a delivery still draining into host memory,
-    /// later): a run that stops as soon as its flows are done ends with the last of them.
-    pub(crate) fn flow_done(&mut self, at: Time) {
-        self.flow_done_on(at, parallel::NO_PORT);
-    }
-
-    /// [`Sim::flow_done`] for a completion made by a frame's arrival at host port `port`. A
-    /// part of a run on several threads notes it instead (`parallel::stop`).
+    /// later), made by a frame's arrival at host port `port` (every completion is): a run that
+    /// stops as soon as its flows are done ends with the last of them. A part of a run on
+    /// several threads notes it instead (`parallel::stop`).
     pub(crate) fn flow_done_on(&mut self, at: Time, port: u32) {
         if self.open_flows == u64::MAX {
             return;

@@ -205,3 +205,40 @@ fn sim_falls_back_to_one_thread_by_default_saying_why_once() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Storage over RDMA examples: the Demartek iSER and NFS over RDMA runs (RoCE) and the Storage
+/// Spaces Direct nodes' SMB Direct reads over RoCE and iWARP (local and remote jobs): the same
+/// results on one and two threads.
+#[test]
+fn storage_over_rdma_examples_give_the_same_results_on_one_and_two_threads() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let runs = [
+        ("demartek-config5-linux-iser-nfs.yaml", "iser"),
+        ("demartek-config5-linux-iser-nfs.yaml", "nfs-rdma"),
+        ("microsoft-s2d-fastlinq-iwarp-roce.yaml", "iwarp"),
+        ("microsoft-s2d-fastlinq-iwarp-roce.yaml", "iwarp-and-roce"),
+    ];
+    for (example, variant) in runs {
+        let file = examples.join(example);
+        let run = |threads: &str| {
+            let args =
+                ["sim", file.to_str().unwrap(), "--variant", variant, "--format", "json", "-q", "--threads", threads];
+            let out = rocelab(&args);
+            assert!(out.status.success(), "{example} {variant} --threads {threads}: {}", text(&out.stderr));
+            let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+            for k in ["peak_packets_in_flight", "peak_pending_events"] {
+                v["results"].as_object_mut().expect("results").remove(k);
+            }
+            v
+        };
+        let one = run("1");
+        let jobs = one["results"]["jobs"].as_array().expect("jobs");
+        let ios = |j: &serde_json::Value| {
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap()
+        };
+        assert!(!jobs.is_empty() && jobs.iter().all(|j| ios(j) > 0), "{example} {variant}: every job completes IOs");
+        // Two threads: more than the machine's cores would spend minutes at the barrier of
+        // these short-cabled fabrics' many windows (the library's tests cover 1 to 4).
+        assert!(run("2") == one, "{example} {variant} --threads 2: results differ from one thread's");
+    }
+}

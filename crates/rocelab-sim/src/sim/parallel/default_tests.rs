@@ -52,24 +52,19 @@ fn the_default_is_every_core_up_to_the_parts_when_the_run_can_use_them() {
 fn the_default_falls_back_to_one_thread_naming_what_cannot_run_on_more() {
     let (f, mut t) = fabric(1 << 20);
     let config = SimConfig::new(1, 50 * US);
-    // RDMA queue pairs on one flow, in a run that stops when its flows are done: one thread
-    // by default, the feature named; asked for explicitly, two threads are refused.
+    // The ns-3 simulator's ECN draws (one stream for the whole run): one thread by default,
+    // the feature named; asked for explicitly, two threads are refused.
+    let mut ns3 = config;
+    ns3.ecn_draws = crate::sim::EcnDraws::Ns3 { first_stream: 0, run: 1 };
+    let why = "the ns-3 simulator's ECN draws and event order (hpcc-compat's ecn_random: hpcc)";
+    assert_eq!(default_threads_on(&f.spec, &t, &ns3, 2), DefaultThreads { threads: 1, why_one: Some(why.into()) });
+    let refused = run_threads(&f.spec, &t, &ns3, 2).unwrap_err().to_string();
+    assert!(refused.contains(why) && refused.contains("--threads 1"), "{refused}");
+    // RDMA queue pairs in a run that stops when its flows are done take both cores.
     t.flows[0] = t.flows[0].rc(crate::rdma::RdmaOp::Write);
     let mut stop = config;
     stop.stop_when_done = true;
-    let d = default_threads_on(&f.spec, &t, &stop, 2);
-    let why = "a run that stops when its RDMA queue pairs are done (stop_when_done)";
-    assert_eq!(d, DefaultThreads { threads: 1, why_one: Some(why.into()) });
-    let refused = run_threads(&f.spec, &t, &stop, 2).unwrap_err().to_string();
-    assert!(refused.contains(why) && refused.contains("--threads 1"), "{refused}");
-    // The same queue pairs without stop_when_done take both cores.
-    assert_eq!(default_threads_on(&f.spec, &t, &config, 2), DefaultThreads { threads: 2, why_one: None });
-    // The ns-3 simulator's ECN draws (one stream for the whole run).
-    let (_, t) = fabric(1 << 20);
-    let mut ns3 = SimConfig::new(1, 50 * US);
-    ns3.ecn_draws = crate::sim::EcnDraws::Ns3 { first_stream: 0, run: 1 };
-    let why = default_threads_on(&f.spec, &t, &ns3, 2).why_one.expect("one thread");
-    assert!(why.contains("ECN draws"), "{why}");
+    assert_eq!(default_threads_on(&f.spec, &t, &stop, 2), DefaultThreads { threads: 2, why_one: None });
 }
 
 #[test]

@@ -35,18 +35,21 @@
 //! **Stopping when the flows are done** takes two passes: one to find the instant, one to run
 //! to it ([`stop`]).
 //!
-//! **Storage over TCP.** Clones, storage owners and cores live at their nodes; an IO slot has
-//! a copy at each end of its session, kept by messages (`sim/storage/parts.rs`).
+//! **Storage.** Clones, storage owners and cores live at their nodes; an IO slot has a copy at
+//! each end of its session, kept by messages. Over RDMA a READ gate lives at its requester, a
+//! RoCE queue pair's list of messages in flight at their receiver (each entry sent there as it
+//! is posted), an SMB Direct sender's credits at the sender, granted back by message
+//! (`sim/storage/parts.rs`).
 //!
 //! **RDMA queue pairs and perftest.** Each endpoint of a queue pair (its transport, its
 //! congestion control or notification point, its timer) lives at its host; a perftest test's
 //! record at its client (`sim/rdma/mod.rs`).
 //!
-//! **What runs on one thread only** (refused with a message naming it): storage over RDMA
-//! (its IO slots are not yet kept at both ends over RDMA sessions), runs that stop when their
-//! RDMA queue pairs are done (their completions come from timers as well as arrivals),
-//! the ns-3 draws and push order of `hpcc-compat` (one global stream and order by nature), and
-//! observers (pcap, traces: they need one total order of frames).
+//! **What runs on one thread only** (refused with a message naming it): SMB Direct sessions
+//! whose send credits may run out (a grant is made at once at the receiver, with no frame, so
+//! a sender in another part would learn of it a window late), the ns-3 draws and push order of
+//! `hpcc-compat` (one global stream and order by nature), and observers (pcap, traces: they
+//! need one total order of frames).
 
 #[cfg(test)]
 mod default_tests;
@@ -59,13 +62,16 @@ mod tests;
 #[cfg(test)]
 mod tests_stop;
 #[cfg(test)]
+mod tests_stop_rdma;
+#[cfg(test)]
 mod tests_storage;
+#[cfg(test)]
+mod tests_storage_rdma;
 #[cfg(test)]
 mod tests_tcp;
 
 pub use partition::{partition, Partition};
 pub use profile::{PartProfile, ThreadsProfile};
-pub(crate) use stop::NO_PORT;
 use stop::{Done, Stop};
 
 use super::build::MAX_END_TIME;
@@ -76,7 +82,6 @@ use crate::observer::NoObserver;
 use crate::packet::Packet;
 use crate::spec::NetworkSpec;
 use crate::stats::Results;
-use crate::storage::plan::StorageTransport;
 use crate::time::Time;
 use crate::traffic::Traffic;
 use profile::Clock;
@@ -171,12 +176,9 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
 
 /// What a run on several threads cannot do yet, or `None`.
 fn unsupported(traffic: &Traffic, config: &SimConfig) -> Option<&'static str> {
-    if traffic.storage.sessions.iter().any(|s| s.initiator != s.target && s.transport != StorageTransport::Tcp) {
-        return Some("storage over RDMA (RoCE or iWARP)");
-    }
-    if config.stop_when_done && traffic.flows.iter().any(|f| matches!(f.transport, crate::traffic::Transport::Rc(_))) {
-        // Their completions come from timers as well as arrivals (see `stop`).
-        return Some("a run that stops when its RDMA queue pairs are done (stop_when_done)");
+    if crate::sim::storage::parts::credits_may_run_out(&traffic.storage) {
+        // A credit returns at once, with no frame to cross with (`sim/storage/parts.rs`).
+        return Some("SMB Direct sessions whose send credits may run out (fewer credits than SENDs in flight)");
     }
     if config.event_order == EventOrder::PushOrder || config.ecn_draws != super::EcnDraws::Rocelab {
         return Some("the ns-3 simulator's ECN draws and event order (hpcc-compat's ecn_random: hpcc)");

@@ -19,18 +19,23 @@
 //! simulation with `T` as its end time and no counting: every part runs its events up to and
 //! including `T`, none after, and the results are taken at `T`; `StopRun` itself, one event of
 //! the one-thread run, is added to the count. A run whose flows do not all complete by the end
-//! time is the first pass alone, run to the end. Every completion that ends a run on several
-//! threads is made by a frame arriving at a host port (RDMA queue pairs, whose completions
-//! also come from timers, run on one thread), so its key is that arrival's.
+//! time is the first pass alone, run to the end.
+//!
+//! **The key of a completion.** Every completion is made by a frame arriving at a host port,
+//! so its key is that arrival's: an open-loop flow's last byte, a TCP or iWARP flow's last
+//! acknowledgement or byte in order, an RDMA queue pair's last ACK or READ response (its
+//! requester's timer only resends; the completion comes with the ACK or response that
+//! follows). An arrival's key names the port that sent the frame, and no port sends two frames
+//! that arrive at one instant (a frame takes time to serialize), so no two arrivals share a key
+//! at one instant: the order of equal keys (which the queue leaves to chance: `event/key.rs`)
+//! never decides which completion is last. The completions one arrival makes keep their order
+//! in its part's notes (`seq`).
 
 use super::PartRt;
 use crate::event::{Event, Key};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::{Sim, Simulation};
 use crate::time::Time;
-
-/// No port: a completion not made by an arrival (an RDMA queue pair's).
-pub(crate) const NO_PORT: u32 = u32::MAX;
 
 /// A completion noted by a part in the first pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -57,8 +62,7 @@ pub(crate) enum Stop {
 impl<O: Observer> Sim<'_, O> {
     /// Note a completion made by an arrival at host port `port` (see the module documentation).
     pub(in crate::sim) fn note_done(&mut self, at: Time, port: u32) {
-        debug_assert_ne!(port, NO_PORT, "completions on several threads come from arrivals");
-        let (now, peer) = (self.now, self.ports.get(port as usize).map_or(NO_PORT, |p| p.peer));
+        let (now, peer) = (self.now, self.ports[port as usize].peer);
         // An arrival is named by the port that sent the frame.
         let key = Event::WireArrive { port: peer, pkt: 0 }.key();
         let part: &mut PartRt = self.part.as_deref_mut().expect("a part");

@@ -82,18 +82,6 @@ fn storage_over_tcp_with_drops_gives_the_same_results_on_every_thread_count() {
     assert!(r.jobs.iter().all(|j| j.read.total_ios + j.write.total_ios > 0), "every job completes IOs");
 }
 
-#[test]
-fn storage_over_rdma_is_refused_by_name() {
-    let f = fabric(&FabricDefaults::lossless(3, 40_000));
-    let t = storage(&f, &[ProtocolKind::NvmeRdma], &[RwMode::RandRead], FlowClass::roce(3, 26));
-    match run_threads(&f.spec, &t, &SimConfig::new(1, 100 * US), 2) {
-        Err(SimError::InvalidConfig { message }) => {
-            assert!(message.starts_with("RDMA queue pairs") || message.starts_with("storage over RDMA"), "{message}")
-        }
-        other => panic!("expected a refusal, got {other:?}"),
-    }
-}
-
 /// Random storage jobs over TCP (protocol, mode, block size, depth, clones, initiator and
 /// target anywhere, a local job among them) on random leaf-spine fabrics, lossless or lossy:
 /// the same results on 1 to 4 threads each time.

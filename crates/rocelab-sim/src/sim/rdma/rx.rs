@@ -35,7 +35,7 @@ impl<O: Observer> Sim<'_, O> {
                         qp.cnps_received += 1;
                         qp.cc.on_cnp(now);
                     }
-                    self.rc_on_ack(q, &pkt)
+                    self.rc_on_ack(q, &pkt, port)
                 }
                 PacketKind::Cnp => {
                     let qp = &mut self.qps[q as usize];
@@ -82,7 +82,7 @@ impl<O: Observer> Sim<'_, O> {
                     }
                 }
                 if pkt.kind == PacketKind::ReadResponse {
-                    self.rc_on_read_response(q, &pkt, delivered_at);
+                    self.rc_on_read_response(q, &pkt, delivered_at, port);
                 } else {
                     self.rc_on_request(q, &pkt, delivered_at);
                 }
@@ -121,8 +121,9 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// A READ response at the requester, its payload in memory at `delivered_at` (+ PCIe).
-    fn rc_on_read_response(&mut self, q: u32, pkt: &Packet, delivered_at: Time) {
+    /// A READ response at the requester (arrived at host port `port`), its payload in memory at
+    /// `delivered_at` (+ PCIe).
+    fn rc_on_read_response(&mut self, q: u32, pkt: &Packet, delivered_at: Time, port: u32) {
         let now = self.now;
         let qp = &mut self.qps[q as usize];
         let t = qp.timing[REQUESTER as usize];
@@ -132,7 +133,7 @@ impl<O: Observer> Sim<'_, O> {
                 flow.delivered_bytes += pkt.payload_bytes as u64;
                 flow.last_delivery = flow.last_delivery.max(delivered_at);
                 let visible = (now + t.completion).max(delivered_at + t.rx_pcie);
-                self.rc_completions(q, visible);
+                self.rc_completions(q, visible, port);
                 // The requester may send again (window).
                 self.rc_kick(q, REQUESTER);
             }
@@ -142,8 +143,8 @@ impl<O: Observer> Sim<'_, O> {
         self.rc_rearm(q, REQUESTER);
     }
 
-    /// An ACK or NAK at the requester.
-    fn rc_on_ack(&mut self, q: u32, pkt: &Packet) {
+    /// An ACK or NAK at the requester (arrived at host port `port`).
+    fn rc_on_ack(&mut self, q: u32, pkt: &Packet, port: u32) {
         let now = self.now;
         let (syndrome, _msn) = wire::unpack_aeth(pkt.ext);
         let qp = &mut self.qps[q as usize];
@@ -153,18 +154,19 @@ impl<O: Observer> Sim<'_, O> {
                 qp.cc.on_ack(now, 0, None);
             }
             let visible = now + qp.timing[REQUESTER as usize].completion;
-            self.rc_completions(q, visible);
+            self.rc_completions(q, visible, port);
             self.rc_kick(q, REQUESTER);
         }
         self.rc_rearm(q, REQUESTER);
     }
 
     /// Hand the requester's completed work requests to the application; the application sees
-    /// them at `visible`.
-    fn rc_completions(&mut self, q: u32, visible: Time) {
+    /// them at `visible`. They come from the arrival of a frame at host port `port` (every
+    /// completion does: an ACK or a READ response; the requester's timer only resends).
+    fn rc_completions(&mut self, q: u32, visible: Time, port: u32) {
         while let Some(c) = self.qps[q as usize].req.take_completion() {
             self.qps[q as usize].messages_completed += 1;
-            self.app_completed(q, c, visible);
+            self.app_completed(q, c, visible, port);
         }
     }
 

@@ -522,8 +522,8 @@ impl<O: Observer> Sim<'_, O> {
             let c = sess.conn;
             self.iwarp_post(c, side, op, len, id);
         } else {
-            sess.fifo[role].push_back(posted);
             let q = sess.qp[role];
+            self.fifo_posted(session, role, posted);
             self.post_op(q, 0, op, len, now);
         }
     }
@@ -564,6 +564,15 @@ impl<O: Observer> Sim<'_, O> {
     /// The peer consumed one SMB Direct SEND of `role` and grants its credit back; SENDs
     /// waiting for one go while credits last.
     pub(super) fn grant_credit(&mut self, session: usize, role: usize) {
+        if self.credit_crosses(session, role) {
+            return;
+        }
+        self.credit_returned(session, role);
+    }
+
+    /// One SMB Direct credit of `role` is back at its sender: SENDs waiting for one go while
+    /// credits last.
+    fn credit_returned(&mut self, session: usize, role: usize) {
         if let Some(c) = self.storage.sessions[session].credits[role].as_mut() {
             c.on_grant(1, 1);
         }
@@ -623,15 +632,17 @@ impl<O: Observer> Sim<'_, O> {
         self.queue.push(done, Event::StepDone { io, step });
     }
 
-    /// The node where step `s` of an IO of `session` starts (the side that writes a transfer,
-    /// the target for a service), or with `done`, where it is done (the side a transfer is
+    /// The node where step `s` of an IO of `session` starts (the side that writes a transfer
+    /// or posts an RDMA READ, the target for a service), or with `done`, where it is done (the side a transfer is
     /// written to).
     fn step_node(&self, session: usize, s: &Step, done: bool) -> u32 {
         let sess = &self.storage.sessions[session];
         match s.kind {
             StepKind::Service => sess.target,
             StepKind::Transfer(tr) => {
-                let side = if done { side_of(tr.from.peer()) } else { side_of(tr.from) };
+                // An RDMA READ is posted by the side the data goes to, where it is done too.
+                let side =
+                    if done || tr.medium == Medium::RdmaRead { side_of(tr.from.peer()) } else { side_of(tr.from) };
                 if side == 0 {
                     sess.initiator
                 } else {

@@ -80,10 +80,10 @@ pub use perftest::{PerftestKind, PerftestLength, PerftestResults, PerftestSpec};
 pub use rdma::{RcConfig, RdmaOp};
 pub use sched::{TrafficClass, Tsa};
 pub use sim::{
-    check_least, default_threads, default_threads_on, least_bytes, partition, run, run_threads, run_threads_or_one,
-    run_threads_profiled, run_threads_watched, run_with_observer, DefaultThreads, EcnDraws, EventOrder, PartProfile,
-    Partition, RunEstimate, Sampling, SimConfig, Simulation, ThreadsProfile, Watch, MAX_END_TIME, MAX_RUN_BYTES,
-    WATCH_EVERY,
+    check_least, default_threads, default_threads_on, frames_a_window, least_bytes, partition, run, run_threads,
+    run_threads_or_one, run_threads_profiled, run_threads_watched, run_with_observer, DefaultThreads, EcnDraws,
+    EventOrder, PartProfile, Partition, RunEstimate, Sampling, SimConfig, Simulation, ThreadsProfile, Watch,
+    MAX_END_TIME, MAX_RUN_BYTES, MIN_FRAMES_A_WINDOW, WATCH_EVERY,
 };
 pub use spec::NicSpec;
 pub use spec::{

@@ -216,7 +216,9 @@ enum Command {
         quiet: bool,
         /// Simulate on N threads, the fabric cut into N parts (pods of a fat tree, leaves of a
         /// leaf-spine) synchronized conservatively: the same results as one thread. Default:
-        /// every core, up to the parts the fabric can be cut into; one thread, saying why once
+        /// every core, up to the parts the fabric can be cut into, when a window of the
+        /// threads holds enough work (links that carry 1,000 full-size frames in the cut's
+        /// least delay; else one thread, silently); one thread, saying why once
         /// (unless --quiet), when the run has what threads cannot simulate yet (hpcc-compat's
         /// ECN draws, SMB Direct jobs whose send credits may run out, --out or --pcap), which
         /// an explicit N above 1 refuses with the reason.

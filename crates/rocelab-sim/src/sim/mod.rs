@@ -33,8 +33,9 @@ pub use config::{EcnDraws, EventOrder, Sampling, SimConfig};
 pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
 pub use parallel::{
-    default_threads, default_threads_on, partition, run_threads, run_threads_or_one, run_threads_profiled,
-    run_threads_watched, DefaultThreads, PartProfile, Partition, ThreadsProfile, Watch, WATCH_EVERY,
+    default_threads, default_threads_on, frames_a_window, partition, run_threads, run_threads_or_one,
+    run_threads_profiled, run_threads_watched, DefaultThreads, PartProfile, Partition, ThreadsProfile, Watch,
+    MIN_FRAMES_A_WINDOW, WATCH_EVERY,
 };
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};

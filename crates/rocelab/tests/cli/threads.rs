@@ -152,10 +152,21 @@ fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(12)
 }
 
+/// [`SCENARIO`] with 2 km between leaves and spines (10 µs): windows long enough for the default
+/// to take every core (`rocelab_sim::MIN_FRAMES_A_WINDOW`), which the 100 m of `SCENARIO` are not.
+fn long_cables() -> String {
+    SCENARIO.replace("fabric_cable: 100m", "fabric_cable: 2km")
+}
+
 #[test]
 fn sim_runs_on_every_core_by_default_with_one_threads_results() {
     let dir = fresh_dir("threads-default");
-    let file = scenario(&dir, SCENARIO);
+    // Metres of cable: one thread, without a word (nothing the threads cannot run).
+    let short = scenario(&dir.join("short"), SCENARIO);
+    let out = rocelab(&["sim", short.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("simulating on"), "{}", text(&out.stderr));
+    let file = scenario(&dir, &long_cables());
     let out = rocelab(&["sim", file.to_str().unwrap(), "--format", "json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
@@ -195,7 +206,7 @@ fn sim_falls_back_to_one_thread_by_default_saying_why_once() {
     let out = rocelab(&["sim", rc.to_str().unwrap(), "-q"]);
     assert!(out.status.success() && out.stderr.is_empty(), "{}", text(&out.stderr));
     // --out's records need one order of events: the default is one thread there too.
-    let file = scenario(&dir.join("raw"), SCENARIO);
+    let file = scenario(&dir.join("raw"), &long_cables());
     let out_dir = dir.join("out");
     let out = rocelab(&["sim", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -10,7 +10,8 @@ use crate::traffic::{FlowClass, FlowSpec};
 const G100: u64 = 100_000_000_000;
 
 /// Four leaves of four hosts under two spines (22 nodes), each host sending to a host of the
-/// next leaf.
+/// next leaf; spine links of 3 µs, so that a window of the threads holds enough work for the
+/// default to take them ([`MIN_FRAMES_A_WINDOW`]).
 fn fabric(buffer_bytes: u64) -> (crate::topology::Fabric, Traffic) {
     let mut d = FabricDefaults::lossless(3, 100_000);
     d.switch.buffer.size_bytes = buffer_bytes;
@@ -21,7 +22,7 @@ fn fabric(buffer_bytes: u64) -> (crate::topology::Fabric, Traffic) {
         host_rate_bps: G100,
         fabric_rate_bps: G100,
         host_delay_ps: 100 * NS,
-        fabric_delay_ps: 500 * NS,
+        fabric_delay_ps: 3 * US,
     };
     let f = leaf_spine(&shape, &d);
     let mut t = Traffic::new();
@@ -108,4 +109,29 @@ fn the_profile_counts_each_parts_events_windows_and_messages() {
     assert!(profile.parts.iter().all(|p| p.idle_windows <= profile.windows), "{profile:?}");
     let (_, none) = run_threads_profiled(&f.spec, &t, &config, 1).expect("one thread");
     assert!(none.is_none());
+}
+
+#[test]
+fn the_default_takes_one_thread_when_a_window_holds_too_little_work() {
+    // The fabric's 24 links at 100G both ways over the cut's lookahead (its 3 µs spine links
+    // and one byte's serialization), in full-size frames of 1,538 bytes.
+    let (f, t) = fabric(1 << 20);
+    let cut = partition(&f.spec, 2);
+    let lookahead = cut.lookahead.expect("a cut");
+    let expected = 2 * 24 * G100 as u128 * lookahead as u128 / crate::time::SECOND as u128 / (1_538 * 8);
+    assert_eq!(frames_a_window(&f.spec, cut.lookahead) as u128, expected);
+    assert!(expected >= MIN_FRAMES_A_WINDOW as u128, "{expected}");
+    // The same fabric with 100 ns spine links: a tenth of the work a window, one thread, and no
+    // feature to name.
+    let mut short = f.spec.clone();
+    for l in &mut short.links {
+        l.delay_ps = l.delay_ps.min(100 * NS);
+    }
+    let config = SimConfig::new(1, 50 * US);
+    assert!(frames_a_window(&short, partition(&short, 2).lookahead) < MIN_FRAMES_A_WINDOW);
+    assert_eq!(default_threads_on(&short, &t, &config, 2), DefaultThreads { threads: 1, why_one: None });
+    // Asked for, two threads still run it, with one thread's results.
+    let one = run_threads(&short, &t, &config, 1).expect("one thread");
+    let two = run_threads(&short, &t, &config, 2).expect("two threads");
+    assert_eq!(results_digest(&two), results_digest(&one));
 }

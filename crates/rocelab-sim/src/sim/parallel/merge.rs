@@ -169,24 +169,23 @@ pub(super) fn finish(
             }
         }
     }
-    // The frames in the network, in one pool, and those on a wire, in one queue.
+    // The frames in the network, in part 0's pool, and those on a wire, in its queue: the other
+    // parts' live packets move over under new ids (the queue's other pending events reach no
+    // result).
     let end = engines[0].end;
-    let mut pool = crate::packet::PacketPool::new();
-    let mut queue = crate::event::EventQueue::new();
-    for e in engines.iter().take(parts) {
+    let (base, others) = engines.split_at_mut(1);
+    let base = &mut base[0];
+    for e in others.iter().take(parts - 1) {
         let mut new_id = vec![u32::MAX; e.pool.capacity_used()];
         for id in e.pool.live_ids() {
-            new_id[id as usize] = pool.alloc(*e.pool.get(id));
+            new_id[id as usize] = base.pool.alloc(*e.pool.get(id));
         }
         for ev in e.queue.pending() {
             if let Event::WireArrive { port, pkt } = ev {
-                queue.push(end, Event::WireArrive { port, pkt: new_id[pkt as usize] });
+                base.queue.push(end, Event::WireArrive { port, pkt: new_id[pkt as usize] });
             }
         }
     }
-    let base = &mut engines[0];
-    base.pool = pool;
-    base.queue = queue;
     base.conservation = conservation;
     base.events = events;
     let mut results = base.results(spec);

@@ -225,8 +225,33 @@ pub fn default_threads_on(spec: &NetworkSpec, traffic: &Traffic, config: &SimCon
     }
     match refusal(&cut, traffic, config) {
         Some(why) => DefaultThreads { threads: 1, why_one: Some(why) },
+        None if frames_a_window(spec, cut.lookahead) < MIN_FRAMES_A_WINDOW => {
+            DefaultThreads { threads: 1, why_one: None }
+        }
         None => DefaultThreads { threads: cut.parts, why_one: None },
     }
+}
+
+/// The least work a window must be able to hold for the default to take several threads, in
+/// full-size frames ([`frames_a_window`]). Every window costs a barrier (a few microseconds, and
+/// a wake-up when a thread sleeps) and the messages of the frames that cross; a fabric of a few
+/// switches with metres of cable gives windows of tens of nanoseconds, a handful of frames each,
+/// and runs several times slower on two threads than on one (the examples, 100 to 200 frames a
+/// window: 0.01-0.05 s against 0.04-0.5 s), while the 320-host fat tree of `rocelab bench`
+/// (15,611 frames a window of 1 µs) and the k = 32 fat tree (8,192 links at 100G and 16,384 at
+/// 400G over 50.42 ns: about 60,000) gain 1.4 to 1.6 times on two (docs/benchmarks.md). An
+/// explicit `--threads N` is not bound by it.
+pub const MIN_FRAMES_A_WINDOW: u64 = 1_000;
+
+/// The full-size (1,538 bytes on the wire) frames all the links of `spec` carry, both ways,
+/// in one window of `lookahead` (`None`: the whole run, any number): an upper bound on a
+/// window's work, which the traffic fills only in part.
+pub fn frames_a_window(spec: &NetworkSpec, lookahead: Option<Time>) -> u64 {
+    const FRAME_BITS: u128 = 1_538 * 8;
+    let Some(lookahead) = lookahead else { return u64::MAX };
+    let bits: u128 =
+        spec.links.iter().map(|l| 2 * l.rate_bps as u128 * lookahead as u128 / crate::time::SECOND as u128).sum();
+    u64::try_from(bits / FRAME_BITS).unwrap_or(u64::MAX)
 }
 
 /// [`crate::run`] on `threads` threads (see the module documentation): the same results, the
@@ -425,9 +450,14 @@ impl Shared<'_> {
 /// the run holds the cores. The last thread to arrive resets the count and moves the
 /// generation on (release, under the lock, so that a sleeper cannot miss it), which the others
 /// wait to see (acquire): what each wrote before the barrier is visible to all after it. It
-/// wakes the sleepers, if any (no system call otherwise).
+/// wakes the sleepers, if any (no system call otherwise). With more threads than the cores the
+/// process may use, a waiting thread sleeps at once: its polling would hold a core that a thread
+/// it waits for needs (three threads on two cores took 69 s for a storage example's many short
+/// windows that one thread runs in 0.3 s).
 struct SpinBarrier {
     n: usize,
+    /// More threads than cores: no polling.
+    oversubscribed: bool,
     count: AtomicUsize,
     generation: AtomicUsize,
     /// Threads asleep on `wake` (changed under `lock`).
@@ -443,8 +473,10 @@ impl SpinBarrier {
     const YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(5);
 
     fn new(n: usize) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         SpinBarrier {
             n,
+            oversubscribed: n > cores,
             count: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             sleepers: AtomicUsize::new(0),
@@ -468,17 +500,19 @@ impl SpinBarrier {
             return;
         }
         let started = Instant::now();
-        loop {
-            for _ in 0..Self::SPINS {
-                if self.generation.load(Ordering::Acquire) != generation {
-                    return;
+        if !self.oversubscribed {
+            loop {
+                for _ in 0..Self::SPINS {
+                    if self.generation.load(Ordering::Acquire) != generation {
+                        return;
+                    }
+                    std::hint::spin_loop();
                 }
-                std::hint::spin_loop();
+                if started.elapsed() > Self::YIELD_FOR {
+                    break;
+                }
+                std::thread::yield_now();
             }
-            if started.elapsed() > Self::YIELD_FOR {
-                break;
-            }
-            std::thread::yield_now();
         }
         let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         self.sleepers.fetch_add(1, Ordering::Relaxed);

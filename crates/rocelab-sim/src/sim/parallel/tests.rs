@@ -119,18 +119,7 @@ fn what_threads_cannot_run_yet_is_refused_by_name() {
 fn random_fabrics_and_flows_give_the_same_results_on_every_thread_count() {
     let mut rng = crate::rng::Rng::new(42);
     for case in 0..6 {
-        let shape = LeafSpine {
-            leaves: 2 + rng.below(3) as usize,
-            spines: 1 + rng.below(3) as usize,
-            hosts_per_leaf: 1 + rng.below(4) as usize,
-            host_rate_bps: G100,
-            fabric_rate_bps: [G100, 4 * G100][rng.below(2) as usize],
-            host_delay_ps: (1 + rng.below(500)) * NS,
-            fabric_delay_ps: (1 + rng.below(2000)) * NS,
-        };
-        let mut d = if rng.below(2) == 0 { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
-        d.switch.buffer.size_bytes = (256 + rng.below(2048)) << 10;
-        let f = leaf_spine(&shape, &d);
+        let f = random_fast_leaf_spine(&mut rng);
         let n = f.hosts.len() as u64;
         let mut t = Traffic::new();
         for _ in 0..2 + rng.below(3 * n) {
@@ -151,7 +140,7 @@ fn random_fabrics_and_flows_give_the_same_results_on_every_thread_count() {
 
 /// DCQCN at every host and RED/ECN marking on priority 3 at every switch (the DCQCN paper's
 /// parameters, as in [`crate::bench::with_rdma`]).
-fn with_dcqcn(spec: &NetworkSpec) -> NetworkSpec {
+pub(super) fn with_dcqcn(spec: &NetworkSpec) -> NetworkSpec {
     let mut spec = spec.clone();
     crate::bench::with_rdma(&mut spec, &mut Traffic::new(), 4096);
     spec
@@ -301,18 +290,7 @@ fn random_fabrics_and_rdma_flows_give_the_same_results_on_every_thread_count() {
     let mut rng = crate::rng::Rng::new(4242);
     let ops = [RdmaOp::Write, RdmaOp::Read, RdmaOp::Send];
     for case in 0..5 {
-        let shape = LeafSpine {
-            leaves: 2 + rng.below(3) as usize,
-            spines: 1 + rng.below(3) as usize,
-            hosts_per_leaf: 1 + rng.below(4) as usize,
-            host_rate_bps: G100,
-            fabric_rate_bps: [G100, 4 * G100][rng.below(2) as usize],
-            host_delay_ps: (1 + rng.below(500)) * NS,
-            fabric_delay_ps: (1 + rng.below(2000)) * NS,
-        };
-        let mut d = if rng.below(2) == 0 { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
-        d.switch.buffer.size_bytes = (256 + rng.below(2048)) << 10;
-        let f = leaf_spine(&shape, &d);
+        let f = random_fast_leaf_spine(&mut rng);
         let spec = if rng.below(3) == 0 { f.spec.clone() } else { with_dcqcn(&f.spec) };
         let n = f.hosts.len() as u64;
         let mut t = Traffic::new();
@@ -331,4 +309,52 @@ fn random_fabrics_and_rdma_flows_give_the_same_results_on_every_thread_count() {
         let r = same_for_every_thread_count(&spec, &t, &SimConfig::new(case, 100 * US));
         assert!(r.flows.iter().any(|f| f.rdma.as_ref().is_some_and(|q| q.messages_completed > 0)), "case {case}");
     }
+}
+
+/// A random leaf-spine of the random tests: 2-4 leaves, 1-3 spines, 1-4 hosts a leaf at 100G,
+/// spine links of 100G or 400G, host and spine cables of 1-500 ns and 1-2000 ns, lossless
+/// (100 KB of headroom) or lossy, a buffer of 256 KiB to 2.25 MiB.
+fn random_fast_leaf_spine(rng: &mut crate::rng::Rng) -> crate::topology::Fabric {
+    let shape = LeafSpine {
+        leaves: 2 + rng.below(3) as usize,
+        spines: 1 + rng.below(3) as usize,
+        hosts_per_leaf: 1 + rng.below(4) as usize,
+        host_rate_bps: G100,
+        fabric_rate_bps: [G100, 4 * G100][rng.below(2) as usize],
+        host_delay_ps: (1 + rng.below(500)) * NS,
+        fabric_delay_ps: (1 + rng.below(2000)) * NS,
+    };
+    let mut d = if rng.below(2) == 0 { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
+    d.switch.buffer.size_bytes = (256 + rng.below(2048)) << 10;
+    leaf_spine(&shape, &d)
+}
+
+/// What a random 25G leaf-spine ([`random_leaf_spine`]) may be: `hosts.0` to `hosts.0 +
+/// hosts.1 - 1` hosts a leaf, the headroom of a lossless fabric, and the switch buffer's base
+/// in KiB when lossless and when lossy (up to 511 KiB more).
+pub(super) struct RandomShape {
+    pub hosts: (u64, u64),
+    pub headroom: u64,
+    pub buffer_kib: (u64, u64),
+}
+
+/// A random leaf-spine of `shape` with 25G hosts and 100G spine links: 2-4 leaves, 1-2 spines,
+/// cables of 1-500 ns and 1-2000 ns, lossless or lossy one time in two. Returns the fabric and
+/// whether it is lossless.
+pub(super) fn random_leaf_spine(rng: &mut crate::rng::Rng, shape: &RandomShape) -> (crate::topology::Fabric, bool) {
+    const G25: u64 = 25_000_000_000;
+    let ls = LeafSpine {
+        leaves: 2 + rng.below(3) as usize,
+        spines: 1 + rng.below(2) as usize,
+        hosts_per_leaf: (shape.hosts.0 + rng.below(shape.hosts.1)) as usize,
+        host_rate_bps: G25,
+        fabric_rate_bps: G100,
+        host_delay_ps: (1 + rng.below(500)) * NS,
+        fabric_delay_ps: (1 + rng.below(2000)) * NS,
+    };
+    let lossless = rng.below(2) == 0;
+    let mut d = if lossless { FabricDefaults::lossless(3, shape.headroom) } else { FabricDefaults::lossy() };
+    let base = if lossless { shape.buffer_kib.0 } else { shape.buffer_kib.1 };
+    d.switch.buffer.size_bytes = (base + rng.below(512)) << 10;
+    (leaf_spine(&ls, &d), lossless)
 }

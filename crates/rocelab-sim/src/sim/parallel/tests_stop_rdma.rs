@@ -2,26 +2,18 @@
 //! as one thread's, the stop instant (the end time) and the count of events included, under
 //! DCQCN and PFC, and with drops, NAKs, timeouts and go-back-N retransmissions.
 
-use super::tests::same_for_every_thread_count;
+use super::tests::{random_leaf_spine, same_for_every_thread_count, with_dcqcn, RandomShape};
 use super::*;
 use crate::rdma::RdmaOp;
 use crate::time::{MS, NS, US};
 use crate::topology::{leaf_spine, single_switch, FabricDefaults, LeafSpine};
 use crate::traffic::{FlowClass, FlowSpec};
 
-const G25: u64 = 25_000_000_000;
 const G100: u64 = 100_000_000_000;
 const OPS: [RdmaOp; 3] = [RdmaOp::Write, RdmaOp::Read, RdmaOp::Send];
 
 fn stopping(seed: u64, end: Time) -> SimConfig {
     SimConfig { stop_when_done: true, ..SimConfig::new(seed, end) }
-}
-
-/// `spec` with DCQCN at the NICs and ECN marking at the switches (the benchmarks' RDMA setup).
-fn with_dcqcn(spec: &NetworkSpec) -> NetworkSpec {
-    let mut spec = spec.clone();
-    crate::bench::with_rdma(&mut spec, &mut Traffic::new(), 4096);
-    spec
 }
 
 /// The run stopped before `end`, with every sized flow complete by its end time.
@@ -110,19 +102,8 @@ fn rdma_flows_with_drops_and_retransmissions_stop_at_the_same_instant_on_every_t
 fn random_rdma_flows_stop_at_the_same_instant_on_every_thread_count() {
     let mut rng = crate::rng::Rng::new(17);
     for case in 0..4 {
-        let shape = LeafSpine {
-            leaves: 2 + rng.below(3) as usize,
-            spines: 1 + rng.below(2) as usize,
-            hosts_per_leaf: 1 + rng.below(3) as usize,
-            host_rate_bps: G25,
-            fabric_rate_bps: G100,
-            host_delay_ps: (1 + rng.below(500)) * NS,
-            fabric_delay_ps: (1 + rng.below(2000)) * NS,
-        };
-        let lossless = rng.below(2) == 0;
-        let mut d = if lossless { FabricDefaults::lossless(3, 40_000) } else { FabricDefaults::lossy() };
-        d.switch.buffer.size_bytes = (if lossless { 1024 } else { 128 } + rng.below(512)) << 10;
-        let f = leaf_spine(&shape, &d);
+        let shape = RandomShape { hosts: (1, 3), headroom: 40_000, buffer_kib: (1024, 128) };
+        let (f, lossless) = random_leaf_spine(&mut rng, &shape);
         let spec = if lossless { with_dcqcn(&f.spec) } else { f.spec.clone() };
         let n = f.hosts.len() as u64;
         let mut t = Traffic::new();

@@ -1,7 +1,7 @@
 //! Storage jobs over TCP on several threads: the whole results (jobs' latencies and IOPS,
 //! targets, host CPUs, connections) equal to one thread's.
 
-use super::tests::same_for_every_thread_count;
+use super::tests::{random_leaf_spine, same_for_every_thread_count, RandomShape};
 use super::*;
 use crate::storage::job::{JobSpec, RwMode};
 use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic};
@@ -91,19 +91,8 @@ fn random_storage_jobs_give_the_same_results_on_every_thread_count() {
     let kinds = [ProtocolKind::Iscsi, ProtocolKind::NfsTcp, ProtocolKind::Smb, ProtocolKind::NvmeTcp];
     let modes = [RwMode::Read, RwMode::Write, RwMode::RandRead, RwMode::RandWrite, RwMode::Rw, RwMode::RandRw];
     for case in 0..4 {
-        let shape = LeafSpine {
-            leaves: 2 + rng.below(3) as usize,
-            spines: 1 + rng.below(2) as usize,
-            hosts_per_leaf: 2 + rng.below(2) as usize,
-            host_rate_bps: G25,
-            fabric_rate_bps: G100,
-            host_delay_ps: (1 + rng.below(500)) * NS,
-            fabric_delay_ps: (1 + rng.below(2000)) * NS,
-        };
-        let lossless = rng.below(2) == 0;
-        let mut d = if lossless { FabricDefaults::lossless(3, 40_000) } else { FabricDefaults::lossy() };
-        d.switch.buffer.size_bytes = (if lossless { 1024 } else { 128 } + rng.below(512)) << 10;
-        let f = leaf_spine(&shape, &d);
+        let shape = RandomShape { hosts: (2, 2), headroom: 40_000, buffer_kib: (1024, 128) };
+        let (f, lossless) = random_leaf_spine(&mut rng, &shape);
         let n = f.hosts.len() as u64;
         let class = if lossless {
             FlowClass { priority: 3, dscp: 26, ecn_capable: false, tagged: true }

@@ -2,7 +2,7 @@
 //! latencies and IOPS, targets, host CPUs, queue pairs, connections), the digest and the event
 //! count equal to one thread's, under PFC and with drops; and the one case still refused.
 
-use super::tests::same_for_every_thread_count;
+use super::tests::{random_leaf_spine, same_for_every_thread_count, RandomShape};
 use super::*;
 use crate::storage::job::{JobSpec, RwMode};
 use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic, StorageTransport};
@@ -13,7 +13,6 @@ use crate::time::{MS, NS, US};
 use crate::topology::{leaf_spine, FabricDefaults, LeafSpine};
 use crate::traffic::FlowClass;
 
-const G25: u64 = 25_000_000_000;
 const G100: u64 = 100_000_000_000;
 
 const RDMA_KINDS: [ProtocolKind; 4] =
@@ -154,19 +153,8 @@ fn random_storage_jobs_over_rdma_give_the_same_results_on_every_thread_count() {
     let mut rng = crate::rng::Rng::new(23);
     let modes = [RwMode::Read, RwMode::Write, RwMode::RandRead, RwMode::RandWrite, RwMode::Rw, RwMode::RandRw];
     for case in 0..4 {
-        let shape = LeafSpine {
-            leaves: 2 + rng.below(3) as usize,
-            spines: 1 + rng.below(2) as usize,
-            hosts_per_leaf: 2 + rng.below(2) as usize,
-            host_rate_bps: G25,
-            fabric_rate_bps: G100,
-            host_delay_ps: (1 + rng.below(500)) * NS,
-            fabric_delay_ps: (1 + rng.below(2000)) * NS,
-        };
-        let lossless = rng.below(2) == 0;
-        let mut d = if lossless { FabricDefaults::lossless(3, 40_000) } else { FabricDefaults::lossy() };
-        d.switch.buffer.size_bytes = (if lossless { 256 } else { 96 } + rng.below(512)) << 10;
-        let f = leaf_spine(&shape, &d);
+        let shape = RandomShape { hosts: (2, 2), headroom: 40_000, buffer_kib: (256, 96) };
+        let (f, lossless) = random_leaf_spine(&mut rng, &shape);
         let n = f.hosts.len() as u64;
         let class = if lossless { FlowClass::roce(3, 26) } else { FlowClass::roce(0, 26) };
         let mut t = Traffic::new();

@@ -1,6 +1,6 @@
 //! TCP, iWARP and iperf traffic on several threads: the whole results equal to one thread's.
 
-use super::tests::same_for_every_thread_count;
+use super::tests::{random_leaf_spine, same_for_every_thread_count, RandomShape};
 use super::*;
 use crate::rdma::RdmaOp;
 use crate::time::{MS, NS, US};
@@ -108,19 +108,8 @@ fn iwarp_writes_sends_and_reads_give_the_same_results_on_every_thread_count() {
 fn random_tcp_traffic_gives_the_same_results_on_every_thread_count() {
     let mut rng = crate::rng::Rng::new(7);
     for case in 0..4 {
-        let shape = LeafSpine {
-            leaves: 2 + rng.below(3) as usize,
-            spines: 1 + rng.below(2) as usize,
-            hosts_per_leaf: 1 + rng.below(3) as usize,
-            host_rate_bps: G25,
-            fabric_rate_bps: G100,
-            host_delay_ps: (1 + rng.below(500)) * NS,
-            fabric_delay_ps: (1 + rng.below(2000)) * NS,
-        };
-        let lossless = rng.below(2) == 0;
-        let mut d = if lossless { FabricDefaults::lossless(3, 100_000) } else { FabricDefaults::lossy() };
-        d.switch.buffer.size_bytes = (if lossless { 1024 } else { 128 } + rng.below(512)) << 10;
-        let f = leaf_spine(&shape, &d);
+        let shape = RandomShape { hosts: (1, 3), headroom: 100_000, buffer_kib: (1024, 128) };
+        let (f, lossless) = random_leaf_spine(&mut rng, &shape);
         let n = f.hosts.len() as u64;
         let mut t = Traffic::new();
         for k in 0..2 + rng.below(2 * n) {

@@ -206,7 +206,7 @@ pub(super) fn validate_host(path: &str, h: &HostSpec) -> Result<(), SimError> {
         ));
     }
     for (i, p) in h.ports.iter().enumerate() {
-        validate_pfc(format!("{path}.ports[{i}].pfc"), &p.pfc)?;
+        validate_pfc(|| format!("{path}.ports[{i}].pfc"), &p.pfc)?;
         if !crate::tcp::stack::MTU_RANGE.contains(&p.mtu) {
             return Err(SimError::spec(
                 format!("{path}.ports[{i}].mtu"),

@@ -123,7 +123,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub tcp_hosts: tcp::TcpHosts,
     /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
     pub storage: storage::StorageRt,
-    pub routes: Routes,
+    /// Built once and shared by the parts of a run on several threads (`build::Shared`).
+    pub routes: std::sync::Arc<Routes>,
     /// The ECN marking draws of each port's egress queues: one stream per port
     /// ([`Rng::stream`] of the seed and the port), so that a port's draws do not depend on
     /// the order of other ports' events.

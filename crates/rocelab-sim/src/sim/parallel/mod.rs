@@ -74,7 +74,7 @@ pub use partition::{partition, Partition};
 pub use profile::{PartProfile, ThreadsProfile};
 use stop::{Done, Stop};
 
-use super::build::MAX_END_TIME;
+use super::build::{Shared as BuildShared, MAX_END_TIME};
 use super::{EventOrder, Sim, SimConfig, Simulation};
 use crate::error::SimError;
 use crate::event::Event;
@@ -329,22 +329,32 @@ pub fn run_threads_watched(
         return Err(SimError::InvalidConfig { message });
     }
     let lookahead = cut.lookahead.unwrap_or(MAX_END_TIME);
+    // Checked and built once for every part of both passes.
+    let preparing = Instant::now();
+    let shared = BuildShared::prepare(spec, traffic, config, cut.parts)?;
+    let shared_build_seconds = preparing.elapsed().as_secs_f64();
+    let pass = |stop| {
+        run_pass(spec, traffic, config, &cut, &shared, lookahead, stop, watch).map(|(sims, mut profile)| {
+            profile.shared_build_seconds = shared_build_seconds;
+            (sims, profile)
+        })
+    };
     if !config.stop_when_done {
-        let (sims, mut profile) = run_pass(spec, traffic, config, &cut, lookahead, None, watch)?;
+        let (sims, mut profile) = pass(None)?;
         let merging = Instant::now();
         let results = merge::finish(sims, &cut, spec, traffic);
         profile.merge_seconds = merging.elapsed().as_secs_f64();
         return Ok((results, Some(profile)));
     }
     // Two passes: the stop instant, then the run to it (see `stop`).
-    let (mut sims, profile) = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::Count), watch)?;
+    let (mut sims, profile) = pass(Some(Stop::Count))?;
     let k = sims[0].engine().open_flows;
     let Some(t) = stop::stop_instant(&mut sims, k) else {
         return Ok((merge::finish(sims, &cut, spec, traffic), Some(profile)));
     };
     let end = sims[0].engine().end;
     drop(sims);
-    let (sims, mut profile) = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::At(t)), watch)?;
+    let (sims, mut profile) = pass(Some(Stop::At(t)))?;
     let merging = Instant::now();
     let mut results = merge::finish(sims, &cut, spec, traffic);
     profile.merge_seconds = merging.elapsed().as_secs_f64();
@@ -357,11 +367,13 @@ pub fn run_threads_watched(
 
 /// One pass of the parts over the run, each on its thread: their engines at its end, and the
 /// profile of each thread (the merge's time left to the caller).
+#[allow(clippy::too_many_arguments)]
 fn run_pass<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
     config: &SimConfig,
     cut: &Partition,
+    tables: &BuildShared,
     lookahead: Time,
     stop: Option<Stop>,
     watch: Option<Watch<'_>>,
@@ -387,7 +399,7 @@ fn run_pass<'a>(
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
                 let shared = &shared;
-                s.spawn(move || run_part(spec, traffic, config, cut, me, shared))
+                s.spawn(move || run_part(spec, traffic, config, cut, tables, me, shared))
             })
             .collect();
         if let Some(watch) = watch {
@@ -545,11 +557,12 @@ fn run_part<'a>(
     traffic: &'a Traffic,
     config: &SimConfig,
     cut: &Partition,
+    tables: &BuildShared,
     me: u32,
     shared: &Shared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
-    let building = Instant::now();
-    let mut sim = Simulation::new_copies(spec, traffic, config, cut.parts)?;
+    let (building, building_cpu) = (Instant::now(), profile::thread_cpu_seconds());
+    let mut sim = Simulation::new_part(spec, traffic, config, tables)?;
     let engine = sim.engine();
     let remote_peer = engine
         .ports
@@ -576,8 +589,9 @@ fn run_part<'a>(
         build_seconds: building.elapsed().as_secs_f64(),
         ..PartProfile::default()
     };
-    let (me, parts, end) = (me as usize, shared.parts, engine.end);
     let build_cpu = profile::thread_cpu_seconds();
+    profile.build_cpu_seconds = build_cpu.zip(building_cpu).map(|(b, a)| b - a);
+    let (me, parts, end) = (me as usize, shared.parts, engine.end);
     let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
     let mut half = 0;

@@ -234,6 +234,9 @@ pub(super) struct Shared {
     node_latency: Vec<Time>,
     /// Read by every part's switches and hosts; one copy whatever the threads.
     routes: Arc<Routes>,
+    /// The hosts' TCP stacks, their ports' MTUs and the nodes' names, read when a connection
+    /// opens.
+    tcp_hosts: Arc<TcpHosts>,
 }
 
 impl Shared {
@@ -317,7 +320,21 @@ impl Shared {
             .copies(copies)
             .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
         let routes = Arc::new(Routes::compute(&topology));
-        Ok(Shared { first_port, link_of, port_node, node_latency, routes })
+        let mut tcp_hosts = TcpHosts { mtu: vec![0; total as usize], ..Default::default() };
+        for (node, nd) in spec.nodes.iter().enumerate() {
+            tcp_hosts.names.push(nd.name.clone());
+            match &nd.kind {
+                NodeKind::Host(h) => {
+                    tcp_hosts.stack.push(h.tcp);
+                    for (local, hp) in h.ports.iter().enumerate() {
+                        tcp_hosts.mtu[gid(node, local) as usize] = hp.mtu;
+                    }
+                }
+                NodeKind::Switch(_) => tcp_hosts.stack.push(Default::default()),
+            }
+        }
+        let tcp_hosts = Arc::new(tcp_hosts);
+        Ok(Shared { first_port, link_of, port_node, node_latency, routes, tcp_hosts })
     }
 }
 
@@ -573,19 +590,6 @@ fn build<'o, O: Observer>(
         queue.push(0, Event::Sample);
     }
 
-    let mut tcp_hosts = TcpHosts { mtu: vec![0; ports.len()], ..Default::default() };
-    for (node, nd) in spec.nodes.iter().enumerate() {
-        tcp_hosts.names.push(nd.name.clone());
-        match &nd.kind {
-            NodeKind::Host(h) => {
-                tcp_hosts.stack.push(h.tcp);
-                for (local, hp) in h.ports.iter().enumerate() {
-                    tcp_hosts.mtu[gid(node, local) as usize] = hp.mtu;
-                }
-            }
-            NodeKind::Switch(_) => tcp_hosts.stack.push(Default::default()),
-        }
-    }
     let pfc_timers = vec![Default::default(); ports.len()];
     let n_ports = ports.len();
     let ports_bytes = ports.len() * std::mem::size_of::<PortRt>();
@@ -604,7 +608,7 @@ fn build<'o, O: Observer>(
         tests,
         tcp: Vec::new(),
         tcp_seg: Vec::new(),
-        tcp_hosts,
+        tcp_hosts: Arc::clone(&shared.tcp_hosts),
         storage,
         routes,
         ecn_rng: (0..n_ports as u64).map(|p| Rng::stream(config.seed, p)).collect(),

@@ -119,8 +119,9 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub tcp: Vec<tcp::ConnRt>,
     /// The TCP segments in flight beside their packets, indexed by packet id.
     pub tcp_seg: Vec<tcp::SegInfo>,
-    /// The hosts' TCP stacks and interface MTUs.
-    pub tcp_hosts: tcp::TcpHosts,
+    /// The hosts' TCP stacks and interface MTUs (shared by the parts of a run on several
+    /// threads, as `routes`).
+    pub tcp_hosts: std::sync::Arc<tcp::TcpHosts>,
     /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
     pub storage: storage::StorageRt,
     /// Built once and shared by the parts of a run on several threads (`build::Shared`).

@@ -15,18 +15,23 @@
 //! time and its own next event, and waits at a barrier: one barrier a window (see
 //! [`run_part`]), each part's messages in a slot of their own (no lock is contended).
 //!
-//! **State.** Each thread builds the whole simulation and runs only the events of the nodes
-//! of its part: the initial events of other parts' nodes are dropped, and the arrivals at
-//! other parts' ports are sent rather than queued (the packet copied into the message, and out
+//! **State.** Each thread builds its own engine over the whole fabric and runs only the events
+//! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
+//! arrivals at other parts' ports are sent rather than queued (the packet copied into the message, and out
 //! of the sender's pool). At the end the state of each node is taken from its part
 //! ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's state
 //! from its source's and what it counts summed over the parts (each counts its own events),
 //! each endpoint of an RDMA queue pair from its host's part (its handlers touch only its own
 //! side's state: see the `sim::rdma` module), a perftest test's record from its client's.
-//! Every thread holds a copy of every structure (routes among them): memory grows with the
-//! threads, acceptable at 2-8, and the up-front memory estimate counts one copy a thread; at
-//! 64 threads each part should build only its nodes' state and its routes (a design note, not
-//! done).
+//! What no part writes is built once, before the threads start, and shared (`build::Shared`):
+//! the checks of the inputs, the ports' wiring, the routing tables and the hosts' TCP settings;
+//! on the k = 32 fat tree these were most of each part's build. Each part's engine still holds
+//! its own copy of the state that the run writes, for every node of the fabric (ports, PFC
+//! timers, switches and their buffers, NICs, flows, queue pairs: about 135 MB there), since
+//! that state is indexed by global port and node id and a part reads the ports on the far side
+//! of its cut: memory grows with the threads by one such copy each, which the up-front estimate
+//! counts (`RunEstimate`). At 64 threads a part should hold only its own nodes' state, indexed
+//! by part-local ids (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it

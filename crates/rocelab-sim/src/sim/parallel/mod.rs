@@ -17,9 +17,9 @@
 //!
 //! **State.** Each thread builds its own engine over the whole fabric and runs only the events
 //! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
-//! arrivals at other parts' ports are sent rather than queued (the packet copied into the message, and out
-//! of the sender's pool). At the end the state of each node is taken from its part
-//! ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's state
+//! arrivals at other parts' ports are sent rather than queued (the packet copied into the
+//! message, and out of the sender's pool). At the end the state of each node is taken from its
+//! part ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's state
 //! from its source's and what it counts summed over the parts (each counts its own events),
 //! each endpoint of an RDMA queue pair from its host's part (its handlers touch only its own
 //! side's state: see the `sim::rdma` module), a perftest test's record from its client's.

@@ -217,11 +217,11 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
 }
 
 /// What every part of a run builds the same from its inputs and never writes, built once and
-/// shared: the checks of the inputs, the wiring of the ports and the routing tables. A run on
-/// several threads prepares it before its threads start and each part builds its own state over
-/// it (`parallel`), where each part built and checked all of it before (on the k = 32 fat tree,
-/// the spec's checks and the routes were half of a part's build); a run on one thread prepares
-/// it for itself.
+/// shared: the checks of the inputs, the wiring of the ports, the routing tables and the hosts'
+/// TCP settings. A run on several threads prepares it before its threads start and each part
+/// builds its own state over it (`parallel`), where each part built and checked all of it before
+/// (on the k = 32 fat tree, the spec's checks and the routes were about two thirds of a part's
+/// build CPU: see docs/benchmarks.md); a run on one thread prepares it for itself.
 pub(super) struct Shared {
     /// Node → the global id of its port 0; one more entry, the ports' count.
     first_port: Vec<u32>,

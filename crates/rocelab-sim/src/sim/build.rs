@@ -85,14 +85,16 @@ impl<'a> Simulation<'a, NoObserver> {
     }
 
     /// [`Simulation::new`] for one part of a run on several threads (`parallel`), over the
-    /// tables that `shared` built once for every part (the checks done there too).
+    /// tables that `shared` built once for every part (the checks done there too): `part` is
+    /// the part of each node and this part.
     pub(super) fn new_part(
         spec: &'a NetworkSpec,
         traffic: &'a Traffic,
         config: &SimConfig,
         shared: &Shared,
+        part: (&[u32], u32),
     ) -> Result<Self, SimError> {
-        let sim = build(spec, traffic, config, Box::leak(Box::new(NoObserver)), shared)?;
+        let sim = build(spec, traffic, config, Box::leak(Box::new(NoObserver)), shared, Some(part))?;
         Ok(Simulation { sim, spec, traffic, reached: 0 })
     }
 }
@@ -106,7 +108,7 @@ impl<'a, O: Observer> Simulation<'a, O> {
         observer: &'a mut O,
     ) -> Result<Self, SimError> {
         let shared = Shared::prepare(spec, traffic, config, 1)?;
-        let sim = build(spec, traffic, config, observer, &shared)?;
+        let sim = build(spec, traffic, config, observer, &shared, None)?;
         Ok(Simulation { sim, spec, traffic, reached: 0 })
     }
 
@@ -344,6 +346,7 @@ fn build<'o, O: Observer>(
     config: &SimConfig,
     observer: &'o mut O,
     shared: &Shared,
+    part: Option<(&[u32], u32)>,
 ) -> Result<Sim<'o, O>, SimError> {
     let Shared { first_port, link_of, port_node, node_latency, .. } = shared;
     let total = *first_port.last().unwrap_or(&0);
@@ -590,7 +593,23 @@ fn build<'o, O: Observer>(
         queue.push(0, Event::Sample);
     }
 
-    let pfc_timers = vec![Default::default(); ports.len()];
+    // A part keeps the PFC timers of its own ports only (31 MB for all on the k = 32 fat tree).
+    let pfc_timer_of: Vec<u32> = match part {
+        None => Vec::new(),
+        Some((part_of, me)) => {
+            let mut own = 0u32;
+            let mut place = |p: &PortRt| match part_of[p.node as usize] == me {
+                true => (own, own += 1).0,
+                false => u32::MAX,
+            };
+            ports.iter().map(&mut place).collect()
+        }
+    };
+    let timers = match part {
+        None => ports.len(),
+        Some(_) => pfc_timer_of.iter().filter(|&&i| i != u32::MAX).count(),
+    };
+    let pfc_timers = vec![Default::default(); timers];
     let n_ports = ports.len();
     let ports_bytes = ports.len() * std::mem::size_of::<PortRt>();
     let mut sim = Sim {
@@ -601,6 +620,7 @@ fn build<'o, O: Observer>(
         pool: PacketPool::new(),
         ports,
         pfc_timers,
+        pfc_timer_of,
         switches,
         nics,
         flows,

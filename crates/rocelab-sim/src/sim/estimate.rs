@@ -27,8 +27,9 @@ const BUFFERED_BYTES_PER_PACKET: u128 = 1000;
 /// What one run is estimated to take, part by part.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunEstimate {
-    /// (what, bytes) of the tables built once and read by every thread (the routing tables),
-    /// held once however many threads run.
+    /// (what, bytes) of what the run holds once however many threads run it: the tables built
+    /// once and read by every thread (the routing tables), and the state the threads split
+    /// between them, each its own part's (the PFC timers).
     pub shared: Vec<(String, u128)>,
     /// (what, bytes) of the state each thread of a run builds and holds for itself, in the
     /// order they are built.
@@ -70,7 +71,7 @@ impl RunEstimate {
                 format!("the run on {n} threads, each holding its own copy of ({})", list(&self.parts))
             }
             n => format!(
-                "the run on {n} threads, sharing ({}) and each holding its own copy of ({})",
+                "the run on {n} threads, holding once ({}) and on each thread its own copy of ({})",
                 list(&self.shared),
                 list(&self.parts)
             ),
@@ -199,10 +200,11 @@ pub(super) struct RunSize<'t, 'a> {
 }
 
 /// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), shared by the
-/// threads of a run on several; and what each thread holds for itself (each part's engine
-/// holds the state of the whole fabric, though it runs its own nodes' events only): every
-/// port's and node's state, each flow's state and queue pair, the packets its switches'
-/// buffers hold when full (and their events), and the queue samples.
+/// threads of a run on several, and the ports' PFC timers, split between them; and what each
+/// thread holds for itself (each part's engine holds that state of the whole fabric, though it
+/// runs its own nodes' events only): every port's and node's state, each flow's state and queue
+/// pair, the packets its switches' buffers hold when full (and their events), and the queue
+/// samples.
 pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let (routes, groups) = Routes::estimate(size.topology);
     let per_flow = (std::mem::size_of::<FlowRt>()
@@ -214,7 +216,13 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let packet_bytes = (std::mem::size_of::<Packet>() + 4 + std::mem::size_of::<(Time, Event)>()) as u128;
     RunEstimate {
         copies: 1,
-        shared: vec![(format!("routing tables ({})", count(groups as u128, "destination group")), routes)],
+        shared: vec![
+            (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
+            (
+                format!("PFC timers of {}", count(size.ports as u128, "port")),
+                size.ports as u128 * std::mem::size_of::<super::PfcTimers>() as u128,
+            ),
+        ],
         parts: vec![
             (
                 format!("{} and {}", count(size.nodes as u128, "node"), count(size.ports as u128, "port")),
@@ -286,8 +294,8 @@ mod tests {
         let text = eight.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
         assert!(
             text.contains(
-                "the run on 8 threads, sharing (routing tables (2048 destination groups): 4.0 GiB) and each holding \
-                 its own copy of (70 flows: 3.0 GiB)"
+                "the run on 8 threads, holding once (routing tables (2048 destination groups): 4.0 GiB) and on \
+                 each thread its own copy of (70 flows: 3.0 GiB)"
             ),
             "{text}"
         );

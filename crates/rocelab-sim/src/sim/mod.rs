@@ -106,8 +106,12 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub queue: EventQueue,
     pub pool: PacketPool,
     pub ports: Vec<PortRt>,
-    /// Per port.
+    /// Per port; in a part of a run on several threads, per port of the part, at the place
+    /// `pfc_timer_of` gives.
     pub pfc_timers: Vec<PfcTimers>,
+    /// Global port → its place in `pfc_timers` in a part of a run on several threads
+    /// (`u32::MAX`: another part's port); empty otherwise (the port's index).
+    pub pfc_timer_of: Vec<u32>,
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
     pub flows: Vec<FlowRt>,

@@ -87,12 +87,19 @@ pub(super) fn finish(
         conservation.dropped_packets += c.dropped_packets;
         conservation.dropped_bytes += c.dropped_bytes;
     }
+    // Each port's PFC timers from its part, which keeps its own ports' only, at their places.
+    let pfc_timers = (0..engines[0].ports.len())
+        .map(|g| {
+            let e = &engines[part_of(engines[0].ports[g].node)];
+            e.pfc_timers[e.pfc_timer_of[g] as usize]
+        })
+        .collect();
+    (engines[0].pfc_timers, engines[0].pfc_timer_of) = (pfc_timers, Vec::new());
     for port in 0..engines[0].ports.len() {
         let o = part_of(engines[0].ports[port].node);
         if o != 0 {
             let (base, from) = first_and(&mut engines, o);
             std::mem::swap(&mut base.ports[port], &mut from.ports[port]);
-            std::mem::swap(&mut base.pfc_timers[port], &mut from.pfc_timers[port]);
         }
     }
     for s in 0..engines[0].switches.len() {

@@ -25,13 +25,14 @@
 //! side's state: see the `sim::rdma` module), a perftest test's record from its client's.
 //! What no part writes is built once, before the threads start, and shared (`build::Shared`):
 //! the checks of the inputs, the ports' wiring, the routing tables and the hosts' TCP settings;
-//! on the k = 32 fat tree these were most of each part's build. Each part's engine still holds
-//! its own copy of the state that the run writes, for every node of the fabric (ports, PFC
-//! timers, switches and their buffers, NICs, flows, queue pairs: about 135 MB there), since
-//! that state is indexed by global port and node id and a part reads the ports on the far side
-//! of its cut: memory grows with the threads by one such copy each, which the up-front estimate
-//! counts (`RunEstimate`). At 64 threads a part should hold only its own nodes' state, indexed
-//! by part-local ids (a design note, not done).
+//! on the k = 32 fat tree these were most of each part's build. A part keeps the PFC timers of
+//! its own ports only (no other part's events touch them). Each part's engine still holds its
+//! own copy of the rest of the state that the run writes, for every node of the fabric (ports,
+//! switches and their buffers, NICs, flows, queue pairs: about 100 MB there), since that state
+//! is indexed by global port and node id and a part reads the ports on the far side of its cut
+//! (an arrival names the sending port): memory grows with the threads by one such copy each,
+//! which the up-front estimate counts (`RunEstimate`). At 64 threads a part should hold only its
+//! own nodes' state, indexed by part-local ids (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it
@@ -567,7 +568,7 @@ fn run_part<'a>(
     shared: &Shared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
     let (building, building_cpu) = (Instant::now(), profile::thread_cpu_seconds());
-    let mut sim = Simulation::new_part(spec, traffic, config, tables)?;
+    let mut sim = Simulation::new_part(spec, traffic, config, tables, (&cut.part_of, me))?;
     let engine = sim.engine();
     let remote_peer = engine
         .ports

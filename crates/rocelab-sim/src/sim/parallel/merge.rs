@@ -87,14 +87,10 @@ pub(super) fn finish(
         conservation.dropped_packets += c.dropped_packets;
         conservation.dropped_bytes += c.dropped_bytes;
     }
-    // Each port's PFC timers from its part, which keeps its own ports' only, at their places.
-    let pfc_timers = (0..engines[0].ports.len())
-        .map(|g| {
-            let e = &engines[part_of(engines[0].ports[g].node)];
-            e.pfc_timers[e.pfc_timer_of[g] as usize]
-        })
-        .collect();
-    (engines[0].pfc_timers, engines[0].pfc_timer_of) = (pfc_timers, Vec::new());
+    // The PFC timers stay with their parts, each part's own ports' (part 0's in the merged
+    // engine, at the places its `pfc_timer_of` gives): they schedule events and reach no result,
+    // and gathering them into one table here would hold the whole fabric's once more, at the
+    // run's peak of memory.
     for port in 0..engines[0].ports.len() {
         let o = part_of(engines[0].ports[port].node);
         if o != 0 {

@@ -19,10 +19,11 @@
 //! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
 //! arrivals at other parts' ports are sent rather than queued (the packet copied into the
 //! message, and out of the sender's pool). At the end the state of each node is taken from its
-//! part ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's state
-//! from its source's and what it counts summed over the parts (each counts its own events),
-//! each endpoint of an RDMA queue pair from its host's part (its handlers touch only its own
-//! side's state: see the `sim::rdma` module), a perftest test's record from its client's.
+//! part ([`merge`]): ports, switches and NICs from their node's part (the PFC timers, which
+//! reach no result, stay in theirs), a flow's state from its source's and what it counts
+//! summed over the parts (each counts its own events), each endpoint of an RDMA queue pair from
+//! its host's part (its handlers touch only its own side's state: see the `sim::rdma` module),
+//! a perftest test's record from its client's.
 //! What no part writes is built once, before the threads start, and shared (`build::Shared`):
 //! the checks of the inputs, the ports' wiring, the routing tables and the hosts' TCP settings;
 //! on the k = 32 fat tree these were most of each part's build. A part keeps the PFC timers of

@@ -22,6 +22,7 @@ use crate::stats::{Conservation, PriorityCounters, Results};
 use crate::time::{LinkRate, Time};
 use crate::traffic::{FlowSpec, Traffic};
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 /// Longest simulated time accepted (2⁶² ps ≈ 53 days), far from `u64` overflow.
 pub const MAX_END_TIME: Time = 1 << 62;
@@ -83,15 +84,18 @@ impl<'a> Simulation<'a, NoObserver> {
         Simulation::with_observer(spec, traffic, config, Box::leak(Box::new(NoObserver)))
     }
 
-    /// [`Simulation::new`] for one of `copies` threads that each build the whole simulation
-    /// (`parallel`): the memory estimate counts every copy.
-    pub(super) fn new_copies(
+    /// [`Simulation::new`] for one part of a run on several threads (`parallel`), over the
+    /// tables that `shared` built once for every part (the checks done there too): `part` is
+    /// the part of each node and this part.
+    pub(super) fn new_part(
         spec: &'a NetworkSpec,
         traffic: &'a Traffic,
         config: &SimConfig,
-        copies: usize,
+        shared: &Shared,
+        part: (&[u32], u32),
     ) -> Result<Self, SimError> {
-        Simulation::build_copies(spec, traffic, config, Box::leak(Box::new(NoObserver)), copies)
+        let sim = build(spec, traffic, config, Box::leak(Box::new(NoObserver)), shared, Some(part))?;
+        Ok(Simulation { sim, spec, traffic, reached: 0 })
     }
 }
 
@@ -103,24 +107,8 @@ impl<'a, O: Observer> Simulation<'a, O> {
         config: &SimConfig,
         observer: &'a mut O,
     ) -> Result<Self, SimError> {
-        Simulation::build_copies(spec, traffic, config, observer, 1)
-    }
-
-    fn build_copies(
-        spec: &'a NetworkSpec,
-        traffic: &'a Traffic,
-        config: &SimConfig,
-        observer: &'a mut O,
-        copies: usize,
-    ) -> Result<Self, SimError> {
-        // A fabric whose nodes and ports alone pass the limit is refused before the spec is
-        // validated or anything of the run is built; `build` estimates the whole run.
-        let ports: usize = (0..spec.nodes.len()).map(|n| spec.port_count(n)).sum();
-        super::estimate::check_least(spec.nodes.len(), ports)?;
-        spec.validate()?;
-        traffic.validate(spec)?;
-        check_config(spec, config)?;
-        let sim = build(spec, traffic, config, observer, copies)?;
+        let shared = Shared::prepare(spec, traffic, config, 1)?;
+        let sim = build(spec, traffic, config, observer, &shared, None)?;
         Ok(Simulation { sim, spec, traffic, reached: 0 })
     }
 
@@ -230,46 +218,139 @@ fn check_config(spec: &NetworkSpec, config: &SimConfig) -> Result<(), SimError> 
     Ok(())
 }
 
+/// What every part of a run builds the same from its inputs and never writes, built once and
+/// shared: the checks of the inputs, the wiring of the ports, the routing tables and the hosts'
+/// TCP settings. A run on several threads prepares it before its threads start and each part
+/// builds its own state over it (`parallel`), where each part built and checked all of it before
+/// (on the k = 32 fat tree, the spec's checks and the routes were about two thirds of a part's
+/// build CPU: see docs/benchmarks.md); a run on one thread prepares it for itself.
+pub(super) struct Shared {
+    /// Node → the global id of its port 0; one more entry, the ports' count.
+    first_port: Vec<u32>,
+    /// Global port → the port at the other end of its link, the link's rate with the run's
+    /// framing (bytes per frame on the wire, rounding) and its delay.
+    link_of: Vec<(u32, LinkRate, Time)>,
+    /// Global port → its node.
+    port_node: Vec<u32>,
+    /// Node → its latency (a host's or a switch's).
+    node_latency: Vec<Time>,
+    /// Read by every part's switches and hosts; one copy whatever the threads.
+    routes: Arc<Routes>,
+    /// The hosts' TCP stacks, their ports' MTUs and the nodes' names, read when a connection
+    /// opens.
+    tcp_hosts: Arc<TcpHosts>,
+}
+
+impl Shared {
+    /// Check the inputs and build the shared tables of a run of which `copies` parts will each
+    /// build their own state (`RunEstimate::copies`). A fabric whose nodes and ports alone pass
+    /// the limit is refused before the spec is validated or anything of the run is built; the
+    /// whole run is estimated and refused before its routing tables are made.
+    pub(super) fn prepare(
+        spec: &NetworkSpec,
+        traffic: &Traffic,
+        config: &SimConfig,
+        copies: usize,
+    ) -> Result<Shared, SimError> {
+        let ports: usize = (0..spec.nodes.len()).map(|n| spec.port_count(n)).sum();
+        super::estimate::check_least(spec.nodes.len(), ports)?;
+        spec.validate()?;
+        traffic.validate(spec)?;
+        check_config(spec, config)?;
+
+        let n = spec.nodes.len();
+        let mut first_port = Vec::with_capacity(n + 1);
+        let mut total = 0u32;
+        for node in 0..n {
+            first_port.push(total);
+            total += spec.port_count(node) as u32;
+        }
+        first_port.push(total);
+        let gid = |node: usize, port: usize| first_port[node] + port as u32;
+        let mut link_of: Vec<Option<(u32, LinkRate, Time)>> = vec![None; total as usize];
+        for l in &spec.links {
+            let (a, b) = (gid(l.a.node, l.a.port), gid(l.b.node, l.b.port));
+            let rate = LinkRate::new(l.rate_bps).with_framing(spec.wire.overhead_bytes, spec.wire.serialization);
+            link_of[a as usize] = Some((b, rate, l.delay_ps));
+            link_of[b as usize] = Some((a, rate, l.delay_ps));
+        }
+        let link_of: Vec<(u32, LinkRate, Time)> =
+            link_of.into_iter().map(|l| l.expect("validated: every port linked")).collect();
+        let mut port_node = vec![0u32; total as usize];
+        for node in 0..n {
+            for g in first_port[node]..first_port[node + 1] {
+                port_node[g as usize] = node as u32;
+            }
+        }
+        let node_latency: Vec<Time> = spec
+            .nodes
+            .iter()
+            .map(|nd| match &nd.kind {
+                NodeKind::Host(h) => h.latency_ps,
+                NodeKind::Switch(s) => s.latency_ps,
+            })
+            .collect();
+
+        // The standby ports of an active-backup bond carry nothing: routing does not see them.
+        let port_ref = |g: u32| PortRef {
+            node: port_node[g as usize] as usize,
+            port: (g - first_port[port_node[g as usize] as usize]) as usize,
+        };
+        let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
+            .map(|node| {
+                (first_port[node]..first_port[node + 1])
+                    .filter(|&g| spec.routes_over(port_ref(g), port_ref(link_of[g as usize].0)))
+                    .map(|g| (g, port_node[link_of[g as usize].0 as usize]))
+                    .collect()
+            })
+            .collect();
+        let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
+        let addressed_ports: Vec<bool> =
+            spec.nodes.iter().map(|nd| matches!(&nd.kind, NodeKind::Host(h) if h.bond.is_none())).collect();
+        let peer_port: Vec<u32> = link_of.iter().map(|l| l.0).collect();
+        let topology = Topology {
+            adjacency: &adjacency,
+            is_host: &is_host,
+            addressed_ports: &addressed_ports,
+            peer_port: &peer_port,
+            first_port: &first_port[..n],
+            hpcc_order: spec.ecmp == Ecmp::Hpcc,
+        };
+        // The whole run is estimated and refused before its routing tables, flows and queue
+        // pairs are made.
+        super::estimate::of_run(spec, traffic, config, &topology, total as usize)
+            .copies(copies)
+            .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
+        let routes = Arc::new(Routes::compute(&topology));
+        let mut tcp_hosts = TcpHosts { mtu: vec![0; total as usize], ..Default::default() };
+        for (node, nd) in spec.nodes.iter().enumerate() {
+            tcp_hosts.names.push(nd.name.clone());
+            match &nd.kind {
+                NodeKind::Host(h) => {
+                    tcp_hosts.stack.push(h.tcp);
+                    for (local, hp) in h.ports.iter().enumerate() {
+                        tcp_hosts.mtu[gid(node, local) as usize] = hp.mtu;
+                    }
+                }
+                NodeKind::Switch(_) => tcp_hosts.stack.push(Default::default()),
+            }
+        }
+        let tcp_hosts = Arc::new(tcp_hosts);
+        Ok(Shared { first_port, link_of, port_node, node_latency, routes, tcp_hosts })
+    }
+}
+
 fn build<'o, O: Observer>(
     spec: &NetworkSpec,
     traffic: &Traffic,
     config: &SimConfig,
     observer: &'o mut O,
-    copies: usize,
+    shared: &Shared,
+    part: Option<(&[u32], u32)>,
 ) -> Result<Sim<'o, O>, SimError> {
-    let n = spec.nodes.len();
-    let mut first_port = Vec::with_capacity(n + 1);
-    let mut total = 0u32;
-    for node in 0..n {
-        first_port.push(total);
-        total += spec.port_count(node) as u32;
-    }
-    first_port.push(total);
+    let Shared { first_port, link_of, port_node, node_latency, .. } = shared;
+    let total = *first_port.last().unwrap_or(&0);
     let gid = |node: usize, port: usize| first_port[node] + port as u32;
-
-    // Link ends: peer, rate, delay per global port.
-    let mut link_of: Vec<Option<(u32, LinkRate, Time)>> = vec![None; total as usize];
-    for l in &spec.links {
-        let (a, b) = (gid(l.a.node, l.a.port), gid(l.b.node, l.b.port));
-        // Each port's rate with the run's framing (bytes per frame on the wire, rounding).
-        let rate = LinkRate::new(l.rate_bps).with_framing(spec.wire.overhead_bytes, spec.wire.serialization);
-        link_of[a as usize] = Some((b, rate, l.delay_ps));
-        link_of[b as usize] = Some((a, rate, l.delay_ps));
-    }
-    let mut port_node = vec![0u32; total as usize];
-    for node in 0..n {
-        for g in first_port[node]..first_port[node + 1] {
-            port_node[g as usize] = node as u32;
-        }
-    }
-    let node_latency: Vec<Time> = spec
-        .nodes
-        .iter()
-        .map(|nd| match &nd.kind {
-            NodeKind::Host(h) => h.latency_ps,
-            NodeKind::Switch(s) => s.latency_ps,
-        })
-        .collect();
 
     let mut ports = crate::slots::vec_on_huge_pages(total as usize);
     let mut ecn_specs = Vec::new();
@@ -280,7 +361,7 @@ fn build<'o, O: Observer>(
             NodeKind::Host(h) => {
                 for (local, hp) in h.ports.iter().enumerate() {
                     let g = gid(node, local) as usize;
-                    let (peer, rate, delay) = link_of[g].expect("validated: every port linked");
+                    let (peer, rate, delay) = link_of[g];
                     let mut p = new_port(
                         node as u32,
                         local as u32,
@@ -309,7 +390,7 @@ fn build<'o, O: Observer>(
                 let mut cfg = Vec::with_capacity(s.ports.len() * 8);
                 for (local, sp) in s.ports.iter().enumerate() {
                     let g = gid(node, local) as usize;
-                    let (peer, rate, delay) = link_of[g].expect("validated: every port linked");
+                    let (peer, rate, delay) = link_of[g];
                     let mut tsa = [Tsa::Ets(1); 8];
                     for (tc, t) in sp.tcs.iter().enumerate() {
                         tsa[tc] = t.tsa;
@@ -394,34 +475,7 @@ fn build<'o, O: Observer>(
         }
     }
 
-    // The standby ports of an active-backup bond carry nothing: routing does not see them.
-    let port_ref = |g: u32| PortRef { node: ports[g as usize].node as usize, port: ports[g as usize].local as usize };
-    let adjacency: Vec<Vec<(u32, u32)>> = (0..n)
-        .map(|node| {
-            (first_port[node]..first_port[node + 1])
-                .filter(|&g| spec.routes_over(port_ref(g), port_ref(ports[g as usize].peer)))
-                .map(|g| (g, port_node[ports[g as usize].peer as usize]))
-                .collect()
-        })
-        .collect();
-    let is_host: Vec<bool> = (0..n).map(|i| spec.is_host(i)).collect();
-    let addressed_ports: Vec<bool> =
-        spec.nodes.iter().map(|nd| matches!(&nd.kind, NodeKind::Host(h) if h.bond.is_none())).collect();
-    let peer_port: Vec<u32> = ports.iter().map(|p| p.peer).collect();
-    let topology = Topology {
-        adjacency: &adjacency,
-        is_host: &is_host,
-        addressed_ports: &addressed_ports,
-        peer_port: &peer_port,
-        first_port: &first_port[..n],
-        hpcc_order: spec.ecmp == Ecmp::Hpcc,
-    };
-    // The whole run is estimated and refused before its routing tables, flows and queue pairs
-    // are made.
-    super::estimate::of_run(spec, traffic, config, &topology, ports.len())
-        .copies(copies)
-        .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
-    let routes = Routes::compute(&topology);
+    let routes = Arc::clone(&shared.routes);
 
     let mut queue = fresh_queue(config);
     // The traffic's flows, then the flows of each perftest test.
@@ -539,20 +593,23 @@ fn build<'o, O: Observer>(
         queue.push(0, Event::Sample);
     }
 
-    let mut tcp_hosts = TcpHosts { mtu: vec![0; ports.len()], ..Default::default() };
-    for (node, nd) in spec.nodes.iter().enumerate() {
-        tcp_hosts.names.push(nd.name.clone());
-        match &nd.kind {
-            NodeKind::Host(h) => {
-                tcp_hosts.stack.push(h.tcp);
-                for (local, hp) in h.ports.iter().enumerate() {
-                    tcp_hosts.mtu[gid(node, local) as usize] = hp.mtu;
-                }
-            }
-            NodeKind::Switch(_) => tcp_hosts.stack.push(Default::default()),
+    // A part keeps the PFC timers of its own ports only (31 MB for all on the k = 32 fat tree).
+    let pfc_timer_of: Vec<u32> = match part {
+        None => Vec::new(),
+        Some((part_of, me)) => {
+            let mut own = 0u32;
+            let mut place = |p: &PortRt| match part_of[p.node as usize] == me {
+                true => (own, own += 1).0,
+                false => u32::MAX,
+            };
+            ports.iter().map(&mut place).collect()
         }
-    }
-    let pfc_timers = vec![Default::default(); ports.len()];
+    };
+    let timers = match part {
+        None => ports.len(),
+        Some(_) => pfc_timer_of.iter().filter(|&&i| i != u32::MAX).count(),
+    };
+    let pfc_timers = vec![Default::default(); timers];
     let n_ports = ports.len();
     let ports_bytes = ports.len() * std::mem::size_of::<PortRt>();
     let mut sim = Sim {
@@ -563,6 +620,7 @@ fn build<'o, O: Observer>(
         pool: PacketPool::new(),
         ports,
         pfc_timers,
+        pfc_timer_of,
         switches,
         nics,
         flows,
@@ -570,7 +628,7 @@ fn build<'o, O: Observer>(
         tests,
         tcp: Vec::new(),
         tcp_seg: Vec::new(),
-        tcp_hosts,
+        tcp_hosts: Arc::clone(&shared.tcp_hosts),
         storage,
         routes,
         ecn_rng: (0..n_ports as u64).map(|p| Rng::stream(config.seed, p)).collect(),

@@ -27,10 +27,15 @@ const BUFFERED_BYTES_PER_PACKET: u128 = 1000;
 /// What one run is estimated to take, part by part.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunEstimate {
-    /// (what, bytes), in the order they are built.
+    /// (what, bytes) of what the run holds once however many threads run it: the tables built
+    /// once and read by every thread (the routing tables), and the state the threads split
+    /// between them, each its own part's (the PFC timers).
+    pub shared: Vec<(String, u128)>,
+    /// (what, bytes) of the state each thread of a run builds and holds for itself, in the
+    /// order they are built.
     pub parts: Vec<(String, u128)>,
-    /// Copies of it the run holds: one a thread on several threads, each of which builds the
-    /// whole simulation (`run_threads`); 0 is taken as 1.
+    /// Copies of `parts` the run holds: one a thread on several threads, each of which holds
+    /// the whole state of the fabric (`run_threads`); 0 is taken as 1.
     pub copies: usize,
 }
 
@@ -40,28 +45,47 @@ impl RunEstimate {
         RunEstimate { copies, ..self }
     }
 
-    /// All the parts' bytes, times the copies.
+    /// The shared tables' bytes, and each copy's.
     pub fn total(&self) -> u128 {
-        self.parts.iter().map(|&(_, b)| b).sum::<u128>() * self.copies.max(1) as u128
+        self.shared_bytes() + self.copy_bytes() * self.copies.max(1) as u128
+    }
+
+    fn shared_bytes(&self) -> u128 {
+        self.shared.iter().map(|&(_, b)| b).sum()
+    }
+
+    fn copy_bytes(&self) -> u128 {
+        self.parts.iter().map(|&(_, b)| b).sum()
     }
 
     /// Refuses the run when its total passes `limit` bytes or the room the system gives
     /// (`room`, see [`crate::memory::room_bytes`]), naming every part.
     pub fn check(&self, limit: u64, room: Option<u64>) -> Result<(), SimError> {
-        let parts: Vec<String> = self.parts.iter().map(|(what, b)| format!("{what}: {}", human_bytes(*b))).collect();
+        let list = |parts: &[(String, u128)]| -> String {
+            parts.iter().map(|(what, b)| format!("{what}: {}", human_bytes(*b))).collect::<Vec<_>>().join(", ")
+        };
         let copies = self.copies.max(1);
         let what = match copies {
-            1 => format!("the run ({})", parts.join(", ")),
-            n => format!("the run on {n} threads, each holding its own copy of ({})", parts.join(", ")),
+            1 => format!("the run ({})", list(&[self.shared.as_slice(), self.parts.as_slice()].concat())),
+            n if self.shared.is_empty() => {
+                format!("the run on {n} threads, each holding its own copy of ({})", list(&self.parts))
+            }
+            n => format!(
+                "the run on {n} threads, holding once ({}) and on each thread its own copy of ({})",
+                list(&self.shared),
+                list(&self.parts)
+            ),
         };
         let mut hint = "simulate a smaller fabric (fewer hosts or switches), or a part of it with the hosts of \
                         interest; run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower \
                         load); give the switches smaller buffers; or sample queues less often"
             .to_string();
         if copies > 1 {
-            // What fits in one copy: the most threads that fit, at least one.
-            let one = self.total() / copies as u128;
-            let fit = (limit as u128).min(room.map_or(u128::MAX, u128::from)) / one.max(1);
+            // What fits beside the shared tables in copies: the most threads that fit, at
+            // least one.
+            let one = self.copy_bytes();
+            let room_left = (limit as u128).min(room.map_or(u128::MAX, u128::from)).saturating_sub(self.shared_bytes());
+            let fit = room_left / one.max(1);
             hint = format!(
                 "run on fewer threads (--threads {}: the same results, {} each), or {hint}",
                 fit.clamp(1, copies as u128 - 1),
@@ -113,6 +137,7 @@ pub fn least_bytes(nodes: usize, ports: usize) -> u128 {
 /// Refuses a fabric whose nodes and ports alone pass [`MAX_RUN_BYTES`] ([`least_bytes`]).
 pub fn check_least(nodes: usize, ports: usize) -> Result<(), SimError> {
     let est = RunEstimate {
+        shared: Vec::new(),
         parts: vec![(format!("the state of {nodes} nodes and {ports} ports"), least_bytes(nodes, ports))],
         copies: 1,
     };
@@ -174,9 +199,12 @@ pub(super) struct RunSize<'t, 'a> {
     pub end: Time,
 }
 
-/// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), every port's
-/// and node's state, each flow's state and queue pair, the packets its switches' buffers hold
-/// when full (and their events), and the queue samples.
+/// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), shared by the
+/// threads of a run on several, and the ports' PFC timers, split between them; and what each
+/// thread holds for itself (each part's engine holds that state of the whole fabric, though it
+/// runs its own nodes' events only): every port's and node's state, each flow's state and queue
+/// pair, the packets its switches' buffers hold when full (and their events), and the queue
+/// samples.
 pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let (routes, groups) = Routes::estimate(size.topology);
     let per_flow = (std::mem::size_of::<FlowRt>()
@@ -188,8 +216,14 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let packet_bytes = (std::mem::size_of::<Packet>() + 4 + std::mem::size_of::<(Time, Event)>()) as u128;
     RunEstimate {
         copies: 1,
-        parts: vec![
+        shared: vec![
             (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
+            (
+                format!("PFC timers of {}", count(size.ports as u128, "port")),
+                size.ports as u128 * std::mem::size_of::<super::PfcTimers>() as u128,
+            ),
+        ],
+        parts: vec![
             (
                 format!("{} and {}", count(size.nodes as u128, "node"), count(size.ports as u128, "port")),
                 nodes + size.ports as u128 * std::mem::size_of::<PortRt>() as u128,
@@ -211,7 +245,8 @@ mod tests {
     #[test]
     fn a_run_over_the_limit_is_refused_naming_its_estimate_and_its_parts() {
         let est = RunEstimate {
-            parts: vec![("routing tables (2048 destination groups)".into(), 44 << 20), ("70 flows".into(), 3 << 30)],
+            shared: vec![("routing tables (2048 destination groups)".into(), 44 << 20)],
+            parts: vec![("70 flows".into(), 3 << 30)],
             copies: 1,
         };
         assert_eq!(est.total(), (44 << 20) + (3 << 30));
@@ -233,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_run_that_fits_on_one_thread_but_not_on_eight_is_refused_suggesting_fewer() {
-        let one = RunEstimate { parts: vec![("70 flows".into(), 3 << 30)], copies: 1 };
+        let one = RunEstimate { parts: vec![("70 flows".into(), 3 << 30)], copies: 1, shared: Vec::new() };
         assert!(one.check(MAX_RUN_BYTES, None).is_ok());
         let eight = one.clone().copies(8);
         assert_eq!(eight.total(), 8 * one.total());
@@ -245,9 +280,35 @@ mod tests {
         let text = eight.check(MAX_RUN_BYTES, Some(7 << 30)).unwrap_err().to_string();
         assert!(text.contains("--threads 2:"), "{text}");
         // A copy that fits nowhere still suggests one thread, with the other ways.
-        let big = RunEstimate { parts: vec![("flows".into(), 30 << 30)], copies: 2 };
+        let big = RunEstimate { parts: vec![("flows".into(), 30 << 30)], copies: 2, shared: Vec::new() };
         let text = big.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
         assert!(text.contains("--threads 1:") && text.contains("simulate a smaller fabric"), "{text}");
+    }
+
+    #[test]
+    fn the_shared_tables_count_once_whatever_the_threads() {
+        let routes = ("routing tables (2048 destination groups)".to_string(), 4u128 << 30);
+        let est = RunEstimate { shared: vec![routes], parts: vec![("70 flows".into(), 3 << 30)], copies: 1 };
+        let eight = est.clone().copies(8);
+        assert_eq!(eight.total(), (4 << 30) + 8 * (3 << 30));
+        let text = eight.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
+        assert!(
+            text.contains(
+                "the run on 8 threads, holding once (routing tables (2048 destination groups): 4.0 GiB) and on \
+                 each thread its own copy of (70 flows: 3.0 GiB)"
+            ),
+            "{text}"
+        );
+        // What the limit leaves beside the shared tables holds five copies, not six.
+        let fit = (u128::from(MAX_RUN_BYTES) - (4 << 30)) / (3 << 30);
+        assert_eq!(fit, 5);
+        assert!(text.contains(&format!("--threads {fit}: the same results, 3.0 GiB each")), "{text}");
+        // One thread holds the tables once with its copy, and fits.
+        assert!(est.check(MAX_RUN_BYTES, None).is_ok());
+        // Tables larger than the limit leave room for no copy: one thread is still suggested.
+        let huge = RunEstimate { shared: vec![("routing tables".into(), 21 << 30)], ..eight };
+        let text = huge.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
+        assert!(text.contains("--threads 1:"), "{text}");
     }
 
     #[test]

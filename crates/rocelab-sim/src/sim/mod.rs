@@ -106,8 +106,12 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub queue: EventQueue,
     pub pool: PacketPool,
     pub ports: Vec<PortRt>,
-    /// Per port.
+    /// Per port; in a part of a run on several threads, per port of the part, at the place
+    /// `pfc_timer_of` gives.
     pub pfc_timers: Vec<PfcTimers>,
+    /// Global port → its place in `pfc_timers` in a part of a run on several threads
+    /// (`u32::MAX`: another part's port); empty otherwise (the port's index).
+    pub pfc_timer_of: Vec<u32>,
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
     pub flows: Vec<FlowRt>,
@@ -119,11 +123,13 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub tcp: Vec<tcp::ConnRt>,
     /// The TCP segments in flight beside their packets, indexed by packet id.
     pub tcp_seg: Vec<tcp::SegInfo>,
-    /// The hosts' TCP stacks and interface MTUs.
-    pub tcp_hosts: tcp::TcpHosts,
+    /// The hosts' TCP stacks and interface MTUs (shared by the parts of a run on several
+    /// threads, as `routes`).
+    pub tcp_hosts: std::sync::Arc<tcp::TcpHosts>,
     /// Storage jobs, sessions, IOs in flight, targets and host CPUs.
     pub storage: storage::StorageRt,
-    pub routes: Routes,
+    /// Built once and shared by the parts of a run on several threads (`build::Shared`).
+    pub routes: std::sync::Arc<Routes>,
     /// The ECN marking draws of each port's egress queues: one stream per port
     /// ([`Rng::stream`] of the seed and the port), so that a port's draws do not depend on
     /// the order of other ports' events.

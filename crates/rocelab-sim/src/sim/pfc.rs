@@ -43,6 +43,14 @@ pub(crate) struct PfcTimers {
     pub refresh: [TimerSlot; 8],
 }
 
+/// Where the PFC timers of `port` are in `Sim::pfc_timers`: at the port's index, or, in a part
+/// of a run on several threads, which keeps only its own ports' timers (no other part's
+/// events touch them), at the place `timer_of` gives.
+#[inline]
+fn timer_slot(timer_of: &[u32], port: u32) -> usize {
+    timer_of.get(port as usize).map_or(port, |&i| i) as usize
+}
+
 impl<O: Observer> Sim<'_, O> {
     /// Put the pending PFC frame on the wire (the port is free), or the PAUSE frame if one waits.
     pub(super) fn start_pfc_tx(&mut self, port: u32) {
@@ -74,7 +82,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn pause_expire(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
-        let rearm = self.pfc_timers[port as usize].expire[prio as usize].fired(now);
+        let rearm = self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].expire[prio as usize].fired(now);
         let p = &mut self.ports[port as usize];
         if p.pause[prio as usize].on_expire(now, gen) {
             p.update_paused();
@@ -128,7 +136,7 @@ impl<O: Observer> Sim<'_, O> {
     /// Schedule the XOFF refresh of `prio` on `port` (see [`TimerSlot`]).
     fn arm_refresh(&mut self, port: u32, prio: u8, at: Time, gen: u32) {
         let seq = self.queue.reserve_seq();
-        if self.pfc_timers[port as usize].refresh[prio as usize].arm(at, seq, gen) {
+        if self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].refresh[prio as usize].arm(at, seq, gen) {
             self.queue.push_reserved(at, seq, Event::PfcRefresh { port, prio, gen });
         }
     }
@@ -141,7 +149,7 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         if p.xoff[prio as usize].deassert() == XoffAction::SendXon {
-            self.pfc_timers[port as usize].refresh[prio as usize].cancel();
+            self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].refresh[prio as usize].cancel();
             self.request_pfc(port, prio, false);
         }
     }
@@ -149,7 +157,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
-        let rearm = self.pfc_timers[port as usize].refresh[prio as usize].fired(now);
+        let rearm = self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].refresh[prio as usize].fired(now);
         let p = &mut self.ports[port as usize];
         if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
             self.request_pfc(port, prio, true);
@@ -183,12 +191,13 @@ impl<O: Observer> Sim<'_, O> {
                 PauseChange::Paused { until: Time::MAX, .. } | PauseChange::None => {}
                 PauseChange::Paused { until, gen } => {
                     let seq = self.queue.reserve_seq();
-                    if self.pfc_timers[port as usize].expire[prio as usize].arm(until, seq, gen) {
+                    if self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].expire[prio as usize].arm(until, seq, gen)
+                    {
                         self.queue.push_reserved(until, seq, Event::PauseExpire { port, prio, gen });
                     }
                 }
                 PauseChange::Resumed => {
-                    self.pfc_timers[port as usize].expire[prio as usize].cancel();
+                    self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].expire[prio as usize].cancel();
                     resumed = true;
                 }
             }

@@ -78,7 +78,11 @@ fn a_run_that_fits_on_one_thread_but_not_on_sixteen_is_refused_up_front() {
     let err = run_threads(&f.spec, &t, &config, 16).unwrap_err();
     assert!(matches!(err, SimError::MemoryTooLarge { .. }), "{err:?}");
     let text = err.to_string();
-    assert!(text.contains("the run on 16 threads, each holding its own copy of ("), "{text}");
+    // The routing tables are built once and shared, the PFC timers split between the threads;
+    // the rest is each thread's.
+    assert!(text.contains("the run on 16 threads, holding once (routing tables ("), "{text}");
+    assert!(text.contains("PFC timers of "), "{text}");
+    assert!(text.contains(") and on each thread its own copy of ("), "{text}");
     assert!(text.contains("run on fewer threads (--threads "), "{text}");
     // The default, which does not know the memory, goes on one thread instead, with one
     // thread's results.

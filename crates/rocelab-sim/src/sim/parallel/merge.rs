@@ -87,12 +87,15 @@ pub(super) fn finish(
         conservation.dropped_packets += c.dropped_packets;
         conservation.dropped_bytes += c.dropped_bytes;
     }
+    // The PFC timers stay with their parts, each part's own ports' (part 0's in the merged
+    // engine, at the places its `pfc_timer_of` gives): they schedule events and reach no result,
+    // and gathering them into one table here would hold the whole fabric's once more, at the
+    // run's peak of memory.
     for port in 0..engines[0].ports.len() {
         let o = part_of(engines[0].ports[port].node);
         if o != 0 {
             let (base, from) = first_and(&mut engines, o);
             std::mem::swap(&mut base.ports[port], &mut from.ports[port]);
-            std::mem::swap(&mut base.pfc_timers[port], &mut from.pfc_timers[port]);
         }
     }
     for s in 0..engines[0].switches.len() {

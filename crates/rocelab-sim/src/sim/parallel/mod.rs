@@ -15,18 +15,25 @@
 //! time and its own next event, and waits at a barrier: one barrier a window (see
 //! [`run_part`]), each part's messages in a slot of their own (no lock is contended).
 //!
-//! **State.** Each thread builds the whole simulation and runs only the events of the nodes
-//! of its part: the initial events of other parts' nodes are dropped, and the arrivals at
-//! other parts' ports are sent rather than queued (the packet copied into the message, and out
-//! of the sender's pool). At the end the state of each node is taken from its part
-//! ([`merge`]): ports, PFC timers, switches and NICs from their node's part, a flow's state
-//! from its source's and what it counts summed over the parts (each counts its own events),
-//! each endpoint of an RDMA queue pair from its host's part (its handlers touch only its own
-//! side's state: see the `sim::rdma` module), a perftest test's record from its client's.
-//! Every thread holds a copy of every structure (routes among them): memory grows with the
-//! threads, acceptable at 2-8, and the up-front memory estimate counts one copy a thread; at
-//! 64 threads each part should build only its nodes' state and its routes (a design note, not
-//! done).
+//! **State.** Each thread builds its own engine over the whole fabric and runs only the events
+//! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
+//! arrivals at other parts' ports are sent rather than queued (the packet copied into the
+//! message, and out of the sender's pool). At the end the state of each node is taken from its
+//! part ([`merge`]): ports, switches and NICs from their node's part (the PFC timers, which
+//! reach no result, stay in theirs), a flow's state from its source's and what it counts
+//! summed over the parts (each counts its own events), each endpoint of an RDMA queue pair from
+//! its host's part (its handlers touch only its own side's state: see the `sim::rdma` module),
+//! a perftest test's record from its client's.
+//! What no part writes is built once, before the threads start, and shared (`build::Shared`):
+//! the checks of the inputs, the ports' wiring, the routing tables and the hosts' TCP settings;
+//! on the k = 32 fat tree these were most of each part's build. A part keeps the PFC timers of
+//! its own ports only (no other part's events touch them). Each part's engine still holds its
+//! own copy of the rest of the state that the run writes, for every node of the fabric (ports,
+//! switches and their buffers, NICs, flows, queue pairs: about 100 MB there), since that state
+//! is indexed by global port and node id and a part reads the ports on the far side of its cut
+//! (an arrival names the sending port): memory grows with the threads by one such copy each,
+//! which the up-front estimate counts (`RunEstimate`). At 64 threads a part should hold only its
+//! own nodes' state, indexed by part-local ids (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it
@@ -74,7 +81,7 @@ pub use partition::{partition, Partition};
 pub use profile::{PartProfile, ThreadsProfile};
 use stop::{Done, Stop};
 
-use super::build::MAX_END_TIME;
+use super::build::{Shared as BuildShared, MAX_END_TIME};
 use super::{EventOrder, Sim, SimConfig, Simulation};
 use crate::error::SimError;
 use crate::event::Event;
@@ -329,22 +336,32 @@ pub fn run_threads_watched(
         return Err(SimError::InvalidConfig { message });
     }
     let lookahead = cut.lookahead.unwrap_or(MAX_END_TIME);
+    // Checked and built once for every part of both passes.
+    let preparing = Instant::now();
+    let shared = BuildShared::prepare(spec, traffic, config, cut.parts)?;
+    let shared_build_seconds = preparing.elapsed().as_secs_f64();
+    let pass = |stop| {
+        run_pass(spec, traffic, config, &cut, &shared, lookahead, stop, watch).map(|(sims, mut profile)| {
+            profile.shared_build_seconds = shared_build_seconds;
+            (sims, profile)
+        })
+    };
     if !config.stop_when_done {
-        let (sims, mut profile) = run_pass(spec, traffic, config, &cut, lookahead, None, watch)?;
+        let (sims, mut profile) = pass(None)?;
         let merging = Instant::now();
         let results = merge::finish(sims, &cut, spec, traffic);
         profile.merge_seconds = merging.elapsed().as_secs_f64();
         return Ok((results, Some(profile)));
     }
     // Two passes: the stop instant, then the run to it (see `stop`).
-    let (mut sims, profile) = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::Count), watch)?;
+    let (mut sims, profile) = pass(Some(Stop::Count))?;
     let k = sims[0].engine().open_flows;
     let Some(t) = stop::stop_instant(&mut sims, k) else {
         return Ok((merge::finish(sims, &cut, spec, traffic), Some(profile)));
     };
     let end = sims[0].engine().end;
     drop(sims);
-    let (sims, mut profile) = run_pass(spec, traffic, config, &cut, lookahead, Some(Stop::At(t)), watch)?;
+    let (sims, mut profile) = pass(Some(Stop::At(t)))?;
     let merging = Instant::now();
     let mut results = merge::finish(sims, &cut, spec, traffic);
     profile.merge_seconds = merging.elapsed().as_secs_f64();
@@ -357,11 +374,13 @@ pub fn run_threads_watched(
 
 /// One pass of the parts over the run, each on its thread: their engines at its end, and the
 /// profile of each thread (the merge's time left to the caller).
+#[allow(clippy::too_many_arguments)]
 fn run_pass<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
     config: &SimConfig,
     cut: &Partition,
+    tables: &BuildShared,
     lookahead: Time,
     stop: Option<Stop>,
     watch: Option<Watch<'_>>,
@@ -387,7 +406,7 @@ fn run_pass<'a>(
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
                 let shared = &shared;
-                s.spawn(move || run_part(spec, traffic, config, cut, me, shared))
+                s.spawn(move || run_part(spec, traffic, config, cut, tables, me, shared))
             })
             .collect();
         if let Some(watch) = watch {
@@ -545,11 +564,12 @@ fn run_part<'a>(
     traffic: &'a Traffic,
     config: &SimConfig,
     cut: &Partition,
+    tables: &BuildShared,
     me: u32,
     shared: &Shared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
-    let building = Instant::now();
-    let mut sim = Simulation::new_copies(spec, traffic, config, cut.parts)?;
+    let (building, building_cpu) = (Instant::now(), profile::thread_cpu_seconds());
+    let mut sim = Simulation::new_part(spec, traffic, config, tables, (&cut.part_of, me))?;
     let engine = sim.engine();
     let remote_peer = engine
         .ports
@@ -576,8 +596,9 @@ fn run_part<'a>(
         build_seconds: building.elapsed().as_secs_f64(),
         ..PartProfile::default()
     };
-    let (me, parts, end) = (me as usize, shared.parts, engine.end);
     let build_cpu = profile::thread_cpu_seconds();
+    profile.build_cpu_seconds = build_cpu.zip(building_cpu).map(|(b, a)| b - a);
+    let (me, parts, end) = (me as usize, shared.parts, engine.end);
     let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
     let mut half = 0;

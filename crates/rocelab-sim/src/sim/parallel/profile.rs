@@ -19,8 +19,10 @@ pub struct PartProfile {
     pub idle_windows: u64,
     /// Frames and pause frames sent to other parts.
     pub messages_sent: u64,
-    /// Wall seconds spent building the part's simulation.
+    /// Wall seconds spent building the part's own state, over the shared tables.
     pub build_seconds: f64,
+    /// CPU seconds of the same (the thread's CPU clock, so valid on a loaded machine).
+    pub build_cpu_seconds: Option<f64>,
     /// Wall seconds running the part's events, taking in its messages and posting its own.
     pub busy_seconds: f64,
     /// Wall seconds at the barrier, waiting for the other parts to end their window.
@@ -43,6 +45,9 @@ pub struct ThreadsProfile {
     pub windows: u64,
     /// Each part's thread, by part.
     pub parts: Vec<PartProfile>,
+    /// Wall seconds checking the inputs and building the tables every part shares (the
+    /// routes among them), once, before the threads start.
+    pub shared_build_seconds: f64,
     /// Wall seconds gathering the parts' state into one and computing the results.
     pub merge_seconds: f64,
 }
@@ -65,25 +70,28 @@ impl ThreadsProfile {
     pub fn lines(&self) -> Vec<String> {
         let events: u64 = self.parts.iter().map(|p| p.events).sum();
         let mut out = vec![format!(
-            "threads: {} parts, {} windows of at most {}, {:.0} events a window, busy imbalance {:.3}, merge {:.3} s",
+            "threads: {} parts, {} windows of at most {}, {:.0} events a window, busy imbalance {:.3}, shared build \
+             {:.3} s, merge {:.3} s",
             self.parts.len(),
             self.windows,
             crate::time::human(self.lookahead),
             events as f64 / self.windows.max(1) as f64,
             self.imbalance(),
+            self.shared_build_seconds,
             self.merge_seconds
         )];
         let cpu = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{s:.3} s"));
         for (i, p) in self.parts.iter().enumerate() {
             out.push(format!(
-                "  part {i}: {} nodes ({} hosts), {} events, {} idle windows, {} messages sent; build {:.3} s, busy \
-                 {:.3} s (CPU {}), waiting {:.3} s (CPU {})",
+                "  part {i}: {} nodes ({} hosts), {} events, {} idle windows, {} messages sent; build {:.3} s (CPU {}), \
+                 busy {:.3} s (CPU {}), waiting {:.3} s (CPU {})",
                 p.nodes,
                 p.hosts,
                 p.events,
                 p.idle_windows,
                 p.messages_sent,
                 p.build_seconds,
+                cpu(p.build_cpu_seconds),
                 p.busy_seconds,
                 cpu(p.busy_cpu_seconds),
                 p.wait_seconds,

@@ -358,3 +358,55 @@ pub(super) fn random_leaf_spine(rng: &mut crate::rng::Rng, shape: &RandomShape) 
     d.switch.buffer.size_bytes = (base + rng.below(512)) << 10;
     (leaf_spine(&ls, &d), lossless)
 }
+
+#[test]
+fn the_parts_share_one_copy_of_the_routes_and_tcp_settings_built_before_them() {
+    let f = leaf_spine_fabric(&FabricDefaults::lossless(3, 100_000));
+    let mut t = Traffic::new();
+    t.push(FlowSpec::sized(f.hosts[0], f.hosts[15], FlowClass::roce(3, 26), 100_000));
+    let config = SimConfig::new(1, 100 * US);
+    let shared = BuildShared::prepare(&f.spec, &t, &config, 2).expect("prepared");
+    let cut = partition(&f.spec, 2);
+    let mut a = Simulation::new_part(&f.spec, &t, &config, &shared, (&cut.part_of, 0)).expect("part 0");
+    let mut b = Simulation::new_part(&f.spec, &t, &config, &shared, (&cut.part_of, 1)).expect("part 1");
+    let (ra, rb) = (std::sync::Arc::clone(&a.engine().routes), std::sync::Arc::clone(&b.engine().routes));
+    assert!(std::sync::Arc::ptr_eq(&ra, &rb), "one routing table for both parts");
+    assert!(std::sync::Arc::ptr_eq(&a.engine().tcp_hosts, &b.engine().tcp_hosts), "one copy of the TCP settings");
+    // The parts' engines, the shared tables and the two clones above: nothing else holds it.
+    assert_eq!(std::sync::Arc::strong_count(&ra), 5);
+    // What the parts write is their own; of the PFC timers, each holds its own ports' only.
+    assert!(!std::ptr::eq(a.engine().ports.as_ptr(), b.engine().ports.as_ptr()));
+    let ports = a.engine().ports.len();
+    let own = |sim: &mut Simulation<'_, NoObserver>, me: u32| {
+        let e = sim.engine();
+        let own: Vec<usize> = (0..ports).filter(|&g| cut.part_of[e.ports[g].node as usize] == me).collect();
+        assert_eq!(e.pfc_timers.len(), own.len());
+        // Each own port has a place of its own, in port order; the others have none.
+        let places: Vec<u32> = own.iter().map(|&g| e.pfc_timer_of[g]).collect();
+        assert_eq!(places, (0..own.len() as u32).collect::<Vec<_>>());
+        assert_eq!(e.pfc_timer_of.iter().filter(|&&i| i == u32::MAX).count(), ports - own.len());
+        own.len()
+    };
+    assert_eq!(own(&mut a, 0) + own(&mut b, 1), ports);
+    drop((a, b, ra, rb, shared));
+    // The profile shows the shared build apart from each part's.
+    let (r, profile) = run_threads_profiled(&f.spec, &t, &config, 2).expect("two threads");
+    let profile = profile.expect("a profile");
+    assert!(profile.shared_build_seconds > 0.0);
+    #[cfg(target_os = "linux")]
+    assert!(profile.parts.iter().all(|p| p.build_cpu_seconds.is_some_and(|s| s >= 0.0)), "{profile:?}");
+    assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
+}
+
+#[test]
+fn bad_inputs_are_refused_once_before_any_part_is_built() {
+    let f = leaf_spine_fabric(&FabricDefaults::lossless(3, 100_000));
+    let mut t = Traffic::new();
+    // A flow from a host to a node that does not exist.
+    t.push(FlowSpec::sized(f.hosts[0], f.spec.nodes.len() + 5, FlowClass::roce(3, 26), 100_000));
+    let config = SimConfig::new(1, 100 * US);
+    let one = crate::run(&f.spec, &t, &config).unwrap_err().to_string();
+    let two = run_threads(&f.spec, &t, &config, 2).unwrap_err().to_string();
+    assert_eq!(two, one, "the same refusal as one thread's");
+    assert!(BuildShared::prepare(&f.spec, &t, &config, 2).is_err());
+}

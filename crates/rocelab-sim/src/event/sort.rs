@@ -31,7 +31,8 @@ pub(super) fn sort_ascending(v: &mut Vec<Entry>, buf: &mut SortBuf) {
     if v.len() >= PACKED_SLOT {
         let differ = differing_bits(v);
         if differ >> super::LOW_BITS == 0 || !sort_by_offset(v, buf, differ) {
-            sort_packed(v, buf);
+            let layout = layout_of(differ, v.len());
+            sort_packed_as(v, buf, layout);
         }
         return;
     }
@@ -86,6 +87,11 @@ fn sort_by_rank<const N: usize>(v: &mut [Entry]) {
 /// The most bits of the digit by which [`sort_by_offset`] distributes a slot's entries.
 const OFFSET_DIGIT_BITS: u32 = 10;
 
+/// The most entries of a bucket of [`sort_by_offset`] (of two buckets it looks at): past them, the slot's entries are
+/// crowded at a few instants (as on the line-rate fat tree, where a hundred entries of a slot
+/// share one to three), and the insertion would cost more than [`sort_packed`].
+const CROWDED: u32 = 8;
+
 /// The buckets [`sort_by_offset`] may use.
 const STARTS: usize = 1 << OFFSET_DIGIT_BITS;
 
@@ -102,13 +108,12 @@ pub(super) fn differing_bits(v: &[Entry]) -> u64 {
 /// insertion sort, which moves an entry only past the others of its bucket (Knuth, *The Art
 /// of Computer Programming* vol. 3, §5.2.5, a distribution then a straight insertion). On the
 /// k = 32 fat tree a current slot holds 44 entries on average (55 in a slot sorted), at nearly
-/// as many instants, pushed in
-/// no order by events with different lead times; the library's sort of their packed keys took
-/// 71 instructions an event of the run, this one 56 (callgrind, 150 µs: 814 instructions an
-/// event in all before, 799 after; with two buckets an entry and the entries copied back
-/// rather than swapped, 809). Returns `false`, with `v`
-/// untouched, when the insertion runs out of its budget of moves (entries crowded into few
-/// buckets), for [`sort_packed`] to sort instead.
+/// as many instants, pushed in no order by events with different lead times: the library's
+/// sort of their packed keys took 71 instructions an event of the run (callgrind, 150 µs), and
+/// the run 814 instructions an event in all, 801 with this sort (809 with two buckets an entry
+/// and the entries copied back rather than swapped). Returns `false`, with `v` untouched, when
+/// the slot is crowded at a few instants ([`CROWDED`]) or the insertion runs out of its budget
+/// of moves, for [`sort_packed`] to sort instead.
 pub(super) fn sort_by_offset(v: &mut Vec<Entry>, buf: &mut SortBuf, differ: u64) -> bool {
     let n = v.len();
     let high = u64::BITS - differ.leading_zeros();
@@ -124,6 +129,12 @@ pub(super) fn sort_by_offset(v: &mut Vec<Entry>, buf: &mut SortBuf, differ: u64)
     starts[..=mask].fill(0);
     for e in v.iter() {
         starts[digit(e.0)] += 1;
+    }
+    // Two entries' buckets stand for all: in a slot crowded at a few instants, nearly every
+    // entry's bucket is (a maximum over the buckets cost 4 instructions an event on the k = 32
+    // fat tree).
+    if starts[digit(v[0].0)] > CROWDED || starts[digit(v[n / 2].0)] > CROWDED {
+        return false;
     }
     let mut sum = 0;
     for s in starts[..=mask].iter_mut() {
@@ -196,7 +207,12 @@ impl Default for SortBuf {
 /// the entries themselves more still. Keys that differ in too
 /// many bits to pack are sorted as entries.
 pub(super) fn sort_packed(v: &mut [Entry], buf: &mut SortBuf) {
-    let (low, span, index_bits) = match layout(v) {
+    sort_packed_as(v, buf, layout(v));
+}
+
+/// [`sort_packed`] with the [`Layout`] of `v` worked out by the caller.
+fn sort_packed_as(v: &mut [Entry], buf: &mut SortBuf, layout: Layout) {
+    let (low, span, index_bits) = match layout {
         Layout::Equal => return,
         Layout::Wide => {
             v.sort_unstable_by_key(|e| e.0);
@@ -228,15 +244,18 @@ pub(super) enum Layout {
 
 /// The [`Layout`] of the keys of `v`.
 pub(super) fn layout(v: &[Entry]) -> Layout {
-    let Some(first) = v.first().map(|e| e.0) else { return Layout::Equal };
-    let differ = v.iter().fold(0u64, |a, e| a | (e.0 ^ first));
+    layout_of(differing_bits(v), v.len())
+}
+
+/// The [`Layout`] of `len` entries whose keys differ in the bits of `differ`.
+fn layout_of(differ: u64, len: usize) -> Layout {
     if differ == 0 {
         return Layout::Equal;
     }
     let low = differ.trailing_zeros();
     let span = 64 - low - differ.leading_zeros();
     // At least one bit: `differ` is not zero, so there are two entries or more.
-    let index_bits = usize::BITS - (v.len() - 1).leading_zeros();
+    let index_bits = usize::BITS - (len - 1).leading_zeros();
     if span + index_bits > 64 {
         Layout::Wide
     } else {

@@ -342,7 +342,11 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Send frame `id` on the free port `egress`, whose queues are empty, as if it went through
     /// queue `tc`: its depth peaks at the frame, the scheduler picks `tc` (the DWRR deficits
-    /// move as in a dequeue), and the buffer is released as the frame leaves.
+    /// move as in a dequeue), and the buffer is released as the frame leaves. Inlined in the
+    /// arrival: as a call (half the k = 32 fat tree's events make one) its register saves and
+    /// restores cost 27 instructions; inlined, 1.2 fewer an event there and 0.5 % fewer
+    /// instructions on the line-rate fat tree (callgrind).
+    #[inline(always)]
     fn send_through<const QUIRKS: bool>(&mut self, egress: u32, tc: u8, id: u32, pg_slot: u32, frame: u32, prio: u8) {
         let p = &mut self.ports[egress as usize];
         let q = &mut p.egress_queues[tc as usize];

@@ -617,3 +617,48 @@ fn keys_name_the_kind_and_entity_not_the_packet_or_generation() {
     let max = Event::StepReady { io: u32::MAX, step: u16::MAX }.key().max(Event::StopRun.key());
     assert!(max < 1 << key::KEY_BITS);
 }
+
+/// Long slots at many instants, as the k = 32 fat tree fills them (entries at offsets all over
+/// the slot, a few at one instant): sorted by distribution on the offset's high bits; crowded
+/// into two instants, the insertion runs out of its budget, the slot is left as it was and
+/// the packed sort orders it. Either way: sorted by key, the same entries.
+#[test]
+fn slots_at_many_instants_sort_by_their_offsets_or_fall_back_when_crowded() {
+    let mut rng = crate::rng::Rng::new(11);
+    let mut buf = sort::SortBuf::default();
+    let mut outcomes = [0usize; 2];
+    for len in [32usize, 44, 63, 64, 100, 257, 1000] {
+        for round in 0..12u64 {
+            // Offsets anywhere in the slot (every bit), in its upper half, or two instants.
+            let (offsets, base) = [(SLOT_PS, 0), (SLOT_PS / 2, SLOT_PS / 2), (2, 700)][round as usize % 3];
+            let v: Vec<Entry> = (0..len)
+                .map(|i| {
+                    let port = rng.below(1 << 16) as u32;
+                    let ev = if rng.below(2) == 0 {
+                        Event::TxDone { port }
+                    } else {
+                        Event::WireArrive { port, pkt: i as u32 }
+                    };
+                    (wheel_key(base + rng.below(offsets), ev.key()), ev)
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_by_key(|e| (e.0, format!("{:?}", e.1)));
+            let differ = sort::differing_bits(&v);
+            assert!(differ >> LOW_BITS != 0, "length {len}: the offsets differ");
+            let mut w = v.clone();
+            let sorted = sort::sort_by_offset(&mut w, &mut buf, differ);
+            outcomes[sorted as usize] += 1;
+            if !sorted {
+                assert_eq!(w, v, "length {len}: a slot left to the packed sort is untouched");
+            }
+            let mut w = v.clone();
+            sort::sort_ascending(&mut w, &mut buf);
+            assert!(w.windows(2).all(|p| p[0].0 <= p[1].0), "length {len}: keys out of order");
+            w.sort_by_key(|e| (e.0, format!("{:?}", e.1)));
+            assert_eq!(w, expected, "length {len}");
+        }
+    }
+    // Spread slots were sorted by their offsets, crowded ones fell back.
+    assert!(outcomes[0] > 0 && outcomes[1] > 0, "{outcomes:?}");
+}

@@ -648,6 +648,7 @@ fn build<'o, O: Observer>(
         open_flows: stop_when_done_flows(traffic, config),
         part: None,
         deep_look_ahead: ports_bytes >= super::DEEP_LOOK_AHEAD_BYTES,
+        egress_ahead: Default::default(),
         ecn_specs,
         ingress,
     };

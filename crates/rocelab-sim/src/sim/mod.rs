@@ -157,6 +157,10 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// The look ahead's further steps run ([`ROUTE_AHEAD`], [`EGRESS_AHEAD`]): the fabric's
     /// ports take [`DEEP_LOOK_AHEAD_BYTES`] or more.
     pub deep_look_ahead: bool,
+    /// The egress ports the look ahead's last step worked out ([`Sim::prefetch_egress`]), for
+    /// the arrivals to read instead of routing their frames again (`switch.rs`,
+    /// [`EgressAhead`]).
+    pub egress_ahead: [std::cell::Cell<switch::EgressAhead>; 2],
 }
 
 /// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of

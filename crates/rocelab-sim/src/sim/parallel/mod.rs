@@ -78,7 +78,7 @@ mod tests_storage_rdma;
 mod tests_tcp;
 
 pub use partition::{partition, Partition};
-pub use profile::{PartProfile, ThreadsProfile};
+pub use profile::{PartProfile, ThreadUsage, ThreadsProfile, WindowStats};
 use stop::{Done, Stop};
 
 use super::build::{Shared as BuildShared, MAX_END_TIME};
@@ -386,10 +386,10 @@ fn run_pass<'a>(
     watch: Option<Watch<'_>>,
 ) -> Result<(Vec<Simulation<'a, NoObserver>>, ThreadsProfile), SimError> {
     let parts = cut.parts;
-    let slots: Vec<Mutex<Vec<Message>>> = (0..2 * parts * parts).map(|_| Mutex::new(Vec::new())).collect();
-    let next: Vec<AtomicU64> = (0..2 * parts * parts).map(|_| AtomicU64::new(Time::MAX)).collect();
-    let done: Vec<AtomicU64> = (0..2 * parts).map(|_| AtomicU64::new(0)).collect();
-    let reached: Vec<AtomicU64> = (0..2 * parts).map(|_| AtomicU64::new(0)).collect();
+    let slots: Vec<Line<Mutex<Vec<Message>>>> = (0..2 * parts * parts).map(|_| Line(Mutex::new(Vec::new()))).collect();
+    let next: Vec<Line<AtomicU64>> = (0..2 * parts * parts).map(|_| Line(AtomicU64::new(Time::MAX))).collect();
+    let done: Vec<Line<AtomicU64>> = (0..2 * parts).map(|_| Line(AtomicU64::new(0))).collect();
+    let reached: Vec<Line<AtomicU64>> = (0..2 * parts).map(|_| Line(AtomicU64::new(0))).collect();
     let barrier = SpinBarrier::new(parts);
     let shared = Shared {
         parts,
@@ -433,20 +433,36 @@ fn run_pass<'a>(
     Ok((sims, profile))
 }
 
+/// A value alone on its cache lines: 128 bytes, two of the 64-byte lines, as the adjacent-line
+/// prefetcher of x86 cores fetches lines in pairs (Intel 64 and IA-32 Architectures
+/// Optimization Reference Manual, "false sharing"; `crossbeam_utils::CachePadded` pads to 128
+/// bytes on x86-64 for this reason). Each thread writes its own slots, earliest times and
+/// counts every window while the others read theirs: packed together, every write would take
+/// the line from the other core (false sharing).
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// What the threads share: the messages' slots and the earliest times, both in two halves by
 /// the parity of the window they were posted in (see [`run_part`]), and the barrier.
 struct Shared<'a> {
     parts: usize,
     /// `slots[half · parts² + to · parts + from]`: the messages `from` sent `to`.
-    slots: &'a [Mutex<Vec<Message>>],
+    slots: &'a [Line<Mutex<Vec<Message>>>],
     /// `next[half · parts² + to · parts + from]`: the earliest time among them, and at
     /// `to == from` the earliest pending event of the part itself (`Time::MAX`: none).
-    next: &'a [AtomicU64],
+    next: &'a [Line<AtomicU64>],
     /// `done[half · parts + part]`: the completions the part noted (`stop`).
-    done: &'a [AtomicU64],
+    done: &'a [Line<AtomicU64>],
     /// `reached[2 · part]`: the time up to which the part has run its events; `+ 1`: its
     /// events so far (for a [`Watch`]).
-    reached: &'a [AtomicU64],
+    reached: &'a [Line<AtomicU64>],
     barrier: &'a SpinBarrier,
     lookahead: Time,
     stop: Option<Stop>,
@@ -477,8 +493,10 @@ struct SpinBarrier {
     n: usize,
     /// More threads than cores: no polling.
     oversubscribed: bool,
-    count: AtomicUsize,
-    generation: AtomicUsize,
+    /// The threads arrived, and the generation the waiting ones poll, each on its own lines so
+    /// that an arrival does not take the pollers' line.
+    count: Line<AtomicUsize>,
+    generation: Line<AtomicUsize>,
     /// Threads asleep on `wake` (changed under `lock`).
     sleepers: AtomicUsize,
     lock: Mutex<()>,
@@ -496,8 +514,8 @@ impl SpinBarrier {
         SpinBarrier {
             n,
             oversubscribed: n > cores,
-            count: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
+            count: Line(AtomicUsize::new(0)),
+            generation: Line(AtomicUsize::new(0)),
             sleepers: AtomicUsize::new(0),
             lock: Mutex::new(()),
             wake: Condvar::new(),
@@ -568,7 +586,8 @@ fn run_part<'a>(
     me: u32,
     shared: &Shared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
-    let (building, building_cpu) = (Instant::now(), profile::thread_cpu_seconds());
+    let (building, building_cpu, building_usage) =
+        (Instant::now(), profile::thread_cpu_seconds(), profile::ThreadUsage::thread());
     let mut sim = Simulation::new_part(spec, traffic, config, tables, (&cut.part_of, me))?;
     let engine = sim.engine();
     let remote_peer = engine
@@ -598,6 +617,8 @@ fn run_part<'a>(
     };
     let build_cpu = profile::thread_cpu_seconds();
     profile.build_cpu_seconds = build_cpu.zip(building_cpu).map(|(b, a)| b - a);
+    let build_usage = profile::ThreadUsage::thread();
+    profile.build_usage = build_usage.zip(building_usage).map(|(b, a)| b.since(a));
     let (me, parts, end) = (me as usize, shared.parts, engine.end);
     let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
@@ -619,12 +640,14 @@ fn run_part<'a>(
         // In the senders' order: the queue orders the events by their keys, and the packets'
         // ids in this pool reach no result. After the last window too: a frame on its way at
         // the end is in the network, counted in the results.
+        let delivering = Instant::now();
         for from in (0..parts).filter(|&f| f != me) {
             std::mem::swap(&mut delivered, &mut shared.slots[shared.at(half, me, from)].lock().expect("slot"));
             for m in delivered.drain(..) {
                 engine.receive(m);
             }
         }
+        profile.deliver_seconds += delivering.elapsed().as_secs_f64();
         let noted = || (0..parts).map(|p| shared.done[half * parts + p].load(Ordering::Relaxed)).sum::<u64>();
         if all > end || count.is_some_and(|k| noted() >= k) {
             clock.busy += working.elapsed();
@@ -640,6 +663,7 @@ fn run_part<'a>(
             profile.idle_windows += 1;
         }
         half ^= 1;
+        let posting = Instant::now();
         let part = engine.part.as_deref_mut().expect("a part");
         for (to, batch) in part.outbox.iter_mut().enumerate().filter(|&(to, _)| to != me) {
             // A message without an event (a TCP stream's, an IO slot's note) runs nothing.
@@ -647,7 +671,15 @@ fn run_part<'a>(
             shared.next[shared.at(half, to, me)].store(earliest, Ordering::Relaxed);
             profile.messages_sent += batch.len() as u64;
             if !batch.is_empty() {
-                shared.slots[shared.at(half, to, me)].lock().expect("slot").append(batch);
+                // The slot was emptied by its reader a window ago (above): the batch moves in
+                // whole, and the slot's empty vector, with its capacity, becomes the outbox (on
+                // the k = 32 fat tree, a copy of 400 messages a window cost a part 0.2 s a ms).
+                let mut slot = shared.slots[shared.at(half, to, me)].lock().expect("slot");
+                if slot.is_empty() {
+                    std::mem::swap(&mut *slot, batch);
+                } else {
+                    slot.append(batch);
+                }
             }
         }
         shared.next[shared.at(half, me, me)].store(engine.queue.peek_time().unwrap_or(Time::MAX), Ordering::Relaxed);
@@ -655,11 +687,15 @@ fn run_part<'a>(
         shared.done[half * parts + me].store(noted, Ordering::Relaxed);
         shared.reached[2 * me].store(limit.min(end), Ordering::Relaxed);
         shared.reached[2 * me + 1].store(engine.events, Ordering::Relaxed);
+        profile.post_seconds += posting.elapsed().as_secs_f64();
         clock.busy += working.elapsed();
     }
     profile.events = engine.events;
     profile.busy_seconds = clock.busy.as_secs_f64();
     profile.wait_seconds = clock.wait.as_secs_f64();
+    profile.run_usage = profile::ThreadUsage::thread().zip(build_usage).map(|(b, a)| b.since(a));
+    profile.window_busy_ns = std::mem::take(&mut clock.windows_ns);
+    profile.window_busy_cpu_ns = std::mem::take(&mut clock.windows_cpu_ns);
     // The thread's CPU time but for its building and its waits.
     if let (Some(total), Some(build), Some(wait)) = (profile::thread_cpu_seconds(), build_cpu, clock.wait_cpu) {
         profile.busy_cpu_seconds = Some(total - build - wait);

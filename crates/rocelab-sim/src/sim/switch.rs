@@ -247,12 +247,12 @@ impl<O: Observer> Sim<'_, O> {
             ahead.egress
         } else {
             let hops = self.routes.next_hops(sw.node, pkt.dst);
-            if hops.is_empty() {
+            let Some(egress) = hops.choose(|n| sw.next_hop::<QUIRKS>(pkt, n)) else {
                 self.switches[sw_idx].drops_no_route += 1;
                 self.drop_packet(port, id, prio, DropCause::NoRoute);
                 return;
-            }
-            hops[sw.next_hop::<QUIRKS>(pkt, hops.len())]
+            };
+            egress
         };
         let charge = sw.charge(frame);
 
@@ -510,10 +510,7 @@ impl<O: Observer> Sim<'_, O> {
                 }
                 let pkt = self.pool.get(pkt);
                 let hops = self.routes.next_hops(sw.node, pkt.dst);
-                if hops.is_empty() {
-                    return;
-                }
-                let egress = hops[sw.next_hop::<false>(pkt, hops.len())];
+                let Some(egress) = hops.choose(|n| sw.next_hop::<false>(pkt, n)) else { return };
                 let entry = EgressAhead { sw: p.peer_owner, dst: pkt.dst, flow_hash: pkt.flow_hash, egress };
                 self.egress_ahead[(self.events & 1) as usize].set(entry);
                 let egress = egress as usize;

@@ -27,8 +27,8 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use table::Routes;
-use table::WIDE_OVERFLOW;
+use build::EntryLimits;
+pub use table::{Hops, Routes};
 
 /// The address of port `local` of host `node`, for a host whose ports are addressed one by one
 /// (see the module's doc): the node in the low 24 bits (as [`crate::packet::node_ipv4`] takes
@@ -90,12 +90,12 @@ impl Routes {
         // A thread for each thousand nodes at most: a small fabric's tables take less time to
         // work out than a thread takes to start.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        build::compute(topo, WIDE_OVERFLOW, threads.min(1 + topo.adjacency.len() / 1000))
+        build::compute(topo, EntryLimits::FULL, threads.min(1 + topo.adjacency.len() / 1000))
     }
 
     /// [`Routes::compute`] with `threads` threads.
     pub fn compute_on(topo: &Topology<'_>, threads: usize) -> Routes {
-        build::compute(topo, WIDE_OVERFLOW, threads)
+        build::compute(topo, EntryLimits::FULL, threads)
     }
 
     /// Bytes [`Routes::compute`] takes at most for `topo` (its tables while they are built),

@@ -13,7 +13,7 @@
 //! The result does not depend on the number of threads: each group's column is worked out
 //! alone, and the sets are interned afterwards in the order of the groups and rows.
 
-use super::table::{Routes, Row, ENTRY_OFFSETS, LAST_HOP, WIDE};
+use super::table::{Routes, Row, ENTRY_OFFSETS, LAST_HOP, ONE_PORT, WIDE};
 use super::{Topology, NONE};
 use std::collections::HashMap;
 
@@ -257,6 +257,9 @@ struct Interner {
     interned: Interning<Vec<u32>, (u32, u32)>,
     /// The `wide` indices an entry may hold (tests make it small).
     wide_in_entry: u32,
+    /// The ports below which a one-port set is held in its entry (2^24, what the entry's
+    /// offset field holds; tests make it small).
+    one_port_below: u32,
 }
 
 impl Interner {
@@ -265,12 +268,19 @@ impl Interner {
         if hops.is_empty() {
             return 0;
         }
+        if let [port] = *hops {
+            if port < self.one_port_below {
+                return port << 8 | ONE_PORT;
+            }
+        }
         let (entry, index) = match self.interned.get(hops) {
             Some(&e) => e,
             None => {
                 let (offset, len) = (self.ports.len(), hops.len());
                 self.ports.extend_from_slice(hops);
-                let e = if offset < ENTRY_OFFSETS && len < WIDE as usize {
+                // A one-port set past the ports an entry holds goes to `wide`: length 1 in an
+                // entry is the port itself.
+                let e = if offset < ENTRY_OFFSETS && len < WIDE as usize && len != ONE_PORT as usize {
                     ((offset as u32) << 8 | len as u32, 0)
                 } else {
                     let index = self.wide.len() as u32;
@@ -288,8 +298,24 @@ impl Interner {
     }
 }
 
+/// What a table entry holds in place of a reference into `Routes::ports` (tests make them small
+/// to exercise the references).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct EntryLimits {
+    /// The `wide` indices (the rest go through `Routes::overflow`).
+    pub wide_in_entry: u32,
+    /// The ports held as a one-port set's entry (the rest are interned in `Routes::ports`).
+    pub one_port_below: u32,
+}
+
+impl EntryLimits {
+    /// As far as an entry's 24-bit field reaches.
+    pub(super) const FULL: EntryLimits =
+        EntryLimits { wide_in_entry: super::table::WIDE_OVERFLOW, one_port_below: ENTRY_OFFSETS as u32 };
+}
+
 /// The tables of `topo`, the groups searched by up to `threads` threads.
-pub(super) fn compute(topo: &Topology<'_>, wide_in_entry: u32, threads: usize) -> Routes {
+pub(super) fn compute(topo: &Topology<'_>, limits: EntryLimits, threads: usize) -> Routes {
     let plan = Plan::new(topo);
     let n = topo.adjacency.len();
     let by_id = if topo.hpcc_order { by_id(topo) } else { Vec::new() };
@@ -321,7 +347,8 @@ pub(super) fn compute(topo: &Topology<'_>, wide_in_entry: u32, threads: usize) -
         wide: Vec::new(),
         overflow: HashMap::new(),
         interned: Interning::default(),
-        wide_in_entry,
+        wide_in_entry: limits.wide_in_entry,
+        one_port_below: limits.one_port_below.min(ENTRY_OFFSETS as u32),
     };
     for (first, chunk) in &chunks {
         let mut entries = vec![NONE; chunk.sets.len()];

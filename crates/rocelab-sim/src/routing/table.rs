@@ -7,10 +7,90 @@
 //! destination, a few ports each: the tables grow with switches × groups, not nodes × hosts
 //! (a k = 64 fat tree: 5,120 switches × 2,048 groups × 4 bytes, 42 MB, against 18.5 GB for
 //! every node and host). A lookup stays a handful of loads: destination → group, then
-//! (group, switch) → the set.
+//! (group, switch) → the set. A set of one port (every way down a tree, and its last hop) is
+//! held in the entry itself, so that a lookup of it reads no `ports`.
 
 use super::{address_node, port_address, NONE};
 use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+
+/// The equal-cost next-hop ports a lookup finds: a set of `Routes::ports`, or the one port an
+/// entry holds itself. Derefs to the ports as a slice; [`Hops::choose`] takes the port a frame
+/// leaves by without reading a slice for a one-port set.
+#[derive(Clone, Copy)]
+pub struct Hops<'a> {
+    set: &'a [u32],
+    /// The port of a one-port set held in its entry (`NONE`: the ports are `set`).
+    one: u32,
+}
+
+impl<'a> Hops<'a> {
+    /// No next hop: unreachable, or the node itself.
+    pub(super) const EMPTY: Hops<'static> = Hops { set: &[], one: NONE };
+
+    #[inline(always)]
+    pub(super) fn set(set: &'a [u32]) -> Hops<'a> {
+        Hops { set, one: NONE }
+    }
+
+    #[inline(always)]
+    pub(super) fn one(port: u32) -> Hops<'a> {
+        Hops { set: &[], one: port }
+    }
+
+    /// The port a frame takes: the one port where there is no choice, else the one `pick`
+    /// chooses by its index among the set's length; `None` when there is none. The same port as
+    /// `self[pick(self.len())]`, since a choice among one port is that port (an ECMP hash
+    /// chooses index 0 of 1, `routing::ecmp_select`).
+    #[inline(always)]
+    pub fn choose(&self, pick: impl FnOnce(usize) -> usize) -> Option<u32> {
+        if self.one != NONE {
+            return Some(self.one);
+        }
+        if self.set.is_empty() {
+            return None;
+        }
+        Some(self.set[pick(self.set.len())])
+    }
+}
+
+impl Deref for Hops<'_> {
+    type Target = [u32];
+
+    #[inline(always)]
+    fn deref(&self) -> &[u32] {
+        if self.one == NONE {
+            self.set
+        } else {
+            std::slice::from_ref(&self.one)
+        }
+    }
+}
+
+impl fmt::Debug for Hops<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for Hops<'_> {
+    fn eq(&self, other: &Hops<'_>) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<&[u32]> for Hops<'_> {
+    fn eq(&self, other: &&[u32]) -> bool {
+        **self == **other
+    }
+}
+
+impl<const N: usize> PartialEq<&[u32; N]> for Hops<'_> {
+    fn eq(&self, other: &&[u32; N]) -> bool {
+        **self == other[..]
+    }
+}
 
 /// The next hops of a node, as the tables keep them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,8 +136,9 @@ pub struct Routes {
     pub(super) n_multi: usize,
     /// `(group * n_rows + switch row)` → the next-hop set as `offset << 8 | length` into
     /// `ports` (0, an empty set: unreachable), or [`LAST_HOP`]: the switch is wired to the
-    /// group's destinations, and `last` says over which ports. A set at an offset past
-    /// 2^24 - 1 or of [`WIDE`] ports or more is `index << 8 | WIDE` into `wide` instead.
+    /// group's destinations, and `last` says over which ports. A set of one port below 2^24 is
+    /// `port << 8 | 1`, the port itself ([`ONE_PORT`]). A set at an offset past 2^24 - 1 or of
+    /// [`WIDE`] ports or more is `index << 8 | WIDE` into `wide` instead.
     pub(super) table: Vec<u32>,
     /// `(group * n_multi + multi row)` → a [`Row::Multi`] host's entry, as in `table`.
     pub(super) host_table: Vec<u32>,
@@ -87,6 +168,11 @@ pub(super) const WIDE: u32 = 0xFF;
 pub(super) const ENTRY_OFFSETS: usize = 1 << 24;
 /// The `wide` index of an entry whose set is found through `Routes::overflow`.
 pub(super) const WIDE_OVERFLOW: u32 = (ENTRY_OFFSETS - 1) as u32;
+/// The length field of a table entry that holds its one port in place of an offset: on a fat
+/// tree every way down (a core's and an aggregation switch's down-links, a ToR's last hop) is
+/// one port, and the arrival that looked it up in `Routes::ports` missed the cache on it
+/// (the k = 32 fat tree: its largest stall, by `perf`).
+pub(super) const ONE_PORT: u32 = 1;
 /// The entry of a switch wired to its group's destinations (offset 1, length 0: no set has it,
 /// since an empty set is 0).
 pub(super) const LAST_HOP: u32 = 1 << 8;
@@ -118,16 +204,16 @@ impl Routes {
     /// Equal-cost next-hop ports of `node` towards address `dst`, a host or one of its ports
     /// (empty: unreachable or itself).
     #[inline(always)]
-    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+    pub fn next_hops(&self, node: u32, dst: u32) -> Hops<'_> {
         let k = if self.first_host != NONE { dst.wrapping_sub(self.first_host) } else { self.dest_index(dst) };
         if k as usize >= self.n_dests {
-            return &[];
+            return Hops::EMPTY;
         }
         if let Row::Switch(row) = self.rows[node as usize] {
             let cell = self.dest_group[k as usize] as usize * self.n_rows + row as usize;
             let entry = self.table[cell];
             if entry == LAST_HOP {
-                return self.last_hops(node, k as usize).unwrap_or(&[]);
+                return self.last_hops(node, k as usize).unwrap_or(Hops::EMPTY);
             }
             return self.set(entry, cell);
         }
@@ -152,23 +238,29 @@ impl Routes {
 
     /// The ports of an entry found in cell `cell`.
     #[inline(always)]
-    fn set(&self, entry: u32, cell: usize) -> &[u32] {
+    fn set(&self, entry: u32, cell: usize) -> Hops<'_> {
         let (offset, len) = (entry >> 8, entry & WIDE);
-        if len == WIDE {
-            return self.wide_hops(offset, cell);
+        if len == ONE_PORT {
+            return Hops::one(offset);
         }
-        &self.ports[offset as usize..(offset + len) as usize]
+        if len == WIDE {
+            return Hops::set(self.wide_hops(offset, cell));
+        }
+        Hops::set(&self.ports[offset as usize..(offset + len) as usize])
     }
 
     /// `node`'s ports on its links to destination `k`, when it is wired to it: from `last_first`
     /// when `node` is the destination's first wired node and its set fits an entry, else by a
     /// search of the destination's entries in `last` (the same set, found in two more reads).
     #[inline(always)]
-    pub(super) fn last_hops(&self, node: u32, k: usize) -> Option<&[u32]> {
+    pub(super) fn last_hops(&self, node: u32, k: usize) -> Option<Hops<'_>> {
         if let Some(&(v, entry)) = self.last_first.get(k) {
             let (offset, len) = (entry >> 8, entry & WIDE);
+            if v == node && len == ONE_PORT {
+                return Some(Hops::one(offset));
+            }
             if v == node && len != WIDE {
-                return self.ports.get(offset as usize..(offset + len) as usize);
+                return self.ports.get(offset as usize..(offset + len) as usize).map(Hops::set);
             }
         }
         self.last_hops_search(node, k)
@@ -176,7 +268,7 @@ impl Routes {
 
     /// [`Routes::last_hops`] by a search of every node wired to destination `k`.
     #[inline(never)]
-    pub(super) fn last_hops_search(&self, node: u32, k: usize) -> Option<&[u32]> {
+    pub(super) fn last_hops_search(&self, node: u32, k: usize) -> Option<Hops<'_>> {
         let (from, to) = (self.last_start[k] as usize, self.last_start[k + 1] as usize);
         let i = self.last[from..to].iter().position(|&(v, _)| v == node)?;
         let cell = self.table.len() + self.host_table.len() + from + i;
@@ -186,9 +278,9 @@ impl Routes {
     /// A host's next hops towards destination `k` (address `dst`): none to itself; its links to
     /// the destination when it is wired to it; else by its group, as its switches reach it.
     #[inline(never)]
-    fn host_hops(&self, node: u32, k: usize, dst: u32) -> &[u32] {
+    fn host_hops(&self, node: u32, k: usize, dst: u32) -> Hops<'_> {
         if address_node(dst) == node {
-            return &[];
+            return Hops::EMPTY;
         }
         if let Some(hops) = self.last_hops(node, k) {
             return hops;
@@ -197,16 +289,16 @@ impl Routes {
         match &self.rows[node as usize] {
             Row::Single { port, switch_row } => {
                 if self.table[group * self.n_rows + *switch_row as usize] != 0 {
-                    std::slice::from_ref(port)
+                    Hops::one(*port)
                 } else {
-                    &[]
+                    Hops::EMPTY
                 }
             }
             &Row::Multi(row) => {
                 let cell = group * self.n_multi + row as usize;
                 self.set(self.host_table[cell], self.table.len() + cell)
             }
-            Row::Alone | Row::Switch(_) => &[],
+            Row::Alone | Row::Switch(_) => Hops::EMPTY,
         }
     }
 

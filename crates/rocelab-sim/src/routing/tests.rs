@@ -2,6 +2,7 @@
 //! computation.
 
 use super::*;
+use table::{ONE_PORT, WIDE, WIDE_OVERFLOW};
 
 #[test]
 fn hpcc_order_lists_next_hops_as_the_search_reached_them() {
@@ -87,7 +88,11 @@ fn a_set_too_long_for_an_entry_is_kept_apart() {
     // With room for one `wide` index in an entry, the second wide set overflows to the
     // cells' map, and every lookup finds the same ports.
     for limit in [0, 1] {
-        let small = build::compute(&Topology::nodes(&adj, &is_host), limit, 1);
+        let small = build::compute(
+            &Topology::nodes(&adj, &is_host),
+            EntryLimits { wide_in_entry: limit, ..EntryLimits::FULL },
+            1,
+        );
         assert_eq!(small.overflow.len(), if limit == 0 { 2 } else { 1 });
         for node in 0..4 {
             for dst in [0, 1] {
@@ -391,4 +396,57 @@ fn grouped_tables_equal_the_all_pairs_computation_on_a_fat_tree_with_an_addresse
     let (estimate, groups) = Routes::estimate(&topo);
     assert_eq!(groups, 32);
     assert!(estimate >= r.bytes() as u128, "the estimate bounds the tables: {estimate} < {}", r.bytes());
+}
+
+/// The entries of `r` that hold their one port themselves.
+fn one_port_entries(r: &Routes) -> usize {
+    let last = r.last.iter().map(|&(_, e)| e);
+    r.table.iter().chain(&r.host_table).copied().chain(last).filter(|&e| e & WIDE == ONE_PORT).count()
+}
+
+#[test]
+fn a_one_port_set_held_in_its_entry_is_the_set_found_through_ports() {
+    // A k = 4 fat tree whose host 0 has its three ports addressed, then random wirings (hosts
+    // with several ports, some addressed one by one, parallel links).
+    let mut rng = crate::rng::Rng::new(9);
+    let mut cases = Vec::new();
+    let w = fat_tree(4, 2);
+    let mut addressed = vec![false; w.adj.len()];
+    addressed[0] = true;
+    cases.push((w, addressed));
+    for _ in 0..120 {
+        let w = random_wiring(&mut rng);
+        let addressed: Vec<bool> = (0..w.adj.len()).map(|_| rng.below(2) == 0).collect();
+        cases.push((w, addressed));
+    }
+    let mut held = 0;
+    for (case, (w, addressed)) in cases.iter().enumerate() {
+        let topo = w.topology(addressed);
+        let r = Routes::compute_on(&topo, 1);
+        let addresses: Vec<u32> = allpairs::all_pairs(&topo).iter().map(|(a, _)| *a).collect();
+        held += one_port_entries(&r);
+        // No one-port set in an entry; every one in `wide`; every one through the overflow map;
+        // the ports below 3 in their entries, the rest in `wide`.
+        let limits = [(WIDE_OVERFLOW, 0), (0, 0), (WIDE_OVERFLOW, 3)];
+        for (wide_in_entry, one_port_below) in limits {
+            let t = build::compute(&topo, EntryLimits { wide_in_entry, one_port_below }, 1);
+            if one_port_below == 0 {
+                assert_eq!(one_port_entries(&t), 0, "case {case}");
+                assert!(t.ports.len() >= r.ports.len() + usize::from(one_port_entries(&r) > 0), "case {case}");
+            }
+            for node in 0..topo.adjacency.len() as u32 {
+                for &a in &addresses {
+                    let (held, through) = (r.next_hops(node, a), t.next_hops(node, a));
+                    let what = format!("case {case}, node {node} to {a:#x}, limits {wide_in_entry} {one_port_below}");
+                    assert_eq!(held, through, "{what}");
+                    // The port a frame takes is the one the set's hash picks, with or without
+                    // a set to pick from.
+                    let pick = |n: usize| (node as usize + a as usize) % n;
+                    let expected = (!through.is_empty()).then(|| through[pick(through.len())]);
+                    assert_eq!(held.choose(pick), expected, "{what}");
+                }
+            }
+        }
+    }
+    assert!(held > 1000, "one-port entries: {held}");
 }

@@ -649,6 +649,7 @@ fn build<'o, O: Observer>(
         part: None,
         deep_look_ahead: ports_bytes >= super::DEEP_LOOK_AHEAD_BYTES,
         egress_ahead: Default::default(),
+        tc_ahead: Default::default(),
         ecn_specs,
         ingress,
     };

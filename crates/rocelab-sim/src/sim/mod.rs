@@ -161,6 +161,11 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// the arrivals to read instead of routing their frames again (`switch.rs`,
     /// [`EgressAhead`]).
     pub egress_ahead: [std::cell::Cell<switch::EgressAhead>; 2],
+    /// The traffic class of the frame whose arrival [`Sim::prefetch_route`] looked at, for
+    /// [`Sim::prefetch_egress`] to fetch its queue two events later without classifying the
+    /// frame again (by the parity of the event count; a hint: a stale one fetches another
+    /// line).
+    pub tc_ahead: [std::cell::Cell<u8>; 2],
 }
 
 /// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of
@@ -178,6 +183,9 @@ const _: () = assert!(PREFETCH_AHEAD < crate::event::WINDOW);
 const ROUTE_AHEAD: usize = 3;
 const EGRESS_AHEAD: usize = 1;
 const _: () = assert!(EGRESS_AHEAD < ROUTE_AHEAD && ROUTE_AHEAD < PREFETCH_AHEAD);
+// An event reaches `prefetch_egress` an even number of events after `prefetch_route`, so that
+// both name its slot of `Sim::tc_ahead` by the parity of the event count.
+const _: () = assert!((ROUTE_AHEAD - EGRESS_AHEAD) % 2 == 0);
 
 /// The size of the ports' state from which those further steps run. They read the packet and
 /// the port that the first look ahead fetched two events before; where the fabric is small

@@ -247,12 +247,12 @@ impl<O: Observer> Sim<'_, O> {
             ahead.egress
         } else {
             let hops = self.routes.next_hops(sw.node, pkt.dst);
-            if hops.is_empty() {
+            let Some(egress) = hops.choose(|n| sw.next_hop::<QUIRKS>(pkt, n)) else {
                 self.switches[sw_idx].drops_no_route += 1;
                 self.drop_packet(port, id, prio, DropCause::NoRoute);
                 return;
-            }
-            hops[sw.next_hop::<QUIRKS>(pkt, hops.len())]
+            };
+            egress
         };
         let charge = sw.charge(frame);
 
@@ -448,7 +448,8 @@ impl<O: Observer> Sim<'_, O> {
     /// its packet and port were fetched ([`Sim::prefetch_event`]) and so, as a rule, cached:
     /// for an arrival at a switch, the routing entry it will read (a table of every
     /// (destination group, switch) pair, megabytes on a large fabric) and the MMU slot of its
-    /// ingress port and priority group ([`Mmu::prefetch`]); for one at a host, the
+    /// ingress port and priority group ([`Mmu::prefetch`]), leaving the frame's traffic class
+    /// for the last step (`Sim::tc_ahead`); for one at a host, the
     /// NIC's receive state and the flow's first line and delivery counters; for a host port's
     /// `TxDone`, the two lines of its NIC that a transmit reads first.
     #[inline(always)]
@@ -463,11 +464,12 @@ impl<O: Observer> Sim<'_, O> {
                     prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
                 } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
                     self.routes.prefetch_entry(sw.node, pkt.dst);
-                    // The MMU slot the arrival charges, found as `switch_arrive_as` finds it.
+                    // The MMU slot the arrival charges, found as `switch_arrive_as` finds it, and
+                    // the traffic class, for the last step (the frame classified once for both).
                     let Some(ing) = self.ingress.get(p.peer_ingress as usize) else { return };
-                    if let Some(&pg) = ing.priority_to_pg.get(ing.classify(pkt) as usize) {
-                        sw.mmu.prefetch(Mmu::index(p.peer_local as usize, pg));
-                    }
+                    let prio = (ing.classify(pkt) & 7) as usize;
+                    sw.mmu.prefetch(Mmu::index(p.peer_local as usize, ing.priority_to_pg[prio]));
+                    self.tc_ahead[(self.events & 1) as usize].set(ing.priority_to_tc[prio]);
                 }
             }
             Event::TxDone { port } => {
@@ -510,15 +512,13 @@ impl<O: Observer> Sim<'_, O> {
                 }
                 let pkt = self.pool.get(pkt);
                 let hops = self.routes.next_hops(sw.node, pkt.dst);
-                if hops.is_empty() {
-                    return;
-                }
-                let egress = hops[sw.next_hop::<false>(pkt, hops.len())];
+                let Some(egress) = hops.choose(|n| sw.next_hop::<false>(pkt, n)) else { return };
                 let entry = EgressAhead { sw: p.peer_owner, dst: pkt.dst, flow_hash: pkt.flow_hash, egress };
                 self.egress_ahead[(self.events & 1) as usize].set(entry);
                 let egress = egress as usize;
-                let Some(&tc) = ing.priority_to_tc.get(ing.classify(pkt) as usize) else { return };
-                let tc = tc as usize;
+                // Classified by `prefetch_route` two events before (another frame's where the
+                // queue changed since: a line fetched in vain).
+                let tc = (self.tc_ahead[(self.events & 1) as usize].get() & 7) as usize;
                 prefetch_at(&self.ports, egress, 0);
                 // The queue depth and the scheduler, which the enqueue, or the frame's sending
                 // at once where the port is idle, reads.

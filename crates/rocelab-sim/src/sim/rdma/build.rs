@@ -60,10 +60,10 @@ pub(in crate::sim) fn host_port(
     let reached;
     let hops = match peer {
         Some(p) => {
-            reached = reaching(routes, ports, p, src, all);
+            reached = reaching(routes, ports, p, src, &all);
             &reached[..]
         }
-        None => all,
+        None => &all[..],
     };
     (!hops.is_empty()).then(|| hops[ecmp_select(hash, mix64(src as u64), hops.len())])
 }

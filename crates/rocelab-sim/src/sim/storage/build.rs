@@ -52,7 +52,7 @@ pub(in crate::sim) fn session_port_pair(
     let s = &st.sessions[session as usize];
     let hops = routes.next_hops(s.initiator as u32, s.target as u32);
     let initiator = *hops.get(s.initiator_path as usize % hops.len().max(1))?;
-    let hops = reaching(routes, ports, initiator, s.target, routes.next_hops(s.target as u32, s.initiator as u32));
+    let hops = reaching(routes, ports, initiator, s.target, &routes.next_hops(s.target as u32, s.initiator as u32));
     let target = *hops.get(s.target_path as usize % hops.len().max(1))?;
     Some((initiator, target))
 }

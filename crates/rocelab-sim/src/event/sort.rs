@@ -45,7 +45,17 @@ pub(super) fn sort_ascending(v: &mut Vec<Entry>, buf: &mut SortBuf) {
         v.sort_unstable_by_key(|e| e.0);
         return;
     }
-    let mut budget = 4 * v.len() + 16;
+    let budget = 4 * v.len() + 16;
+    if !insertion_sort_within(v, budget) {
+        sort_packed(v, buf);
+    }
+}
+
+/// Straight insertion of `v` by ascending key, which gives up (returning `false`, `v` then a
+/// permutation of itself, partly sorted) once it has moved entries `budget` places in all: a
+/// slot nearly in order costs a few moves an entry, one in no order would cost its square.
+#[inline(always)]
+fn insertion_sort_within(v: &mut [Entry], mut budget: usize) -> bool {
     for i in 1..v.len() {
         let x = v[i];
         let mut j = i;
@@ -56,10 +66,10 @@ pub(super) fn sort_ascending(v: &mut Vec<Entry>, buf: &mut SortBuf) {
         v[j] = x;
         budget = budget.saturating_sub(i - j);
         if budget == 0 {
-            sort_packed(v, buf);
-            return;
+            return false;
         }
     }
+    true
 }
 
 /// Sort at most `N` entries by ascending key without a data-dependent branch: each entry's
@@ -150,19 +160,8 @@ pub(super) fn sort_by_offset(v: &mut Vec<Entry>, buf: &mut SortBuf, differ: u64)
         out[*s as usize] = e;
         *s += 1;
     }
-    let mut budget = 2 * n + 16;
-    for i in 1..n {
-        let x = out[i];
-        let mut j = i;
-        while j > 0 && out[j - 1].0 > x.0 {
-            out[j] = out[j - 1];
-            j -= 1;
-        }
-        out[j] = x;
-        budget = budget.saturating_sub(i - j);
-        if budget == 0 {
-            return false;
-        }
+    if !insertion_sort_within(out, 2 * n + 16) {
+        return false;
     }
     // The sorted entries become the slot's, and its vector the buffer.
     std::mem::swap(v, out);

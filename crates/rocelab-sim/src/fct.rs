@@ -90,13 +90,8 @@ impl Paths {
     /// Routes of `spec`, computed as the engine computes them.
     pub fn new(spec: &NetworkSpec) -> Paths {
         let n = spec.nodes.len();
-        let mut first = Vec::with_capacity(n + 1);
-        let mut total = 0u32;
-        for node in 0..n {
-            first.push(total);
-            total += spec.port_count(node) as u32;
-        }
-        first.push(total);
+        let first = spec.first_ports();
+        let total = first[n];
         let latency = |node: usize| match &spec.nodes[node].kind {
             NodeKind::Host(h) => h.latency_ps,
             NodeKind::Switch(s) => s.latency_ps,

@@ -259,13 +259,8 @@ impl Shared {
         check_config(spec, config)?;
 
         let n = spec.nodes.len();
-        let mut first_port = Vec::with_capacity(n + 1);
-        let mut total = 0u32;
-        for node in 0..n {
-            first_port.push(total);
-            total += spec.port_count(node) as u32;
-        }
-        first_port.push(total);
+        let first_port = spec.first_ports();
+        let total = first_port[n];
         let gid = |node: usize, port: usize| first_port[node] + port as u32;
         let mut link_of: Vec<Option<(u32, LinkRate, Time)>> = vec![None; total as usize];
         for l in &spec.links {

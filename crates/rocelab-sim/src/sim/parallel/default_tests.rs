@@ -4,7 +4,7 @@
 use super::*;
 use crate::bench::results_digest;
 use crate::time::{NS, US};
-use crate::topology::{leaf_spine, FabricDefaults, LeafSpine};
+use crate::topology::FabricDefaults;
 use crate::traffic::{FlowClass, FlowSpec};
 
 const G100: u64 = 100_000_000_000;
@@ -15,16 +15,7 @@ const G100: u64 = 100_000_000_000;
 fn fabric(buffer_bytes: u64) -> (crate::topology::Fabric, Traffic) {
     let mut d = FabricDefaults::lossless(3, 100_000);
     d.switch.buffer.size_bytes = buffer_bytes;
-    let shape = LeafSpine {
-        leaves: 4,
-        spines: 2,
-        hosts_per_leaf: 4,
-        host_rate_bps: G100,
-        fabric_rate_bps: G100,
-        host_delay_ps: 100 * NS,
-        fabric_delay_ps: 3 * US,
-    };
-    let f = leaf_spine(&shape, &d);
+    let f = super::tests::leaf_spine_fabric_with(&d, 3 * US);
     let mut t = Traffic::new();
     for (i, &h) in f.hosts.iter().enumerate() {
         t.push(FlowSpec::sized(h, f.hosts[(i + 4) % 16], FlowClass::roce(3, 26), 100_000));

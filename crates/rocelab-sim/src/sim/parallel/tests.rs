@@ -25,7 +25,14 @@ pub(super) fn same_for_every_thread_count(spec: &NetworkSpec, traffic: &Traffic,
     one
 }
 
-fn leaf_spine_fabric(d: &FabricDefaults) -> crate::topology::Fabric {
+/// Four leaves of four 100G hosts under two spines (22 nodes), host links of 100 ns and spine
+/// links of 500 ns.
+pub(super) fn leaf_spine_fabric(d: &FabricDefaults) -> crate::topology::Fabric {
+    leaf_spine_fabric_with(d, 500 * NS)
+}
+
+/// [`leaf_spine_fabric`] with spine links of `fabric_delay_ps`.
+pub(super) fn leaf_spine_fabric_with(d: &FabricDefaults, fabric_delay_ps: Time) -> crate::topology::Fabric {
     let shape = LeafSpine {
         leaves: 4,
         spines: 2,
@@ -33,7 +40,7 @@ fn leaf_spine_fabric(d: &FabricDefaults) -> crate::topology::Fabric {
         host_rate_bps: G100,
         fabric_rate_bps: G100,
         host_delay_ps: 100 * NS,
-        fabric_delay_ps: 500 * NS,
+        fabric_delay_ps,
     };
     leaf_spine(&shape, d)
 }

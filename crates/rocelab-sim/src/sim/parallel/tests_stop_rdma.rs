@@ -2,11 +2,11 @@
 //! as one thread's, the stop instant (the end time) and the count of events included, under
 //! DCQCN and PFC, and with drops, NAKs, timeouts and go-back-N retransmissions.
 
-use super::tests::{random_leaf_spine, same_for_every_thread_count, with_dcqcn, RandomShape};
+use super::tests::{leaf_spine_fabric, random_leaf_spine, same_for_every_thread_count, with_dcqcn, RandomShape};
 use super::*;
 use crate::rdma::RdmaOp;
 use crate::time::{MS, NS, US};
-use crate::topology::{leaf_spine, single_switch, FabricDefaults, LeafSpine};
+use crate::topology::{single_switch, FabricDefaults};
 use crate::traffic::{FlowClass, FlowSpec};
 
 const G100: u64 = 100_000_000_000;
@@ -35,16 +35,7 @@ fn rdma_write_read_and_send_flows_under_dcqcn_and_pfc_stop_at_the_same_instant_o
     // small lossless buffer under DCQCN.
     let mut d = FabricDefaults::lossless(3, 100_000);
     d.switch.buffer.size_bytes = 1 << 20;
-    let shape = LeafSpine {
-        leaves: 4,
-        spines: 2,
-        hosts_per_leaf: 4,
-        host_rate_bps: G100,
-        fabric_rate_bps: G100,
-        host_delay_ps: 100 * NS,
-        fabric_delay_ps: 500 * NS,
-    };
-    let f = leaf_spine(&shape, &d);
+    let f = leaf_spine_fabric(&d);
     let spec = with_dcqcn(&f.spec);
     let mut t = Traffic::new();
     let class = FlowClass::roce(3, 26);

@@ -2,34 +2,19 @@
 //! latencies and IOPS, targets, host CPUs, queue pairs, connections), the digest and the event
 //! count equal to one thread's, under PFC and with drops; and the one case still refused.
 
-use super::tests::{random_leaf_spine, same_for_every_thread_count, RandomShape};
+use super::tests::{leaf_spine_fabric, random_leaf_spine, same_for_every_thread_count, RandomShape};
 use super::*;
 use crate::storage::job::{JobSpec, RwMode};
 use crate::storage::plan::{JobRequest, StorageJob, StorageTraffic, StorageTransport};
 use crate::storage::protocol::smb::SmbDirect;
 use crate::storage::protocol::{Protocol, ProtocolKind};
 use crate::storage::target::TargetProfile;
-use crate::time::{MS, NS, US};
-use crate::topology::{leaf_spine, FabricDefaults, LeafSpine};
+use crate::time::{MS, US};
+use crate::topology::FabricDefaults;
 use crate::traffic::FlowClass;
-
-const G100: u64 = 100_000_000_000;
 
 const RDMA_KINDS: [ProtocolKind; 4] =
     [ProtocolKind::NvmeRdma, ProtocolKind::Iser, ProtocolKind::SmbDirect, ProtocolKind::NfsRdma];
-
-fn fabric(d: &FabricDefaults) -> crate::topology::Fabric {
-    let shape = LeafSpine {
-        leaves: 4,
-        spines: 2,
-        hosts_per_leaf: 4,
-        host_rate_bps: G100,
-        fabric_rate_bps: G100,
-        host_delay_ps: 100 * NS,
-        fabric_delay_ps: 500 * NS,
-    };
-    leaf_spine(&shape, d)
-}
 
 /// Jobs of `kinds` over `transport` (one each, in turn over the `modes`, block sizes and
 /// depths) from hosts on three leaves against two targets on the first, with the protocols'
@@ -73,7 +58,7 @@ fn nvme_iser_smb_direct_and_nfs_over_roce_give_the_same_results_on_every_thread_
     // reads push it with WRITEs; mixed jobs do both.
     let mut d = FabricDefaults::lossless(3, 40_000);
     d.switch.buffer.size_bytes = 300 << 10;
-    let f = fabric(&d);
+    let f = leaf_spine_fabric(&d);
     let kinds = [RDMA_KINDS.as_slice(), &RDMA_KINDS].concat();
     let modes = [RwMode::RandWrite, RwMode::RandRead, RwMode::RandRw];
     let t = storage(&f, &kinds, &modes, FlowClass::roce(3, 26), StorageTransport::Roce);
@@ -106,7 +91,7 @@ fn storage_over_roce_under_pfc_gives_the_same_results_on_every_thread_count() {
     // The incast into a small lossless buffer: PFC pauses the target's leaf and the spines.
     let mut d = FabricDefaults::lossless(3, 40_000);
     d.switch.buffer.size_bytes = 300 << 10;
-    let f = fabric(&d);
+    let f = leaf_spine_fabric(&d);
     let r = same_for_every_thread_count(&f.spec, &incast(&f, FlowClass::roce(3, 26)), &SimConfig::new(2, MS));
     let pauses: u64 = r.ports.iter().map(|p| p.total(|c| c.pfc_sent)).sum();
     assert!(pauses > 0, "PFC pauses");
@@ -119,7 +104,7 @@ fn storage_over_roce_with_drops_gives_the_same_results_on_every_thread_count() {
     // the requesters go back and resend.
     let mut d = FabricDefaults::lossy();
     d.switch.buffer.size_bytes = 32 << 10;
-    let f = fabric(&d);
+    let f = leaf_spine_fabric(&d);
     let r = same_for_every_thread_count(&f.spec, &incast(&f, FlowClass::roce(0, 26)), &SimConfig::new(8, MS));
     assert!(r.conservation.dropped_packets > 0, "the fabric drops");
     // A job whose last loss waits for its retransmission timeout may complete nothing.
@@ -132,7 +117,7 @@ fn storage_over_iwarp_gives_the_same_results_on_every_thread_count() {
     for lossless in [true, false] {
         let mut d = if lossless { FabricDefaults::lossless(3, 40_000) } else { FabricDefaults::lossy() };
         d.switch.buffer.size_bytes = if lossless { 1 << 20 } else { 128 << 10 };
-        let f = fabric(&d);
+        let f = leaf_spine_fabric(&d);
         let class = if lossless {
             FlowClass { priority: 3, dscp: 26, ecn_capable: false, tagged: true }
         } else {
@@ -198,7 +183,7 @@ fn smb_direct(f: &crate::topology::Fabric, credits: u16) -> Traffic {
 
 #[test]
 fn smb_direct_with_enough_credits_runs_and_with_too_few_is_refused_by_name() {
-    let f = fabric(&FabricDefaults::lossless(3, 40_000));
+    let f = leaf_spine_fabric(&FabricDefaults::lossless(3, 40_000));
     // Plenty of credits: the sender never waits, the grants cross with the frames.
     let r = same_for_every_thread_count(&f.spec, &smb_direct(&f, 255), &SimConfig::new(1, 500 * US));
     every_job_completes(&r);

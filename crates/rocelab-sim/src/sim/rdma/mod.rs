@@ -24,6 +24,7 @@
 //! ([`QpRt::take_side`]).
 
 use super::app::App;
+use super::host::Ep;
 use super::Sim;
 use crate::cc::{CcState, CongestionControl, NotificationPoint};
 use crate::event::Event;
@@ -277,7 +278,7 @@ impl<O: Observer> Sim<'_, O> {
             return;
         }
         qp.sched[side as usize] = true;
-        let ep = qp.flow << 1 | side;
+        let ep = Ep { name: qp.flow << 1 | side, qp: q };
         self.nics[nic].ready.push_back(ep);
         self.try_transmit(port);
     }
@@ -341,8 +342,7 @@ impl<O: Observer> Sim<'_, O> {
         };
         self.nics[nic_idx].ns3_qps = Some((list, last));
         if let Some(q) = chosen {
-            let ep = self.qps[q as usize].flow << 1 | REQUESTER;
-            return matches!(self.rc_poll(port, ep), EpPoll::Sent);
+            return matches!(self.rc_poll(port, q, REQUESTER), EpPoll::Sent);
         }
         if let Some(t) = wake {
             let nic = &mut self.nics[nic_idx];
@@ -413,7 +413,7 @@ impl<O: Observer> Sim<'_, O> {
     fn rc_park(&mut self, q: u32, side: u32, t: Time) {
         let qp = &mut self.qps[q as usize];
         qp.parked_until[side as usize] = t;
-        let (port, ep) = (qp.port[side as usize], qp.flow << 1 | side);
+        let (port, ep) = (qp.port[side as usize], Ep { name: qp.flow << 1 | side, qp: q });
         let nic = self.ports[port as usize].owner as usize;
         self.nics[nic].pacing.push(Reverse((t, ep)));
         self.try_transmit(port);
@@ -421,9 +421,8 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Whether a pacing entry `(t, ep)` of an RC endpoint is its valid one; if so the endpoint
     /// leaves the heap.
-    pub(super) fn rc_unpark(&mut self, ep: u32, t: Time) -> bool {
-        let q = self.flows[(ep >> 1) as usize].qp;
-        let slot = &mut self.qps[q as usize].parked_until[(ep & 1) as usize];
+    pub(super) fn rc_unpark(&mut self, ep: Ep, t: Time) -> bool {
+        let slot = &mut self.qps[ep.qp as usize].parked_until[(ep.name & 1) as usize];
         if *slot != t {
             return false;
         }
@@ -486,11 +485,9 @@ impl<O: Observer> Sim<'_, O> {
         false
     }
 
-    /// Ask endpoint `ep` of an RC flow for a data packet on `port`.
-    pub(super) fn rc_poll(&mut self, port: u32, ep: u32) -> EpPoll {
+    /// Ask endpoint `side` of QP `q` for a data packet on `port`.
+    pub(super) fn rc_poll(&mut self, port: u32, q: u32, side: u32) -> EpPoll {
         let now = self.now;
-        let (f, side) = (ep >> 1, ep & 1);
-        let q = self.flows[f as usize].qp;
         let qp = &mut self.qps[q as usize];
         let class = qp.class;
         if self.ports[port as usize].paused & (1 << class.priority) != 0 {
@@ -609,15 +606,15 @@ impl<O: Observer> Sim<'_, O> {
 
     /// After an endpoint was polled in the NIC's round robin: keep it, park it until `t`, or
     /// drop it from the lists.
-    pub(super) fn rc_after_poll(&mut self, nic_idx: usize, ep: u32, r: &EpPoll) {
-        let q = self.flows[(ep >> 1) as usize].qp;
+    pub(super) fn rc_after_poll(&mut self, nic_idx: usize, ep: Ep, r: &EpPoll) {
+        let (q, side) = (ep.qp as usize, (ep.name & 1) as usize);
         match r {
             EpPoll::Sent | EpPoll::Paused => self.nics[nic_idx].ready.push_back(ep),
             EpPoll::Wait(t) => {
-                self.qps[q as usize].parked_until[(ep & 1) as usize] = *t;
+                self.qps[q].parked_until[side] = *t;
                 self.nics[nic_idx].pacing.push(Reverse((*t, ep)))
             }
-            EpPoll::Idle => self.qps[q as usize].sched[(ep & 1) as usize] = false,
+            EpPoll::Idle => self.qps[q].sched[side] = false,
         }
     }
 }

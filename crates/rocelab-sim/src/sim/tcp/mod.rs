@@ -380,7 +380,7 @@ impl<O: Observer> Sim<'_, O> {
         conn.sched[side as usize] = true;
         let port = conn.port[side as usize];
         let nic = self.ports[port as usize].owner as usize;
-        self.nics[nic].ready.push_back(ep_name(c, side));
+        self.nics[nic].ready.push_back(super::host::Ep::plain(ep_name(c, side)));
         self.try_transmit(port);
     }
 
@@ -452,7 +452,7 @@ impl<O: Observer> Sim<'_, O> {
             EpPoll::Wait(_) | EpPoll::Idle => false,
         };
         if again {
-            self.nics[nic_idx].ready.push_back(ep);
+            self.nics[nic_idx].ready.push_back(super::host::Ep::plain(ep));
         } else {
             conn.sched[side as usize] = false;
         }

@@ -21,7 +21,6 @@ use crate::spec::{EcnMarking, NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_F
 use crate::stats::{Conservation, PriorityCounters, Results};
 use crate::time::{LinkRate, Time};
 use crate::traffic::{FlowSpec, Traffic};
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// Longest simulated time accepted (2⁶² ps ≈ 53 days), far from `u64` overflow.
@@ -370,14 +369,14 @@ fn build<'o, O: Observer>(
                     ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
-                        ready: Ring::new(),
-                        pacing: BinaryHeap::new(),
+                        ready: Default::default(),
+                        pacing: Default::default(),
                         ctrl: Ring::new(),
                         wake_at: Time::MAX,
                         rx: RxBuffer::new(rx.drain_bps, rx.capacity_bytes, rx.xoff_bytes, rx.xon_bytes),
                         rx_gen: 0,
                         rx_drops: 0,
-                        ns3_qps: (h.nic.arbiter == crate::spec::NicArbiter::Ns3).then(|| (Vec::new(), 0)),
+                        ns3_qps: (h.nic.arbiter == crate::spec::NicArbiter::Ns3).then(|| Box::new((Vec::new(), 0))),
                     });
                 }
             }

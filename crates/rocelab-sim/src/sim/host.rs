@@ -21,9 +21,9 @@ use std::collections::BinaryHeap;
 #[repr(C, align(64))]
 pub(crate) struct NicRt {
     /// Endpoints with something to send now, in round-robin order.
-    pub ready: Ring<Ep>,
+    pub ready: ReadyList,
     /// Endpoints waiting on a pacing, rate-limiter, on/off or NIC-latency timer.
-    pub pacing: BinaryHeap<Reverse<(Time, Ep)>>,
+    pub pacing: PacingHeap,
     /// RDMA endpoints with an ACK, NAK or CNP to send (sent before data).
     pub ctrl: Ring<u32>,
     /// Time of the pending `NicWake`, `Time::MAX` if none.
@@ -31,7 +31,7 @@ pub(crate) struct NicRt {
     /// Under [`crate::spec::NicArbiter::Ns3`], the queue pairs that send data from this NIC (by
     /// QP index, in the order they were created) and the index of the last that sent; their
     /// data endpoints are then in neither `ready` nor `pacing`.
-    pub ns3_qps: Option<(Vec<u32>, usize)>,
+    pub ns3_qps: Option<Box<(Vec<u32>, usize)>>,
     pub rx_gen: u32,
     pub rx: RxBuffer,
     pub rx_drops: u64,
@@ -55,9 +55,90 @@ impl Ep {
     }
 }
 
+/// A NIC's ready list: a ring of endpoints, and a copy of the first beside it, in the NIC's
+/// first line. The look ahead reads the first endpoint of a NIC whose transmitter is about to
+/// be free, to fetch its queue pair ([`Sim::prefetch_egress`]); in the ring, on a line of its
+/// own, that read was the look ahead's largest stall on the k = 32 fat tree (a tenth of the
+/// event loop's time in the second millisecond).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReadyList {
+    ring: Ring<Ep>,
+    /// `ring`'s oldest entry (any value while it is empty).
+    first: Ep,
+}
+
+impl ReadyList {
+    /// Number of endpoints.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// The first endpoint, without reading the ring.
+    #[inline(always)]
+    pub(crate) fn front(&self) -> Option<Ep> {
+        (!self.ring.is_empty()).then_some(self.first)
+    }
+
+    /// Append `ep` behind the last endpoint.
+    #[inline(always)]
+    pub(crate) fn push_back(&mut self, ep: Ep) {
+        if self.ring.is_empty() {
+            self.first = ep;
+        }
+        self.ring.push_back(ep);
+    }
+
+    /// Take the first endpoint; the next one's copy is read from the ring line just used.
+    #[inline(always)]
+    pub(crate) fn pop_front(&mut self) -> Option<Ep> {
+        let ep = self.ring.pop_front()?;
+        if let Some(&next) = self.ring.front() {
+            self.first = next;
+        }
+        Some(ep)
+    }
+}
+
+/// A NIC's pacing timers: a heap of (time, endpoint), earliest first, and a copy of the
+/// earliest in the NIC's first line, which every transmit reads (whether a timer is due) and the
+/// look ahead too, where the heap's first entry, on a line of its own, was a stall of its own.
+#[derive(Clone, Debug)]
+pub(crate) struct PacingHeap {
+    heap: BinaryHeap<Reverse<(Time, Ep)>>,
+    /// The heap's earliest entry (any value while it is empty).
+    first: (Time, Ep),
+}
+
+impl Default for PacingHeap {
+    fn default() -> Self {
+        PacingHeap { heap: BinaryHeap::new(), first: (Time::MAX, Ep::default()) }
+    }
+}
+
+impl PacingHeap {
+    /// The earliest entry, without reading the heap.
+    #[inline(always)]
+    pub(crate) fn peek(&self) -> Option<(Time, Ep)> {
+        (!self.heap.is_empty()).then_some(self.first)
+    }
+
+    /// Add endpoint `ep`'s timer at `t`.
+    pub(crate) fn push(&mut self, t: Time, ep: Ep) {
+        self.heap.push(Reverse((t, ep)));
+        self.first = self.heap.peek().map_or(self.first, |r| r.0);
+    }
+
+    /// Remove the earliest entry.
+    pub(crate) fn pop(&mut self) {
+        self.heap.pop();
+        self.first = self.heap.peek().map_or((Time::MAX, Ep::default()), |r| r.0);
+    }
+}
+
 const _: () = assert!(
     std::mem::offset_of!(NicRt, wake_at) + 8 <= 128
-        && std::mem::offset_of!(NicRt, ns3_qps) + std::mem::size_of::<Option<(Vec<u32>, usize)>>() <= 128
+        && std::mem::offset_of!(NicRt, ns3_qps) + std::mem::size_of::<Option<Box<(Vec<u32>, usize)>>>() <= 128
 );
 
 /// BTH opcode RC SEND Only (InfiniBand Architecture Specification, Vol. 1, §9.2).
@@ -98,7 +179,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn nic_transmit(&mut self, port: u32) {
         let now = self.now;
         let nic_idx = self.ports[port as usize].owner as usize;
-        while let Some(&Reverse((t, ep))) = self.nics[nic_idx].pacing.peek() {
+        while let Some((t, ep)) = self.nics[nic_idx].pacing.peek() {
             if t > now {
                 break;
             }
@@ -152,7 +233,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.finished_sending = true;
                 }
                 SourcePoll::WaitUntil(t) => {
-                    nic.pacing.push(Reverse((t, ep)));
+                    nic.pacing.push(t, ep);
                 }
                 SourcePoll::Send { payload } => {
                     let spec = &flow.spec;
@@ -191,7 +272,7 @@ impl<O: Observer> Sim<'_, O> {
                     flow.source.sent(now, payload, frame);
                     if flow.source.has_more(now) {
                         if flow.source.is_timed() {
-                            nic.pacing.push(Reverse((flow.source.next_time.max(now), ep)));
+                            nic.pacing.push(flow.source.next_time.max(now), ep);
                         } else {
                             nic.ready.push_back(ep);
                         }
@@ -208,7 +289,7 @@ impl<O: Observer> Sim<'_, O> {
         }
         // Nothing sent: wake up for the earliest paced source.
         let nic = &mut self.nics[nic_idx];
-        if let Some(&Reverse((t, _))) = nic.pacing.peek() {
+        if let Some((t, _)) = nic.pacing.peek() {
             if t < nic.wake_at {
                 nic.wake_at = t;
                 self.queue.push(t, Event::NicWake { port });
@@ -289,6 +370,36 @@ impl<O: Observer> Sim<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The copies of the first endpoint and the earliest timer that the NIC keeps beside its
+    /// ring and heap are theirs after every push and pop, in any order of them.
+    #[test]
+    fn the_ready_list_and_the_pacing_heap_keep_their_first_entries_beside_them() {
+        let mut rng = crate::rng::Rng::new(11);
+        let (mut ready, mut ring) = (ReadyList::default(), std::collections::VecDeque::new());
+        let (mut pacing, mut heap) = (PacingHeap::default(), BinaryHeap::new());
+        assert_eq!((ready.front(), pacing.peek()), (None, None));
+        for _ in 0..5_000 {
+            let ep = Ep { name: rng.below(64) as u32, qp: rng.below(64) as u32 };
+            if rng.below(2) == 0 {
+                ready.push_back(ep);
+                ring.push_back(ep);
+            } else {
+                assert_eq!(ready.pop_front(), ring.pop_front());
+            }
+            if rng.below(2) == 0 {
+                let t = rng.below(1_000);
+                pacing.push(t, ep);
+                heap.push(Reverse((t, ep)));
+            } else if pacing.peek().is_some() {
+                pacing.pop();
+                heap.pop();
+            }
+            assert_eq!(ready.front(), ring.front().copied());
+            assert_eq!(ready.len(), ring.len());
+            assert_eq!(pacing.peek(), heap.peek().map(|r| r.0));
+        }
+    }
 
     /// The pacing heap pops its entries in the order of their times and names, as when it held
     /// names alone: the queue pair beside a name changes no endpoint's turn.

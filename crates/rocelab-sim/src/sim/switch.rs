@@ -535,8 +535,8 @@ impl<O: Observer> Sim<'_, O> {
             Event::TxDone { port } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
                 if p.is_host {
-                    // The endpoint the NIC's round robin will ask first (read here: its line is
-                    // as a rule cached, the NIC's ring being short) and the earliest timer.
+                    // The endpoint the NIC's round robin will ask first (its copy in the NIC's
+                    // first line, fetched by `prefetch_route`) and the earliest timer.
                     let Some(nic) = self.nics.get(p.owner as usize) else { return };
                     if let Some(ep) = nic.ready.front() {
                         // A queue pair's: the lines of its QP that a data poll reads.
@@ -544,9 +544,16 @@ impl<O: Observer> Sim<'_, O> {
                         for offset in QP_POLL_LINES {
                             prefetch_at(&self.qps, q, offset);
                         }
+                        // The flow's send counters (and an open-loop flow's source), which a
+                        // data packet's sending writes.
+                        if ep.name & super::tcp::TCP_EP == 0 {
+                            prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
+                        }
                     }
-                    if let Some(t) = nic.pacing.peek() {
-                        prefetch(t);
+                    // The earliest timer's endpoint, which leaves the heap when it is due: the
+                    // line of its QP that says whether the entry is its valid one.
+                    if let Some((_, ep)) = nic.pacing.peek() {
+                        prefetch_at(&self.qps, ep.qp as usize, offset_of!(QpRt, parked_until));
                     }
                 } else if p.backlog.is_power_of_two() {
                     let tc = p.backlog.trailing_zeros() as usize;

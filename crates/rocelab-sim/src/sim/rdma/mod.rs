@@ -35,7 +35,6 @@ use crate::rdma::{RdmaOp, Requester, Responder, TxPoll};
 use crate::stats::FrameCounts;
 use crate::time::Time;
 use crate::traffic::FlowClass;
-use std::cmp::Reverse;
 
 pub(super) mod build;
 mod rx;
@@ -265,7 +264,7 @@ impl<O: Observer> Sim<'_, O> {
         let port = qp.port[side as usize];
         let nic = self.ports[port as usize].owner as usize;
         if side == REQUESTER && qp.op.data_from_requester() {
-            if let Some((list, _)) = self.nics[nic].ns3_qps.as_mut() {
+            if let Some((list, _)) = self.nics[nic].ns3_qps.as_deref_mut() {
                 if !qp.sched[side as usize] {
                     qp.sched[side as usize] = true;
                     list.push(q);
@@ -293,12 +292,14 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn ns3_transmit(&mut self, port: u32) -> bool {
         let now = self.now;
         let nic_idx = self.ports[port as usize].owner as usize;
-        let Some((mut list, mut last)) = self.nics[nic_idx].ns3_qps.take() else { return false };
+        // Out of the NIC while the QPs are asked, back (the same box) after.
+        let Some(mut held) = self.nics[nic_idx].ns3_qps.take() else { return false };
+        let (list, last) = &mut *held;
         let paused = self.ports[port as usize].paused;
         let n = list.len();
         let (mut res, mut min_finished) = (None, None);
         for k in 1..=n {
-            let idx = (k + last) % n;
+            let idx = (k + *last) % n;
             let qp = &self.qps[list[idx] as usize];
             let flow = &self.flows[qp.flow as usize];
             if paused & (1 << flow.spec.class.priority) == 0 && qp.req.has_packet() {
@@ -329,7 +330,7 @@ impl<O: Observer> Sim<'_, O> {
             list.truncate(next);
         }
         let chosen = res.map(|r| {
-            last = r;
+            *last = r;
             list[r]
         });
         let wake = if chosen.is_none() {
@@ -340,7 +341,7 @@ impl<O: Observer> Sim<'_, O> {
         } else {
             None
         };
-        self.nics[nic_idx].ns3_qps = Some((list, last));
+        self.nics[nic_idx].ns3_qps = Some(held);
         if let Some(q) = chosen {
             return matches!(self.rc_poll(port, q, REQUESTER), EpPoll::Sent);
         }
@@ -415,7 +416,7 @@ impl<O: Observer> Sim<'_, O> {
         qp.parked_until[side as usize] = t;
         let (port, ep) = (qp.port[side as usize], Ep { name: qp.flow << 1 | side, qp: q });
         let nic = self.ports[port as usize].owner as usize;
-        self.nics[nic].pacing.push(Reverse((t, ep)));
+        self.nics[nic].pacing.push(t, ep);
         self.try_transmit(port);
     }
 
@@ -612,7 +613,7 @@ impl<O: Observer> Sim<'_, O> {
             EpPoll::Sent | EpPoll::Paused => self.nics[nic_idx].ready.push_back(ep),
             EpPoll::Wait(t) => {
                 self.qps[q].parked_until[side] = *t;
-                self.nics[nic_idx].pacing.push(Reverse((*t, ep)))
+                self.nics[nic_idx].pacing.push(*t, ep)
             }
             EpPoll::Idle => self.qps[q].sched[side] = false,
         }

@@ -115,11 +115,16 @@ pub enum TxPoll {
     Idle,
 }
 
-/// Requester state of one RC QP.
+/// Requester state of one RC QP. Laid out by use (`repr(C)`, from a cache-line boundary):
+/// what a poll reads in the first two lines, the request being sent among it, so that a poll
+/// reads no line of the requests' ring (a cache miss of its own on most packets of the k = 32
+/// fat tree, where the QPs are many).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Requester {
-    cfg: RcConfig,
-    wqes: VecDeque<Wqe>,
+    /// A copy of `wqes[send_idx]` while `send_idx < wqes.len()` (stale otherwise), as posted:
+    /// its `acked` and `read_done`, which change in the ring, are not read here.
+    sending: Wqe,
     /// Index in `wqes` of the request holding `next_psn` (`wqes.len()` when all is sent).
     send_idx: usize,
     next_psn: u32,
@@ -127,12 +132,14 @@ pub struct Requester {
     high_psn: u32,
     /// Oldest unacknowledged PSN.
     una_psn: u32,
+    read_gap: bool,
+    failed: bool,
+    wqes: VecDeque<Wqe>,
+    cfg: RcConfig,
+    deadline: Option<Time>,
     /// PSN the next posted request starts at.
     tail_psn: u32,
     retries: u32,
-    deadline: Option<Time>,
-    read_gap: bool,
-    failed: bool,
     /// Counters.
     pub stats: RequesterStats,
 }
@@ -142,6 +149,16 @@ impl Requester {
     pub fn new(cfg: RcConfig, initial_psn: u32) -> Self {
         let p = initial_psn & super::PSN_MASK;
         Requester {
+            sending: Wqe {
+                id: 0,
+                op: RdmaOp::Write,
+                len: 0,
+                first_psn: p,
+                npkts: 0,
+                ready_at: 0,
+                acked: false,
+                read_done: 0,
+            },
             cfg,
             wqes: VecDeque::new(),
             send_idx: 0,
@@ -164,7 +181,11 @@ impl Requester {
         let npkts = packets_of(len, self.cfg.path_mtu);
         let first_psn = self.tail_psn;
         self.tail_psn = psn_add(self.tail_psn, npkts);
-        self.wqes.push_back(Wqe { id, op, len, first_psn, npkts, ready_at, acked: false, read_done: 0 });
+        let w = Wqe { id, op, len, first_psn, npkts, ready_at, acked: false, read_done: 0 };
+        if self.send_idx == self.wqes.len() {
+            self.sending = w;
+        }
+        self.wqes.push_back(w);
         first_psn
     }
 
@@ -209,7 +230,8 @@ impl Requester {
         if psn_diff(self.next_psn, self.una_psn) >= self.cfg.window_packets as i32 {
             return TxPoll::Idle;
         }
-        let w = self.wqes[self.send_idx];
+        let w = self.sending;
+        debug_assert_eq!((w.id, w.first_psn), (self.wqes[self.send_idx].id, self.wqes[self.send_idx].first_psn));
         if w.ready_at > now {
             return TxPoll::Wait(w.ready_at);
         }
@@ -220,7 +242,7 @@ impl Requester {
             RdmaOp::Read => {
                 let remaining = w.len - (i as u64 * mtu).min(w.len);
                 self.next_psn = psn_add(w.first_psn, w.npkts);
-                self.send_idx += 1;
+                self.advance();
                 TxRequest {
                     opcode: wire::READ_REQUEST,
                     psn,
@@ -235,7 +257,7 @@ impl Requester {
                 let payload = (w.len - i as u64 * mtu).min(mtu) as u32;
                 self.next_psn = psn_add(psn, 1);
                 if i + 1 == w.npkts {
-                    self.send_idx += 1;
+                    self.advance();
                 }
                 TxRequest {
                     opcode: request_opcode(write, i, w.npkts),
@@ -354,6 +376,10 @@ impl Requester {
             return None;
         }
         let w = self.wqes.pop_front()?;
+        if self.send_idx == 0 {
+            // The request being sent was the one completed: the next is.
+            self.copy_sending();
+        }
         self.send_idx = self.send_idx.saturating_sub(1);
         Some(Completion { id: w.id, op: w.op, len: w.len })
     }
@@ -386,6 +412,20 @@ impl Requester {
     fn rewind(&mut self, psn: u32) {
         self.next_psn = psn;
         self.send_idx = self.wqes.iter().position(|w| w.contains(psn)).unwrap_or(self.wqes.len());
+        self.copy_sending();
+    }
+
+    /// The next request is the one to send.
+    fn advance(&mut self) {
+        self.send_idx += 1;
+        self.copy_sending();
+    }
+
+    /// `sending` from the ring, after `send_idx` moved to another request.
+    fn copy_sending(&mut self) {
+        if let Some(&w) = self.wqes.get(self.send_idx) {
+            self.sending = w;
+        }
     }
 
     /// Something was acknowledged: the retries start over and the timer restarts while anything

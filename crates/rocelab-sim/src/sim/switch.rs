@@ -198,9 +198,9 @@ impl SwitchRt {
 }
 
 /// The lines of a [`QpRt`] that a requester's data poll reads (`Sim::rc_poll`): the rate
-/// limiter's and the class's, the gate's and the rate's, and the requester's.
-const QP_POLL_LINES: [usize; 5] =
-    [0, 64, offset_of!(QpRt, on_off), offset_of!(QpRt, req) + 24, offset_of!(QpRt, req) + 120];
+/// limiter's and the class's, the gate's and the rate's, and the requester's first two (the
+/// request being sent among them, see [`crate::rdma::Requester`]).
+const QP_POLL_LINES: [usize; 5] = [0, 64, offset_of!(QpRt, on_off), offset_of!(QpRt, req), offset_of!(QpRt, req) + 64];
 
 impl<O: Observer> Sim<'_, O> {
     /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx`, whose

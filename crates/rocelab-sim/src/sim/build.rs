@@ -730,6 +730,7 @@ fn new_port(
         paused: 0,
         ecn_enabled: 0,
         pfc_enabled: pfc.enabled,
+        last_tx_priority: 0,
         pfc_quanta: pfc.quanta,
         pfc_until_resume: pfc.until_resume,
         pause_time: pause_duration(pfc.quanta, rate.bps()),

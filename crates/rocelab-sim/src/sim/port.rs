@@ -75,6 +75,11 @@ pub(crate) struct PortRt {
     /// Bit `p`: that entry is an XOFF (the port's quanta), not an XON (0 quanta).
     pub pfc_pending_xoff: u8,
     pub pfc_enabled: PriorityMask,
+    /// The priority of the last data frame the port started, for the look ahead of a host
+    /// port's next `TxDone` to fetch that class's counters, which the next frame's sending
+    /// writes (`Sim::prefetch_egress`; a host sends one class as a rule). A hint: a wrong one
+    /// fetches another line.
+    pub last_tx_priority: u8,
     pub total_queue_bytes: u64,
     pub sched: Scheduler,
     /// The egress queues of the port, one per traffic class, each with the send counters of the
@@ -109,6 +114,8 @@ const _: () = assert!(
         && std::mem::offset_of!(PortRt, tx_end) < 64
         && std::mem::offset_of!(PortRt, backlog) < 64
         && std::mem::offset_of!(PortRt, total_queue_bytes) < 128
+        && std::mem::offset_of!(PortRt, last_tx_priority) < std::mem::offset_of!(PortRt, total_queue_bytes)
+        && std::mem::offset_of!(PortRt, last_tx_priority) >= 64
 );
 // The queue depth and what a selection reads of the scheduler share the second line, which
 // the look ahead fetches for an enqueue and a dequeue alike.
@@ -262,6 +269,7 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let p = &mut self.ports[port as usize];
         let ser = p.rate.frame_time(frame as u64);
+        p.last_tx_priority = priority;
         let c = &mut p.egress_queues[priority as usize];
         c.tx_packets += 1;
         c.tx_bytes += frame as u64;

@@ -198,9 +198,11 @@ impl SwitchRt {
 }
 
 /// The lines of a [`QpRt`] that a requester's data poll reads (`Sim::rc_poll`): the rate
-/// limiter's and the class's, the gate's and the rate's, and the requester's first two (the
-/// request being sent among them, see [`crate::rdma::Requester`]).
-const QP_POLL_LINES: [usize; 5] = [0, 64, offset_of!(QpRt, on_off), offset_of!(QpRt, req), offset_of!(QpRt, req) + 64];
+/// limiter's and the class's, the gate's and the rate's (and DCQCN's byte counter, which the
+/// packet's sending advances), and the requester's first two (the request being sent among
+/// them, see [`crate::rdma::Requester`]).
+const QP_POLL_LINES: [usize; 6] =
+    [0, 64, offset_of!(QpRt, on_off), offset_of!(QpRt, on_off) + 64, offset_of!(QpRt, req), offset_of!(QpRt, req) + 64];
 
 impl<O: Observer> Sim<'_, O> {
     /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx`, whose
@@ -549,6 +551,9 @@ impl<O: Observer> Sim<'_, O> {
                         if ep.name & super::tcp::TCP_EP == 0 {
                             prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
                         }
+                        // The port's counters of the class it sent last.
+                        let queue = QUEUES + (p.last_tx_priority & 7) as usize * size_of::<TcQueue>();
+                        prefetch_at(&self.ports, port as usize, queue);
                     }
                     // The earliest timer's endpoint, which leaves the heap when it is due: the
                     // line of its QP that says whether the entry is its valid one.

@@ -85,6 +85,7 @@ fn fast_recovery_then_additive_then_hyper_increase() {
     // Six byte stages as well: both above F, hyper increase with i = min(7, 6) − 5 = 1.
     let mut rp2 = rp.clone();
     rp2.p.byte_counter_bytes = 1000;
+    rp2.byte_counter = 1000; // the copy `on_sent` reads
     rp2.bytes = 0;
     for _ in 0..5 {
         rp2.on_sent(0, 1000); // byte stages 1..=5: additive (timer stage 6 > F)

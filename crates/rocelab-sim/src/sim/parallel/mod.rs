@@ -17,8 +17,8 @@
 //!
 //! **State.** Each thread builds its own engine over the whole fabric and runs only the events
 //! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
-//! arrivals at other parts' ports are sent rather than queued (the packet copied into the
-//! message, and out of the sender's pool). At the end the state of each node is taken from its
+//! arrivals at other parts' ports are sent rather than queued (at the window's end the packet
+//! is copied into the message, and out of the sender's pool). At the end the state of each node is taken from its
 //! part ([`merge`]): ports, switches and NICs from their node's part (the PFC timers, which
 //! reach no result, stay in theirs), a flow's state from its source's and what it counts
 //! summed over the parts (each counts its own events), each endpoint of an RDMA queue pair from
@@ -97,8 +97,10 @@ use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
-/// the packet (and a TCP segment's header beside it); or, without an event, a message written
-/// on a TCP stream for its reader in that part (`sim/tcp/parts.rs`).
+/// the packet (and a TCP segment's header beside it), moved in at the end of the window that
+/// sent it ([`Sim::pack_outbox`]; until then the event names it in the sender's pool); or,
+/// without an event, a message written on a TCP stream for its reader in that part
+/// (`sim/tcp/parts.rs`).
 #[derive(Clone, Debug)]
 pub(crate) struct Message {
     pub time: Time,

@@ -322,16 +322,6 @@ impl PacketPool {
         self.slots.len()
     }
 
-    /// The ids of the packets currently allocated, ascending (for gathering the packets of a
-    /// run on several threads).
-    pub fn live_ids(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut free = vec![false; self.slots.len()];
-        for &id in &self.free {
-            free[id as usize] = true;
-        }
-        free.into_iter().enumerate().filter(|(_, f)| !*f).map(|(id, _)| id as u32)
-    }
-
     /// Iterate over the packets currently allocated (for the conservation check): the slots
     /// not on the free list.
     pub fn iter_live(&self) -> impl Iterator<Item = &Packet> {

@@ -187,14 +187,15 @@ fn start_tx_on(p: &mut PortRt, queue: &mut EventQueue, port: u32, end: Time) {
 
 impl<O: Observer> Sim<'_, O> {
     /// The counters of port `port` now, given the frames on each port's outgoing wire (the
-    /// packets of the pending `WireArrive`s, by sending port: [`Sim::frames_on_wires`]).
+    /// priority and size of the pending `WireArrive`s' packets, by sending port:
+    /// [`Sim::frames_on_wires`]).
     /// Frames sent are counted beside the egress queues ([`TcQueue`]). Frames received are not
     /// counted as they arrive (a cache line more per hop, of the receiving port): every data
     /// frame a port receives was sent by its peer, counted there under the priority it carries,
     /// and has left the peer's wire. So a port has received what its peer sent less what is
     /// still on the peer's wire, moved between priorities where the port classified a frame
     /// differently (`switch_arrive` records that in the `rx` fields, with wrapping arithmetic).
-    pub(crate) fn port_counters(&self, port: usize, on_wire: &[Vec<u32>]) -> [PriorityCounters; 8] {
+    pub(crate) fn port_counters(&self, port: usize, on_wire: &[Vec<(u8, u32)>]) -> [PriorityCounters; 8] {
         let p = &self.ports[port];
         let peer = &self.ports[p.peer as usize];
         let mut c = p.counters;
@@ -203,20 +204,23 @@ impl<O: Observer> Sim<'_, O> {
             let sent = &peer.egress_queues[prio];
             c.count_rx(sent.tx_packets, sent.tx_bytes);
         }
-        for &id in &on_wire[p.peer as usize] {
-            let pkt = self.pool.get(id);
-            c[pkt.priority as usize].count_rx(u64::MAX, (pkt.frame_bytes as u64).wrapping_neg());
+        for &(priority, frame_bytes) in &on_wire[p.peer as usize] {
+            c[priority as usize].count_rx(u64::MAX, (frame_bytes as u64).wrapping_neg());
         }
         c
     }
 
-    /// The packets on each port's outgoing wire (frames sent whose arrival is pending), by
-    /// sending port, for [`Sim::port_counters`].
-    pub(crate) fn frames_on_wires(&self) -> Vec<Vec<u32>> {
-        let mut on_wire = vec![Vec::new(); self.ports.len()];
-        for e in self.queue.pending() {
-            if let Event::WireArrive { port, pkt } = e {
-                on_wire[port as usize].push(pkt);
+    /// The priority and size of the frames on each port's outgoing wire (frames sent whose
+    /// arrival is pending in the queue of one of `engines`, its packet in that engine's pool),
+    /// by sending port, for [`Sim::port_counters`].
+    pub(crate) fn frames_on_wires(engines: &[&Self]) -> Vec<Vec<(u8, u32)>> {
+        let mut on_wire = vec![Vec::new(); engines.first().map_or(0, |e| e.ports.len())];
+        for e in engines {
+            for ev in e.queue.pending() {
+                if let Event::WireArrive { port, pkt } = ev {
+                    let p = e.pool.get(pkt);
+                    on_wire[port as usize].push((p.priority, p.frame_bytes));
+                }
             }
         }
         on_wire

@@ -10,14 +10,22 @@ use crate::time::SECOND;
 impl<O: Observer> Sim<'_, O> {
     /// Collect the results at the end time.
     pub(super) fn results(&self, spec: &NetworkSpec) -> Results {
+        self.results_with(spec, &[])
+    }
+
+    /// [`Sim::results`], with the frames still in the network in `others`' pools and queues
+    /// besides this engine's: the other parts of a run on several threads, whose state the
+    /// merge has moved into this one but for their packets (`parallel::merge`).
+    pub(super) fn results_with(&self, spec: &NetworkSpec, others: &[&Self]) -> Results {
         let end = self.end;
+        let engines: Vec<&Self> = std::iter::once(self).chain(others.iter().copied()).collect();
         let mut first_port = Vec::with_capacity(spec.nodes.len());
         let mut acc = 0usize;
         for node in 0..spec.nodes.len() {
             first_port.push(acc);
             acc += spec.port_count(node);
         }
-        let on_wire = self.frames_on_wires();
+        let on_wire = Self::frames_on_wires(&engines);
         let ports = self
             .ports
             .iter()
@@ -74,7 +82,7 @@ impl<O: Observer> Sim<'_, O> {
         let mut in_flight = vec![0u64; self.flows.len()];
         let mut ctrl_in_flight = vec![0u64; self.flows.len()];
         let mut conservation = self.conservation;
-        for pkt in self.pool.iter_live() {
+        for pkt in engines.iter().flat_map(|e| e.pool.iter_live()) {
             conservation.in_flight_packets += 1;
             conservation.in_flight_bytes += pkt.frame_bytes as u64;
             if pkt.kind == crate::packet::PacketKind::Tcp {
@@ -90,7 +98,7 @@ impl<O: Observer> Sim<'_, O> {
                 in_flight[pkt.flow as usize] += 1;
             }
         }
-        let tcp_in_flight = self.tcp_in_flight();
+        let tcp_in_flight = self.tcp_in_flight(&engines);
         let flows = self
             .flows
             .iter()

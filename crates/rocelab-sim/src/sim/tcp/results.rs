@@ -47,10 +47,12 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 
-    /// Per connection, its data segments and pure ACKs still in the network.
-    pub(in crate::sim) fn tcp_in_flight(&self) -> Vec<[u64; 2]> {
+    /// Per connection, its data segments and pure ACKs still in the network, in the pools of
+    /// `engines` (this one and the other parts of a run on several threads).
+    pub(in crate::sim) fn tcp_in_flight(&self, engines: &[&Self]) -> Vec<[u64; 2]> {
         let mut v = vec![[0u64; 2]; self.tcp.len()];
-        for p in self.pool.iter_live().filter(|p| p.kind == crate::packet::PacketKind::Tcp) {
+        let live = engines.iter().flat_map(|e| e.pool.iter_live());
+        for p in live.filter(|p| p.kind == crate::packet::PacketKind::Tcp) {
             v[(p.dest_qp >> 1) as usize][(p.payload_bytes == 0) as usize] += 1;
         }
         v

@@ -542,9 +542,10 @@ impl<O: Observer> Sim<'_, O> {
                     let Some(nic) = self.nics.get(p.owner as usize) else { return };
                     if let Some(ep) = nic.ready.front() {
                         // A queue pair's: the lines of its QP that a data poll reads.
-                        let q = ep.qp as usize;
-                        for offset in QP_POLL_LINES {
-                            prefetch_at(&self.qps, q, offset);
+                        if ep.qp != super::rdma::NO_QP {
+                            for offset in QP_POLL_LINES {
+                                prefetch_at(&self.qps, ep.qp as usize, offset);
+                            }
                         }
                         // The flow's send counters (and an open-loop flow's source), which a
                         // data packet's sending writes.
@@ -557,7 +558,7 @@ impl<O: Observer> Sim<'_, O> {
                     }
                     // The earliest timer's endpoint, which leaves the heap when it is due: the
                     // line of its QP that says whether the entry is its valid one.
-                    if let Some((_, ep)) = nic.pacing.peek() {
+                    if let Some((_, ep)) = nic.pacing.peek().filter(|(_, ep)| ep.qp != super::rdma::NO_QP) {
                         prefetch_at(&self.qps, ep.qp as usize, offset_of!(QpRt, parked_until));
                     }
                 } else if p.backlog.is_power_of_two() {

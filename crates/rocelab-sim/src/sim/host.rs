@@ -125,8 +125,10 @@ impl PacingHeap {
 
     /// Add endpoint `ep`'s timer at `t`.
     pub(crate) fn push(&mut self, t: Time, ep: Ep) {
+        if self.heap.is_empty() || (t, ep) < self.first {
+            self.first = (t, ep);
+        }
         self.heap.push(Reverse((t, ep)));
-        self.first = self.heap.peek().map_or(self.first, |r| r.0);
     }
 
     /// Remove the earliest entry.

@@ -35,7 +35,8 @@ pub struct PartProfile {
     pub busy_cpu_seconds: Option<f64>,
     pub wait_cpu_seconds: Option<f64>,
     /// Wall seconds of the busy time taking in the other parts' messages (their packets into
-    /// this pool, their events into this queue), and posting this part's own into the slots.
+    /// this pool, their events into this queue), and posting this part's own into the slots
+    /// (their packets first copied out of this pool: `Sim::pack_outbox`).
     pub deliver_seconds: f64,
     pub post_seconds: f64,
     /// Each window's busy time, wall and the thread's CPU, in nanoseconds, by window: the

@@ -458,7 +458,8 @@ impl<O: Observer> Sim<'_, O> {
     /// ingress port and priority group ([`Mmu::prefetch`]), leaving the frame's traffic class
     /// for the last step (`Sim::tc_ahead`); for one at a host, the
     /// NIC's receive state and the flow's first line and delivery counters; for a host port's
-    /// `TxDone`, the two lines of its NIC that a transmit reads first.
+    /// `TxDone`, the two lines of its NIC that a transmit reads first; for a switch port's, the
+    /// queue line of the class it will serve when only one is backlogged.
     #[inline(always)]
     pub(super) fn prefetch_route(&self, ev: Event) {
         match ev {
@@ -484,6 +485,12 @@ impl<O: Observer> Sim<'_, O> {
                 if p.is_host {
                     prefetch_at(&self.nics, p.owner as usize, 0);
                     prefetch_at(&self.nics, p.owner as usize, 64);
+                } else if p.backlog.is_power_of_two() {
+                    // The queue line of the one backlogged class, for the last step to read its
+                    // ring's head there.
+                    let queue =
+                        offset_of!(PortRt, egress_queues) + p.backlog.trailing_zeros() as usize * size_of::<TcQueue>();
+                    prefetch_at(&self.ports, port as usize, queue);
                 }
             }
             _ => {}
@@ -494,9 +501,11 @@ impl<O: Observer> Sim<'_, O> {
     /// [`Sim::prefetch_route`]: for an arrival at a switch, the egress port the frame will take
     /// (its first line, which the enqueue tests, and its class's queue line), worked out as
     /// `switch_arrive_as` will (not for a switch with simulator-model settings); for a switch
-    /// port's `TxDone`, the queue line of the class it will serve when only one is backlogged;
-    /// for a host port's, the lines of the queue pair its NIC will ask first ([`QP_POLL_LINES`]:
-    /// on the k = 32 fat tree with DCQCN, 7 % less time).
+    /// port's `TxDone`, the ring entry of the head frame of the class it will serve when only one
+    /// is backlogged (that queue's line fetched by the step before); for a host port's, the lines
+    /// of the queue pair its NIC will ask first ([`QP_POLL_LINES`]: on the k = 32 fat tree with
+    /// DCQCN, 7 % less time) and the ready list's entry behind it
+    /// ([`super::host::ReadyList::prefetch_next`]).
     /// On the k = 32 fat tree the egress port's first line was the largest stall of an arrival:
     /// its index is known only once the route is, so the first look ahead cannot fetch it.
     #[inline(always)]
@@ -541,6 +550,7 @@ impl<O: Observer> Sim<'_, O> {
                     // first line, fetched by `prefetch_route`) and the earliest timer.
                     let Some(nic) = self.nics.get(p.owner as usize) else { return };
                     if let Some(ep) = nic.ready.front() {
+                        nic.ready.prefetch_next();
                         // A queue pair's: the lines of its QP that a data poll reads.
                         if ep.qp != super::rdma::NO_QP {
                             for offset in QP_POLL_LINES {
@@ -562,8 +572,11 @@ impl<O: Observer> Sim<'_, O> {
                         prefetch_at(&self.qps, ep.qp as usize, offset_of!(QpRt, parked_until));
                     }
                 } else if p.backlog.is_power_of_two() {
+                    // The head frame's entry in the ring of the one backlogged class (its queue
+                    // line fetched by `prefetch_route`), which the scheduler reads for its size:
+                    // written long before, when the frame arrived, and out of cache since.
                     let tc = p.backlog.trailing_zeros() as usize;
-                    prefetch_at(&self.ports, port as usize, QUEUES + tc * size_of::<TcQueue>());
+                    p.egress_queues[tc].queue.prefetch_entry(0);
                 }
             }
             _ => {}

@@ -149,8 +149,12 @@ type Entry = (u64, Event);
 
 /// A run of [`CHUNK`] entries of one bucket, in push order (the bucket's last chunk holds
 /// `Bucket::fill` of them).
+/// Aligned to a cache line: 192 bytes, three whole lines, which `take` fetches.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct Chunk([Entry; CHUNK]);
+
+const _: () = assert!(std::mem::size_of::<Chunk>() % 64 == 0);
 
 /// A bucket of the wheel: its list of chunks, first and last, and the entries in the last.
 #[derive(Clone, Copy, Debug)]
@@ -622,6 +626,21 @@ impl EventQueue {
     #[inline]
     fn take(&mut self, b: usize) {
         let Bucket { head, tail, fill } = std::mem::replace(&mut self.buckets[b], EMPTY);
+        // Fetch every chunk first. They were written when their events were pushed, as a rule
+        // thousands of events ago and out of cache since, and lie anywhere in the pool: one walk
+        // of the (small, cached) `next` list starts all their fetches at once, where the copy
+        // alone waited for one chunk after another (on the k = 32 fat tree, about 30 chunks a
+        // slot).
+        let mut c = head;
+        loop {
+            for line in (0..std::mem::size_of::<Chunk>()).step_by(64) {
+                crate::packet::prefetch_at(&self.chunks, c as usize, line);
+            }
+            if c == tail {
+                break;
+            }
+            c = self.next[c as usize];
+        }
         let mut c = head;
         while c != tail {
             self.now.extend_from_slice(&self.chunks[c as usize].0);

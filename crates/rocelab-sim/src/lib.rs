@@ -45,6 +45,7 @@ pub mod error;
 pub mod event;
 pub mod fct;
 pub mod from_model;
+pub mod huge_heap;
 pub mod memory;
 pub mod mmu;
 pub mod nic;

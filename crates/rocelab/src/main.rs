@@ -22,6 +22,12 @@ mod rundir;
 
 use failure::Failure;
 
+/// The system allocator with the heap on transparent huge pages: on the k = 32 fat tree the
+/// engine's small allocations, read at random on every hop, walked the page table on most
+/// misses (`rocelab_sim::huge_heap`).
+#[global_allocator]
+static ALLOCATOR: rocelab_sim::huge_heap::HugePageHeap = rocelab_sim::huge_heap::HugePageHeap;
+
 #[derive(Parser)]
 #[command(
     name = "rocelab",

@@ -1,0 +1,327 @@
+//! A global allocator that puts the heap on transparent huge pages: the system allocator, with
+//! the memory it takes from the kernel advised `MADV_HUGEPAGE` as it grows.
+//!
+//! **Why.** A large fabric's engine is thousands of small allocations read at random on every
+//! hop: each egress queue's ring, each switch's buffer slots, each queue pair's lists. On 4 KiB
+//! pages the k = 32 fat tree's few hundred megabytes are far more pages than a TLB holds, so
+//! most of an event's cache misses also walk the page table, and under a hypervisor a walk is a
+//! nested one. The arrays the engine sizes once are advised already ([`crate::slots`]); the
+//! small allocations sit in glibc's main heap, which grows by `brk(2)` on small pages. glibc's
+//! own `glibc.malloc.hugetlb=1` tunable advises that heap, but only from the environment at
+//! start-up; this does the same from inside the program. Measured on the k = 32 fat tree, 1 ms
+//! (`docs/benchmarks.md`): the tunable took 13–18 % off the run, and so does this allocator.
+//!
+//! **How.** Every allocation goes to [`std::alloc::System`]. Afterwards, if the program break
+//! moved up since the last look (`sbrk(0)`, which reads a variable of glibc's and makes no system
+//! call), the new part of the heap is advised `MADV_HUGEPAGE` (the kernel's
+//! `Documentation/admin-guide/mm/transhuge.rst`); and a single allocation of
+//! [`LARGE_BYTES`] or more, which glibc serves with a mapping of its own, has the whole huge
+//! pages inside it advised. A huge page is only made at a fault where its whole 2 MiB lies in an
+//! advised range, so the heap is made to grow in steps of [`TOP_PAD_BYTES`] (`M_TOP_PAD`) rather
+//! than glibc's 128 KiB: only the 2 MiB where a step begins, which glibc touches before the
+//! advice, stays on small pages. Where transparent huge pages are off, the advice is refused
+//! and nothing changes; the advice never changes a value, only the size of pages. Elsewhere
+//! than on Linux with glibc this is the system allocator alone.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// The system allocator with the heap advised for huge pages (see the module's doc). Install it
+/// in a program with `#[global_allocator]`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HugePageHeap;
+
+/// The smallest single allocation whose inside is advised: two huge pages, so that at least one
+/// whole huge page lies inside it.
+pub const LARGE_BYTES: usize = 4 << 20;
+
+/// How much more than it needs glibc asks of the kernel when the heap grows (`M_TOP_PAD`;
+/// glibc's default is 128 KiB). Memory taken but never touched costs nothing resident.
+pub const TOP_PAD_BYTES: usize = 32 << 20;
+
+// SAFETY: every allocation, reallocation and free is the system allocator's, with the same
+// layouts; the advice given afterwards changes no memory's content.
+unsafe impl GlobalAlloc for HugePageHeap {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        imp::before();
+        // SAFETY: the caller's contract, passed on.
+        let p = unsafe { System.alloc(layout) };
+        imp::after(p, layout.size());
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        imp::before();
+        // SAFETY: the caller's contract, passed on.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        imp::after(p, layout.size());
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract, passed on; `ptr` was allocated by `System`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        imp::before();
+        // SAFETY: the caller's contract, passed on; `ptr` was allocated by `System`.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        imp::after(p, new_size);
+        p
+    }
+}
+
+/// Bytes of heap growth advised so far (for tests and diagnostics).
+pub fn advised_heap_bytes() -> usize {
+    imp::advised_heap_bytes()
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+mod imp {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    const HUGE_PAGE: usize = 2 << 20;
+    /// The program break when last looked at (0: not yet).
+    static LAST_BRK: AtomicUsize = AtomicUsize::new(0);
+    static ADVISED: AtomicUsize = AtomicUsize::new(0);
+    static TOP_PAD_SET: AtomicBool = AtomicBool::new(false);
+    /// The blocks are glibc's, with its chunk headers (no `LD_PRELOAD`).
+    static GLIBC_HEADERS: AtomicBool = AtomicBool::new(false);
+    /// Bits of a glibc chunk's size word (`malloc/malloc.c`): the chunk is a mapping of its own;
+    /// it belongs to a thread's arena, not the heap.
+    const IS_MMAPPED: usize = 2;
+    const NON_MAIN_ARENA: usize = 4;
+    /// The size and alignment of a heap of a thread's arena on 64-bit glibc (`HEAP_MAX_SIZE`,
+    /// twice the largest mmap threshold of 32 MiB).
+    const ARENA_HEAP_BYTES: usize = 64 << 20;
+    std::thread_local! {
+        /// The arena heap this thread advised last.
+        static ARENA_HEAP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Once, before the first allocation: the heap's growth step.
+    #[inline]
+    pub(super) fn before() {
+        if !TOP_PAD_SET.load(Ordering::Relaxed) && !TOP_PAD_SET.swap(true, Ordering::Relaxed) {
+            // SAFETY: `mallopt` only sets a parameter of glibc's allocator; outside any
+            // allocation (this runs before one), so no lock of it is held here. The step applies
+            // to the threads' arenas as well as to the heap.
+            unsafe { libc::mallopt(libc::M_TOP_PAD, super::TOP_PAD_BYTES as libc::c_int) };
+            // A `malloc` preloaded in glibc's stead (a profiler's, valgrind's, another
+            // allocator's) has headers of its own: only glibc's are read (see `after`).
+            // SAFETY: `getenv` with a NUL-terminated name; the value is only read, at once.
+            let preload = unsafe { libc::getenv(c"LD_PRELOAD".as_ptr()) };
+            // SAFETY: a non-null `getenv` value is a NUL-terminated string.
+            let preloaded = !preload.is_null() && unsafe { *preload } != 0;
+            GLIBC_HEADERS.store(!preloaded, Ordering::Relaxed);
+            // SAFETY: `sbrk(0)` reads the current break and changes nothing.
+            LAST_BRK.store(unsafe { libc::sbrk(0) } as usize, Ordering::Relaxed);
+        }
+    }
+
+    /// After an allocation of `size` bytes at `p`: advise what the heap grew by, or the inside
+    /// of a large allocation.
+    #[inline]
+    pub(super) fn after(p: *mut u8, size: usize) {
+        if p.is_null() {
+            return;
+        }
+        if size >= super::LARGE_BYTES {
+            advise(p as usize, p as usize + size);
+        }
+        // A block of a thread's arena (glibc's chunk header, the word before the block, has
+        // `NON_MAIN_ARENA` set and `IS_MMAPPED` clear): its heap is a mapping of
+        // `ARENA_HEAP_BYTES` aligned to its size, reserved whole and opened as it grows; advised
+        // whole once, it keeps the advice as it opens.
+        if GLIBC_HEADERS.load(Ordering::Relaxed) {
+            // SAFETY: every block glibc's `malloc`, `realloc` and `posix_memalign` return is
+            // preceded by its chunk's header, inside memory the allocator owns, readable.
+            let header = unsafe { (p as *const usize).sub(1).read() };
+            if header & (NON_MAIN_ARENA | IS_MMAPPED) == NON_MAIN_ARENA {
+                let base = p as usize & !(ARENA_HEAP_BYTES - 1);
+                if ARENA_HEAP.with(|h| h.replace(base)) != base {
+                    advise(base, base + ARENA_HEAP_BYTES);
+                }
+            }
+        }
+        // SAFETY: `sbrk(0)` reads the current break and changes nothing.
+        let brk = unsafe { libc::sbrk(0) } as usize;
+        let last = LAST_BRK.load(Ordering::Relaxed);
+        if brk > last && LAST_BRK.compare_exchange(last, brk, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            let (from, to) = growth(last, brk);
+            if advise(from, to) {
+                ADVISED.fetch_add(brk - last, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The range to advise when the break moved from `last` up to `brk`: from the huge page
+    /// where the growth began (its part below `last` is heap too, and a huge page is made only
+    /// where all of its 2 MiB are advised), to the break.
+    pub(super) fn growth(last: usize, brk: usize) -> (usize, usize) {
+        (last & !(HUGE_PAGE - 1), brk)
+    }
+
+    /// Advise the whole small pages of `[from, to)`; whether the kernel took the advice. A range
+    /// that reaches below the heap's start has a hole, for which Linux answers `ENOMEM` having
+    /// advised the mappings in it (`madvise(2)`): taken too.
+    fn advise(from: usize, to: usize) -> bool {
+        let start = from.next_multiple_of(4096);
+        let end = to & !(4096 - 1);
+        if end <= start {
+            return false;
+        }
+        // SAFETY: advice on pages of this process's own heap or of an allocation just made; it
+        // changes no content, and a kernel without transparent huge pages refuses it.
+        let r = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOMEM)
+    }
+
+    pub(super) fn advised_heap_bytes() -> usize {
+        ADVISED.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64")))]
+mod imp {
+    #[inline]
+    pub(super) fn before() {}
+    #[inline]
+    pub(super) fn after(_: *mut u8, _: usize) {}
+    pub(super) fn advised_heap_bytes() -> usize {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Allocations through it are the system's: sizes from a byte to past `LARGE_BYTES`, grown
+    /// and shrunk by `realloc`, keep their contents, and zeroed ones are zero.
+    #[test]
+    fn allocations_keep_their_contents_through_realloc() {
+        let a = HugePageHeap;
+        for &size in &[1usize, 24, 4096, 100_000, LARGE_BYTES, LARGE_BYTES * 3 + 17] {
+            let layout = Layout::from_size_align(size, 8).unwrap();
+            // SAFETY: a non-zero layout; the block is written within its size, reallocated with
+            // its layout, and freed once with the layout of its last size.
+            unsafe {
+                let z = a.alloc_zeroed(layout);
+                assert!(!z.is_null());
+                assert!(std::slice::from_raw_parts(z, size).iter().all(|&b| b == 0));
+                a.dealloc(z, layout);
+                let p = a.alloc(layout);
+                assert!(!p.is_null());
+                for i in 0..size {
+                    *p.add(i) = (i % 251) as u8;
+                }
+                let bigger = size * 2 + 64;
+                let q = a.realloc(p, layout, bigger);
+                assert!(!q.is_null());
+                assert!((0..size).all(|i| *q.add(i) == (i % 251) as u8), "{size} bytes kept");
+                let smaller = size.div_ceil(2);
+                let r = a.realloc(q, Layout::from_size_align(bigger, 8).unwrap(), smaller);
+                assert!((0..smaller).all(|i| *r.add(i) == (i % 251) as u8));
+                a.dealloc(r, Layout::from_size_align(smaller, 8).unwrap());
+            }
+        }
+    }
+
+    /// The growth of the break is advised from the huge page it began in.
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    #[test]
+    fn growth_is_advised_from_the_huge_page_it_began_in() {
+        const M: usize = 1 << 20;
+        assert_eq!(
+            imp::growth(0x5555_0000_0000 + 3 * M + 4096, 0x5555_0000_0000 + 40 * M),
+            (0x5555_0000_0000 + 2 * M, 0x5555_0000_0000 + 40 * M)
+        );
+        assert_eq!(imp::growth(4 * M, 6 * M), (4 * M, 6 * M));
+    }
+
+    /// On Linux with glibc, where the kernel has transparent huge pages ("always" or
+    /// "madvise"), a move of the break up is seen at the next allocation and advised: the heap's
+    /// mapping then carries the huge-page flag (`hg` in `/proc/self/smaps`). The break is moved
+    /// here by hand (glibc's allocator takes a break moved by another as a foreign `sbrk`), since
+    /// a test thread allocates from an arena of its own, not from the heap.
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    #[test]
+    fn a_move_of_the_break_is_advised_at_the_next_allocation() {
+        if !thp_enabled() {
+            return; // The kernel refuses the advice: nothing to see.
+        }
+        let a = HugePageHeap;
+        let layout = Layout::from_size_align(64, 8).unwrap();
+        // SAFETY: one block allocated and freed with its layout; the break moved up by 8 MiB of
+        // fresh heap that nothing else uses.
+        unsafe {
+            a.dealloc(a.alloc(layout), layout);
+            let before = advised_heap_bytes();
+            assert_ne!(libc::sbrk(8 << 20), usize::MAX as *mut libc::c_void, "sbrk failed");
+            a.dealloc(a.alloc(layout), layout);
+            assert!(advised_heap_bytes() - before >= 8 << 20, "the growth advised");
+        }
+        let heap = mappings().into_iter().filter(|m| m.0.ends_with("[heap]")).map(|m| m.1).collect::<Vec<_>>();
+        assert!(heap.iter().any(|flags| flags.split_whitespace().any(|w| w == "hg")), "{heap:?}");
+    }
+
+    /// The kernel takes the advice: transparent huge pages "always" or "madvise".
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    fn thp_enabled() -> bool {
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+        thp.contains("[always]") || thp.contains("[madvise]")
+    }
+
+    /// This process's mappings from `/proc/self/smaps`: each one's first line (its range and
+    /// name) and its `VmFlags` line.
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    fn mappings() -> Vec<(String, String)> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut out: Vec<(String, String)> = Vec::new();
+        for line in smaps.lines() {
+            if line.starts_with("VmFlags:") {
+                if let Some(last) = out.last_mut() {
+                    last.1 = line.to_string();
+                }
+            } else if line.split_whitespace().next().is_some_and(|w| w.contains('-') && !w.ends_with(':')) {
+                out.push((line.to_string(), String::new()));
+            }
+        }
+        out
+    }
+
+    /// A block of a thread's own arena (a test thread allocates from one) has that arena's
+    /// heap advised: its mapping carries the huge-page flag.
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+    #[test]
+    fn a_threads_arena_is_advised() {
+        if !thp_enabled() {
+            return; // The kernel refuses the advice: nothing to see.
+        }
+        let at = std::thread::spawn(|| {
+            let a = HugePageHeap;
+            let layout = Layout::from_size_align(1024, 8).unwrap();
+            // SAFETY: a non-zero layout; the block is freed once with it.
+            unsafe {
+                let p = a.alloc(layout);
+                let header = (p as *const usize).sub(1).read();
+                a.dealloc(p, layout);
+                (p as usize, header & 4 != 0)
+            }
+        })
+        .join()
+        .unwrap();
+        let (p, non_main) = at;
+        if !non_main {
+            return; // glibc gave this thread the heap's arena (its arenas at their limit).
+        }
+        let m = mappings().into_iter().find(|(range, _)| {
+            let r = range.split_whitespace().next().unwrap_or("");
+            let (lo, hi) = r.split_once('-').unwrap_or(("0", "0"));
+            let (lo, hi) = (usize::from_str_radix(lo, 16).unwrap_or(0), usize::from_str_radix(hi, 16).unwrap_or(0));
+            lo <= p && p < hi
+        });
+        assert!(m.as_ref().is_some_and(|(_, flags)| flags.split_whitespace().any(|w| w == "hg")), "{m:?}");
+    }
+}

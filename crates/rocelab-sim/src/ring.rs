@@ -91,13 +91,8 @@ impl<T: Copy + Default> Ring<T> {
     /// Take the oldest entry.
     #[inline(always)]
     pub(crate) fn pop_front(&mut self) -> Option<T> {
-        if self.len == 0 {
-            return None;
-        }
-        let h = self.head as usize;
-        let x = self.buf[h];
-        self.head = ((h + 1) & self.mask()) as u32;
-        self.len -= 1;
+        let x = *self.front()?;
+        self.skip_front();
         Some(x)
     }
 

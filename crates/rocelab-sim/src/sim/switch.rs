@@ -197,6 +197,12 @@ impl SwitchRt {
     }
 }
 
+/// The offset in a [`PortRt`] of the line of egress queue `tc` ([`TcQueue`], one line each),
+/// for the looks ahead.
+const fn queue_line(tc: usize) -> usize {
+    offset_of!(PortRt, egress_queues) + (tc & 7) * size_of::<TcQueue>()
+}
+
 /// The lines of a [`QpRt`] that a requester's data poll reads (`Sim::rc_poll`): the rate
 /// limiter's and the class's, the gate's and the rate's (and DCQCN's byte counter, which the
 /// packet's sending advances), and the requester's first two (the request being sent among
@@ -488,9 +494,7 @@ impl<O: Observer> Sim<'_, O> {
                 } else if p.backlog.is_power_of_two() {
                     // The queue line of the one backlogged class, for the last step to read its
                     // ring's head there.
-                    let queue =
-                        offset_of!(PortRt, egress_queues) + p.backlog.trailing_zeros() as usize * size_of::<TcQueue>();
-                    prefetch_at(&self.ports, port as usize, queue);
+                    prefetch_at(&self.ports, port as usize, queue_line(p.backlog.trailing_zeros() as usize));
                 }
             }
             _ => {}
@@ -510,7 +514,6 @@ impl<O: Observer> Sim<'_, O> {
     /// its index is known only once the route is, so the first look ahead cannot fetch it.
     #[inline(always)]
     pub(super) fn prefetch_egress(&self, ev: Event) {
-        const QUEUES: usize = offset_of!(PortRt, egress_queues);
         match ev {
             Event::WireArrive { port, pkt } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
@@ -536,12 +539,12 @@ impl<O: Observer> Sim<'_, O> {
                 let egress = egress as usize;
                 // Classified by `prefetch_route` two events before (another frame's where the
                 // queue changed since: a line fetched in vain).
-                let tc = (self.tc_ahead[(self.events & 1) as usize].get() & 7) as usize;
+                let tc = self.tc_ahead[(self.events & 1) as usize].get() as usize;
                 prefetch_at(&self.ports, egress, 0);
                 // The queue depth and the scheduler, which the enqueue, or the frame's sending
                 // at once where the port is idle, reads.
                 prefetch_at(&self.ports, egress, offset_of!(PortRt, total_queue_bytes));
-                prefetch_at(&self.ports, egress, QUEUES + tc * size_of::<TcQueue>());
+                prefetch_at(&self.ports, egress, queue_line(tc));
             }
             Event::TxDone { port } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
@@ -563,8 +566,7 @@ impl<O: Observer> Sim<'_, O> {
                             prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
                         }
                         // The port's counters of the class it sent last.
-                        let queue = QUEUES + (p.last_tx_priority & 7) as usize * size_of::<TcQueue>();
-                        prefetch_at(&self.ports, port as usize, queue);
+                        prefetch_at(&self.ports, port as usize, queue_line(p.last_tx_priority as usize));
                     }
                     // The earliest timer's endpoint, which leaves the heap when it is due: the
                     // line of its QP that says whether the entry is its valid one.

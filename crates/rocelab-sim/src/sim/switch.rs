@@ -209,6 +209,24 @@ const fn queue_line(tc: usize) -> usize {
 /// them, see [`crate::rdma::Requester`]).
 const QP_POLL_LINES: [usize; 6] =
     [0, 64, offset_of!(QpRt, on_off), offset_of!(QpRt, on_off) + 64, offset_of!(QpRt, req), offset_of!(QpRt, req) + 64];
+/// The lines of a queue pair that the arrival of a request (a WRITE's or SEND's data, a READ
+/// request) reads at its responder: the flags, the responder (two lines) and the responder's
+/// timing ([`super::rdma::SideTiming`]). On the k = 32 fat tree late in the run, the second
+/// line of the responder and the timing were each a miss of their own on most arrivals.
+const REQUEST_LINES: [usize; 4] = [
+    64,
+    offset_of!(QpRt, resp),
+    offset_of!(QpRt, resp) + 64,
+    offset_of!(QpRt, timing) + super::rdma::RESPONDER as usize * size_of::<super::rdma::SideTiming>(),
+];
+/// The lines of a queue pair that an ACK's arrival reads at its requester: the control frames'
+/// counters and the requester's first two lines (its timer's deadline among them, which the
+/// re-arm after the ACK reads).
+const ACK_LINES: [usize; 3] = [
+    offset_of!(QpRt, ctrl) + offset_of!(crate::stats::FrameCounts, delivered),
+    offset_of!(QpRt, req),
+    offset_of!(QpRt, req) + 64,
+];
 
 impl<O: Observer> Sim<'_, O> {
     /// A data frame has arrived at switch port `port`, port `local` of switch `sw_idx`, whose
@@ -518,11 +536,18 @@ impl<O: Observer> Sim<'_, O> {
             Event::WireArrive { port, pkt } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
                 if p.peer_is_host {
-                    // A queue pair's packet: the lines of its QP that the receive path reads.
-                    let flow = self.pool.get(pkt).flow as usize;
-                    if let Some(q) = self.flows.get(flow).map(|f| f.qp as usize) {
-                        prefetch_at(&self.qps, q, 64);
-                        prefetch_at(&self.qps, q, offset_of!(QpRt, resp));
+                    // A queue pair's packet: the lines of its QP that the receive path of its
+                    // kind reads.
+                    let pkt = self.pool.get(pkt);
+                    if let Some(q) = self.flows.get(pkt.flow as usize).map(|f| f.qp as usize) {
+                        let lines: &[usize] = match pkt.kind {
+                            PacketKind::Ack => &ACK_LINES,
+                            PacketKind::Cnp => &[],
+                            _ => &REQUEST_LINES,
+                        };
+                        for &offset in lines {
+                            prefetch_at(&self.qps, q, offset);
+                        }
                     }
                     return;
                 }

@@ -324,6 +324,8 @@ impl<O: Observer> Sim<'_, O> {
                 prefetch_at(&self.ports, port as usize, 0);
                 self.pool.prefetch(pkt);
             }
+            // The NIC's index, for the steps after.
+            Event::NicWake { port } => prefetch_at(&self.ports, port as usize, 0),
             _ => {}
         }
     }

@@ -482,8 +482,9 @@ impl<O: Observer> Sim<'_, O> {
     /// ingress port and priority group ([`Mmu::prefetch`]), leaving the frame's traffic class
     /// for the last step (`Sim::tc_ahead`); for one at a host, the
     /// NIC's receive state and the flow's first line and delivery counters; for a host port's
-    /// `TxDone`, the two lines of its NIC that a transmit reads first; for a switch port's, the
-    /// queue line of the class it will serve when only one is backlogged.
+    /// `TxDone` and a `NicWake`, the two lines of its NIC that a transmit reads first; for a
+    /// switch port's `TxDone`, the queue line of the class it will serve when only one is
+    /// backlogged.
     #[inline(always)]
     pub(super) fn prefetch_route(&self, ev: Event) {
         match ev {
@@ -503,6 +504,12 @@ impl<O: Observer> Sim<'_, O> {
                     sw.mmu.prefetch(Mmu::index(p.peer_local as usize, ing.priority_to_pg[prio]));
                     self.tc_ahead[(self.events & 1) as usize].set(ing.priority_to_tc[prio]);
                 }
+            }
+            Event::NicWake { port } => {
+                // The NIC's first two lines: its pacing heap's earliest entry among them.
+                let Some(p) = self.ports.get(port as usize) else { return };
+                prefetch_at(&self.nics, p.owner as usize, 0);
+                prefetch_at(&self.nics, p.owner as usize, 64);
             }
             Event::TxDone { port } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
@@ -527,7 +534,8 @@ impl<O: Observer> Sim<'_, O> {
     /// is backlogged (that queue's line fetched by the step before); for a host port's, the lines
     /// of the queue pair its NIC will ask first ([`QP_POLL_LINES`]: on the k = 32 fat tree with
     /// DCQCN, 7 % less time) and the ready list's entry behind it
-    /// ([`super::host::ReadyList::prefetch_next`]).
+    /// ([`super::host::ReadyList::prefetch_next`]); for a `NicWake`, those of the queue pair
+    /// whose pacing timer fires.
     /// On the k = 32 fat tree the egress port's first line was the largest stall of an arrival:
     /// its index is known only once the route is, so the first look ahead cannot fetch it.
     #[inline(always)]
@@ -604,6 +612,23 @@ impl<O: Observer> Sim<'_, O> {
                     // written long before, when the frame arrived, and out of cache since.
                     let tc = p.backlog.trailing_zeros() as usize;
                     p.egress_queues[tc].queue.prefetch_entry(0);
+                }
+            }
+            Event::NicWake { port } => {
+                // A pacing timer fires (DCQCN's rate limiter, as a rule): the earliest entry's
+                // endpoint leaves the heap and, the port being free, is asked at once. The lines
+                // of its QP that say whether the entry is its valid one and that a data poll
+                // reads (on the k = 32 fat tree late in the run, the first was a fifth of the
+                // NIC's transmit).
+                let Some(nic) = self.ports.get(port as usize).and_then(|p| self.nics.get(p.owner as usize)) else {
+                    return;
+                };
+                if let Some((_, ep)) = nic.pacing.peek().filter(|(_, ep)| ep.qp != super::rdma::NO_QP) {
+                    for offset in QP_POLL_LINES {
+                        prefetch_at(&self.qps, ep.qp as usize, offset);
+                    }
+                    // And its flow's send counters, which the packet's sending writes.
+                    prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
                 }
             }
             _ => {}

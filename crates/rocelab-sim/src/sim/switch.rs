@@ -550,6 +550,10 @@ impl<O: Observer> Sim<'_, O> {
                     if let Some(q) = self.flows.get(pkt.flow as usize).map(|f| f.qp as usize) {
                         let lines: &[usize] = match pkt.kind {
                             PacketKind::Ack => &ACK_LINES,
+                            // A READ response goes to its requester too, but counts no control
+                            // frame.
+                            PacketKind::ReadResponse => &ACK_LINES[1..],
+                            // At most one a queue pair each CNP interval of its notification point.
                             PacketKind::Cnp => &[],
                             _ => &REQUEST_LINES,
                         };

@@ -624,15 +624,16 @@ impl<O: Observer> Sim<'_, O> {
                 // of its QP that say whether the entry is its valid one and that a data poll
                 // reads (on the k = 32 fat tree late in the run, the first was a fifth of the
                 // NIC's transmit).
-                let Some(nic) = self.ports.get(port as usize).and_then(|p| self.nics.get(p.owner as usize)) else {
-                    return;
-                };
+                let Some(p) = self.ports.get(port as usize) else { return };
+                let Some(nic) = self.nics.get(p.owner as usize) else { return };
                 if let Some((_, ep)) = nic.pacing.peek().filter(|(_, ep)| ep.qp != super::rdma::NO_QP) {
                     for offset in QP_POLL_LINES {
                         prefetch_at(&self.qps, ep.qp as usize, offset);
                     }
-                    // And its flow's send counters, which the packet's sending writes.
+                    // And, as for a `TxDone`, its flow's send counters and the port's counters
+                    // of the class it sent last, which the packet's sending writes.
                     prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
+                    prefetch_at(&self.ports, port as usize, queue_line(p.last_tx_priority as usize));
                 }
             }
             _ => {}

@@ -505,13 +505,9 @@ impl<O: Observer> Sim<'_, O> {
                     self.tc_ahead[(self.events & 1) as usize].set(ing.priority_to_tc[prio]);
                 }
             }
-            Event::NicWake { port } => {
-                // The NIC's first two lines: its pacing heap's earliest entry among them.
-                let Some(p) = self.ports.get(port as usize) else { return };
-                prefetch_at(&self.nics, p.owner as usize, 0);
-                prefetch_at(&self.nics, p.owner as usize, 64);
-            }
-            Event::TxDone { port } => {
+            // A `NicWake`'s port is a host's: its NIC's first two lines (the pacing heap's
+            // earliest entry among them).
+            Event::TxDone { port } | Event::NicWake { port } => {
                 let Some(p) = self.ports.get(port as usize) else { return };
                 if p.is_host {
                     prefetch_at(&self.nics, p.owner as usize, 0);
@@ -591,19 +587,7 @@ impl<O: Observer> Sim<'_, O> {
                     let Some(nic) = self.nics.get(p.owner as usize) else { return };
                     if let Some(ep) = nic.ready.front() {
                         nic.ready.prefetch_next();
-                        // A queue pair's: the lines of its QP that a data poll reads.
-                        if ep.qp != super::rdma::NO_QP {
-                            for offset in QP_POLL_LINES {
-                                prefetch_at(&self.qps, ep.qp as usize, offset);
-                            }
-                        }
-                        // The flow's send counters (and an open-loop flow's source), which a
-                        // data packet's sending writes.
-                        if ep.name & super::tcp::TCP_EP == 0 {
-                            prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
-                        }
-                        // The port's counters of the class it sent last.
-                        prefetch_at(&self.ports, port as usize, queue_line(p.last_tx_priority as usize));
+                        self.prefetch_sender(port, p, ep);
                     }
                     // The earliest timer's endpoint, which leaves the heap when it is due: the
                     // line of its QP that says whether the entry is its valid one.
@@ -620,24 +604,33 @@ impl<O: Observer> Sim<'_, O> {
             }
             Event::NicWake { port } => {
                 // A pacing timer fires (DCQCN's rate limiter, as a rule): the earliest entry's
-                // endpoint leaves the heap and, the port being free, is asked at once. The lines
-                // of its QP that say whether the entry is its valid one and that a data poll
-                // reads (on the k = 32 fat tree late in the run, the first was a fifth of the
-                // NIC's transmit).
+                // endpoint leaves the heap and, the port being free, is asked at once (on the
+                // k = 32 fat tree late in the run, the line of its QP that says whether the entry
+                // is its valid one was a fifth of the NIC's transmit).
                 let Some(p) = self.ports.get(port as usize) else { return };
                 let Some(nic) = self.nics.get(p.owner as usize) else { return };
                 if let Some((_, ep)) = nic.pacing.peek().filter(|(_, ep)| ep.qp != super::rdma::NO_QP) {
-                    for offset in QP_POLL_LINES {
-                        prefetch_at(&self.qps, ep.qp as usize, offset);
-                    }
-                    // And, as for a `TxDone`, its flow's send counters and the port's counters
-                    // of the class it sent last, which the packet's sending writes.
-                    prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
-                    prefetch_at(&self.ports, port as usize, queue_line(p.last_tx_priority as usize));
+                    self.prefetch_sender(port, p, ep);
                 }
             }
             _ => {}
         }
+    }
+
+    /// What host port `port` (`p`) touches when endpoint `ep` sends on it: a queue pair's lines
+    /// that a data poll reads ([`QP_POLL_LINES`]), the flow's send counters (and an open-loop
+    /// flow's source), and the port's counters of the class it sent last.
+    #[inline(always)]
+    fn prefetch_sender(&self, port: u32, p: &PortRt, ep: super::host::Ep) {
+        if ep.qp != super::rdma::NO_QP {
+            for offset in QP_POLL_LINES {
+                prefetch_at(&self.qps, ep.qp as usize, offset);
+            }
+        }
+        if ep.name & super::tcp::TCP_EP == 0 {
+            prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
+        }
+        prefetch_at(&self.ports, port as usize, queue_line(p.last_tx_priority as usize));
     }
 
     /// The switch port `port` is free and has no PFC frame pending: dequeue and send.

@@ -33,9 +33,9 @@ pub use config::{EcnDraws, EventOrder, Sampling, SimConfig};
 pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
 pub use parallel::{
-    default_threads, default_threads_on, frames_a_window, partition, run_threads, run_threads_or_one,
-    run_threads_profiled, run_threads_watched, DefaultThreads, PartProfile, Partition, ThreadUsage, ThreadsProfile,
-    Watch, WindowStats, MIN_FRAMES_A_WINDOW, WATCH_EVERY,
+    default_threads, default_threads_on, flow_work, frames_a_window, partition, partition_by_work, run_threads,
+    run_threads_or_one, run_threads_profiled, run_threads_watched, DefaultThreads, FlowWork, PartProfile, Partition,
+    ThreadUsage, ThreadsProfile, Watch, WindowStats, MIN_FRAMES_A_WINDOW, WATCH_EVERY,
 };
 pub(crate) use pfc::PfcTimers;
 pub(crate) use port::{PortRt, Queued};

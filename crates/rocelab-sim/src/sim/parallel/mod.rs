@@ -633,8 +633,9 @@ impl SpinBarrier {
 /// Each part could run further, to a lookahead after the earliest event any *other* part can
 /// run (up to two lookaheads where it is ahead of the others); but a part that does so once
 /// leads by the same offset in every window after it, and the parts then take turns to run the
-/// longer window: on the k = 32 fat tree such a cut waited 1.4-1.8 s a part of 3.0-3.4 s busy
-/// (500 µs of web search), against 0.2-0.5 s with one window for all.
+/// longer window: on the k = 32 fat tree (500 µs of web search, the pods cut by their flows'
+/// bytes) each part waited 1.35-1.83 s against 2.97-3.61 s busy, and 0.17-0.47 s with one
+/// window for all (docs/benchmarks.md, "One window for every part").
 fn run_part<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,

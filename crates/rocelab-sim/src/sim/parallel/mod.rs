@@ -301,8 +301,10 @@ pub fn default_threads_on(spec: &NetworkSpec, traffic: &Traffic, config: &SimCon
 /// and runs several times slower on two threads than on one (the examples, 100 to 200 frames a
 /// window: 0.01-0.05 s against 0.04-0.5 s), while the 320-host fat tree of `rocelab bench`
 /// (15,611 frames a window of 1 µs) and the k = 32 fat tree (8,192 links at 100G and 16,384 at
-/// 400G over 50.42 ns: about 60,000) gain 1.4 to 1.6 times on two (docs/benchmarks.md). An
-/// explicit `--threads N` is not bound by it.
+/// 400G over 50.42 ns: about 60,000) gain 1.5 to 2 times on two (docs/benchmarks.md; the k = 32
+/// web search for 10 ms 1.73 times). A k = 8 fat tree (about 940 frames a window) with two
+/// pods busy ran as fast on two threads as on one. An explicit `--threads N` is not bound by
+/// it.
 pub const MIN_FRAMES_A_WINDOW: u64 = 1_000;
 
 /// The full-size (1,538 bytes on the wire) frames all the links of `spec` carry, both ways,

@@ -609,7 +609,7 @@ impl<O: Observer> Sim<'_, O> {
                 // is its valid one was a fifth of the NIC's transmit).
                 let Some(p) = self.ports.get(port as usize) else { return };
                 let Some(nic) = self.nics.get(p.owner as usize) else { return };
-                if let Some((_, ep)) = nic.pacing.peek().filter(|(_, ep)| ep.qp != super::rdma::NO_QP) {
+                if let Some((_, ep)) = nic.pacing.peek() {
                     self.prefetch_sender(port, p, ep);
                 }
             }
@@ -619,7 +619,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// What host port `port` (`p`) touches when endpoint `ep` sends on it: a queue pair's lines
     /// that a data poll reads ([`QP_POLL_LINES`]), the flow's send counters (and an open-loop
-    /// flow's source), and the port's counters of the class it sent last.
+    /// flow's source: a paced one's too), and the port's counters of the class it sent last.
     #[inline(always)]
     fn prefetch_sender(&self, port: u32, p: &PortRt, ep: super::host::Ep) {
         if ep.qp != super::rdma::NO_QP {

@@ -314,7 +314,7 @@ impl Shared {
         // pairs are made.
         super::estimate::of_run(spec, traffic, config, &topology, total as usize)
             .copies(copies)
-            .check(super::estimate::MAX_RUN_BYTES, crate::memory::room_bytes())?;
+            .check(super::estimate::run_limit(), crate::memory::room_bytes())?;
         let routes = Arc::new(Routes::compute(&topology));
         let mut tcp_hosts = TcpHosts { mtu: vec![0; total as usize], ..Default::default() };
         for (node, nd) in spec.nodes.iter().enumerate() {
@@ -577,11 +577,21 @@ fn build<'o, O: Observer>(
         &mut queue,
     );
 
+    // A part samples its own switches' ports only (the merge puts the parts' samples together
+    // in port order): every part sampling every port held the samples of the whole fabric once a
+    // thread, and spent each sample's time on them.
     let samples = config.sampling.queue_interval_ps.map(|interval| {
-        let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host).collect();
+        let own = |p: &PortRt| part.is_none_or(|(part_of, me)| part_of[p.node as usize] == me);
+        let sp: Vec<usize> = (0..ports.len()).filter(|&p| !ports[p].is_host && own(&ports[p])).collect();
         let cap = (config.sampling.max_samples_per_port.max(2) as usize + 1) & !1;
         let expected = ((config.end_time_ps / interval + 1) as usize).min(cap);
-        SampleState { interval, depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(), ports: sp, cap }
+        SampleState {
+            interval,
+            depth: sp.iter().map(|_| Vec::with_capacity(expected)).collect(),
+            ports: sp,
+            cap,
+            kept: 0,
+        }
     });
     if samples.is_some() {
         queue.push(0, Event::Sample);

@@ -19,6 +19,31 @@ use crate::traffic::{FlowSpec, Traffic};
 /// everywhere (a machine with less room refuses it too, through [`crate::memory::room_bytes`]).
 pub const MAX_RUN_BYTES: u64 = 20 << 30;
 
+/// The limit a run is checked against: [`MAX_RUN_BYTES`], or in this crate's tests a lower one
+/// set for the calling thread ([`with_run_limit`]), so that a test can put a small fabric
+/// between what fits and what does not.
+pub(super) fn run_limit() -> u64 {
+    #[cfg(test)]
+    if let Some(limit) = TEST_LIMIT.with(std::cell::Cell::get) {
+        return limit;
+    }
+    MAX_RUN_BYTES
+}
+
+#[cfg(test)]
+thread_local! {
+    static TEST_LIMIT: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Run `f` with runs started on this thread checked against `limit` bytes.
+#[cfg(test)]
+pub(crate) fn with_run_limit<T>(limit: u64, f: impl FnOnce() -> T) -> T {
+    let before = TEST_LIMIT.with(|c| c.replace(Some(limit)));
+    let out = f();
+    TEST_LIMIT.with(|c| c.set(before));
+    out
+}
+
 /// Bytes of buffered frame a pooled packet stands for in the estimate: a frame of 1,000 bytes
 /// of payload, the ns-3 HPCC simulator's packet payload size (`PACKET_PAYLOAD_SIZE 1000` in its
 /// `config.txt`), the size web-search traffic mostly comes in.
@@ -29,7 +54,8 @@ const BUFFERED_BYTES_PER_PACKET: u128 = 1000;
 pub struct RunEstimate {
     /// (what, bytes) of what the run holds once however many threads run it: the tables built
     /// once and read by every thread (the routing tables), and the state the threads split
-    /// between them, each its own part's (the PFC timers).
+    /// between them, each its own part's (the PFC timers, the frames its switches buffer, the
+    /// queue samples of its switches' ports).
     pub shared: Vec<(String, u128)>,
     /// (what, bytes) of the state each thread of a run builds and holds for itself, in the
     /// order they are built.
@@ -200,11 +226,13 @@ pub(super) struct RunSize<'t, 'a> {
 }
 
 /// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), shared by the
-/// threads of a run on several, and the ports' PFC timers, split between them; and what each
+/// threads of a run on several; what they split between them, each part holding its own
+/// nodes' share: the ports' PFC timers, the packets the switches' buffers hold when full (and
+/// their events: a frame is in the pool of the part whose switch buffers it, or whose port
+/// sends it), and the queue samples (a part samples its own switches' ports); and what each
 /// thread holds for itself (each part's engine holds that state of the whole fabric, though it
 /// runs its own nodes' events only): every port's and node's state, each flow's state and queue
-/// pair, the packets its switches' buffers hold when full (and their events), and the queue
-/// samples.
+/// pair.
 pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let (routes, groups) = Routes::estimate(size.topology);
     let per_flow = (std::mem::size_of::<FlowRt>()
@@ -222,6 +250,11 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
                 format!("PFC timers of {}", count(size.ports as u128, "port")),
                 size.ports as u128 * std::mem::size_of::<super::PfcTimers>() as u128,
             ),
+            (format!("{} the switch buffers hold", count(packets, "packet")), packets * packet_bytes),
+            (
+                format!("queue samples of {} ports over {}", size.sampled_ports, crate::time::human(size.end)),
+                size.samples_per_port as u128 * size.sampled_ports as u128 * 4,
+            ),
         ],
         parts: vec![
             (
@@ -229,11 +262,6 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
                 nodes + size.ports as u128 * std::mem::size_of::<PortRt>() as u128,
             ),
             (count(size.flows as u128, "flow"), size.flows as u128 * per_flow),
-            (format!("{} the switch buffers hold", count(packets, "packet")), packets * packet_bytes),
-            (
-                format!("queue samples of {} ports over {}", size.sampled_ports, crate::time::human(size.end)),
-                size.samples_per_port as u128 * size.sampled_ports as u128 * 4,
-            ),
         ],
     }
 }

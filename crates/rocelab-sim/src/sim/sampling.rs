@@ -12,12 +12,17 @@ pub(crate) struct SampleState {
     pub depth: Vec<Vec<u32>>,
     /// Samples kept per port before a halving ([`super::Sampling::max_samples_per_port`], even).
     pub cap: usize,
+    /// Samples kept per port now: the length of every `depth`, counted apart from them so that
+    /// a part of a run on several threads with no switch port of its own halves its interval
+    /// when the others do and schedules its samples at the same instants.
+    pub kept: usize,
 }
 
 impl SampleState {
     /// Keep the larger of each pair of neighbouring samples, at twice the interval (sample `k`
     /// is now the peak of old samples `2k` and `2k + 1`, at time `2k × interval`).
     fn halve(&mut self) {
+        self.kept = self.kept.div_ceil(2);
         for d in &mut self.depth {
             let n = d.len() / 2;
             for k in 0..n {
@@ -49,11 +54,12 @@ impl<O: Observer> Sim<'_, O> {
             let d = self.ports[p].total_queue_bytes.min(u32::MAX as u64) as u32;
             s.depth[k].push(d);
         }
-        if s.depth.first().is_some_and(|d| d.len() >= s.cap) {
+        s.kept += 1;
+        if s.kept >= s.cap {
             s.halve();
         }
         // Sample `k` is at `k × interval` (the interval may just have doubled).
-        let next = s.depth.first().map_or(self.now + s.interval, |d| d.len() as Time * s.interval);
+        let next = s.kept as Time * s.interval;
         if next <= self.end {
             self.queue.push(next, Event::Sample);
         }

@@ -59,30 +59,63 @@ fn the_default_falls_back_to_one_thread_naming_what_cannot_run_on_more() {
     assert_eq!(default_threads_on(&f.spec, &t, &stop, 2), DefaultThreads { threads: 2, why_one: None });
 }
 
+/// The estimate of a run on `threads` threads, from its refusal under a limit of one byte.
+fn estimated(f: &crate::topology::Fabric, t: &Traffic, config: &SimConfig, threads: usize) -> u64 {
+    let refused = crate::sim::estimate::with_run_limit(1, || run_threads(&f.spec, t, config, threads).unwrap_err());
+    match refused {
+        SimError::MemoryTooLarge { estimated_bytes, .. } => estimated_bytes,
+        e => panic!("{e:?}"),
+    }
+}
+
 #[test]
-fn a_run_that_fits_on_one_thread_but_not_on_sixteen_is_refused_up_front() {
-    // Switch buffers of 8 GB each: the packets they could hold are estimated at about 5 GiB a
-    // copy, under the 20 GiB limit once and far over it sixteen times.
+fn the_frames_the_switches_buffer_count_once_whatever_the_threads() {
+    // Switch buffers of 8 GB each: the packets they could hold are estimated at about 4 GiB,
+    // under the 20 GiB limit; a frame is held by the part whose switch buffers it, so sixteen
+    // threads hold them once between them, not one copy each.
     let (f, t) = fabric(8_000_000_000);
     let config = SimConfig::new(1, 10 * US);
-    assert!(Simulation::new(&f.spec, &t, &config).is_ok(), "one copy fits");
-    let err = run_threads(&f.spec, &t, &config, 16).unwrap_err();
-    assert!(matches!(err, SimError::MemoryTooLarge { .. }), "{err:?}");
-    let text = err.to_string();
-    // The routing tables are built once and shared, the PFC timers split between the threads;
-    // the rest is each thread's.
-    assert!(text.contains("the run on 16 threads, holding once (routing tables ("), "{text}");
-    assert!(text.contains("PFC timers of "), "{text}");
-    assert!(text.contains(") and on each thread its own copy of ("), "{text}");
-    assert!(text.contains("run on fewer threads (--threads "), "{text}");
-    // The default, which does not know the memory, goes on one thread instead, with one
-    // thread's results.
-    let (r, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 16).expect("one thread");
-    assert_eq!((threads, profile), (1, None));
+    let (one, sixteen) = (estimated(&f, &t, &config, 1), estimated(&f, &t, &config, 16));
+    assert!(one > 4 << 30 && sixteen < 2 * one, "one thread {one} B, sixteen {sixteen} B");
+    let text =
+        crate::sim::estimate::with_run_limit(1, || run_threads(&f.spec, &t, &config, 16).unwrap_err()).to_string();
+    assert!(
+        text.contains("the run on 16 threads, holding once (routing tables (") && text.contains("PFC timers of "),
+        "{text}"
+    );
+    let copies = &text[text.find(") and on each thread its own copy of (").expect("the copies named")..];
+    assert!(copies.contains(" nodes and ") && !copies.contains("switch buffers hold"), "{text}");
+    let r = run_threads(&f.spec, &t, &config, 16).expect("sixteen threads fit");
     assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
+}
+
+#[test]
+fn a_run_that_fits_on_one_thread_but_not_on_sixteen_is_refused_up_front() {
+    // Under a limit that one thread's estimate just meets, sixteen copies of the nodes', ports'
+    // and flows' state do not fit.
+    let (f, t) = fabric(1 << 20);
+    let config = SimConfig::new(1, 10 * US);
+    let limit = estimated(&f, &t, &config, 1);
+    crate::sim::estimate::with_run_limit(limit, || {
+        assert!(Simulation::new(&f.spec, &t, &config).is_ok(), "one copy fits");
+        let err = run_threads(&f.spec, &t, &config, 16).unwrap_err();
+        assert!(matches!(err, SimError::MemoryTooLarge { .. }), "{err:?}");
+        let text = err.to_string();
+        // The routing tables are built once and shared, the PFC timers split between the
+        // threads; the rest is each thread's.
+        assert!(text.contains("the run on 16 threads, holding once (routing tables ("), "{text}");
+        assert!(text.contains("PFC timers of "), "{text}");
+        assert!(text.contains(") and on each thread its own copy of ("), "{text}");
+        // Only one copy fits beside what the threads hold once.
+        assert!(text.contains("run on fewer threads (--threads 1: the same results, "), "{text}");
+        // The default, which does not know the memory, goes on one thread instead, with one
+        // thread's results.
+        let (r, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 16).expect("one thread");
+        assert_eq!((threads, profile), (1, None));
+        assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
+    });
     // Where the copies fit, the threads asked for.
-    let (small, _) = fabric(1 << 20);
-    let (_, profile, threads) = run_threads_or_one(&small.spec, &t, &config, 2).expect("two threads");
+    let (_, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 2).expect("two threads");
     assert_eq!((threads, profile.map(|p| p.parts.len())), (2, Some(2)));
 }
 

@@ -160,17 +160,16 @@ pub(super) fn finish(
     }
     crate::sim::tcp::parts::merge_conns(&mut engines, &part_of);
     crate::sim::storage::parts::merge_storage(&mut engines, &part_of);
-    if engines[0].samples.is_some() {
-        let ports = engines[0].samples.as_ref().map(|s| s.ports.clone()).unwrap_or_default();
-        for (k, port) in ports.into_iter().enumerate() {
-            let o = part_of(engines[0].ports[port].node);
-            if o != 0 {
-                let (base, from) = first_and(&mut engines, o);
-                if let (Some(b), Some(f)) = (base.samples.as_mut(), from.samples.as_mut()) {
-                    std::mem::swap(&mut b.depth[k], &mut f.depth[k]);
-                }
-            }
-        }
+    // Each part sampled its own switches' ports, at the same instants: their samples together,
+    // in port order.
+    let mut sampled: Vec<(usize, Vec<u32>)> = engines
+        .iter_mut()
+        .filter_map(|e| e.samples.as_mut())
+        .flat_map(|s| s.ports.iter().copied().zip(std::mem::take(&mut s.depth)).collect::<Vec<_>>())
+        .collect();
+    sampled.sort_unstable_by_key(|&(port, _)| port);
+    if let Some(s) = engines[0].samples.as_mut() {
+        (s.ports, s.depth) = sampled.into_iter().unzip();
     }
     engines[0].conservation = conservation;
     engines[0].events = events;

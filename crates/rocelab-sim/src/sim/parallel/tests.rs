@@ -88,10 +88,28 @@ fn ecn_marks_and_queue_samples_are_the_same_on_every_thread_count() {
     t.incast(&f.hosts[4..12], f.hosts[0], &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 256 << 10));
     let mut config = SimConfig::new(3, 400 * US);
     config.sampling.queue_interval_ps = Some(US);
+    // 400 samples a port halve three times to 50, at an interval of 8 µs: each part halves
+    // its own ports' samples at the same instants.
+    config.sampling.max_samples_per_port = 64;
     let r = same_for_every_thread_count(&f.spec, &t, &config);
     let marked: u64 = r.ports.iter().map(|p| p.total(|c| c.ecn_marked)).sum();
     assert!(marked > 0, "the scenario marks");
-    assert!(r.queue_samples.as_ref().is_some_and(|s| s.depth_bytes.iter().flatten().any(|&d| d > 0)));
+    let samples = r.queue_samples.as_ref().expect("samples");
+    assert!(samples.depth_bytes.iter().flatten().any(|&d| d > 0));
+    assert_eq!(samples.interval_ps, 8 * US);
+    assert!(samples.depth_bytes.iter().all(|d| d.len() == 51), "{:?}", samples.depth_bytes[0].len());
+    // Every switch port, in order, though each part sampled its own.
+    let switch_ports: Vec<usize> = (0..r.ports.len()).filter(|&p| !f.spec.is_host(r.ports[p].node)).collect();
+    assert_eq!(samples.ports, switch_ports);
+
+    // A part samples its own switches' ports only.
+    let cut = partition(&f.spec, 2);
+    let shared = BuildShared::prepare(&f.spec, &t, &config, 2).expect("shared");
+    let mut part = Simulation::new_part(&f.spec, &t, &config, &shared, (&cut.part_of, 1)).expect("part 1");
+    let sampled = &part.engine().samples.as_ref().expect("samples").ports;
+    let own: Vec<usize> = switch_ports.iter().copied().filter(|&p| cut.part_of[r.ports[p].node] == 1).collect();
+    assert!(!own.is_empty() && own.len() < switch_ports.len());
+    assert_eq!(*sampled, own);
 }
 
 #[test]

@@ -65,3 +65,30 @@ impl<O: Observer> Sim<'_, O> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SampleState;
+
+    #[test]
+    fn a_halving_keeps_the_peak_of_each_pair_and_the_count_with_or_without_ports() {
+        let mut s = SampleState {
+            interval: 1,
+            ports: vec![3, 9],
+            depth: vec![vec![1, 5, 2, 2, 7], vec![0; 5]],
+            cap: 4,
+            kept: 5,
+        };
+        s.halve();
+        assert_eq!((s.kept, s.interval), (3, 2));
+        assert_eq!(s.depth, vec![vec![5, 2, 7], vec![0; 3]]);
+        s.halve();
+        assert_eq!((s.kept, s.interval, &s.depth[0]), (2, 4, &vec![5, 7]));
+        // A part with no switch port of its own counts the same, so that its samples' instants
+        // (`kept × interval`) stay those of the other parts.
+        let mut none = SampleState { interval: 1, ports: Vec::new(), depth: Vec::new(), cap: 4, kept: 5 };
+        none.halve();
+        none.halve();
+        assert_eq!((none.kept, none.interval), (2, 4));
+    }
+}

@@ -88,8 +88,8 @@ fn ecn_marks_and_queue_samples_are_the_same_on_every_thread_count() {
     t.incast(&f.hosts[4..12], f.hosts[0], &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 256 << 10));
     let mut config = SimConfig::new(3, 400 * US);
     config.sampling.queue_interval_ps = Some(US);
-    // 400 samples a port halve three times to 50, at an interval of 8 µs: each part halves
-    // its own ports' samples at the same instants.
+    // A sample every µs for 400 µs, at most 64 kept a port: halved three times, 51 samples 8 µs
+    // apart; each part halves its own ports' samples at the same instants.
     config.sampling.max_samples_per_port = 64;
     let r = same_for_every_thread_count(&f.spec, &t, &config);
     let marked: u64 = r.ports.iter().map(|p| p.total(|c| c.ecn_marked)).sum();

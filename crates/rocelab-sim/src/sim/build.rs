@@ -4,21 +4,21 @@
 use super::rdma::NO_QP;
 use super::switch::Ingress;
 use super::tcp::TcpHosts;
-use super::{FlowRt, NicRt, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
+use super::{FlowRt, NicRt, PortCold, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
 use crate::mmu::{EgressLossy, Mmu, PgConfig};
 use crate::nic::{FlowSource, RxBuffer};
 use crate::observer::{NoObserver, Observer};
 use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
-use crate::pfc::{pause_duration, PauseState, XoffState};
+use crate::pfc::pause_duration;
 use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Ecmp, Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
 use crate::sim::rdma::build::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use crate::spec::{EcnMarking, NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
-use crate::stats::{Conservation, PriorityCounters, Results};
+use crate::stats::{Conservation, Results};
 use crate::time::{LinkRate, Time};
 use crate::traffic::{FlowSpec, Traffic};
 use std::sync::Arc;
@@ -347,6 +347,8 @@ fn build<'o, O: Observer>(
     let gid = |node: usize, port: usize| first_port[node] + port as u32;
 
     let mut ports = crate::slots::vec_on_huge_pages(total as usize);
+    // Whether each port takes part in 802.3x link pause, for its cold state (`PortCold`).
+    let mut link_pause_on: Vec<bool> = Vec::with_capacity(total as usize);
     let mut ecn_specs = Vec::new();
     let mut switches = Vec::new();
     let mut nics = Vec::new();
@@ -356,7 +358,7 @@ fn build<'o, O: Observer>(
                 for (local, hp) in h.ports.iter().enumerate() {
                     let g = gid(node, local) as usize;
                     let (peer, rate, delay) = link_of[g];
-                    let mut p = new_port(
+                    let p = new_port(
                         node as u32,
                         local as u32,
                         nics.len() as u32,
@@ -365,7 +367,7 @@ fn build<'o, O: Observer>(
                         hp.pfc,
                         &[Tsa::Ets(1); 8],
                     );
-                    p.link_pause.enabled = hp.link_pause;
+                    link_pause_on.push(hp.link_pause);
                     ports.push(p);
                     let rx = &h.rx;
                     nics.push(NicRt {
@@ -398,7 +400,7 @@ fn build<'o, O: Observer>(
                         sp.pfc,
                         &tsa,
                     );
-                    p.link_pause.enabled = sp.link_pause;
+                    link_pause_on.push(sp.link_pause);
                     for (tc, t) in sp.tcs.iter().enumerate() {
                         if let Some(e) = t.ecn {
                             p.egress_queues[tc].ecn = ecn_index(&mut ecn_specs, e);
@@ -472,13 +474,16 @@ fn build<'o, O: Observer>(
     let routes = Arc::clone(&shared.routes);
 
     let mut queue = fresh_queue(config);
-    // The traffic's flows, then the flows of each perftest test.
-    let mut specs: Vec<(FlowSpec, Owner)> =
-        traffic.flows.iter().enumerate().map(|(i, f)| (*f, Owner::Flow(i))).collect();
+    // The traffic's flows, then the flows of each perftest test: named, not copied (every
+    // thread of a run on several builds this list, and a copy of each flow's spec in each was
+    // 168 bytes a flow a thread).
+    let test_flows: Vec<Vec<FlowSpec>> = traffic.perftest.iter().map(|p| p.flows()).collect();
+    let mut specs: Vec<(&FlowSpec, Owner)> =
+        traffic.flows.iter().enumerate().map(|(i, f)| (f, Owner::Flow(i))).collect();
     let mut test_first = Vec::with_capacity(traffic.perftest.len());
-    for (t, p) in traffic.perftest.iter().enumerate() {
+    for (t, flows) in test_flows.iter().enumerate() {
         test_first.push(specs.len() as u32);
-        specs.extend(p.flows().into_iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
+        specs.extend(flows.iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
     }
     let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
     let mut flows = crate::slots::vec_on_huge_pages(specs.len());
@@ -533,7 +538,7 @@ fn build<'o, O: Observer>(
             (routes.address_of(f.src as u32, port), dst.map_or(f.dst as u32, |p| routes.address_of(f.dst as u32, p)))
         };
         flows.push(FlowRt {
-            spec: *f,
+            spec: **f,
             port,
             src_addr,
             dst_addr,
@@ -597,8 +602,9 @@ fn build<'o, O: Observer>(
         queue.push(0, Event::Sample);
     }
 
-    // A part keeps the PFC timers of its own ports only (31 MB for all on the k = 32 fat tree).
-    let pfc_timer_of: Vec<u32> = match part {
+    // A part keeps the cold state and the PFC timers of its own ports only (47 MB and 31 MB
+    // for all on the k = 32 fat tree).
+    let port_place: Vec<u32> = match part {
         None => Vec::new(),
         Some((part_of, me)) => {
             let mut own = 0u32;
@@ -609,13 +615,17 @@ fn build<'o, O: Observer>(
             ports.iter().map(&mut place).collect()
         }
     };
-    let timers = match part {
-        None => ports.len(),
-        Some(_) => pfc_timer_of.iter().filter(|&&i| i != u32::MAX).count(),
+    let cold = |g: usize| {
+        let mut c = PortCold::default();
+        c.link_pause.enabled = link_pause_on[g];
+        c
     };
-    let pfc_timers = vec![Default::default(); timers];
+    let port_cold: Vec<PortCold> = match part {
+        None => (0..ports.len()).map(cold).collect(),
+        Some(_) => (0..ports.len()).filter(|&g| port_place[g] != u32::MAX).map(cold).collect(),
+    };
+    let pfc_timers = vec![Default::default(); port_cold.len()];
     let n_ports = ports.len();
-    let ports_bytes = ports.len() * std::mem::size_of::<PortRt>();
     let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
@@ -623,8 +633,9 @@ fn build<'o, O: Observer>(
         queue,
         pool: PacketPool::new(),
         ports,
+        port_cold,
         pfc_timers,
-        pfc_timer_of,
+        port_place,
         switches,
         nics,
         flows,
@@ -651,7 +662,7 @@ fn build<'o, O: Observer>(
         },
         open_flows: stop_when_done_flows(traffic, config),
         part: None,
-        deep_look_ahead: ports_bytes >= super::DEEP_LOOK_AHEAD_BYTES,
+        deep_look_ahead: n_ports >= super::DEEP_LOOK_AHEAD_PORTS,
         egress_ahead: Default::default(),
         tc_ahead: Default::default(),
         ecn_specs,
@@ -747,13 +758,9 @@ fn new_port(
         pfc_pending: false,
         pfc_pending_enable: 0,
         pfc_pending_xoff: 0,
-        pause: [PauseState::default(); 8],
-        xoff: [XoffState::default(); 8],
         egress_queues: Default::default(),
         backlog: 0,
         total_queue_bytes: 0,
         sched: Scheduler::new(tsa, MAX_FRAME_BYTES),
-        counters: [PriorityCounters::default(); 8],
-        link_pause: Default::default(),
     }
 }

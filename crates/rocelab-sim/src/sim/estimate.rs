@@ -4,7 +4,7 @@
 
 use super::rdma::build::Owner;
 use super::SimConfig;
-use super::{FlowRt, NicRt, PortRt, SwitchRt};
+use super::{FlowRt, NicRt, PortCold, PortRt, SwitchRt};
 use crate::error::SimError;
 use crate::event::Event;
 use crate::packet::Packet;
@@ -54,8 +54,8 @@ const BUFFERED_BYTES_PER_PACKET: u128 = 1000;
 pub struct RunEstimate {
     /// (what, bytes) of what the run holds once however many threads run it: the tables built
     /// once and read by every thread (the routing tables), and the state the threads split
-    /// between them, each its own part's (the PFC timers, the frames its switches buffer, the
-    /// queue samples of its switches' ports).
+    /// between them, each its own part's (the ports' counters, pause states and PFC timers, the
+    /// frames its switches buffer, the queue samples of its switches' ports).
     pub shared: Vec<(String, u128)>,
     /// (what, bytes) of the state each thread of a run builds and holds for itself, in the
     /// order they are built.
@@ -157,7 +157,7 @@ fn human_bytes(b: u128) -> String {
 /// far past the limit is refused before its simulation spec is built.
 pub fn least_bytes(nodes: usize, ports: usize) -> u128 {
     let node = std::mem::size_of::<SwitchRt>().min(std::mem::size_of::<NicRt>()) as u128;
-    nodes as u128 * node + ports as u128 * std::mem::size_of::<PortRt>() as u128
+    nodes as u128 * node + ports as u128 * (std::mem::size_of::<PortRt>() + std::mem::size_of::<PortCold>()) as u128
 }
 
 /// Refuses a fabric whose nodes and ports alone pass [`MAX_RUN_BYTES`] ([`least_bytes`]).
@@ -227,7 +227,7 @@ pub(super) struct RunSize<'t, 'a> {
 
 /// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), shared by the
 /// threads of a run on several; what they split between them, each part holding its own
-/// nodes' share: the ports' PFC timers, the packets the switches' buffers hold when full (and
+/// nodes' share: the ports' counters and pause states ([`PortCold`]) and PFC timers, the packets the switches' buffers hold when full (and
 /// their events: a frame is in the pool of the part whose switch buffers it, or whose port
 /// sends it), and the queue samples (a part samples its own switches' ports); and what each
 /// thread holds for itself (each part's engine holds that state of the whole fabric, though it
@@ -236,7 +236,7 @@ pub(super) struct RunSize<'t, 'a> {
 pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let (routes, groups) = Routes::estimate(size.topology);
     let per_flow = (std::mem::size_of::<FlowRt>()
-        + std::mem::size_of::<(FlowSpec, Owner)>()
+        + std::mem::size_of::<(&FlowSpec, Owner)>()
         + std::mem::size_of::<super::rdma::QpRt>()) as u128;
     let nodes = (size.nodes - size.switches) as u128 * std::mem::size_of::<NicRt>() as u128
         + size.switches as u128 * std::mem::size_of::<SwitchRt>() as u128;
@@ -247,8 +247,9 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
         shared: vec![
             (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
             (
-                format!("PFC timers of {}", count(size.ports as u128, "port")),
-                size.ports as u128 * std::mem::size_of::<super::PfcTimers>() as u128,
+                format!("counters, pause states and PFC timers of {}", count(size.ports as u128, "port")),
+                size.ports as u128
+                    * (std::mem::size_of::<PortCold>() + std::mem::size_of::<super::PfcTimers>()) as u128,
             ),
             (format!("{} the switch buffers hold", count(packets, "packet")), packets * packet_bytes),
             (

@@ -10,7 +10,7 @@ mod estimate;
 mod host;
 mod parallel;
 mod pfc;
-mod port;
+pub(crate) mod port;
 mod rdma;
 mod results;
 mod sampling;
@@ -38,7 +38,7 @@ pub use parallel::{
     ThreadUsage, ThreadsProfile, Watch, WindowStats, MIN_FRAMES_A_WINDOW, WATCH_EVERY,
 };
 pub(crate) use pfc::PfcTimers;
-pub(crate) use port::{PortRt, Queued};
+pub(crate) use port::{PortCold, PortRt, Queued};
 pub(crate) use sampling::SampleState;
 pub(crate) use switch::SwitchRt;
 
@@ -106,12 +106,14 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub queue: EventQueue,
     pub pool: PacketPool,
     pub ports: Vec<PortRt>,
-    /// Per port; in a part of a run on several threads, per port of the part, at the place
-    /// `pfc_timer_of` gives.
+    /// Per port, what only counting and pausing touch; in a part of a run on several threads,
+    /// per port of the part, at the place `port_place` gives ([`port::own_place`]).
+    pub port_cold: Vec<PortCold>,
+    /// Per port, as `port_cold`.
     pub pfc_timers: Vec<PfcTimers>,
-    /// Global port → its place in `pfc_timers` in a part of a run on several threads
-    /// (`u32::MAX`: another part's port); empty otherwise (the port's index).
-    pub pfc_timer_of: Vec<u32>,
+    /// Global port → its place in `port_cold` and `pfc_timers` in a part of a run on several
+    /// threads (`u32::MAX`: another part's port); empty otherwise (the port's index).
+    pub port_place: Vec<u32>,
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
     pub flows: Vec<FlowRt>,
@@ -155,7 +157,7 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// ([`port::PortRt`]'s `peer_ingress`).
     pub ingress: Vec<switch::Ingress>,
     /// The look ahead's further steps run ([`ROUTE_AHEAD`], [`EGRESS_AHEAD`]): the fabric's
-    /// ports take [`DEEP_LOOK_AHEAD_BYTES`] or more.
+    /// fabric has [`DEEP_LOOK_AHEAD_PORTS`] ports or more.
     pub deep_look_ahead: bool,
     /// The egress ports the look ahead's last step worked out ([`Sim::prefetch_egress`]), for
     /// the arrivals to read instead of routing their frames again (`switch.rs`,
@@ -187,12 +189,14 @@ const _: () = assert!(EGRESS_AHEAD < ROUTE_AHEAD && ROUTE_AHEAD < PREFETCH_AHEAD
 // both name its slot of `Sim::tc_ahead` by the parity of the event count.
 const _: () = assert!((ROUTE_AHEAD - EGRESS_AHEAD) % 2 == 0);
 
-/// The size of the ports' state from which those further steps run. They read the packet and
-/// the port that the first look ahead fetched two events before; where the fabric is small
-/// that costs more than it saves: on the 320-host line-rate fat tree (960 ports, 1.7 MB, its
-/// routes and ports cached, its 52 MB of packets not) they cost 10-15 % more CPU time, while
-/// on the k = 32 fat tree (49,152 ports, 85 MB) they save more than that.
-pub(crate) const DEEP_LOOK_AHEAD_BYTES: usize = 8 << 20;
+/// The number of ports from which those further steps run. They read the packet and the port
+/// that the first look ahead fetched two events before; where the fabric is small that costs
+/// more than it saves: on the 320-host line-rate fat tree (960 ports, 1.7 MB of port state
+/// when measured, its routes and ports cached, its 52 MB of packets not) they cost 10-15 %
+/// more CPU time, while on the k = 32 fat tree (49,152 ports, 85 MB) they save more than that.
+/// The threshold was 8 MiB of the 1,728 bytes a port took then (before its cold state moved
+/// to [`PortCold`]), which this keeps.
+pub(crate) const DEEP_LOOK_AHEAD_PORTS: usize = (8 << 20) / 1728 + 1;
 
 /// [`Sim::observe`] on the fields it needs (for callers holding other borrows of the `Sim`).
 #[inline]

@@ -2,8 +2,8 @@
 //! counterpart, 802.3x link flow control. Asserting and deasserting a buffer condition (the
 //! XOFF side, [`XoffState`], with its refresh timer), requesting a frame and sending it ahead of
 //! data, a frame arriving and the pause it starts or ends (the receiving side, [`PauseState`],
-//! with its expiry timer). The port's paused priorities are kept through
-//! [`super::PortRt::update_paused`].
+//! with its expiry timer). Their state is the port's cold part ([`super::PortCold`]); the port's
+//! paused priorities are kept through [`super::PortCold::update_paused`].
 //!
 //! Link pause is here, not in a module of its own: it is the same mechanism — the same two state
 //! machines, the same MAC-control slot on the wire (a pending PAUSE goes out through
@@ -26,6 +26,7 @@
 //! MAC control frames go before data (a pending PAUSE is sent when the current frame ends, like a
 //! PFC frame); PAUSE frames are counted apart from data and PFC frames.
 
+use super::port::own_place;
 use super::Sim;
 use crate::event::{Event, TimerSlot};
 use crate::observer::{Direction, Observer};
@@ -43,31 +44,25 @@ pub(crate) struct PfcTimers {
     pub refresh: [TimerSlot; 8],
 }
 
-/// Where the PFC timers of `port` are in `Sim::pfc_timers`: at the port's index, or, in a part
-/// of a run on several threads, which keeps only its own ports' timers (no other part's
-/// events touch them), at the place `timer_of` gives.
-#[inline]
-fn timer_slot(timer_of: &[u32], port: u32) -> usize {
-    timer_of.get(port as usize).map_or(port, |&i| i) as usize
-}
-
 impl<O: Observer> Sim<'_, O> {
     /// Put the pending PFC frame on the wire (the port is free), or the PAUSE frame if one waits.
     pub(super) fn start_pfc_tx(&mut self, port: u32) {
-        if self.ports[port as usize].link_pause.pending {
+        if self.port_cold[own_place(&self.port_place, port)].link_pause.pending {
             self.start_link_pause_tx(port);
             return;
         }
         let now = self.now;
-        let p = &mut self.ports[port as usize];
-        let ser = p.rate.frame_time(self.wire.pfc_frame as u64);
+        let pfc_frame = self.wire.pfc_frame as u64;
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let ser = p.rate.frame_time(pfc_frame);
         let (enable, xoff, quanta) = (p.pfc_pending_enable, p.pfc_pending_xoff, p.pfc_quanta);
         p.pfc_pending = false;
         p.pfc_pending_enable = 0;
         p.pfc_pending_xoff = 0;
         for prio in 0..8 {
             if enable & (1 << prio) != 0 {
-                p.counters[prio].pfc_sent += 1;
+                cold.counters[prio].pfc_sent += 1;
             }
         }
         let (peer, arrive) = (p.peer, now + ser + p.prop);
@@ -82,10 +77,11 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn pause_expire(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
-        let rearm = self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].expire[prio as usize].fired(now);
-        let p = &mut self.ports[port as usize];
-        if p.pause[prio as usize].on_expire(now, gen) {
-            p.update_paused();
+        let rearm = self.pfc_timers[own_place(&self.port_place, port)].expire[prio as usize].fired(now);
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        if cold.pause[prio as usize].on_expire(now, gen) {
+            cold.update_paused(p);
             self.try_transmit(port);
         } else if let Some((t, seq, gen)) = rearm {
             self.queue.push_reserved(t, seq, Event::PauseExpire { port, prio, gen });
@@ -117,14 +113,15 @@ impl<O: Observer> Sim<'_, O> {
     /// buffer overflows).
     pub fn pfc_assert(&mut self, port: u32, prio: u8) {
         let now = self.now;
-        let p = &mut self.ports[port as usize];
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
         if !p.pfc_enabled.contains(prio) {
-            if p.link_pause.enabled {
+            if cold.link_pause.enabled {
                 self.link_pause_assert(port, prio);
             }
             return;
         }
-        if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].assert(now, p.pause_time) {
+        if let XoffAction::SendXoff { refresh_at, gen } = cold.xoff[prio as usize].assert(now, p.pause_time) {
             let refresh = !p.pfc_until_resume;
             self.request_pfc(port, prio, true);
             if refresh {
@@ -136,20 +133,21 @@ impl<O: Observer> Sim<'_, O> {
     /// Schedule the XOFF refresh of `prio` on `port` (see [`TimerSlot`]).
     fn arm_refresh(&mut self, port: u32, prio: u8, at: Time, gen: u32) {
         let seq = self.queue.reserve_seq();
-        if self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].refresh[prio as usize].arm(at, seq, gen) {
+        if self.pfc_timers[own_place(&self.port_place, port)].refresh[prio as usize].arm(at, seq, gen) {
             self.queue.push_reserved(at, seq, Event::PfcRefresh { port, prio, gen });
         }
     }
 
     /// The buffer condition for `prio` behind `port` clears: resume the peer.
     pub fn pfc_deassert(&mut self, port: u32, prio: u8) {
-        let p = &mut self.ports[port as usize];
-        if !p.pfc_enabled.contains(prio) && p.link_pause.enabled {
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        if !p.pfc_enabled.contains(prio) && cold.link_pause.enabled {
             self.link_pause_deassert(port, prio);
             return;
         }
-        if p.xoff[prio as usize].deassert() == XoffAction::SendXon {
-            self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].refresh[prio as usize].cancel();
+        if cold.xoff[prio as usize].deassert() == XoffAction::SendXon {
+            self.pfc_timers[own_place(&self.port_place, port)].refresh[prio as usize].cancel();
             self.request_pfc(port, prio, false);
         }
     }
@@ -157,9 +155,10 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
-        let rearm = self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].refresh[prio as usize].fired(now);
-        let p = &mut self.ports[port as usize];
-        if let XoffAction::SendXoff { refresh_at, gen } = p.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
+        let rearm = self.pfc_timers[own_place(&self.port_place, port)].refresh[prio as usize].fired(now);
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        if let XoffAction::SendXoff { refresh_at, gen } = cold.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
             self.request_pfc(port, prio, true);
             self.arm_refresh(port, prio, refresh_at, gen);
         } else if let Some((t, seq, gen)) = rearm {
@@ -171,38 +170,38 @@ impl<O: Observer> Sim<'_, O> {
         let now = self.now;
         let frame = PfcFrame::from_masks(enable, xoff, quanta);
         self.obs.on_pfc(now, port as usize, &frame, Direction::Rx);
-        let p = &mut self.ports[port as usize];
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
         let mut resumed = false;
         for prio in 0..8u8 {
             if enable & (1 << prio) == 0 {
                 continue;
             }
-            p.counters[prio as usize].pfc_received += 1;
+            cold.counters[prio as usize].pfc_received += 1;
             if !p.pfc_enabled.contains(prio) {
                 continue;
             }
             let quanta = frame.quanta[prio as usize];
             let change = if p.pfc_until_resume {
-                p.pause[prio as usize].on_frame_until_resume(now, quanta)
+                cold.pause[prio as usize].on_frame_until_resume(now, quanta)
             } else {
-                p.pause[prio as usize].on_frame(now, quanta, p.rate.bps())
+                cold.pause[prio as usize].on_frame(now, quanta, p.rate.bps())
             };
             match change {
                 PauseChange::Paused { until: Time::MAX, .. } | PauseChange::None => {}
                 PauseChange::Paused { until, gen } => {
                     let seq = self.queue.reserve_seq();
-                    if self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].expire[prio as usize].arm(until, seq, gen)
-                    {
+                    if self.pfc_timers[place].expire[prio as usize].arm(until, seq, gen) {
                         self.queue.push_reserved(until, seq, Event::PauseExpire { port, prio, gen });
                     }
                 }
                 PauseChange::Resumed => {
-                    self.pfc_timers[timer_slot(&self.pfc_timer_of, port)].expire[prio as usize].cancel();
+                    self.pfc_timers[place].expire[prio as usize].cancel();
                     resumed = true;
                 }
             }
         }
-        p.update_paused();
+        cold.update_paused(p);
         if resumed {
             self.try_transmit(port);
         }
@@ -232,13 +231,14 @@ impl<O: Observer> Sim<'_, O> {
     /// Buffer condition `bit` behind `port` begins: send PAUSE if it is the first.
     pub(super) fn link_pause_assert(&mut self, port: u32, bit: u8) {
         let now = self.now;
-        let p = &mut self.ports[port as usize];
-        let first = p.link_pause.asserted == 0;
-        p.link_pause.asserted |= 1 << bit;
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let first = cold.link_pause.asserted == 0;
+        cold.link_pause.asserted |= 1 << bit;
         if !first {
             return;
         }
-        if let XoffAction::SendXoff { refresh_at, gen } = p.link_pause.tx.assert(now, p.pause_time) {
+        if let XoffAction::SendXoff { refresh_at, gen } = cold.link_pause.tx.assert(now, p.pause_time) {
             let q = p.pfc_quanta;
             self.request_link_pause(port, q);
             self.queue.push(refresh_at, Event::LinkPauseRefresh { port, gen });
@@ -247,9 +247,9 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Buffer condition `bit` behind `port` clears: resume the peer when none is left.
     pub(super) fn link_pause_deassert(&mut self, port: u32, bit: u8) {
-        let p = &mut self.ports[port as usize];
-        p.link_pause.asserted &= !(1 << bit);
-        if p.link_pause.asserted == 0 && p.link_pause.tx.deassert() == XoffAction::SendXon {
+        let cold = &mut self.port_cold[own_place(&self.port_place, port)];
+        cold.link_pause.asserted &= !(1 << bit);
+        if cold.link_pause.asserted == 0 && cold.link_pause.tx.deassert() == XoffAction::SendXon {
             self.request_link_pause(port, 0);
         }
     }
@@ -257,8 +257,9 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn link_pause_refresh(&mut self, port: u32, gen: u32) {
         let now = self.now;
-        let p = &mut self.ports[port as usize];
-        if let XoffAction::SendXoff { refresh_at, gen } = p.link_pause.tx.on_refresh(now, gen, p.pause_time) {
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        if let XoffAction::SendXoff { refresh_at, gen } = cold.link_pause.tx.on_refresh(now, gen, p.pause_time) {
             let q = p.pfc_quanta;
             self.request_link_pause(port, q);
             self.queue.push(refresh_at, Event::LinkPauseRefresh { port, gen });
@@ -267,9 +268,10 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Queue a PAUSE of `quanta` (replacing one not yet sent) and send it when the wire is free.
     fn request_link_pause(&mut self, port: u32, quanta: u16) {
-        let p = &mut self.ports[port as usize];
-        p.link_pause.pending = true;
-        p.link_pause.pending_quanta = quanta;
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        cold.link_pause.pending = true;
+        cold.link_pause.pending_quanta = quanta;
         p.pfc_pending = true;
         if self.wire_free(port) {
             self.start_pfc_tx(port);
@@ -279,11 +281,13 @@ impl<O: Observer> Sim<'_, O> {
     /// Put the pending PAUSE frame on the wire (the port is free).
     pub(super) fn start_link_pause_tx(&mut self, port: u32) {
         let now = self.now;
-        let p = &mut self.ports[port as usize];
-        let ser = p.rate.frame_time(self.wire.pfc_frame as u64);
-        let quanta = p.link_pause.pending_quanta;
-        p.link_pause.pending = false;
-        p.link_pause.sent += 1;
+        let pfc_frame = self.wire.pfc_frame as u64;
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let ser = p.rate.frame_time(pfc_frame);
+        let quanta = cold.link_pause.pending_quanta;
+        cold.link_pause.pending = false;
+        cold.link_pause.sent += 1;
         // A PFC frame may wait behind it.
         p.pfc_pending = p.pfc_pending_enable != 0;
         let (peer, arrive) = (p.peer, now + ser + p.prop);
@@ -297,20 +301,21 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn link_pause_arrive(&mut self, port: u32, quanta: u16) {
         let now = self.now;
         self.obs.on_link_pause(now, port as usize, quanta, Direction::Rx);
-        let p = &mut self.ports[port as usize];
-        p.link_pause.received += 1;
-        if !p.link_pause.enabled {
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        cold.link_pause.received += 1;
+        if !cold.link_pause.enabled {
             return;
         }
-        match p.link_pause.rx.on_frame(now, quanta, p.rate.bps()) {
+        match cold.link_pause.rx.on_frame(now, quanta, p.rate.bps()) {
             PauseChange::Paused { until, gen } => {
-                p.link_pause.paused = true;
-                p.update_paused();
+                cold.link_pause.paused = true;
+                cold.update_paused(p);
                 self.queue.push(until, Event::LinkPauseExpire { port, gen });
             }
             PauseChange::Resumed => {
-                p.link_pause.paused = false;
-                p.update_paused();
+                cold.link_pause.paused = false;
+                cold.update_paused(p);
                 self.try_transmit(port);
             }
             PauseChange::None => {}
@@ -321,10 +326,11 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn link_pause_expire(&mut self, port: u32, gen: u32) {
         let now = self.now;
-        let p = &mut self.ports[port as usize];
-        if p.link_pause.rx.on_expire(now, gen) {
-            p.link_pause.paused = false;
-            p.update_paused();
+        let place = own_place(&self.port_place, port);
+        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        if cold.link_pause.rx.on_expire(now, gen) {
+            cold.link_pause.paused = false;
+            cold.update_paused(p);
             self.try_transmit(port);
         }
     }

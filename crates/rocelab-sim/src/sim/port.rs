@@ -21,10 +21,11 @@ use crate::time::{LinkRate, Time};
 /// the fields the packet path touches on every frame come first, in three cache lines (the
 /// link and rate, the peer, the transmitter, identity and flags in the first, which is all an
 /// arrival reads of the sending port and nearly all an enqueue reads of the egress port; the
-/// queue depth and the scheduler after it); then one cache line per
-/// egress traffic class; then the counters; pause state, ECN parameters and 802.3x last (the
-/// PFC timer slots are apart, in `Sim::pfc_timers`). A frame's handling touches those few
-/// lines only, so the ports of a large fabric fit in cache.
+/// queue depth and the scheduler after it); then one cache line per egress traffic class; then
+/// the PFC settings. A frame's handling touches those few lines only, so the ports of a large
+/// fabric fit in cache. What only counting, pausing and being paused touch is apart, in
+/// [`PortCold`] (and the PFC timer slots in `Sim::pfc_timers`), which a part of a run on
+/// several threads holds for its own ports only, where it holds this state for every port.
 #[repr(C, align(64))]
 pub(crate) struct PortRt {
     pub rate: LinkRate,
@@ -64,7 +65,8 @@ pub(crate) struct PortRt {
     /// At 30 % load a quarter of all events were such idle `TxDone`s.
     pub tx_event: bool,
     /// Bit `p`: priority `p` is paused by the peer, by PFC (`pause[p].is_paused()`) or by link
-    /// pause (all bits). A mirror of those states, written only by [`PortRt::update_paused`].
+    /// pause (all bits). A mirror of those states of [`PortCold`], written only by
+    /// [`PortCold::update_paused`].
     pub paused: u8,
     /// Bit `tc`: ECN marking configured on traffic class `tc`.
     pub ecn_enabled: u8,
@@ -85,9 +87,6 @@ pub(crate) struct PortRt {
     /// The egress queues of the port, one per traffic class, each with the send counters of the
     /// priority of its number (switch ports queue here; a host's NIC sends from its sources).
     pub egress_queues: [TcQueue; 8],
-    /// The counters, except that `tx_packets` and `tx_bytes` are kept in `egress_queues` and
-    /// `rx_packets` and `rx_bytes` hold corrections only (wrapping): see [`Sim::port_counters`].
-    pub counters: [PriorityCounters; 8],
     pub node: u32,
     pub pfc_quanta: u16,
     /// Pauses received last until the resume frame; XOFFs sent are not refreshed
@@ -97,6 +96,19 @@ pub(crate) struct PortRt {
     pub pause_time: Time,
     /// Propagation delay of the link (PFC frames only).
     pub prop: Time,
+}
+
+/// The state of a port that a frame's path does not read: its counters but the send counters
+/// (those are beside the egress queues), the pauses it received and sends, and 802.3x. Apart
+/// from [`PortRt`] so that a part of a run on several threads holds it for its own ports only
+/// (`Sim::port_cold`, at the place `Sim::port_place` gives): 960 of the 1,728 bytes a port
+/// took, which every thread held for every port.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PortCold {
+    /// The counters, except that `tx_packets` and `tx_bytes` are kept in
+    /// [`PortRt::egress_queues`] and `rx_packets` and `rx_bytes` hold corrections only
+    /// (wrapping): see [`Sim::port_counters`].
+    pub counters: [PriorityCounters; 8],
     /// Pauses received: this port's transmitter per priority.
     pub pause: [PauseState; 8],
     /// Pauses this port sends to its peer, per priority.
@@ -124,16 +136,25 @@ const _: () = assert!(
         && std::mem::offset_of!(PortRt, sched) + Scheduler::HOT_BYTES <= 128
 );
 
-impl PortRt {
-    /// Recompute the paused priorities (`paused`) from PFC's pause states and the link-level
-    /// pause: the one place that writes the mirror, so it cannot drift from the state machines.
-    pub(crate) fn update_paused(&mut self) {
-        self.paused = if self.link_pause.paused {
+impl PortCold {
+    /// Recompute the paused priorities of `port` (its `paused`), whose cold state this is, from
+    /// PFC's pause states and the link-level pause: the one place that writes the mirror, so it
+    /// cannot drift from the state machines.
+    pub(crate) fn update_paused(&self, port: &mut PortRt) {
+        port.paused = if self.link_pause.paused {
             0xFF
         } else {
             (0..8).filter(|&p| self.pause[p].is_paused()).fold(0u8, |m, p| m | (1 << p))
         };
     }
+}
+
+/// Where the state of `port` that a part keeps for its own ports only is in its vectors
+/// (`Sim::port_cold`, `Sim::pfc_timers`): at the port's index, or, in a part of a run on several
+/// threads, at the place `place` gives.
+#[inline]
+pub(crate) fn own_place(place: &[u32], port: u32) -> usize {
+    place.get(port as usize).map_or(port, |&i| i) as usize
 }
 
 /// One egress queue of a switch port, with its depth and peak, in one cache line; and the
@@ -195,10 +216,15 @@ impl<O: Observer> Sim<'_, O> {
     /// and has left the peer's wire. So a port has received what its peer sent less what is
     /// still on the peer's wire, moved between priorities where the port classified a frame
     /// differently (`switch_arrive` records that in the `rx` fields, with wrapping arithmetic).
-    pub(crate) fn port_counters(&self, port: usize, on_wire: &[Vec<(u8, u32)>]) -> [PriorityCounters; 8] {
+    pub(crate) fn port_counters(
+        &self,
+        port: usize,
+        cold: &PortCold,
+        on_wire: &[Vec<(u8, u32)>],
+    ) -> [PriorityCounters; 8] {
         let p = &self.ports[port];
         let peer = &self.ports[p.peer as usize];
-        let mut c = p.counters;
+        let mut c = cold.counters;
         for (prio, c) in c.iter_mut().enumerate() {
             (c.tx_packets, c.tx_bytes) = (p.egress_queues[prio].tx_packets, p.egress_queues[prio].tx_bytes);
             let sent = &peer.egress_queues[prio];

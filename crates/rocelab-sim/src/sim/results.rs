@@ -1,6 +1,7 @@
 //! Collecting a simulation's [`Results`] at its end time: per port, switch, host and flow, the
 //! queue samples and the packet balance.
 
+use super::port::own_place;
 use super::Sim;
 use crate::observer::Observer;
 use crate::spec::{NetworkSpec, NodeKind};
@@ -14,8 +15,10 @@ impl<O: Observer> Sim<'_, O> {
     }
 
     /// [`Sim::results`], with the frames still in the network in `others`' pools and queues
-    /// besides this engine's: the other parts of a run on several threads, whose state the
-    /// merge has moved into this one but for their packets (`parallel::merge`).
+    /// besides this engine's, and each port's cold state ([`super::PortCold`]) in the engine
+    /// that holds it: the other parts of a run on several threads, whose state the merge has
+    /// moved into this one but for their packets and their own ports' cold state
+    /// (`parallel::merge`).
     pub(super) fn results_with(&self, spec: &NetworkSpec, others: &[&Self]) -> Results {
         let end = self.end;
         let engines: Vec<&Self> = std::iter::once(self).chain(others.iter().copied()).collect();
@@ -26,17 +29,29 @@ impl<O: Observer> Sim<'_, O> {
             acc += spec.port_count(node);
         }
         let on_wire = Self::frames_on_wires(&engines);
+        // The engine that holds each port's cold state: the only one, or the part whose own
+        // port it is (its place there not `u32::MAX`).
+        let holder: Vec<&Self> = (0..self.ports.len() as u32)
+            .map(|g| {
+                let holds = |e: &&Self| e.port_place.get(g as usize).is_none_or(|&i| i != u32::MAX);
+                engines.iter().copied().find(holds).expect("every port's cold state is in one part")
+            })
+            .collect();
+        let cold = |g: u32| {
+            let e = holder[g as usize];
+            &e.port_cold[own_place(&e.port_place, g)]
+        };
         let ports = self
             .ports
             .iter()
             .enumerate()
             .map(|(g, p)| {
-                let mut priorities = self.port_counters(g, &on_wire);
+                let mut priorities = self.port_counters(g, cold(g as u32), &on_wire);
                 for (prio, c) in priorities.iter_mut().enumerate() {
-                    c.paused_ps = p.pause[prio].paused_time(end);
+                    c.paused_ps = cold(g as u32).pause[prio].paused_time(end);
                 }
                 let peer = &self.ports[p.peer as usize];
-                let link_pause = crate::sim::tcp::results::link_pause_counters(p, peer, end);
+                let link_pause = crate::sim::tcp::results::link_pause_counters(cold(g as u32), cold(p.peer), end);
                 PortResults {
                     index: g,
                     node: p.node as usize,

@@ -2,7 +2,7 @@
 //! admission through the shared-buffer MMU (with PFC XOFF/XON), RED/ECN marking at enqueue,
 //! and egress scheduling (strict + DWRR) with the MMU release at dequeue.
 
-use super::port::TcQueue;
+use super::port::{own_place, TcQueue};
 use super::rdma::QpRt;
 use super::{FlowRt, NicRt, PortRt, Queued, Sim};
 use crate::event::Event;
@@ -261,7 +261,7 @@ impl<O: Observer> Sim<'_, O> {
             // Written only on a change, so that a packet's cache line stays clean. The frame
             // was sent under the old priority and is received under the new one: the receive
             // counters, which follow from the peer's send counters, are corrected.
-            let c = &mut self.ports[port as usize].counters;
+            let c = &mut self.port_cold[own_place(&self.port_place, port)].counters;
             c[pkt.priority as usize].count_rx(u64::MAX, (frame as u64).wrapping_neg());
             c[prio as usize].count_rx(1, frame as u64);
             pkt.priority = prio;
@@ -370,7 +370,7 @@ impl<O: Observer> Sim<'_, O> {
         };
         if mark {
             pkt.ecn = Ecn::Ce;
-            e.counters[prio as usize].ecn_marked += 1;
+            self.port_cold[own_place(&self.port_place, egress)].counters[prio as usize].ecn_marked += 1;
         }
     }
 
@@ -461,7 +461,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn drop_packet(&mut self, port: u32, id: u32, prio: u8, cause: DropCause) {
         let pkt = *self.pool.get(id);
         self.obs.on_drop(self.now, port as usize, &pkt, cause);
-        self.ports[port as usize].counters[prio as usize].drops += 1;
+        self.port_cold[own_place(&self.port_place, port)].counters[prio as usize].drops += 1;
         self.conservation.dropped_packets += 1;
         self.conservation.dropped_bytes += pkt.frame_bytes as u64;
         if pkt.kind == crate::packet::PacketKind::Tcp {
@@ -726,7 +726,7 @@ mod tests {
         let cfg = SimConfig::new(1, 50 * crate::time::US);
         let run = |deep: bool| {
             let mut s = Simulation::new(&spec, &traffic, &cfg).expect("the bench scenario builds");
-            assert!(!s.engine().deep_look_ahead, "320 hosts: below DEEP_LOOK_AHEAD_BYTES");
+            assert!(!s.engine().deep_look_ahead, "320 hosts: below DEEP_LOOK_AHEAD_PORTS");
             s.engine().deep_look_ahead = deep;
             s.run_until(cfg.end_time_ps);
             // Whether the arrivals had egress ports worked out ahead to take (`EgressAhead`).

@@ -87,10 +87,11 @@ pub(super) fn finish(
         conservation.dropped_packets += c.dropped_packets;
         conservation.dropped_bytes += c.dropped_bytes;
     }
-    // The PFC timers stay with their parts, each part's own ports' (part 0's in the merged
-    // engine, at the places its `pfc_timer_of` gives): they schedule events and reach no result,
-    // and gathering them into one table here would hold the whole fabric's once more, at the
-    // run's peak of memory.
+    // Each port's cold state (its counters and pause states) and PFC timers stay with their
+    // part, its own ports' (part 0's in the merged engine, at the places its `port_place`
+    // gives): the results read the cold state there (`Sim::results_with`), and the timers
+    // schedule events and reach no result; gathered here, they would hold the whole fabric's once
+    // more, at the run's peak of memory.
     for port in 0..engines[0].ports.len() {
         let o = part_of(engines[0].ports[port].node);
         if o != 0 {

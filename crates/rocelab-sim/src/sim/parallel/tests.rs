@@ -113,6 +113,30 @@ fn ecn_marks_and_queue_samples_are_the_same_on_every_thread_count() {
 }
 
 #[test]
+fn link_pause_and_its_counters_are_the_same_on_every_thread_count() {
+    // 802.3x on every port, no PFC: two incasts' XOFFs pause whole links, from the leaves of
+    // the receivers (the first leaf and the last) back to the spines and the senders' leaves,
+    // each port's pause state and counters held by its own part and read from there for the
+    // results.
+    let mut d = FabricDefaults::lossy();
+    d.switch.buffer.size_bytes = 2 << 20;
+    d.switch_port = d.switch_port.with_link_pause(&[3], 64_000);
+    d.host_port.link_pause = true;
+    let f = leaf_spine_fabric(&d);
+    let mut t = Traffic::new();
+    t.incast(&f.hosts[4..16], f.hosts[0], &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 256 << 10));
+    t.incast(&f.hosts[0..12], f.hosts[15], &FlowSpec::sized(0, 0, FlowClass::roce(3, 26), 256 << 10));
+    let r = same_for_every_thread_count(&f.spec, &t, &SimConfig::new(1, 300 * US));
+    let pauses = |node: usize| {
+        r.ports.iter().filter(|p| p.node == node).filter_map(|p| p.link_pause).map(|l| l.sent).sum::<u64>()
+    };
+    let cut = partition(&f.spec, 2);
+    let sent_in = |part: u32| (0..f.spec.nodes.len()).filter(|&n| cut.part_of[n] == part).map(pauses).sum::<u64>();
+    assert!(sent_in(0) > 0 && sent_in(1) > 0, "PAUSE frames sent in both parts: {} and {}", sent_in(0), sent_in(1));
+    assert!(r.ports.iter().filter_map(|p| p.link_pause).any(|l| l.paused_ps > 0));
+}
+
+#[test]
 fn what_threads_cannot_run_yet_is_refused_by_name() {
     let f = single_switch(3, G100, 100 * NS, &FabricDefaults::lossless(3, 100_000));
     let mut t = Traffic::new();
@@ -404,17 +428,18 @@ fn the_parts_share_one_copy_of_the_routes_and_tcp_settings_built_before_them() {
     assert!(std::sync::Arc::ptr_eq(&a.engine().tcp_hosts, &b.engine().tcp_hosts), "one copy of the TCP settings");
     // The parts' engines, the shared tables and the two clones above: nothing else holds it.
     assert_eq!(std::sync::Arc::strong_count(&ra), 5);
-    // What the parts write is their own; of the PFC timers, each holds its own ports' only.
+    // What the parts write is their own; of the ports' cold state and PFC timers, each holds
+    // its own ports' only.
     assert!(!std::ptr::eq(a.engine().ports.as_ptr(), b.engine().ports.as_ptr()));
     let ports = a.engine().ports.len();
     let own = |sim: &mut Simulation<'_, NoObserver>, me: u32| {
         let e = sim.engine();
         let own: Vec<usize> = (0..ports).filter(|&g| cut.part_of[e.ports[g].node as usize] == me).collect();
-        assert_eq!(e.pfc_timers.len(), own.len());
+        assert_eq!((e.pfc_timers.len(), e.port_cold.len()), (own.len(), own.len()));
         // Each own port has a place of its own, in port order; the others have none.
-        let places: Vec<u32> = own.iter().map(|&g| e.pfc_timer_of[g]).collect();
+        let places: Vec<u32> = own.iter().map(|&g| e.port_place[g]).collect();
         assert_eq!(places, (0..own.len() as u32).collect::<Vec<_>>());
-        assert_eq!(e.pfc_timer_of.iter().filter(|&&i| i == u32::MAX).count(), ports - own.len());
+        assert_eq!(e.port_place.iter().filter(|&&i| i == u32::MAX).count(), ports - own.len());
         own.len()
     };
     assert_eq!(own(&mut a, 0) + own(&mut b, 1), ports);

@@ -9,6 +9,7 @@ use crate::nic::RxArrival;
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rdma::{wire, RequesterEvent, RxVerdict};
+use crate::sim::port::own_place;
 use crate::sim::rdma::{REQUESTER, RESPONDER};
 use crate::sim::Sim;
 use crate::time::Time;
@@ -174,7 +175,8 @@ impl<O: Observer> Sim<'_, O> {
     /// priority (and the whole link with 802.3x link pause) and check for XON at `check_at`.
     pub(in crate::sim) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
         let p = &self.ports[port as usize];
-        let (nic_idx, enabled, link_pause) = (p.owner as usize, p.pfc_enabled, p.link_pause.enabled);
+        let link_pause = self.port_cold[own_place(&self.port_place, port)].link_pause.enabled;
+        let (nic_idx, enabled) = (p.owner as usize, p.pfc_enabled);
         let nic = &mut self.nics[nic_idx];
         nic.rx_gen = nic.rx_gen.wrapping_add(1);
         let gen = nic.rx_gen;

@@ -1,8 +1,9 @@
 //! Results of the TCP connections, of iperf tests and of 802.3x link pause.
 
 use crate::observer::Observer;
+use crate::sim::port::PortCold;
 use crate::sim::tcp::{ConnRt, TcpApp, NO_FLOW};
-use crate::sim::{PortRt, Sim};
+use crate::sim::Sim;
 use crate::stats::{
     FrameCounts, IperfResults, IperfStream, IwarpResults, LinkPauseCounters, Results, TcpConnResults, TcpEndResults,
 };
@@ -59,8 +60,9 @@ impl<O: Observer> Sim<'_, O> {
     }
 }
 
-/// The 802.3x counters of a port, when link pause is on at it or at its peer.
-pub(in crate::sim) fn link_pause_counters(p: &PortRt, peer: &PortRt, end: Time) -> Option<LinkPauseCounters> {
+/// The 802.3x counters of a port (its cold state `p`), when link pause is on at it or at its
+/// peer (`peer`).
+pub(in crate::sim) fn link_pause_counters(p: &PortCold, peer: &PortCold, end: Time) -> Option<LinkPauseCounters> {
     (p.link_pause.enabled || peer.link_pause.enabled).then(|| LinkPauseCounters {
         sent: p.link_pause.sent,
         received: p.link_pause.received,

@@ -19,25 +19,26 @@
 //! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
 //! arrivals at other parts' ports are sent rather than queued (at the window's end the packet
 //! is copied into the message, and out of the sender's pool). At the end the state of each node is taken from its
-//! part ([`merge`]): ports, switches and NICs from their node's part (the PFC timers, which
-//! reach no result, stay in theirs), a flow's state from its source's and what it counts
+//! part ([`merge`]): ports, switches and NICs from their node's part (a port's cold state, its
+//! counters and pause states, stays in its part, where the results read it, and so do its PFC
+//! timers, which reach no result), a flow's state from its source's and what it counts
 //! summed over the parts (each counts its own events), each endpoint of an RDMA queue pair from
 //! its host's part (its handlers touch only its own side's state: see the `sim::rdma` module),
 //! a perftest test's record from its client's.
 //! What no part writes is built once, before the threads start, and shared (`build::Shared`):
 //! the checks of the inputs, the ports' wiring, the routing tables and the hosts' TCP settings;
-//! on the k = 32 fat tree these were most of each part's build. A part keeps the PFC timers of
-//! its own ports only (no other part's events touch them), samples its own switches' ports, and
-//! its packet pool holds the frames its own switches buffer and its ports send. Each part's
-//! engine still holds its own copy of the rest of the state that the run writes, for every node
-//! of the fabric (ports, switches, NICs: 83 MiB on the k = 32 fat tree, 662 MiB on k = 64, nearly
-//! all of it the ports; flows and queue pairs, about 1.5 KiB a flow), since that state is
-//! indexed by global port, node and flow id and a part reads the ports on the far side of its
-//! cut (an arrival names the sending port): memory grows with the threads by one such copy
-//! each, which the up-front estimate counts (`RunEstimate`: within its 20 GiB, the k = 32 web
-//! search fits 173 threads for 1 ms and 53 for 10 ms, k = 64 for 1 ms 16). At 64 threads a part
-//! should hold only its own nodes' and flows' state, indexed by part-local ids (a design note,
-//! not done).
+//! on the k = 32 fat tree these were most of each part's build. A part keeps the cold state
+//! ([`super::PortCold`]) and PFC timers of its own ports only (no other part's events touch
+//! them), samples its own switches' ports, and its packet pool holds the frames its own
+//! switches buffer and its ports send. Each part's engine still holds its own copy of the rest
+//! of the state that the run writes, for every node of the fabric (the ports' frame path state
+//! and the switches and NICs: 38 MiB on the k = 32 fat tree, 302 MiB on k = 64; flows and queue
+//! pairs, about 1.4 KiB a flow), since that state is indexed by global port, node and flow id
+//! and a part reads the ports on the far side of its cut (an arrival names the sending port):
+//! memory grows with the threads by one such copy each, which the up-front estimate counts
+//! (`RunEstimate`: within its 20 GiB, the k = 32 web search fits 304 threads for 1 ms and 66
+//! for 10 ms, k = 64 for 1 ms 28). A part that held only its own nodes' and flows' state,
+//! indexed by part-local ids, would take k = 64 to 64 threads (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it

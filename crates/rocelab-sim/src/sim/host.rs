@@ -4,7 +4,6 @@
 //! pacing timers, and the receive path into the host receive buffer (which sends PFC when it
 //! fills).
 
-use super::port::own_place;
 use super::Sim;
 use crate::event::Event;
 use crate::nic::{RxArrival, RxBuffer, RxCheck, SourcePoll};
@@ -375,7 +374,7 @@ impl<O: Observer> Sim<'_, O> {
                         self.pfc_deassert(port, prio);
                     }
                 }
-                if self.port_cold[own_place(&self.port_place, port)].link_pause.enabled {
+                if self.cold_mut(port).link_pause.enabled {
                     self.link_pause_deassert(port, 0);
                 }
             }

@@ -26,7 +26,7 @@
 //! MAC control frames go before data (a pending PAUSE is sent when the current frame ends, like a
 //! PFC frame); PAUSE frames are counted apart from data and PFC frames.
 
-use super::port::own_place;
+use super::port::{own_place, port_and_cold};
 use super::Sim;
 use crate::event::{Event, TimerSlot};
 use crate::observer::{Direction, Observer};
@@ -47,14 +47,13 @@ pub(crate) struct PfcTimers {
 impl<O: Observer> Sim<'_, O> {
     /// Put the pending PFC frame on the wire (the port is free), or the PAUSE frame if one waits.
     pub(super) fn start_pfc_tx(&mut self, port: u32) {
-        if self.port_cold[own_place(&self.port_place, port)].link_pause.pending {
+        if self.cold_mut(port).link_pause.pending {
             self.start_link_pause_tx(port);
             return;
         }
         let now = self.now;
         let pfc_frame = self.wire.pfc_frame as u64;
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         let ser = p.rate.frame_time(pfc_frame);
         let (enable, xoff, quanta) = (p.pfc_pending_enable, p.pfc_pending_xoff, p.pfc_quanta);
         p.pfc_pending = false;
@@ -78,8 +77,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn pause_expire(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
         let rearm = self.pfc_timers[own_place(&self.port_place, port)].expire[prio as usize].fired(now);
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         if cold.pause[prio as usize].on_expire(now, gen) {
             cold.update_paused(p);
             self.try_transmit(port);
@@ -113,8 +111,7 @@ impl<O: Observer> Sim<'_, O> {
     /// buffer overflows).
     pub fn pfc_assert(&mut self, port: u32, prio: u8) {
         let now = self.now;
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         if !p.pfc_enabled.contains(prio) {
             if cold.link_pause.enabled {
                 self.link_pause_assert(port, prio);
@@ -140,8 +137,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// The buffer condition for `prio` behind `port` clears: resume the peer.
     pub fn pfc_deassert(&mut self, port: u32, prio: u8) {
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         if !p.pfc_enabled.contains(prio) && cold.link_pause.enabled {
             self.link_pause_deassert(port, prio);
             return;
@@ -156,8 +152,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn pfc_refresh(&mut self, port: u32, prio: u8, gen: u32) {
         let now = self.now;
         let rearm = self.pfc_timers[own_place(&self.port_place, port)].refresh[prio as usize].fired(now);
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         if let XoffAction::SendXoff { refresh_at, gen } = cold.xoff[prio as usize].on_refresh(now, gen, p.pause_time) {
             self.request_pfc(port, prio, true);
             self.arm_refresh(port, prio, refresh_at, gen);
@@ -171,7 +166,7 @@ impl<O: Observer> Sim<'_, O> {
         let frame = PfcFrame::from_masks(enable, xoff, quanta);
         self.obs.on_pfc(now, port as usize, &frame, Direction::Rx);
         let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         let mut resumed = false;
         for prio in 0..8u8 {
             if enable & (1 << prio) == 0 {
@@ -231,8 +226,7 @@ impl<O: Observer> Sim<'_, O> {
     /// Buffer condition `bit` behind `port` begins: send PAUSE if it is the first.
     pub(super) fn link_pause_assert(&mut self, port: u32, bit: u8) {
         let now = self.now;
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         let first = cold.link_pause.asserted == 0;
         cold.link_pause.asserted |= 1 << bit;
         if !first {
@@ -247,7 +241,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Buffer condition `bit` behind `port` clears: resume the peer when none is left.
     pub(super) fn link_pause_deassert(&mut self, port: u32, bit: u8) {
-        let cold = &mut self.port_cold[own_place(&self.port_place, port)];
+        let cold = self.cold_mut(port);
         cold.link_pause.asserted &= !(1 << bit);
         if cold.link_pause.asserted == 0 && cold.link_pause.tx.deassert() == XoffAction::SendXon {
             self.request_link_pause(port, 0);
@@ -257,8 +251,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn link_pause_refresh(&mut self, port: u32, gen: u32) {
         let now = self.now;
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         if let XoffAction::SendXoff { refresh_at, gen } = cold.link_pause.tx.on_refresh(now, gen, p.pause_time) {
             let q = p.pfc_quanta;
             self.request_link_pause(port, q);
@@ -268,8 +261,7 @@ impl<O: Observer> Sim<'_, O> {
 
     /// Queue a PAUSE of `quanta` (replacing one not yet sent) and send it when the wire is free.
     fn request_link_pause(&mut self, port: u32, quanta: u16) {
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         cold.link_pause.pending = true;
         cold.link_pause.pending_quanta = quanta;
         p.pfc_pending = true;
@@ -282,8 +274,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn start_link_pause_tx(&mut self, port: u32) {
         let now = self.now;
         let pfc_frame = self.wire.pfc_frame as u64;
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         let ser = p.rate.frame_time(pfc_frame);
         let quanta = cold.link_pause.pending_quanta;
         cold.link_pause.pending = false;
@@ -301,8 +292,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn link_pause_arrive(&mut self, port: u32, quanta: u16) {
         let now = self.now;
         self.obs.on_link_pause(now, port as usize, quanta, Direction::Rx);
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         cold.link_pause.received += 1;
         if !cold.link_pause.enabled {
             return;
@@ -326,8 +316,7 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     pub(super) fn link_pause_expire(&mut self, port: u32, gen: u32) {
         let now = self.now;
-        let place = own_place(&self.port_place, port);
-        let (p, cold) = (&mut self.ports[port as usize], &mut self.port_cold[place]);
+        let (p, cold) = port_and_cold(&mut self.ports, &mut self.port_cold, &self.port_place, port);
         if cold.link_pause.rx.on_expire(now, gen) {
             cold.link_pause.paused = false;
             cold.update_paused(p);

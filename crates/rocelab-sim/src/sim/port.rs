@@ -157,6 +157,18 @@ pub(crate) fn own_place(place: &[u32], port: u32) -> usize {
     place.get(port as usize).map_or(port, |&i| i) as usize
 }
 
+/// Port `port` and its cold state, both to write, from the engine's fields (borrowed apart, so
+/// that the caller keeps the rest of the engine).
+#[inline]
+pub(crate) fn port_and_cold<'a>(
+    ports: &'a mut [PortRt],
+    cold: &'a mut [PortCold],
+    place: &[u32],
+    port: u32,
+) -> (&'a mut PortRt, &'a mut PortCold) {
+    (&mut ports[port as usize], &mut cold[own_place(place, port)])
+}
+
 /// One egress queue of a switch port, with its depth and peak, in one cache line; and the
 /// port's send counters of the priority of the same number. Where priority `p` maps to class
 /// `p` (the default `QosSpec` map), a frame's dequeue and its count touch one line, where the
@@ -234,6 +246,12 @@ impl<O: Observer> Sim<'_, O> {
             c[priority as usize].count_rx(u64::MAX, (frame_bytes as u64).wrapping_neg());
         }
         c
+    }
+
+    /// The cold state of `port` ([`PortCold`]), which this engine holds (its own port).
+    #[inline]
+    pub(crate) fn cold_mut(&mut self, port: u32) -> &mut PortCold {
+        &mut self.port_cold[own_place(&self.port_place, port)]
     }
 
     /// The priority and size of the frames on each port's outgoing wire (frames sent whose

@@ -370,7 +370,7 @@ impl<O: Observer> Sim<'_, O> {
         };
         if mark {
             pkt.ecn = Ecn::Ce;
-            self.port_cold[own_place(&self.port_place, egress)].counters[prio as usize].ecn_marked += 1;
+            self.cold_mut(egress).counters[prio as usize].ecn_marked += 1;
         }
     }
 
@@ -461,7 +461,7 @@ impl<O: Observer> Sim<'_, O> {
     pub(super) fn drop_packet(&mut self, port: u32, id: u32, prio: u8, cause: DropCause) {
         let pkt = *self.pool.get(id);
         self.obs.on_drop(self.now, port as usize, &pkt, cause);
-        self.port_cold[own_place(&self.port_place, port)].counters[prio as usize].drops += 1;
+        self.cold_mut(port).counters[prio as usize].drops += 1;
         self.conservation.dropped_packets += 1;
         self.conservation.dropped_bytes += pkt.frame_bytes as u64;
         if pkt.kind == crate::packet::PacketKind::Tcp {

@@ -9,7 +9,6 @@ use crate::nic::RxArrival;
 use crate::observer::{Direction, DropCause, Observer};
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rdma::{wire, RequesterEvent, RxVerdict};
-use crate::sim::port::own_place;
 use crate::sim::rdma::{REQUESTER, RESPONDER};
 use crate::sim::Sim;
 use crate::time::Time;
@@ -174,8 +173,8 @@ impl<O: Observer> Sim<'_, O> {
     /// The host receive buffer behind `port` crossed XOFF: pause the peer on every PFC
     /// priority (and the whole link with 802.3x link pause) and check for XON at `check_at`.
     pub(in crate::sim) fn host_rx_xoff(&mut self, port: u32, check_at: Time) {
+        let link_pause = self.cold_mut(port).link_pause.enabled;
         let p = &self.ports[port as usize];
-        let link_pause = self.port_cold[own_place(&self.port_place, port)].link_pause.enabled;
         let (nic_idx, enabled) = (p.owner as usize, p.pfc_enabled);
         let nic = &mut self.nics[nic_idx];
         nic.rx_gen = nic.rx_gen.wrapping_add(1);

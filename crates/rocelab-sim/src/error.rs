@@ -45,10 +45,27 @@ pub enum SimError {
         limit_bytes: u64,
         /// What to change.
         hint: String,
+        /// For a run on several threads, each holding its own copy of the run's state: the most
+        /// threads whose copies fit (fewer than asked, at least one); `None` where one thread
+        /// does not fit either, or the run is on one thread.
+        threads_that_fit: Option<usize>,
     },
 }
 
 impl SimError {
+    /// Where a run on `threads` threads is refused for its memory, the threads to run it on
+    /// instead: the most whose copies fit, or one where the refusal names none (one thread holds
+    /// no copy beside the shared tables, and may fit where two do not). `None` for any other error
+    /// or a run on one thread.
+    pub fn fewer_threads(&self, threads: usize) -> Option<usize> {
+        match self {
+            SimError::MemoryTooLarge { threads_that_fit, .. } if threads > 1 => {
+                Some(threads_that_fit.unwrap_or(1).clamp(1, threads - 1))
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn spec(path: impl Into<String>, message: impl Into<String>) -> Self {
         SimError::InvalidSpec { path: path.into(), message: message.into() }
     }
@@ -68,7 +85,7 @@ impl fmt::Display for SimError {
                 f,
                 "outputs too large: the run would record {estimated} values, more than the limit of {limit}; {hint}"
             ),
-            SimError::MemoryTooLarge { what, estimated_bytes, limit_bytes, hint } => write!(
+            SimError::MemoryTooLarge { what, estimated_bytes, limit_bytes, hint, .. } => write!(
                 f,
                 "too large to simulate: {what} would take {estimated_bytes} bytes ({}), more than the limit of \
                  {limit_bytes} bytes ({}); {hint}",

@@ -82,7 +82,7 @@ pub use rdma::{RcConfig, RdmaOp};
 pub use sched::{TrafficClass, Tsa};
 pub use sim::{
     check_least, default_threads, default_threads_on, flow_work, frames_a_window, least_bytes, partition,
-    partition_by_work, run, run_threads, run_threads_or_one, run_threads_profiled, run_threads_watched,
+    partition_by_work, run, run_threads, run_threads_or_fewer, run_threads_profiled, run_threads_watched,
     run_with_observer, DefaultThreads, EcnDraws, EventOrder, FlowWork, PartProfile, Partition, RunEstimate, Sampling,
     SimConfig, Simulation, ThreadUsage, ThreadsProfile, Watch, WindowStats, MAX_END_TIME, MAX_RUN_BYTES,
     MIN_FRAMES_A_WINDOW, WATCH_EVERY,

@@ -36,14 +36,22 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// Refuses a run whose estimated allocations (`what`, `bytes`) do not fit in `room` bytes.
-pub fn refuse_over(what: String, bytes: u128, room: Option<u64>, hint: &str) -> Result<(), crate::SimError> {
+/// Refuses a run whose estimated allocations (`what`, `bytes`) do not fit in `room` bytes
+/// (`threads_that_fit`: see [`crate::SimError::MemoryTooLarge`]).
+pub fn refuse_over(
+    what: String,
+    bytes: u128,
+    room: Option<u64>,
+    hint: &str,
+    threads_that_fit: Option<usize>,
+) -> Result<(), crate::SimError> {
     match room {
         Some(room) if bytes > room as u128 => Err(crate::SimError::MemoryTooLarge {
             what,
             estimated_bytes: bytes.min(u64::MAX as u128) as u64,
             limit_bytes: room,
             hint: hint.into(),
+            threads_that_fit,
         }),
         _ => Ok(()),
     }
@@ -72,12 +80,12 @@ mod tests {
 
     #[test]
     fn a_run_over_the_room_is_refused_with_its_estimate_and_one_within_is_not() {
-        let e = refuse_over("the flows".into(), 2 << 30, Some(1 << 30), "run fewer flows").unwrap_err();
+        let e = refuse_over("the flows".into(), 2 << 30, Some(1 << 30), "run fewer flows", None).unwrap_err();
         let text = e.to_string();
         assert!(text.contains("the flows would take 2147483648 bytes"), "{text}");
         assert!(text.contains("limit of 1073741824 bytes"), "{text}");
-        assert!(refuse_over("the flows".into(), 1 << 20, Some(1 << 30), "").is_ok());
-        assert!(refuse_over("the flows".into(), u128::MAX, None, "").is_ok());
+        assert!(refuse_over("the flows".into(), 1 << 20, Some(1 << 30), "", None).is_ok());
+        assert!(refuse_over("the flows".into(), u128::MAX, None, "", None).is_ok());
     }
 
     #[test]

@@ -201,6 +201,15 @@ impl Mmu {
         Mmu { shared_size, shared_used: 0, peak_shared_used: 0, slots }
     }
 
+    /// The (port, PG) slots it accounts: eight a port of a switch whose frames it buffers.
+    #[cfg(test)]
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Bytes the slots of one port take (its eight PGs), for the memory estimate.
+    pub const PORT_BYTES: usize = 8 * std::mem::size_of::<Slot>();
+
     /// Current shared-pool limit of a PG.
     fn threshold(&self, limit: Limit) -> u64 {
         match limit {
@@ -395,6 +404,9 @@ impl EgressLossy {
             queues: vec![0; ports * 8],
         }
     }
+
+    /// Bytes the queues of one port take (its eight traffic classes), for the memory estimate.
+    pub const PORT_BYTES: usize = 8 * std::mem::size_of::<u64>();
 
     /// Index of egress queue `tc` of local port `port`.
     pub fn index(port: usize, tc: u8) -> usize {

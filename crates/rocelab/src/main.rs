@@ -227,7 +227,9 @@ enum Command {
         /// least delay; else one thread, silently); one thread, saying why once
         /// (unless --quiet), when the run has what threads cannot simulate yet (hpcc-compat's
         /// ECN draws, SMB Direct jobs whose send credits may run out, --out or --pcap), which
-        /// an explicit N above 1 refuses with the reason.
+        /// an explicit N above 1 refuses with the reason; fewer, saying so, when the threads'
+        /// copies of the run would not fit in memory (an explicit N is refused, naming the N
+        /// that fits).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
         threads: Option<u32>,
         /// On several threads, print on stderr how each thread's time went (building, running

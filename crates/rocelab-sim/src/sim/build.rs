@@ -352,6 +352,9 @@ fn build<'o, O: Observer>(
     let mut ecn_specs = Vec::new();
     let mut switches = Vec::new();
     let mut nics = Vec::new();
+    // A part holds the buffer (MMU slots, egress-lossy queues) of its own switches only: a frame
+    // is buffered by the part of its switch (21 MB for all switches on the k = 32 fat tree).
+    let owns = |node: usize| part.is_none_or(|(part_of, me)| part_of[node] == me);
     for (node, nd) in spec.nodes.iter().enumerate() {
         match &nd.kind {
             NodeKind::Host(h) => {
@@ -383,7 +386,7 @@ fn build<'o, O: Observer>(
                 }
             }
             NodeKind::Switch(s) => {
-                let mut cfg = Vec::with_capacity(s.ports.len() * 8);
+                let mut cfg = Vec::with_capacity(if owns(node) { s.ports.len() * 8 } else { 0 });
                 for (local, sp) in s.ports.iter().enumerate() {
                     let g = gid(node, local) as usize;
                     let (peer, rate, delay) = link_of[g];
@@ -408,7 +411,7 @@ fn build<'o, O: Observer>(
                         }
                     }
                     ports.push(p);
-                    for pg in &sp.pgs {
+                    for pg in sp.pgs.iter().filter(|_| owns(node)) {
                         cfg.push(PgConfig {
                             lossless: pg.lossless,
                             reserved: pg.reserved_bytes,
@@ -426,10 +429,11 @@ fn build<'o, O: Observer>(
                     mix64(s.ecmp_seed ^ (node as u64).wrapping_mul(0x2545_F491_4F6C_DD1D)),
                     s.buffer.cell_bytes,
                 );
+                let buffered_ports = if owns(node) { s.ports.len() } else { 0 };
                 sw.egress_lossy = s
                     .buffer
                     .egress_lossy
-                    .map(|e| EgressLossy::new(s.ports.len(), e.pool_bytes, e.reserved_bytes, e.alpha));
+                    .map(|e| EgressLossy::new(buffered_ports, e.pool_bytes, e.reserved_bytes, e.alpha));
                 sw.ecn_at_dequeue = s.ecn_marking == EcnMarking::Dequeue;
                 sw.control_in_buffer = s.control_in_buffer;
                 sw.hpcc_ecmp = spec.ecmp == Ecmp::Hpcc;
@@ -620,12 +624,18 @@ fn build<'o, O: Observer>(
         c.link_pause.enabled = link_pause_on[g];
         c
     };
-    let port_cold: Vec<PortCold> = match part {
-        None => (0..ports.len()).map(cold).collect(),
-        Some(_) => (0..ports.len()).filter(|&g| port_place[g] != u32::MAX).map(cold).collect(),
-    };
-    let pfc_timers = vec![Default::default(); port_cold.len()];
+    // Sized for the ports it holds at once (collected from a filter, a vector doubles its way
+    // there: up to twice the bytes). The ECN draws of each port's egress queues, one stream a
+    // port from its global index, are held like its cold state (a part marks at its own
+    // switches' ports only).
     let n_ports = ports.len();
+    let held = |g: &usize| port_place.get(*g).is_none_or(|&p| p != u32::MAX);
+    let n_held = (0..n_ports).filter(held).count();
+    let mut port_cold: Vec<PortCold> = Vec::with_capacity(n_held);
+    port_cold.extend((0..n_ports).filter(held).map(cold));
+    let mut ecn_rng = Vec::with_capacity(n_held);
+    ecn_rng.extend((0..n_ports).filter(held).map(|g| Rng::stream(config.seed, g as u64)));
+    let pfc_timers = vec![Default::default(); n_held];
     let mut sim = Sim {
         now: 0,
         end: config.end_time_ps,
@@ -646,7 +656,7 @@ fn build<'o, O: Observer>(
         tcp_hosts: Arc::clone(&shared.tcp_hosts),
         storage,
         routes,
-        ecn_rng: (0..n_ports as u64).map(|p| Rng::stream(config.seed, p)).collect(),
+        ecn_rng,
         ns3: match config.ecn_draws {
             super::EcnDraws::Rocelab => None,
             super::EcnDraws::Ns3 { first_stream, run } => Some(crate::rng::ns3::Ns3Streams::new(first_stream, run)),

@@ -7,6 +7,7 @@ use super::SimConfig;
 use super::{FlowRt, NicRt, PortCold, PortRt, SwitchRt};
 use crate::error::SimError;
 use crate::event::Event;
+use crate::mmu::{EgressLossy, Mmu};
 use crate::packet::Packet;
 use crate::routing::{Routes, Topology};
 use crate::spec::{NetworkSpec, NodeKind};
@@ -106,16 +107,12 @@ impl RunEstimate {
                         interest; run fewer flows (a shorter `simulation.duration`, fewer incast rounds or a lower \
                         load); give the switches smaller buffers; or sample queues less often"
             .to_string();
+        let threads_that_fit = self.threads_that_fit(limit, room);
         if copies > 1 {
-            // What fits beside the shared tables in copies: the most threads that fit, at
-            // least one.
-            let one = self.copy_bytes();
-            let room_left = (limit as u128).min(room.map_or(u128::MAX, u128::from)).saturating_sub(self.shared_bytes());
-            let fit = room_left / one.max(1);
             hint = format!(
                 "run on fewer threads (--threads {}: the same results, {} each), or {hint}",
-                fit.clamp(1, copies as u128 - 1),
-                human_bytes(one)
+                threads_that_fit.unwrap_or(1),
+                human_bytes(self.copy_bytes())
             );
         }
         let hint = hint.as_str();
@@ -126,9 +123,21 @@ impl RunEstimate {
                 estimated_bytes: total.min(u64::MAX as u128) as u64,
                 limit_bytes: limit,
                 hint: hint.into(),
+                threads_that_fit,
             });
         }
-        crate::memory::refuse_over(what, total, room, &format!("{hint}; or give the process more memory"))
+        let hint = format!("{hint}; or give the process more memory");
+        crate::memory::refuse_over(what, total, room, &hint, threads_that_fit)
+    }
+
+    /// On several threads, the most whose copies fit beside what they hold once, within
+    /// `limit` and `room`: fewer than [`RunEstimate::copies`], at least one; `None` on one
+    /// thread, or when one copy does not fit either.
+    pub fn threads_that_fit(&self, limit: u64, room: Option<u64>) -> Option<usize> {
+        let copies = self.copies.max(1);
+        let room_left = (limit as u128).min(room.map_or(u128::MAX, u128::from)).saturating_sub(self.shared_bytes());
+        let fit = room_left / self.copy_bytes().max(1);
+        (copies > 1 && fit >= 1).then(|| fit.min(copies as u128 - 1) as usize)
     }
 }
 
@@ -189,6 +198,12 @@ pub(super) fn of_run(
         })
         .sum();
     let switches: Vec<usize> = (0..n).filter(|&i| !spec.is_host(i)).collect();
+    let switch_ports: usize = switches.iter().map(|&i| spec.port_count(i)).sum();
+    let lossy_egress_ports = switches
+        .iter()
+        .filter(|&&i| matches!(&spec.nodes[i].kind, NodeKind::Switch(sw) if sw.buffer.egress_lossy.is_some()))
+        .map(|&i| spec.port_count(i))
+        .sum();
     estimate(&RunSize {
         topology,
         nodes: n,
@@ -200,7 +215,9 @@ pub(super) fn of_run(
             .sampling
             .queue_interval_ps
             .map_or(0, |iv| config.sampling.kept_per_port(iv, config.end_time_ps)),
-        sampled_ports: switches.iter().map(|&i| spec.port_count(i)).sum(),
+        sampled_ports: switch_ports,
+        switch_ports,
+        lossy_egress_ports,
         end: config.end_time_ps,
     })
 }
@@ -221,15 +238,20 @@ pub(super) struct RunSize<'t, 'a> {
     /// Queue samples kept per sampled (switch) port, and the sampled ports.
     pub samples_per_port: u64,
     pub sampled_ports: usize,
+    /// Ports of the switches, and of those with egress-lossy queues.
+    pub switch_ports: usize,
+    pub lossy_egress_ports: usize,
     /// The simulated time (for the message only).
     pub end: Time,
 }
 
 /// The estimate of a run of `size`: the routing tables ([`Routes::estimate`]), shared by the
 /// threads of a run on several; what they split between them, each part holding its own
-/// nodes' share: the ports' counters and pause states ([`PortCold`]) and PFC timers, the packets the switches' buffers hold when full (and
-/// their events: a frame is in the pool of the part whose switch buffers it, or whose port
-/// sends it), and the queue samples (a part samples its own switches' ports); and what each
+/// nodes' share: the ports' counters and pause states ([`PortCold`]) and PFC timers, the
+/// packets the switches' buffers hold when full (and their events: a frame is in the pool of the
+/// part whose switch buffers it, or whose port sends it), the switches' buffer accounting (MMU
+/// slots, egress-lossy queues) and the queue samples (a part samples its own switches' ports);
+/// and what each
 /// thread holds for itself (each part's engine holds that state of the whole fabric, though it
 /// runs its own nodes' events only): every port's and node's state, each flow's state and queue
 /// pair.
@@ -247,11 +269,18 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
         shared: vec![
             (format!("routing tables ({})", count(groups as u128, "destination group")), routes),
             (
-                format!("counters, pause states and PFC timers of {}", count(size.ports as u128, "port")),
+                format!("counters, pause states, PFC timers and ECN draws of {}", count(size.ports as u128, "port")),
                 size.ports as u128
-                    * (std::mem::size_of::<PortCold>() + std::mem::size_of::<super::PfcTimers>()) as u128,
+                    * (std::mem::size_of::<PortCold>()
+                        + std::mem::size_of::<super::PfcTimers>()
+                        + std::mem::size_of::<crate::rng::Rng>()) as u128,
             ),
             (format!("{} the switch buffers hold", count(packets, "packet")), packets * packet_bytes),
+            (
+                format!("buffer accounting of {}", count(size.switch_ports as u128, "switch port")),
+                size.switch_ports as u128 * Mmu::PORT_BYTES as u128
+                    + size.lossy_egress_ports as u128 * EgressLossy::PORT_BYTES as u128,
+            ),
             (
                 format!("queue samples of {} ports over {}", size.sampled_ports, crate::time::human(size.end)),
                 size.samples_per_port as u128 * size.sampled_ports as u128 * 4,
@@ -260,7 +289,9 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
         parts: vec![
             (
                 format!("{} and {}", count(size.nodes as u128, "node"), count(size.ports as u128, "port")),
-                nodes + size.ports as u128 * std::mem::size_of::<PortRt>() as u128,
+                // A port's frame path and its place among its part's own ports
+                // (`Sim::port_place`).
+                nodes + size.ports as u128 * (std::mem::size_of::<PortRt>() + 4) as u128,
             ),
             (count(size.flows as u128, "flow"), size.flows as u128 * per_flow),
         ],
@@ -305,13 +336,26 @@ mod tests {
         assert!(text.contains("the run on 8 threads, each holding its own copy of (70 flows: 3.0 GiB)"), "{text}");
         // 20 GiB holds six copies of 3 GiB.
         assert!(text.contains("run on fewer threads (--threads 6: the same results, 3.0 GiB each)"), "{text}");
+        assert_eq!(eight.threads_that_fit(MAX_RUN_BYTES, None), Some(6));
+        assert!(matches!(
+            eight.check(MAX_RUN_BYTES, None),
+            Err(SimError::MemoryTooLarge { threads_that_fit: Some(6), .. })
+        ));
         // Where the machine has less room than the limit, the room decides.
         let text = eight.check(MAX_RUN_BYTES, Some(7 << 30)).unwrap_err().to_string();
         assert!(text.contains("--threads 2:"), "{text}");
-        // A copy that fits nowhere still suggests one thread, with the other ways.
+        assert!(matches!(
+            eight.check(MAX_RUN_BYTES, Some(7 << 30)),
+            Err(SimError::MemoryTooLarge { threads_that_fit: Some(2), .. })
+        ));
+        // One thread has no fewer to name.
+        assert_eq!(one.threads_that_fit(1 << 30, None), None);
+        // A copy that fits nowhere still suggests one thread, with the other ways, and names no
+        // count that fits.
         let big = RunEstimate { parts: vec![("flows".into(), 30 << 30)], copies: 2, shared: Vec::new() };
         let text = big.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
         assert!(text.contains("--threads 1:") && text.contains("simulate a smaller fabric"), "{text}");
+        assert_eq!(big.threads_that_fit(MAX_RUN_BYTES, None), None);
     }
 
     #[test]

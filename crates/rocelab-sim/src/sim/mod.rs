@@ -34,7 +34,7 @@ pub use estimate::{check_least, least_bytes, RunEstimate, MAX_RUN_BYTES};
 pub(crate) use host::NicRt;
 pub use parallel::{
     default_threads, default_threads_on, flow_work, frames_a_window, partition, partition_by_work, run_threads,
-    run_threads_or_one, run_threads_profiled, run_threads_watched, DefaultThreads, FlowWork, PartProfile, Partition,
+    run_threads_or_fewer, run_threads_profiled, run_threads_watched, DefaultThreads, FlowWork, PartProfile, Partition,
     ThreadUsage, ThreadsProfile, Watch, WindowStats, MIN_FRAMES_A_WINDOW, WATCH_EVERY,
 };
 pub(crate) use pfc::PfcTimers;
@@ -134,7 +134,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub routes: std::sync::Arc<Routes>,
     /// The ECN marking draws of each port's egress queues: one stream per port
     /// ([`Rng::stream`] of the seed and the port), so that a port's draws do not depend on
-    /// the order of other ports' events.
+    /// the order of other ports' events. Held like `port_cold`: for every port, or in a part for
+    /// its own ports only, at the place `port_place` gives.
     pub ecn_rng: Vec<Rng>,
     /// The ns-3 HPCC simulator's ECN draws, when the run takes them ([`EcnDraws::Ns3`]).
     pub ns3: Option<crate::rng::ns3::Ns3Streams>,

@@ -365,7 +365,11 @@ impl<O: Observer> Sim<'_, O> {
                 ecn.should_mark_with(depth, || s.next_uniform()) && pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce
             }
             _ => {
-                pkt.ecn.is_capable() && pkt.ecn != Ecn::Ce && ecn.should_mark(depth, &mut self.ecn_rng[egress as usize])
+                let rng = &mut self.ecn_rng;
+                let place = &self.port_place;
+                pkt.ecn.is_capable()
+                    && pkt.ecn != Ecn::Ce
+                    && ecn.should_mark_with(depth, || rng[own_place(place, egress)].next_f64())
             }
         };
         if mark {

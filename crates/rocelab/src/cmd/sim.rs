@@ -114,26 +114,38 @@ pub fn run(a: &SimArgs) -> Result<ExitCode, Failure> {
                 eprintln!("{what}: simulating on {threads} threads");
             }
             let (spec, traffic, config) = (&built.spec, &built.traffic, &built.config);
-            let run = crate::progress::with_threads_progress(&what, config.end_time_ps, a.quiet, |watch| {
-                rocelab_sim::run_threads_watched(spec, traffic, config, threads, Some(watch))
-            });
-            match run {
-                // The default knows nothing of memory: one thread where the copies would not fit.
-                Err(SimError::MemoryTooLarge { .. }) if a.threads.is_none() => {
-                    if !a.quiet {
-                        eprintln!(
-                            "{what}: simulating on one thread, as {threads} copies of the run would not fit in memory"
-                        );
+            let on = |threads: usize| {
+                crate::progress::with_threads_progress(&what, config.end_time_ps, a.quiet, |watch| {
+                    rocelab_sim::run_threads_watched(spec, traffic, config, threads, Some(watch))
+                })
+            };
+            let run = match on(threads) {
+                // The default knows nothing of memory: where the copies would not fit, the most
+                // threads whose copies do, which the refusal names, else one thread.
+                Err(e) => match e.fewer_threads(threads).filter(|_| a.threads.is_none()) {
+                    Some(fewer) => {
+                        if !a.quiet {
+                            let count = if fewer == 1 { "one thread".to_string() } else { format!("{fewer} threads") };
+                            eprintln!(
+                                "{what}: simulating on {count}, as {threads} copies of the run would not fit in memory"
+                            );
+                        }
+                        if fewer > 1 {
+                            on(fewer)
+                        } else {
+                            simulate(&built, &what, a.quiet, &mut NoObserver).map(|r| (r, None))
+                        }
                     }
-                    simulate(&built, &what, a.quiet, &mut NoObserver)
+                    None => Err(e),
+                },
+                ok => ok,
+            };
+            run.map(|(r, p)| {
+                for line in p.iter().filter(|_| a.threads_profile).flat_map(|p| p.lines()) {
+                    eprintln!("{line}");
                 }
-                other => other.map(|(r, p)| {
-                    for line in p.iter().filter(|_| a.threads_profile).flat_map(|p| p.lines()) {
-                        eprintln!("{line}");
-                    }
-                    r
-                }),
-            }
+                r
+            })
         }
         (None, None) => simulate(&built, &what, a.quiet, &mut NoObserver),
         (None, Some(mut t)) => {

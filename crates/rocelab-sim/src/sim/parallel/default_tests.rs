@@ -80,11 +80,18 @@ fn the_frames_the_switches_buffer_count_once_whatever_the_threads() {
     let text =
         crate::sim::estimate::with_run_limit(1, || run_threads(&f.spec, &t, &config, 16).unwrap_err()).to_string();
     assert!(
-        text.contains("the run on 16 threads, holding once (routing tables (") && text.contains("PFC timers of "),
+        text.contains("the run on 16 threads, holding once (routing tables (")
+            && text.contains("PFC timers and ECN draws of "),
         "{text}"
     );
     let copies = &text[text.find(") and on each thread its own copy of (").expect("the copies named")..];
     assert!(copies.contains(" nodes and ") && !copies.contains("switch buffers hold"), "{text}");
+    // The switches' buffer accounting, eight 64-byte MMU slots a switch port, is held once too.
+    let switch_ports: usize =
+        (0..f.spec.nodes.len()).filter(|&i| !f.spec.is_host(i)).map(|i| f.spec.port_count(i)).sum();
+    let accounting =
+        format!("buffer accounting of {switch_ports} switch ports: {:.1} KiB", (switch_ports * 512) as f64 / 1024.0);
+    assert!(text.contains(&accounting) && !copies.contains("buffer accounting"), "{text}");
     let r = run_threads(&f.spec, &t, &config, 16).expect("sixteen threads fit");
     assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
 }
@@ -104,19 +111,51 @@ fn a_run_that_fits_on_one_thread_but_not_on_sixteen_is_refused_up_front() {
         // The routing tables are built once and shared, the PFC timers split between the
         // threads; the rest is each thread's.
         assert!(text.contains("the run on 16 threads, holding once (routing tables ("), "{text}");
-        assert!(text.contains("PFC timers of "), "{text}");
+        assert!(text.contains("PFC timers and ECN draws of "), "{text}");
         assert!(text.contains(") and on each thread its own copy of ("), "{text}");
         // Only one copy fits beside what the threads hold once.
         assert!(text.contains("run on fewer threads (--threads 1: the same results, "), "{text}");
         // The default, which does not know the memory, goes on one thread instead, with one
         // thread's results.
-        let (r, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 16).expect("one thread");
+        let (r, profile, threads) = run_threads_or_fewer(&f.spec, &t, &config, 16).expect("one thread");
         assert_eq!((threads, profile), (1, None));
         assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
     });
     // Where the copies fit, the threads asked for.
-    let (_, profile, threads) = run_threads_or_one(&f.spec, &t, &config, 2).expect("two threads");
+    let (_, profile, threads) = run_threads_or_fewer(&f.spec, &t, &config, 2).expect("two threads");
     assert_eq!((threads, profile.map(|p| p.parts.len())), (2, Some(2)));
+}
+
+#[test]
+fn a_default_whose_copies_do_not_fit_runs_on_the_most_threads_that_fit() {
+    // Under a limit half a copy past three threads' estimate, sixteen threads are refused
+    // naming three, and the default runs on three with one thread's results.
+    let (f, t) = fabric(1 << 20);
+    let config = SimConfig::new(1, 10 * US);
+    let (one, two) = (estimated(&f, &t, &config, 1), estimated(&f, &t, &config, 2));
+    let copy = two - one;
+    let limit = one + 2 * copy + copy / 2;
+    crate::sim::estimate::with_run_limit(limit, || {
+        let err = run_threads(&f.spec, &t, &config, 16).unwrap_err();
+        assert!(matches!(err, SimError::MemoryTooLarge { threads_that_fit: Some(3), .. }), "{err:?}");
+        assert!(err.to_string().contains("run on fewer threads (--threads 3: the same results, "), "{err}");
+        assert_eq!(err.fewer_threads(16), Some(3));
+        assert_eq!(err.fewer_threads(1), None, "one thread has nothing fewer to go to");
+        let (r, profile, threads) = run_threads_or_fewer(&f.spec, &t, &config, 16).expect("three threads");
+        assert_eq!((threads, profile.map(|p| p.parts.len())), (3, Some(3)));
+        assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
+        // Four threads are refused, three fit.
+        assert!(run_threads(&f.spec, &t, &config, 4).is_err());
+        assert!(run_threads(&f.spec, &t, &config, 3).is_ok());
+    });
+    // Where one copy does not fit either, none is named and the refusal stands on one thread.
+    crate::sim::estimate::with_run_limit(one - 1, || {
+        let err = run_threads(&f.spec, &t, &config, 16).unwrap_err();
+        assert!(matches!(err, SimError::MemoryTooLarge { threads_that_fit: None, .. }), "{err:?}");
+        assert_eq!(err.fewer_threads(16), Some(1));
+        let refused = run_threads_or_fewer(&f.spec, &t, &config, 16).unwrap_err();
+        assert!(matches!(refused, SimError::MemoryTooLarge { .. }), "{refused:?}");
+    });
 }
 
 #[test]

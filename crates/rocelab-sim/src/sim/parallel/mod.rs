@@ -28,17 +28,20 @@
 //! What no part writes is built once, before the threads start, and shared (`build::Shared`):
 //! the checks of the inputs, the ports' wiring, the routing tables and the hosts' TCP settings;
 //! on the k = 32 fat tree these were most of each part's build. A part keeps the cold state
-//! ([`super::PortCold`]) and PFC timers of its own ports only (no other part's events touch
-//! them), samples its own switches' ports, and its packet pool holds the frames its own
+//! ([`super::PortCold`]), PFC timers and ECN draws of its own ports only (no other part's
+//! events touch them) and the buffer accounting (MMU slots, egress-lossy queues) of its own
+//! switches only, samples its own switches' ports, and its packet pool holds the frames its own
 //! switches buffer and its ports send. Each part's engine still holds its own copy of the rest
 //! of the state that the run writes, for every node of the fabric (the ports' frame path state
-//! and the switches and NICs: 38 MiB on the k = 32 fat tree, 302 MiB on k = 64; flows and queue
-//! pairs, about 1.4 KiB a flow), since that state is indexed by global port, node and flow id
-//! and a part reads the ports on the far side of its cut (an arrival names the sending port):
-//! memory grows with the threads by one such copy each, which the up-front estimate counts
-//! (`RunEstimate`: within its 20 GiB, the k = 32 web search fits 304 threads for 1 ms and 66
-//! for 10 ms, k = 64 for 1 ms 28). A part that held only its own nodes' and flows' state,
-//! indexed by part-local ids, would take k = 64 to 64 threads (a design note, not done).
+//! and places, and the switches and NICs: 38 MiB on the k = 32 fat tree, 303 MiB on k = 64;
+//! flows and queue pairs, about 1.4 KiB a flow), since that state is indexed by global
+//! port, node and flow id and a part reads the ports on the far side of its cut (an arrival
+//! names the sending port): memory grows with the threads by one such copy each, which the
+//! up-front estimate counts (`RunEstimate`: within its 20 GiB, the k = 32 web search fits 296
+//! threads for 1 ms and 66 for 10 ms, k = 64 for 1 ms 27; measured, a thread past the first
+//! adds 43.7 MB of peak RSS on the k = 32 fat tree, 333 MB on k = 64, against the estimate's
+//! 45.3 and 332.4 MB). A part that held only its own nodes' and flows' state, indexed by
+//! part-local ids, would take k = 64 to 64 threads (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it
@@ -337,19 +340,21 @@ pub fn run_threads(
 
 /// [`run_threads_profiled`] on the [`default_threads`]' count, which takes every core without
 /// knowing the run's memory: when the copies that many threads hold would not fit
-/// ([`SimError::MemoryTooLarge`], refused before anything large is built), the run goes on one
-/// thread. Returns the results, the profile and the threads the run took.
-pub fn run_threads_or_one(
+/// ([`SimError::MemoryTooLarge`], refused before anything large is built), the run goes on the
+/// most threads whose copies fit, which the refusal names, or on one thread where none is
+/// named. Returns the results, the profile and the threads the run took.
+pub fn run_threads_or_fewer(
     spec: &NetworkSpec,
     traffic: &Traffic,
     config: &SimConfig,
     threads: usize,
 ) -> Result<(Results, Option<ThreadsProfile>, usize), SimError> {
     match run_threads_profiled(spec, traffic, config, threads) {
-        Err(SimError::MemoryTooLarge { .. }) if threads > 1 => {
-            run_threads_profiled(spec, traffic, config, 1).map(|(r, p)| (r, p, 1))
-        }
-        other => other.map(|(r, p)| (r, p, threads)),
+        Err(e) => match e.fewer_threads(threads) {
+            Some(fewer) => run_threads_profiled(spec, traffic, config, fewer).map(|(r, p)| (r, p, fewer)),
+            None => Err(e),
+        },
+        Ok((r, p)) => Ok((r, p, threads)),
     }
 }
 

@@ -440,6 +440,14 @@ fn the_parts_share_one_copy_of_the_routes_and_tcp_settings_built_before_them() {
         let places: Vec<u32> = own.iter().map(|&g| e.port_place[g]).collect();
         assert_eq!(places, (0..own.len() as u32).collect::<Vec<_>>());
         assert_eq!(e.port_place.iter().filter(|&&i| i == u32::MAX).count(), ports - own.len());
+        assert_eq!(e.port_cold.capacity(), own.len(), "sized at once for the own ports");
+        assert_eq!(e.ecn_rng.len(), own.len(), "the ECN draws of the own ports");
+        // Of the switches' buffer accounting, each holds its own switches' only.
+        for sw in &e.switches {
+            let n = f.spec.port_count(sw.node as usize);
+            let held = if cut.part_of[sw.node as usize] == me { n * 8 } else { 0 };
+            assert_eq!(sw.mmu.slot_count(), held, "switch {}", sw.node);
+        }
         own.len()
     };
     assert_eq!(own(&mut a, 0) + own(&mut b, 1), ports);

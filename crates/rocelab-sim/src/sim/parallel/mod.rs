@@ -37,11 +37,11 @@
 //! flows and queue pairs, about 1.4 KiB a flow), since that state is indexed by global
 //! port, node and flow id and a part reads the ports on the far side of its cut (an arrival
 //! names the sending port): memory grows with the threads by one such copy each, which the
-//! up-front estimate counts (`RunEstimate`: within its 20 GiB, the k = 32 web search fits 296
-//! threads for 1 ms and 66 for 10 ms, k = 64 for 1 ms 27; measured, a thread past the first
-//! adds 43.7 MB of peak RSS on the k = 32 fat tree, 333 MB on k = 64, against the estimate's
-//! 45.3 and 332.4 MB). A part that held only its own nodes' and flows' state, indexed by
-//! part-local ids, would take k = 64 to 64 threads (a design note, not done).
+//! up-front estimate counts (`RunEstimate`: within its 20 GiB, the k = 32 web search fits 303
+//! threads for 1 ms and 66 for 10 ms, k = 64 for 1 ms 28; measured, a thread past the first
+//! adds 43.5-43.8 MB of peak RSS on the k = 32 fat tree, 329 MB on k = 64, against the
+//! estimate's 43.7 and 320 MB). A part that held only its own nodes' and flows' state, indexed
+//! by part-local ids, would take k = 64 to 64 threads (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it

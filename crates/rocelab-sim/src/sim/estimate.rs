@@ -215,7 +215,6 @@ pub(super) fn of_run(
             .sampling
             .queue_interval_ps
             .map_or(0, |iv| config.sampling.kept_per_port(iv, config.end_time_ps)),
-        sampled_ports: switch_ports,
         switch_ports,
         lossy_egress_ports,
         end: config.end_time_ps,
@@ -235,10 +234,10 @@ pub(super) struct RunSize<'t, 'a> {
     pub switch_buffer_bytes: u128,
     /// Flows of the traffic and of its perftest tests.
     pub flows: usize,
-    /// Queue samples kept per sampled (switch) port, and the sampled ports.
+    /// Queue samples kept per sampled port (every switch port is sampled).
     pub samples_per_port: u64,
-    pub sampled_ports: usize,
-    /// Ports of the switches, and of those with egress-lossy queues.
+    /// Ports of the switches (each sampled, each with its buffer accounting), and of those with
+    /// egress-lossy queues.
     pub switch_ports: usize,
     pub lossy_egress_ports: usize,
     /// The simulated time (for the message only).
@@ -282,8 +281,8 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
                     + size.lossy_egress_ports as u128 * EgressLossy::PORT_BYTES as u128,
             ),
             (
-                format!("queue samples of {} ports over {}", size.sampled_ports, crate::time::human(size.end)),
-                size.samples_per_port as u128 * size.sampled_ports as u128 * 4,
+                format!("queue samples of {} ports over {}", size.switch_ports, crate::time::human(size.end)),
+                size.samples_per_port as u128 * size.switch_ports as u128 * 4,
             ),
         ],
         parts: vec![

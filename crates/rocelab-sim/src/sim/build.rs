@@ -1,14 +1,14 @@
 //! Building a simulation from a [`NetworkSpec`] and [`Traffic`], running it, and collecting
 //! [`Results`].
 
-use super::rdma::NO_QP;
+use super::build_flows::{build_flows, Flows};
 use super::switch::Ingress;
 use super::tcp::TcpHosts;
-use super::{FlowRt, NicRt, PortCold, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
+use super::{NicRt, PortCold, PortRt, SampleState, Sim, SimConfig, SwitchRt, WireRt};
 use crate::error::SimError;
 use crate::event::{Event, EventQueue};
 use crate::mmu::{EgressLossy, Mmu, PgConfig};
-use crate::nic::{FlowSource, RxBuffer};
+use crate::nic::RxBuffer;
 use crate::observer::{NoObserver, Observer};
 use crate::packet::{five_tuple_hash, node_ipv4, wire, PacketPool};
 use crate::pfc::pause_duration;
@@ -16,7 +16,6 @@ use crate::ring::Ring;
 use crate::rng::{mix64, Rng};
 use crate::routing::{Ecmp, Routes, Topology};
 use crate::sched::{Scheduler, Tsa};
-use crate::sim::rdma::build::{build_qp, flow_app, host_port, perftest_apps, Owner};
 use crate::spec::{EcnMarking, NetworkSpec, NodeKind, PfcPortSpec, PortRef, MAX_FRAME_BYTES};
 use crate::stats::{Conservation, Results};
 use crate::time::{LinkRate, Time};
@@ -251,6 +250,18 @@ impl Shared {
         config: &SimConfig,
         copies: usize,
     ) -> Result<Shared, SimError> {
+        Shared::prepare_cut(spec, traffic, config, copies, None)
+    }
+
+    /// [`Shared::prepare`] for the parts of `part_of` (each node's part), which hold their
+    /// own hosts' flows only: the estimate counts the most flows a part holds.
+    pub(super) fn prepare_cut(
+        spec: &NetworkSpec,
+        traffic: &Traffic,
+        config: &SimConfig,
+        copies: usize,
+        part_of: Option<&[u32]>,
+    ) -> Result<Shared, SimError> {
         let ports: usize = (0..spec.nodes.len()).map(|n| spec.port_count(n)).sum();
         super::estimate::check_least(spec.nodes.len(), ports)?;
         spec.validate()?;
@@ -312,7 +323,7 @@ impl Shared {
         };
         // The whole run is estimated and refused before its routing tables, flows and queue
         // pairs are made.
-        super::estimate::of_run(spec, traffic, config, &topology, total as usize)
+        super::estimate::of_run(spec, traffic, config, &topology, total as usize, part_of)
             .copies(copies)
             .check(super::estimate::run_limit(), crate::memory::room_bytes())?;
         let routes = Arc::new(Routes::compute(&topology));
@@ -482,105 +493,12 @@ fn build<'o, O: Observer>(
     // thread of a run on several builds this list, and a copy of each flow's spec in each was
     // 168 bytes a flow a thread).
     let test_flows: Vec<Vec<FlowSpec>> = traffic.perftest.iter().map(|p| p.flows()).collect();
-    let mut specs: Vec<(&FlowSpec, Owner)> =
-        traffic.flows.iter().enumerate().map(|(i, f)| (f, Owner::Flow(i))).collect();
-    let mut test_first = Vec::with_capacity(traffic.perftest.len());
-    for (t, flows) in test_flows.iter().enumerate() {
-        test_first.push(specs.len() as u32);
-        specs.extend(flows.iter().enumerate().map(|(k, f)| (f, Owner::Perftest(t, k))));
-    }
-    let storage_roles = traffic.storage.flow_roles(traffic.flows.len());
-    let mut flows = crate::slots::vec_on_huge_pages(specs.len());
-    let mut qps = crate::slots::vec_on_huge_pages(specs.iter().filter(|(f, _)| f.rc_flow().is_some()).count());
-    let mut tests = Vec::with_capacity(traffic.perftest.len());
-    for (i, (f, owner)) in specs.iter().enumerate() {
-        let hash = flow_hash(spec.ecmp, f);
-        let Some(port) = host_port(&routes, &ports, f.src, f.dst, hash, None) else {
-            return Err(SimError::traffic(
-                owner.path(),
-                format!("no path from \"{}\" to \"{}\"; connect them", spec.nodes[f.src].name, spec.nodes[f.dst].name),
-            ));
-        };
-        // A storage session's queue pairs keep to the session's ports at both ends.
-        let pinned = match (owner, storage_roles.get(i).copied().flatten()) {
-            (Owner::Flow(_), Some((s, role))) => {
-                crate::sim::storage::build::session_ports(&traffic.storage, s, role, &routes, &ports)
-            }
-            _ => None,
-        };
-        let port = pinned.map_or(port, |p| p.0);
-        let qp = if f.rc_flow().is_some() {
-            let (app, inline) = match *owner {
-                Owner::Flow(i) => match storage_roles[i] {
-                    Some((session, role)) => (super::app::App::Storage { session, role }, false),
-                    None => (flow_app(f), false),
-                },
-                Owner::Perftest(t, k) => {
-                    if k == 0 {
-                        let (apps, rt) = perftest_apps(t, &traffic.perftest[t], test_first[t], qps.len() as u32);
-                        tests.push((apps, rt));
-                    }
-                    let p = &traffic.perftest[t];
-                    (tests[t].0[k], p.inline())
-                }
-            };
-            let q_ports = (port, pinned.map(|p| p.1));
-            let q = build_qp(spec, &routes, &ports, i as u32, f, q_ports, hash, inline, app, config.seed)
-                .map_err(|m| SimError::traffic(owner.path(), m))?;
-            qps.push(q);
-            qps.len() as u32 - 1
-        } else {
-            NO_QP
-        };
-        // The addresses its packets come from and go to: its queue pair's; an open-loop flow's
-        // port's, and one of its destination's ports that this port reaches, by the flow's hash.
-        let (src_addr, dst_addr) = if qp != NO_QP {
-            let q = &qps[qp as usize];
-            (q.addr[0], q.addr[1])
-        } else {
-            let dst = host_port(&routes, &ports, f.dst, f.src, hash, Some(port));
-            (routes.address_of(f.src as u32, port), dst.map_or(f.dst as u32, |p| routes.address_of(f.dst as u32, p)))
-        };
-        flows.push(FlowRt {
-            spec: **f,
-            port,
-            src_addr,
-            dst_addr,
-            source: FlowSource {
-                payload: f.payload_bytes,
-                remaining: f.size_bytes.unwrap_or(u64::MAX),
-                start: f.start_ps,
-                stop: f.stop_ps.unwrap_or(Time::MAX),
-                rate: f.rate_bps.map(LinkRate::new),
-                overhead: wire::WIRE_OVERHEAD,
-                on_off: f.on_off.map(|o| (o.on_ps, o.off_ps)),
-                next_time: f.start_ps,
-            },
-            hash,
-            psn: 0,
-            _pad: 0,
-            sent_packets: 0,
-            sent_bytes: 0,
-            delivered_packets: 0,
-            delivered_bytes: 0,
-            dropped_packets: 0,
-            ce_packets: 0,
-            last_delivery: 0,
-            complete_bytes: f.size_bytes.unwrap_or(u64::MAX),
-            completed_at: None,
-            finished_sending: false,
-            qp,
-            conn: super::tcp::NO_CONN,
-        });
-        if f.start_ps <= config.end_time_ps {
-            queue.push(f.start_ps, Event::FlowStart { flow: i as u32 });
-        }
-    }
-    let tests = tests.into_iter().map(|(_, rt)| rt).collect();
+    let Flows { specs, flows, qps, tests, flow_qp } =
+        build_flows(spec, traffic, config, (&routes, &ports), part, &test_flows, &mut queue)?;
     let storage = crate::sim::storage::build::build_storage(
         &traffic.storage,
         spec,
-        &flows,
+        &flow_qp,
         config.seed,
         config.end_time_ps,
         &mut queue,
@@ -650,6 +568,7 @@ fn build<'o, O: Observer>(
         nics,
         flows,
         qps,
+        transit_drops: Default::default(),
         tests,
         tcp: Vec::new(),
         tcp_seg: Vec::new(),

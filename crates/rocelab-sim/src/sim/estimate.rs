@@ -64,6 +64,10 @@ pub struct RunEstimate {
     /// Copies of `parts` the run holds: one a thread on several threads, each of which holds
     /// the whole state of the fabric (`run_threads`); 0 is taken as 1.
     pub copies: usize,
+    /// Bytes of a copy on any number of threads, where `parts` holds a share that grows as the
+    /// threads fall (a part's flows): what [`RunEstimate::threads_that_fit`] counts with, so
+    /// that fewer threads fit for sure (`None`: `parts` whatever the threads).
+    pub copy_bytes_at_most: Option<u128>,
 }
 
 impl RunEstimate {
@@ -83,6 +87,11 @@ impl RunEstimate {
 
     fn copy_bytes(&self) -> u128 {
         self.parts.iter().map(|&(_, b)| b).sum()
+    }
+
+    /// Bytes of a copy on fewer threads than `copies`, at most.
+    fn copy_bytes_on_fewer(&self) -> u128 {
+        self.copy_bytes_at_most.unwrap_or_else(|| self.copy_bytes()).max(self.copy_bytes())
     }
 
     /// Refuses the run when its total passes `limit` bytes or the room the system gives
@@ -110,9 +119,10 @@ impl RunEstimate {
         let threads_that_fit = self.threads_that_fit(limit, room);
         if copies > 1 {
             hint = format!(
-                "run on fewer threads (--threads {}: the same results, {} each), or {hint}",
+                "run on fewer threads (--threads {}: the same results, {} each{}), or {hint}",
                 threads_that_fit.unwrap_or(1),
-                human_bytes(self.copy_bytes())
+                human_bytes(self.copy_bytes_on_fewer()),
+                if self.copy_bytes_at_most.is_some() { " at most" } else { "" }
             );
         }
         let hint = hint.as_str();
@@ -136,7 +146,7 @@ impl RunEstimate {
     pub fn threads_that_fit(&self, limit: u64, room: Option<u64>) -> Option<usize> {
         let copies = self.copies.max(1);
         let room_left = (limit as u128).min(room.map_or(u128::MAX, u128::from)).saturating_sub(self.shared_bytes());
-        let fit = room_left / self.copy_bytes().max(1);
+        let fit = room_left / self.copy_bytes_on_fewer().max(1);
         (copies > 1 && fit >= 1).then(|| fit.min(copies as u128 - 1) as usize)
     }
 }
@@ -175,6 +185,7 @@ pub fn check_least(nodes: usize, ports: usize) -> Result<(), SimError> {
         shared: Vec::new(),
         parts: vec![(format!("the state of {nodes} nodes and {ports} ports"), least_bytes(nodes, ports))],
         copies: 1,
+        copy_bytes_at_most: None,
     };
     est.check(MAX_RUN_BYTES, None)
 }
@@ -187,8 +198,26 @@ pub(super) fn of_run(
     config: &SimConfig,
     topology: &Topology<'_>,
     ports: usize,
+    part_of: Option<&[u32]>,
 ) -> RunEstimate {
     let n = spec.nodes.len();
+    // A part holds the flows of its own hosts, at either end (`Placed`): the most that one
+    // part holds.
+    let test_flows: Vec<_> = traffic.perftest.iter().map(|p| p.flows()).collect();
+    let ends = || traffic.flows.iter().chain(test_flows.iter().flatten()).map(|f| (f.src, f.dst));
+    let flows = ends().count();
+    let flows_held = part_of.map_or(flows, |part_of| {
+        let parts = part_of.iter().max().map_or(0, |&p| p as usize + 1);
+        let mut held = vec![0usize; parts];
+        for (src, dst) in ends() {
+            let (a, b) = (part_of[src] as usize, part_of[dst] as usize);
+            held[a] += 1;
+            if b != a {
+                held[b] += 1;
+            }
+        }
+        held.into_iter().map(|h| if super::placed::holds_all(h, flows) { flows } else { h }).max().unwrap_or(0)
+    });
     let switch_buffer_bytes = spec
         .nodes
         .iter()
@@ -210,7 +239,8 @@ pub(super) fn of_run(
         switches: switches.len(),
         ports,
         switch_buffer_bytes,
-        flows: traffic.flows.len() + traffic.perftest.iter().map(|p| p.flows().len()).sum::<usize>(),
+        flows,
+        flows_held: part_of.map(|_| flows_held).filter(|&h| h < flows),
         samples_per_port: config
             .sampling
             .queue_interval_ps
@@ -234,6 +264,9 @@ pub(super) struct RunSize<'t, 'a> {
     pub switch_buffer_bytes: u128,
     /// Flows of the traffic and of its perftest tests.
     pub flows: usize,
+    /// In a run cut into parts, the most flows one part holds by place (`None`: each holds
+    /// every flow, as one part does).
+    pub flows_held: Option<usize>,
     /// Queue samples kept per sampled port (every switch port is sampled).
     pub samples_per_port: u64,
     /// Ports of the switches (each sampled, each with its buffer accounting), and of those with
@@ -256,11 +289,27 @@ pub(super) struct RunSize<'t, 'a> {
 /// pair.
 pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
     let (routes, groups) = Routes::estimate(size.topology);
-    let per_flow = (std::mem::size_of::<FlowRt>()
-        + std::mem::size_of::<(&FlowSpec, Owner)>()
-        + std::mem::size_of::<super::rdma::QpRt>()) as u128;
+    // Every part lists every flow (its spec and its queue pair's index) and, cut into parts,
+    // places each (two maps of 4 bytes: `Placed`); it holds the state of its own.
+    let listed = (std::mem::size_of::<(&FlowSpec, Owner)>() + 4) as u128;
+    let state = (std::mem::size_of::<FlowRt>() + std::mem::size_of::<super::rdma::QpRt>()) as u128;
+    let flows = size.flows as u128;
+    let (flows_what, flow_bytes, all_held_bytes) = match size.flows_held {
+        None => (count(flows, "flow"), flows * (listed + state), None),
+        Some(held) => {
+            let held = held as u128;
+            let placed = flows * (listed + 8);
+            (
+                format!("the most flows a part holds ({held} of {flows})"),
+                placed + held * state,
+                Some(placed + flows * state),
+            )
+        }
+    };
     let nodes = (size.nodes - size.switches) as u128 * std::mem::size_of::<NicRt>() as u128
         + size.switches as u128 * std::mem::size_of::<SwitchRt>() as u128;
+    // A port's frame path and its place among its part's own ports (`Sim::port_place`).
+    let nodes_and_ports = nodes + size.ports as u128 * (std::mem::size_of::<PortRt>() + 4) as u128;
     let packets = size.switch_buffer_bytes.div_ceil(BUFFERED_BYTES_PER_PACKET);
     let packet_bytes = (std::mem::size_of::<Packet>() + 4 + std::mem::size_of::<(Time, Event)>()) as u128;
     RunEstimate {
@@ -288,12 +337,11 @@ pub(super) fn estimate(size: &RunSize<'_, '_>) -> RunEstimate {
         parts: vec![
             (
                 format!("{} and {}", count(size.nodes as u128, "node"), count(size.ports as u128, "port")),
-                // A port's frame path and its place among its part's own ports
-                // (`Sim::port_place`).
-                nodes + size.ports as u128 * (std::mem::size_of::<PortRt>() + 4) as u128,
+                nodes_and_ports,
             ),
-            (count(size.flows as u128, "flow"), size.flows as u128 * per_flow),
+            (flows_what, flow_bytes),
         ],
+        copy_bytes_at_most: all_held_bytes.map(|all| all + nodes_and_ports),
     }
 }
 
@@ -307,6 +355,7 @@ mod tests {
             shared: vec![("routing tables (2048 destination groups)".into(), 44 << 20)],
             parts: vec![("70 flows".into(), 3 << 30)],
             copies: 1,
+            copy_bytes_at_most: None,
         };
         assert_eq!(est.total(), (44 << 20) + (3 << 30));
         assert!(est.check(MAX_RUN_BYTES, None).is_ok());
@@ -327,7 +376,12 @@ mod tests {
 
     #[test]
     fn a_run_that_fits_on_one_thread_but_not_on_eight_is_refused_suggesting_fewer() {
-        let one = RunEstimate { parts: vec![("70 flows".into(), 3 << 30)], copies: 1, shared: Vec::new() };
+        let one = RunEstimate {
+            parts: vec![("70 flows".into(), 3 << 30)],
+            copies: 1,
+            shared: Vec::new(),
+            copy_bytes_at_most: None,
+        };
         assert!(one.check(MAX_RUN_BYTES, None).is_ok());
         let eight = one.clone().copies(8);
         assert_eq!(eight.total(), 8 * one.total());
@@ -351,16 +405,42 @@ mod tests {
         assert_eq!(one.threads_that_fit(1 << 30, None), None);
         // A copy that fits nowhere still suggests one thread, with the other ways, and names no
         // count that fits.
-        let big = RunEstimate { parts: vec![("flows".into(), 30 << 30)], copies: 2, shared: Vec::new() };
+        let big = RunEstimate {
+            parts: vec![("flows".into(), 30 << 30)],
+            copies: 2,
+            shared: Vec::new(),
+            copy_bytes_at_most: None,
+        };
         let text = big.check(MAX_RUN_BYTES, None).unwrap_err().to_string();
         assert!(text.contains("--threads 1:") && text.contains("simulate a smaller fabric"), "{text}");
         assert_eq!(big.threads_that_fit(MAX_RUN_BYTES, None), None);
     }
 
     #[test]
+    fn fewer_threads_are_counted_with_the_most_a_copy_can_hold() {
+        // Sixteen parts of 1 GiB each, whose share of the flows would grow to 3 GiB a copy on
+        // fewer threads: twenty-four refused, naming six (of 3 GiB), not nineteen (of 1 GiB).
+        let est = RunEstimate {
+            parts: vec![("the most flows a part holds".into(), 1 << 30)],
+            copies: 24,
+            shared: Vec::new(),
+            copy_bytes_at_most: Some(3 << 30),
+        };
+        assert_eq!(est.threads_that_fit(20 << 30, None), Some(6));
+        let text = est.check(20 << 30, None).unwrap_err().to_string();
+        assert!(text.contains("--threads 6: the same results, 3.0 GiB each at most"), "{text}");
+        assert!(est.clone().copies(16).check(20 << 30, None).is_ok(), "sixteen copies of 1 GiB fit");
+    }
+
+    #[test]
     fn the_shared_tables_count_once_whatever_the_threads() {
         let routes = ("routing tables (2048 destination groups)".to_string(), 4u128 << 30);
-        let est = RunEstimate { shared: vec![routes], parts: vec![("70 flows".into(), 3 << 30)], copies: 1 };
+        let est = RunEstimate {
+            shared: vec![routes],
+            parts: vec![("70 flows".into(), 3 << 30)],
+            copies: 1,
+            copy_bytes_at_most: None,
+        };
         let eight = est.clone().copies(8);
         assert_eq!(eight.total(), (4 << 30) + 8 * (3 << 30));
         let text = eight.check(MAX_RUN_BYTES, None).unwrap_err().to_string();

@@ -5,11 +5,13 @@
 
 mod app;
 mod build;
+mod build_flows;
 mod config;
 mod estimate;
 mod host;
 mod parallel;
 mod pfc;
+pub(crate) mod placed;
 pub(crate) mod port;
 mod rdma;
 mod results;
@@ -116,9 +118,14 @@ pub(crate) struct Sim<'o, O: Observer> {
     pub port_place: Vec<u32>,
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
-    pub flows: Vec<FlowRt>,
-    /// RDMA queue pairs (arena; `FlowRt::qp` indexes it).
-    pub qps: Vec<rdma::QpRt>,
+    /// The flows, by global index; in a part of a run on several threads, those of its own
+    /// hosts only ([`placed`]).
+    pub flows: placed::Placed<FlowRt>,
+    /// RDMA queue pairs (`FlowRt::qp` indexes them), held like `flows`.
+    pub qps: placed::Placed<rdma::QpRt>,
+    /// Frames of flows this part does not hold ([`placed`]) dropped at its switches, by flow:
+    /// data frames and control frames (the merge adds them to the flows' counts).
+    pub transit_drops: std::collections::BTreeMap<u32, [u64; 2]>,
     /// perftest tests.
     pub tests: Vec<app::PerftestRt>,
     /// TCP connections (arena; `FlowRt::conn` indexes it).

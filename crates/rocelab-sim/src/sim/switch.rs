@@ -470,11 +470,16 @@ impl<O: Observer> Sim<'_, O> {
         self.conservation.dropped_bytes += pkt.frame_bytes as u64;
         if pkt.kind == crate::packet::PacketKind::Tcp {
             self.tcp_dropped(&pkt);
-        } else if pkt.is_control() {
-            let q = self.flows[pkt.flow as usize].qp;
-            self.qps[q as usize].ctrl.dropped += 1;
+        } else if let Some(flow) = self.flows.get_mut(pkt.flow as usize) {
+            if pkt.is_control() {
+                let q = flow.qp;
+                self.qps[q as usize].ctrl.dropped += 1;
+            } else {
+                flow.dropped_packets += 1;
+            }
         } else {
-            self.flows[pkt.flow as usize].dropped_packets += 1;
+            // Another part's flow, on its way through this part's switch (`placed`).
+            self.transit_drops.entry(pkt.flow).or_default()[pkt.is_control() as usize] += 1;
         }
         self.pool.free(id);
     }
@@ -497,8 +502,8 @@ impl<O: Observer> Sim<'_, O> {
                 let pkt = self.pool.get(pkt);
                 if p.peer_is_host {
                     prefetch_at(&self.nics, p.peer_owner as usize, offset_of!(NicRt, rx));
-                    prefetch_at(&self.flows, pkt.flow as usize, 0);
-                    prefetch_at(&self.flows, pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
+                    self.flows.prefetch(pkt.flow as usize, 0);
+                    self.flows.prefetch(pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
                 } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
                     self.routes.prefetch_entry(sw.node, pkt.dst);
                     // The MMU slot the arrival charges, found as `switch_arrive_as` finds it, and
@@ -558,7 +563,7 @@ impl<O: Observer> Sim<'_, O> {
                             _ => &REQUEST_LINES,
                         };
                         for &offset in lines {
-                            prefetch_at(&self.qps, q, offset);
+                            self.qps.prefetch(q, offset);
                         }
                     }
                     return;
@@ -596,7 +601,7 @@ impl<O: Observer> Sim<'_, O> {
                     // The earliest timer's endpoint, which leaves the heap when it is due: the
                     // line of its QP that says whether the entry is its valid one.
                     if let Some((_, ep)) = nic.pacing.peek().filter(|(_, ep)| ep.qp != super::rdma::NO_QP) {
-                        prefetch_at(&self.qps, ep.qp as usize, offset_of!(QpRt, parked_until));
+                        self.qps.prefetch(ep.qp as usize, offset_of!(QpRt, parked_until));
                     }
                 } else if p.backlog.is_power_of_two() {
                     // The head frame's entry in the ring of the one backlogged class (its queue
@@ -628,11 +633,11 @@ impl<O: Observer> Sim<'_, O> {
     fn prefetch_sender(&self, port: u32, p: &PortRt, ep: super::host::Ep) {
         if ep.qp != super::rdma::NO_QP {
             for offset in QP_POLL_LINES {
-                prefetch_at(&self.qps, ep.qp as usize, offset);
+                self.qps.prefetch(ep.qp as usize, offset);
             }
         }
         if ep.name & super::tcp::TCP_EP == 0 {
-            prefetch_at(&self.flows, (ep.name >> 1) as usize, 0);
+            self.flows.prefetch((ep.name >> 1) as usize, 0);
         }
         prefetch_at(&self.ports, port as usize, queue_line(p.last_tx_priority as usize));
     }

@@ -144,8 +144,8 @@ fn a_default_whose_copies_do_not_fit_runs_on_the_most_threads_that_fit() {
         let (r, profile, threads) = run_threads_or_fewer(&f.spec, &t, &config, 16).expect("three threads");
         assert_eq!((threads, profile.map(|p| p.parts.len())), (3, Some(3)));
         assert_eq!(results_digest(&r), results_digest(&crate::run(&f.spec, &t, &config).expect("one")));
-        // Four threads are refused, three fit.
-        assert!(run_threads(&f.spec, &t, &config, 4).is_err());
+        // Three fit. (The count named is made as if each copy held every flow, a part's share
+        // growing as the threads fall, so that it fits for sure: it may be fewer than would.)
         assert!(run_threads(&f.spec, &t, &config, 3).is_ok());
     });
     // Where one copy does not fit either, none is named and the refusal stands on one thread.

@@ -3,57 +3,15 @@
 
 use super::Partition;
 use crate::observer::NoObserver;
-use crate::sim::rdma::{REQUESTER, RESPONDER};
-use crate::sim::{FlowRt, Sim, Simulation};
+use crate::sim::{Sim, Simulation};
 use crate::spec::NetworkSpec;
 use crate::stats::Results;
 use crate::traffic::Traffic;
 
 /// Element 0 and element `o` (`o > 0`) of `v`, both mutable.
-fn first_and<T>(v: &mut [T], o: usize) -> (&mut T, &mut T) {
+pub(super) fn first_and<T>(v: &mut [T], o: usize) -> (&mut T, &mut T) {
     let (a, b) = v.split_at_mut(o);
     (&mut a[0], &mut b[0])
-}
-
-/// What the parts count of a flow, put together: the counters summed, the last delivery the
-/// latest, the completion and the end of sending where they happened.
-#[derive(Default)]
-struct FlowCounts {
-    sent_packets: u64,
-    sent_bytes: u64,
-    delivered_packets: u64,
-    delivered_bytes: u64,
-    ce_packets: u64,
-    dropped_packets: u64,
-    last_delivery: crate::time::Time,
-    completed_at: Option<crate::time::Time>,
-    finished_sending: bool,
-}
-
-impl FlowCounts {
-    fn add(&mut self, f: &FlowRt) {
-        self.sent_packets += f.sent_packets;
-        self.sent_bytes += f.sent_bytes;
-        self.delivered_packets += f.delivered_packets;
-        self.delivered_bytes += f.delivered_bytes;
-        self.ce_packets += f.ce_packets;
-        self.dropped_packets += f.dropped_packets;
-        self.last_delivery = self.last_delivery.max(f.last_delivery);
-        self.completed_at = self.completed_at.or(f.completed_at);
-        self.finished_sending |= f.finished_sending;
-    }
-
-    fn set(self, f: &mut FlowRt) {
-        f.sent_packets = self.sent_packets;
-        f.sent_bytes = self.sent_bytes;
-        f.delivered_packets = self.delivered_packets;
-        f.delivered_bytes = self.delivered_bytes;
-        f.ce_packets = self.ce_packets;
-        f.dropped_packets = self.dropped_packets;
-        f.last_delivery = self.last_delivery;
-        f.completed_at = self.completed_at;
-        f.finished_sending = self.finished_sending;
-    }
 }
 
 /// Gather the parts' state into part 0's engine and compute the results from it and from the
@@ -115,42 +73,7 @@ pub(super) fn finish(
             std::mem::swap(&mut base.nics[nic], &mut from.nics[nic]);
         }
     }
-    for f in 0..engines[0].flows.len() {
-        // What a flow counts, each part counts of its own events, from zero: a frame sent at
-        // the data sender (a READ's responder), delivered at the data receiver, dropped on the
-        // way; an RDMA flow's bytes at its responder and at its requester (READ), its
-        // completion at the requester, an open-loop flow's at its destination.
-        let mut sum = FlowCounts::default();
-        for e in &engines {
-            sum.add(&e.flows[f]);
-        }
-        let o = part_of(engines[0].flows[f].spec.src as u32);
-        if o != 0 {
-            let (base, from) = first_and(&mut engines, o);
-            std::mem::swap(&mut base.flows[f], &mut from.flows[f]);
-        }
-        sum.set(&mut engines[0].flows[f]);
-    }
-    for q in 0..engines[0].qps.len() {
-        // Each endpoint's state from its host's part; the control frames both sides count,
-        // summed.
-        let mut ctrl = crate::stats::FrameCounts::default();
-        for e in &engines {
-            let c = &e.qps[q].ctrl;
-            ctrl.sent += c.sent;
-            ctrl.delivered += c.delivered;
-            ctrl.dropped += c.dropped;
-        }
-        let ends = engines[0].flows[engines[0].qps[q].flow as usize].spec;
-        for (side, node) in [(REQUESTER, ends.src), (RESPONDER, ends.dst)] {
-            let o = part_of(node as u32);
-            if o != 0 {
-                let (base, from) = first_and(&mut engines, o);
-                base.qps[q].take_side(&mut from.qps[q], side);
-            }
-        }
-        engines[0].qps[q].ctrl = ctrl;
-    }
+    super::merge_flows::merge_flows(&mut engines, &part_of);
     for t in 0..engines[0].tests.len() {
         // A perftest test's record is kept by its client, which posts and sees completions.
         let o = part_of(engines[0].tests[t].spec.client as u32);

@@ -31,17 +31,18 @@
 //! ([`super::PortCold`]), PFC timers and ECN draws of its own ports only (no other part's
 //! events touch them) and the buffer accounting (MMU slots, egress-lossy queues) of its own
 //! switches only, samples its own switches' ports, and its packet pool holds the frames its own
-//! switches buffer and its ports send. Each part's engine still holds its own copy of the rest
-//! of the state that the run writes, for every node of the fabric (the ports' frame path state
-//! and places, and the switches and NICs: 38 MiB on the k = 32 fat tree, 303 MiB on k = 64;
-//! flows and queue pairs, about 1.4 KiB a flow), since that state is indexed by global
-//! port, node and flow id and a part reads the ports on the far side of its cut (an arrival
-//! names the sending port): memory grows with the threads by one such copy each, which the
-//! up-front estimate counts (`RunEstimate`: within its 20 GiB, the k = 32 web search fits 303
-//! threads for 1 ms and 66 for 10 ms, k = 64 for 1 ms 28; measured, a thread past the first
-//! adds 43.5-43.8 MB of peak RSS on the k = 32 fat tree, 329 MB on k = 64, against the
-//! estimate's 43.7 and 320 MB). A part that held only its own nodes' and flows' state, indexed
-//! by part-local ids, would take k = 64 to 64 threads (a design note, not done).
+//! switches buffer and its ports send. It holds the flows and queue pairs of its own hosts only
+//! (at either end: `sim/placed.rs`, by global flow index through a map of 4 bytes a flow), so
+//! that a flow's 1.4 KiB is held by the one or two parts of its ends; a frame dropped at a
+//! switch whose part holds neither end is counted there by flow (`Sim::transit_drops`) and added
+//! to its flow's count by the merge. Each part's engine still holds its own copy of the rest of
+//! the state that the run writes, for every node of the fabric (the ports' frame path state and
+//! places, and the switches and NICs: 38 MiB on the k = 32 fat tree, 303 MiB on k = 64), since
+//! that state is indexed by global port and node id and a part reads the ports on the far side
+//! of its cut (an arrival names the sending port): memory grows with the threads by one such
+//! copy each, which the up-front estimate counts (`RunEstimate`, with the most flows a part
+//! holds). A part that held only its own ports' frame path state, by part-local ids, would take
+//! k = 64 to 64 threads within this machine's 24 GiB (a design note, not done).
 //!
 //! **TCP.** A connection's handlers at one host touch only that host's end; a segment's header
 //! crosses with its frame, and a message written on a stream crosses to its reader's part as it
@@ -69,11 +70,14 @@
 #[cfg(test)]
 mod default_tests;
 mod merge;
+mod merge_flows;
 mod partition;
 mod profile;
 mod stop;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_flows;
 #[cfg(test)]
 mod tests_stop;
 #[cfg(test)]
@@ -227,7 +231,9 @@ impl<O: crate::observer::Observer> Sim<'_, O> {
     /// source's part; sampling everywhere (each part samples its own ports).
     fn owns_initial(&self, part: &PartRt, event: Event) -> bool {
         match event {
-            Event::FlowStart { flow } => part.part_of[self.flows[flow as usize].spec.src] == part.me,
+            Event::FlowStart { flow } => {
+                self.flows.get(flow as usize).is_some_and(|f| part.part_of[f.spec.src] == part.me)
+            }
             // A storage job clone starts at its initiator.
             Event::CloneStart { clone } => {
                 let session = self.storage.clones[clone as usize].session as usize;
@@ -405,7 +411,7 @@ pub fn run_threads_watched(
     let lookahead = cut.lookahead.unwrap_or(MAX_END_TIME);
     // Checked and built once for every part of both passes.
     let preparing = Instant::now();
-    let shared = BuildShared::prepare(spec, traffic, config, cut.parts)?;
+    let shared = BuildShared::prepare_cut(spec, traffic, config, cut.parts, Some(&cut.part_of))?;
     let shared_build_seconds = preparing.elapsed().as_secs_f64();
     let pass = |stop| {
         run_pass(spec, traffic, config, &cut, &shared, lookahead, stop, watch).map(|(sims, mut profile)| {

@@ -7,7 +7,7 @@ use crate::routing::Routes;
 use crate::sim::rdma::build::reaching;
 use crate::sim::rdma::NO_QP;
 use crate::sim::storage::{CloneRt, CpuRt, IoPlan, JobRt, SessionRt, StorageRt, TargetRt, NONE};
-use crate::sim::{FlowRt, PortRt, Sim};
+use crate::sim::{PortRt, Sim};
 use crate::spec::NetworkSpec;
 use crate::storage::cpu::{cpu_effectiveness, CpuResults};
 use crate::storage::job::{IoOp, JobEngine, JobResults};
@@ -57,12 +57,12 @@ pub(in crate::sim) fn session_port_pair(
     Some((initiator, target))
 }
 
-/// The storage runtime of `st` over the engine's `flows` (whose `qp` fields are set), with the
-/// clones' start events pushed into `queue`.
+/// The storage runtime of `st` over the engine's flows (`flow_qp`: each one's queue pair), with
+/// the clones' start events pushed into `queue`.
 pub(in crate::sim) fn build_storage(
     st: &StorageTraffic,
     spec: &NetworkSpec,
-    flows: &[FlowRt],
+    flow_qp: &[u32],
     seed: u64,
     end: Time,
     queue: &mut EventQueue,
@@ -109,7 +109,7 @@ pub(in crate::sim) fn build_storage(
         let mut qp = [NO_QP; ROLES];
         for (role, f) in s.qps.iter().enumerate() {
             if let Some(f) = f {
-                qp[role] = flows[*f].qp;
+                qp[role] = flow_qp[*f];
             }
         }
         // SMB Direct: the credits the negotiation granted (SendCreditTarget), each way.

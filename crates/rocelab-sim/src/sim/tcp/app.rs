@@ -86,7 +86,11 @@ impl<O: Observer> Sim<'_, O> {
         let conn = &mut self.tcp[c as usize];
         conn.flow = flow;
         conn.app = app;
-        self.flows[flow as usize].conn = c;
+        // Every part opens every connection (their indices are the same in all), and a part
+        // holds its own hosts' flows only.
+        if let Some(f) = self.flows.get_mut(flow as usize) {
+            f.conn = c;
+        }
         Ok(())
     }
 

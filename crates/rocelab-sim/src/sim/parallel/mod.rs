@@ -32,10 +32,12 @@
 //! events touch them) and the buffer accounting (MMU slots, egress-lossy queues) of its own
 //! switches only, samples its own switches' ports, and its packet pool holds the frames its own
 //! switches buffer and its ports send. It holds the flows and queue pairs of its own hosts only
-//! (at either end: `sim/placed.rs`, by global flow index through a map of 4 bytes a flow), so
-//! that a flow's 1.4 KiB is held by the one or two parts of its ends; a frame dropped at a
-//! switch whose part holds neither end is counted there by flow (`Sim::transit_drops`) and added
-//! to its flow's count by the merge. Each part's engine still holds its own copy of the rest of
+//! (at either end: `sim/placed.rs`, by global flow index through a map of 4 bytes a flow) where
+//! they are at most a quarter of the flows (about eight threads or more; fewer hold every flow,
+//! the map's load costing more than it saves), so that a flow's 1.4 KiB is held by the one or
+//! two parts of its ends; a frame dropped at a switch whose part holds neither end is counted
+//! there by flow (`Sim::transit_drops`) and added to its flow's count by the merge. Each part's
+//! engine still holds its own copy of the rest of
 //! the state that the run writes, for every node of the fabric (the ports' frame path state and
 //! places, and the switches and NICs: 38 MiB on the k = 32 fat tree, 303 MiB on k = 64), since
 //! that state is indexed by global port and node id and a part reads the ports on the far side

@@ -59,6 +59,7 @@ impl<T> Placed<T> {
     /// a part's share of `len` items.
     pub fn part(items: Vec<T>, held: &[u32], len: usize) -> Self {
         assert_eq!(items.len(), held.len(), "one item an index held");
+        assert!(held.windows(2).all(|w| w[0] < w[1]), "held indices ascending");
         let mut place = vec![ELSEWHERE; len];
         for (i, &g) in held.iter().enumerate() {
             place[g as usize] = i as u32;
@@ -76,13 +77,17 @@ impl<T> Placed<T> {
         self.place.is_empty()
     }
 
+    /// The indices held, ascending: the items' order (`part` places them so).
+    fn held_indices(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        match self.place.is_empty() {
+            true => Box::new(0..self.items.len()),
+            false => Box::new(self.place.iter().enumerate().filter(|&(_, &p)| p != ELSEWHERE).map(|(g, _)| g)),
+        }
+    }
+
     /// The items held, each with its index, in index order.
     pub fn iter_indexed(&self) -> impl Iterator<Item = (usize, &T)> + '_ {
-        let whole = self.place.is_empty().then(|| self.items.iter().enumerate());
-        let held = (!self.place.is_empty()).then(|| {
-            self.place.iter().enumerate().filter(|&(_, &p)| p != ELSEWHERE).map(|(g, &p)| (g, &self.items[p as usize]))
-        });
-        whole.into_iter().flatten().chain(held.into_iter().flatten())
+        self.held_indices().zip(&self.items)
     }
 
     /// How many items are held here.
@@ -121,24 +126,14 @@ impl<T> Placed<T> {
     /// Fetch the cache line at `offset` bytes into item `i` (nothing if it is not held here).
     #[inline(always)]
     pub fn prefetch(&self, i: usize, offset: usize) {
-        let p = self.place_of(i);
-        if p < self.items.len() {
-            crate::packet::prefetch_at(&self.items, p, offset);
-        }
+        // Another part's index has no place: a fetch of a wild address, which never faults.
+        crate::packet::prefetch_at(&self.items, self.place_of(i), offset);
     }
 
     /// The items held, each with its index, in index order.
     pub fn into_indexed(self) -> impl Iterator<Item = (usize, T)> {
-        let mut index: Vec<usize> = if self.place.is_empty() {
-            (0..self.items.len()).collect()
-        } else {
-            let mut held: Vec<(u32, usize)> =
-                self.place.iter().enumerate().filter(|&(_, &p)| p != ELSEWHERE).map(|(g, &p)| (p, g)).collect();
-            held.sort_unstable();
-            held.into_iter().map(|(_, g)| g).collect()
-        };
-        index.reverse();
-        self.items.into_iter().map(move |item| (index.pop().expect("one index an item"), item))
+        let index: Vec<usize> = self.held_indices().collect();
+        index.into_iter().zip(self.items)
     }
 }
 

@@ -173,7 +173,9 @@ pub struct Mmu {
     shared_size: u64,
     shared_used: u64,
     peak_shared_used: u64,
-    /// `slots[port * 8 + pg]`.
+    /// `slots[pg * ports + port]`: by PG, then port, so that the slots of the PG a fabric's
+    /// traffic uses (one or two of eight, as a rule) are adjacent lines rather than one line in
+    /// every eight, 512 bytes apart. Named from outside by [`Mmu::index`] (`port * 8 + pg`).
     slots: Vec<Slot>,
 }
 
@@ -181,8 +183,10 @@ impl Mmu {
     /// An MMU with `cfg[port * 8 + pg]` for each local port, a shared pool of `shared_size`
     /// bytes and the switch-wide dynamic-threshold `alpha`.
     pub fn new(cfg: Vec<PgConfig>, shared_size: u64, alpha: f64) -> Self {
-        let slots = cfg
-            .iter()
+        let ports = cfg.len() / 8;
+        let slots = (0..8)
+            .flat_map(|pg| (0..ports).map(move |port| port * 8 + pg))
+            .map(|i| &cfg[i])
             .map(|c| Slot {
                 reserved: c.reserved,
                 headroom: c.headroom,
@@ -199,6 +203,18 @@ impl Mmu {
             })
             .collect();
         Mmu { shared_size, shared_used: 0, peak_shared_used: 0, slots }
+    }
+
+    /// The place in `slots` of index `i` ([`Mmu::index`]); past the end for a port past the
+    /// ports accounted (`slots.len() / 8`, not stored: the MMU sits in its switch's first line),
+    /// so that reading it panics rather than read another port's slot.
+    #[inline(always)]
+    fn at(&self, i: usize) -> usize {
+        let ports = self.slots.len() >> 3;
+        match i >> 3 {
+            port if port < ports => (i & 7) * ports + port,
+            _ => usize::MAX,
+        }
     }
 
     /// The (port, PG) slots it accounts: eight a port of a switch whose frames it buffers.
@@ -233,6 +249,7 @@ impl Mmu {
     /// [`Mmu::admit`] by index (always inlined: the switch's arrival is its one hot caller).
     #[inline(always)]
     pub fn admit_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
+        let i = self.at(i);
         let st = self.slots[i];
         let old_shared = st.shared();
         let new_nonhead = st.used - st.headroom_used + bytes;
@@ -272,6 +289,7 @@ impl Mmu {
     /// not one per slot).
     #[inline(never)]
     pub fn admit_ns3_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
+        let i = self.at(i);
         let st = self.slots[i];
         if !st.lossless {
             return self.admit_at(i, bytes);
@@ -313,6 +331,7 @@ impl Mmu {
     /// [`Mmu::release`] by index.
     #[inline]
     pub fn release_at(&mut self, i: usize, bytes: u64) -> bool {
+        let i = self.at(i);
         let mut st = self.slots[i];
         debug_assert!(st.used >= bytes, "release more than charged");
         let old_shared = st.shared();
@@ -338,18 +357,18 @@ impl Mmu {
     /// starts a few events before the arrival (`Sim::prefetch_route`).
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
-        crate::packet::prefetch_at(&self.slots, i, 0);
+        crate::packet::prefetch_at(&self.slots, self.at(i), 0);
     }
 
     /// Whether the PG of index `i` ([`Mmu::index`]) is lossless.
     #[inline(always)]
     pub fn is_lossless(&self, i: usize) -> bool {
-        self.slots[i].lossless
+        self.slots[self.at(i)].lossless
     }
 
     /// Occupancy of (`port`, `pg`).
     pub fn pg(&self, port: usize, pg: PriorityGroup) -> PgState {
-        let s = &self.slots[Self::index(port, pg)];
+        let s = &self.slots[self.at(Self::index(port, pg))];
         PgState { used: s.used, headroom_used: s.headroom_used, xoff: s.xoff }
     }
 
@@ -459,6 +478,36 @@ impl EgressLossy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pgs_slots_are_adjacent_and_each_index_names_its_own() {
+        // Three ports, each (port, PG) told apart by its reserved bytes.
+        let cfg = (0..24)
+            .map(|i| PgConfig {
+                lossless: i % 8 == 3,
+                reserved: i as u64,
+                headroom: 0,
+                threshold: XoffThreshold::Static(1 << 20),
+                xon_offset: 0,
+            })
+            .collect();
+        let mut m = Mmu::new(cfg, 1 << 20, 1.0);
+        for port in 0..3 {
+            for pg in 0..8u8 {
+                let i = Mmu::index(port, pg);
+                assert_eq!(m.slots[m.at(i)].reserved, (port * 8 + pg as usize) as u64);
+                assert_eq!(m.is_lossless(i), pg == 3);
+            }
+        }
+        // PG 3 of ports 0, 1 and 2: three adjacent slots.
+        let place = |port| m.at(Mmu::index(port, 3));
+        assert_eq!((place(1) - place(0), place(2) - place(1)), (1, 1));
+        // A frame charged to (1, 3) shows there only.
+        m.admit(1, 3, 500);
+        assert_eq!((m.pg(1, 3).used, m.pg(0, 3).used, m.pg(1, 2).used, m.pg(2, 3).used), (500, 0, 0, 0));
+        // A port past the three has no slot: past the end, not another port's.
+        assert_eq!(m.at(Mmu::index(3, 0)), usize::MAX);
+    }
 
     fn lossless(reserved: u64, headroom: u64, xon_offset: u64) -> PgConfig {
         PgConfig { lossless: true, reserved, headroom, threshold: XoffThreshold::Dynamic, xon_offset }

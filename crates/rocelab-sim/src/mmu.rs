@@ -288,11 +288,11 @@ impl Mmu {
     /// by the switch's [`Admission`] (one test where the switch's settings are already in hand,
     /// not one per slot).
     #[inline(never)]
-    pub fn admit_ns3_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
-        let i = self.at(i);
+    pub fn admit_ns3_at(&mut self, index: usize, bytes: u64) -> AdmissionResult {
+        let i = self.at(index);
         let st = self.slots[i];
         if !st.lossless {
-            return self.admit_at(i, bytes);
+            return self.admit_at(index, bytes);
         }
         let old_shared = st.shared();
         let new_nonhead = st.used - st.headroom_used + bytes;
@@ -502,9 +502,14 @@ mod tests {
         // PG 3 of ports 0, 1 and 2: three adjacent slots.
         let place = |port| m.at(Mmu::index(port, 3));
         assert_eq!((place(1) - place(0), place(2) - place(1)), (1, 1));
-        // A frame charged to (1, 3) shows there only.
+        // A frame charged to (1, 3) shows there only; so does one to the lossy (1, 0) under
+        // ns-3's admission, which hands a lossy PG's frame to the other admission by its index.
         m.admit(1, 3, 500);
         assert_eq!((m.pg(1, 3).used, m.pg(0, 3).used, m.pg(1, 2).used, m.pg(2, 3).used), (500, 0, 0, 0));
+        m.admit_ns3_at(Mmu::index(1, 0), 300);
+        assert_eq!((m.pg(1, 0).used, m.pg(0, 1).used, m.pg(0, 0).used), (300, 0, 0));
+        assert!(!m.release_at(Mmu::index(1, 0), 300));
+        assert_eq!(m.pg(1, 0).used, 0);
         // A port past the three has no slot: past the end, not another port's.
         assert_eq!(m.at(Mmu::index(3, 0)), usize::MAX);
     }

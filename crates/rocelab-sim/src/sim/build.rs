@@ -593,6 +593,8 @@ fn build<'o, O: Observer>(
         part: None,
         deep_look_ahead: n_ports >= super::DEEP_LOOK_AHEAD_PORTS,
         egress_ahead: Default::default(),
+        #[cfg(test)]
+        egress_ahead_taken: Default::default(),
         tc_ahead: Default::default(),
         ecn_specs,
         ingress,

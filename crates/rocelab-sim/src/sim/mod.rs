@@ -185,8 +185,12 @@ pub(crate) struct Sim<'o, O: Observer> {
 /// How many events ahead the engine fetches the packet of an arrival and the hot cache lines of
 /// the port an event names. Six while the packets sat on 4 KiB pages (a fetch began with a page
 /// walk); five since they sit on huge pages (`crate::slots`): about 2 % faster on the line-rate
-/// fat tree, no change on the other benchmarks.
-const PREFETCH_AHEAD: usize = 5;
+/// fat tree, no change on the other benchmarks. Six again since the look ahead's egress port
+/// reached its arrival (`EGRESS_AHEAD_SLOTS`), with the two further steps a place further
+/// each: on the k = 32 fat tree's 3 ms on two threads 37.1–40.8 s against 37.8–46.9 s
+/// (alternating rounds), the line-rate fat tree unchanged (`docs/benchmarks.md`, "The look
+/// ahead's egress port, and its distances").
+const PREFETCH_AHEAD: usize = 6;
 const _: () = assert!(PREFETCH_AHEAD < crate::event::WINDOW);
 
 /// How many events ahead the engine fetches what an event's packet and port lead to, once
@@ -194,8 +198,8 @@ const _: () = assert!(PREFETCH_AHEAD < crate::event::WINDOW);
 /// egress port and queue its route gives ([`Sim::prefetch_egress`]). On the k = 32 fat tree
 /// (49,152 ports of 2 KB, a 2.6 MB routing table) these were the largest stalls of an arrival;
 /// on the 320-host fat trees they are mostly cached already.
-const ROUTE_AHEAD: usize = 3;
-const EGRESS_AHEAD: usize = 1;
+const ROUTE_AHEAD: usize = 4;
+const EGRESS_AHEAD: usize = 2;
 const _: () = assert!(EGRESS_AHEAD < ROUTE_AHEAD && ROUTE_AHEAD < PREFETCH_AHEAD);
 // An event reaches `prefetch_egress` an even number of events after `prefetch_route`, so that
 // both name its slot of `Sim::tc_ahead` by the parity of the event count.

@@ -51,7 +51,7 @@ pub(crate) struct SwitchRt {
 const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
 
 /// The egress port of a frame at a switch, as the look ahead's last step works it out for the
-/// arrival two events later ([`Sim::prefetch_egress`]), which takes it from here rather than
+/// arrival a few events later (`EGRESS_AHEAD`) ([`Sim::prefetch_egress`]), which takes it from here rather than
 /// looking up its next hops and hashing its flow again (`switch_arrive_as`). The port is a
 /// function of the switch, the destination and the flow's hash (the routes do not change
 /// during a run; not for a switch with simulator-model settings, whose hash reads more), so an

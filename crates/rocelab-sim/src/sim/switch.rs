@@ -51,15 +51,16 @@ pub(crate) struct SwitchRt {
 const _: () = assert!(std::mem::offset_of!(SwitchRt, node) < 64 && std::mem::offset_of!(SwitchRt, cell) < 64);
 
 /// The egress port of a frame at a switch, as the look ahead's last step works it out for the
-/// arrival a few events later (`EGRESS_AHEAD`) ([`Sim::prefetch_egress`]), which takes it from here rather than
+/// arrival a few events later ([`Sim::prefetch_egress`]), which takes it from here rather than
 /// looking up its next hops and hashing its flow again (`switch_arrive_as`). The port is a
 /// function of the switch, the destination and the flow's hash (the routes do not change
 /// during a run; not for a switch with simulator-model settings, whose hash reads more), so an
 /// entry that is stale, or was written for another event, names another key or the same
 /// port. Kept by the number of the event an entry is for (`Sim::egress_ahead`). On the k = 32
 /// fat tree (callgrind, 150 µs) 790 instructions an event with the second lookup and hash, 775
-/// with the entry found by a third of the arrivals; the line-rate fat tree, where the look ahead
-/// does not run, pays the test (0.13 % more).
+/// with the entry found by a third of the arrivals, 789 against 804 when 93 % found theirs
+/// instead of 36 % (`docs/benchmarks.md`, "The look ahead's egress port, and its distances");
+/// the line-rate fat tree, where the look ahead does not run, pays the test (0.13 % more).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EgressAhead {
     /// The switch's index (`u32::MAX`: none).
@@ -752,7 +753,7 @@ mod tests {
         assert!(plain.0 > 100_000, "a run with traffic: {} events", plain.0);
         assert_eq!(plain.2, 0, "egress ports worked out ahead only by the deep look ahead");
         // An arrival in a slot of fewer events than the window has no look ahead (here a third
-        // of them); the others find their entry: 113,185 of 167,314, where 35,518 did while an
+        // of them); the others find their entry: 114,748 of 167,314, where 35,518 did while an
         // entry was overwritten before its arrival read it (two entries, `EGRESS_AHEAD_SLOTS`).
         assert!(deep.2 * 2 > deep.3, "{} of {} arrivals took their port from the look ahead", deep.2, deep.3);
         assert_eq!((plain.0, plain.1), (deep.0, deep.1));

@@ -139,35 +139,32 @@ mod imp {
         if p.is_null() {
             return;
         }
-        let glibc = GLIBC_HEADERS.load(Ordering::Relaxed);
-        if glibc && size >= HUGE_PAGE {
-            // SAFETY: as below, the chunk's header precedes the block; for a block of its own
-            // mapping (`IS_MMAPPED`), the word before it is the mapping's offset to the chunk
-            // (`prev_size`), both inside the mapping.
-            let (offset, header) = unsafe { ((p as *const usize).sub(2).read(), (p as *const usize).sub(1).read()) };
-            if header & IS_MMAPPED != 0 {
-                // The whole mapping, which holds this block alone: the first and last huge
-                // pages too, which the block's header and its end left out.
-                let chunk = p as usize - 2 * std::mem::size_of::<usize>();
-                advise(chunk - offset, chunk + (header & !7));
-            }
-        }
-        if size >= super::LARGE_BYTES {
-            advise(p as usize, p as usize + size);
-        }
-        // A block of a thread's arena (glibc's chunk header, the word before the block, has
-        // `NON_MAIN_ARENA` set and `IS_MMAPPED` clear): its heap is a mapping of
-        // `ARENA_HEAP_BYTES` aligned to its size, reserved whole and opened as it grows; advised
-        // whole once, it keeps the advice as it opens.
-        if glibc {
+        // glibc's chunk header, the word before the block (0 where the blocks are not glibc's).
+        let header = if GLIBC_HEADERS.load(Ordering::Relaxed) {
             // SAFETY: every block glibc's `malloc`, `realloc` and `posix_memalign` return is
             // preceded by its chunk's header, inside memory the allocator owns, readable.
-            let header = unsafe { (p as *const usize).sub(1).read() };
-            if header & (NON_MAIN_ARENA | IS_MMAPPED) == NON_MAIN_ARENA {
-                let base = p as usize & !(ARENA_HEAP_BYTES - 1);
-                if ARENA_HEAP.with(|h| h.replace(base)) != base {
-                    advise(base, base + ARENA_HEAP_BYTES);
-                }
+            unsafe { (p as *const usize).sub(1).read() }
+        } else {
+            0
+        };
+        if header & IS_MMAPPED != 0 && size >= HUGE_PAGE {
+            // A block of its own mapping, which it holds alone: the whole mapping, the first
+            // and last huge pages too, which the block's header and its end left out.
+            // SAFETY: the word before the header is the mapping's offset to the chunk
+            // (`prev_size`), inside the mapping.
+            let offset = unsafe { (p as *const usize).sub(2).read() };
+            let chunk = p as usize - 2 * std::mem::size_of::<usize>();
+            advise(chunk - offset, chunk + (header & !7));
+        } else if size >= super::LARGE_BYTES {
+            advise(p as usize, p as usize + size);
+        }
+        // A block of a thread's arena (`NON_MAIN_ARENA` set and `IS_MMAPPED` clear): its heap
+        // is a mapping of `ARENA_HEAP_BYTES` aligned to its size, reserved whole and opened as
+        // it grows; advised whole once, it keeps the advice as it opens.
+        if header & (NON_MAIN_ARENA | IS_MMAPPED) == NON_MAIN_ARENA {
+            let base = p as usize & !(ARENA_HEAP_BYTES - 1);
+            if ARENA_HEAP.with(|h| h.replace(base)) != base {
+                advise(base, base + ARENA_HEAP_BYTES);
             }
         }
         // SAFETY: `sbrk(0)` reads the current break and changes nothing.

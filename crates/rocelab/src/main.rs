@@ -233,7 +233,7 @@ enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024), conflicts_with = "all")]
         threads: Option<u32>,
         /// On several threads, print on stderr how each thread's time went (building, running
-        /// its events, waiting at the barrier) and what it ran and sent: where a speed-up short
+        /// its events, waiting for the other threads) and what it ran and sent: where a speed-up short
         /// of the thread count goes.
         #[arg(long, conflicts_with = "all")]
         threads_profile: bool,
@@ -261,7 +261,7 @@ enum Command {
         /// Run each scenario on N threads, the fabric cut into N parts (the same results; the
         /// scenarios threads cannot simulate yet are refused with the reason). Default: one, so
         /// that events per second are per core; on more, a line a thread says how its time went
-        /// (building, running, waiting at the barrier) and what it ran and sent.
+        /// (building, running, waiting for the other threads) and what it ran and sent.
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: u32,
         #[arg(long, value_enum, default_value = "text")]

@@ -13,7 +13,11 @@
 //! other parts can run (a frame sent at `t` arrives at `t + lookahead` or later, in a later
 //! window), posts the frames and pause frames that cross to their part with their earliest
 //! time and its own next event, and waits at a barrier: one barrier a window (see
-//! [`run_part`]), each part's messages in a slot of their own (no lock is contended).
+//! [`run_part`]), each part's messages in a slot of their own (no lock is contended). Two
+//! parts (two threads) meet at no barrier: each runs up to a lookahead past the earliest event
+//! the other can still run, which it reads as the other goes ([`pair`]), so that the spread of
+//! the parts' work from one window to the next is made up in the next ones instead of waited
+//! out at every window's end.
 //!
 //! **State.** Each thread builds its own engine over the whole fabric and runs only the events
 //! of the nodes of its part: the initial events of other parts' nodes are dropped, and the
@@ -73,9 +77,11 @@
 mod default_tests;
 mod merge;
 mod merge_flows;
+mod pair;
 mod partition;
 mod profile;
 mod stop;
+mod sync;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -106,9 +112,10 @@ use crate::stats::Results;
 use crate::time::Time;
 use crate::traffic::Traffic;
 use profile::Clock;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
+use sync::{Line, SpinBarrier};
 
 /// A frame or pause frame crossing to another part: its arrival event and, for a data frame,
 /// the packet (and a TCP segment's header beside it), moved in at the end of the window that
@@ -466,6 +473,9 @@ fn run_pass<'a>(
     let done: Vec<Line<AtomicU64>> = (0..2 * parts).map(|_| Line(AtomicU64::new(0))).collect();
     let reached: Vec<Line<AtomicU64>> = (0..2 * parts).map(|_| Line(AtomicU64::new(0))).collect();
     let barrier = SpinBarrier::new(parts);
+    // Two parts run without a barrier, but for a counting pass (`pair`).
+    let paired = parts == 2 && stop != Some(Stop::Count);
+    let pair = pair::PairShared::new(lookahead, &reached, stop);
     let shared = Shared {
         parts,
         slots: &slots,
@@ -480,8 +490,14 @@ fn run_pass<'a>(
     let finished: Vec<Part<'a>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
-                let shared = &shared;
-                s.spawn(move || run_part(spec, traffic, config, cut, tables, me, shared))
+                let (shared, pair) = (&shared, &pair);
+                s.spawn(move || {
+                    if paired {
+                        pair::run_part(spec, traffic, config, cut, tables, me, pair)
+                    } else {
+                        run_part(spec, traffic, config, cut, tables, me, shared)
+                    }
+                })
             })
             .collect();
         if let Some(watch) = watch {
@@ -498,30 +514,15 @@ fn run_pass<'a>(
         handles.into_iter().map(|h| h.join().expect("a simulation thread panicked")).collect()
     });
     let mut sims = Vec::with_capacity(parts);
-    let mut profile = ThreadsProfile { lookahead, ..ThreadsProfile::default() };
+    let mut profile = ThreadsProfile { lookahead, paired, ..ThreadsProfile::default() };
     for part in finished {
         let (sim, p, windows) = part?;
         sims.push(sim);
         profile.parts.push(p);
-        profile.windows = windows;
+        // A pair's steps are each part's own.
+        profile.windows = if paired { profile.windows + windows } else { windows };
     }
     Ok((sims, profile))
-}
-
-/// A value alone on its cache lines: 128 bytes, two of the 64-byte lines, as the adjacent-line
-/// prefetcher of x86 cores fetches lines in pairs (Intel 64 and IA-32 Architectures
-/// Optimization Reference Manual, "false sharing"; `crossbeam_utils::CachePadded` pads to 128
-/// bytes on x86-64 for this reason). Each thread writes its own slots, earliest times and
-/// counts every window while the others read theirs: packed together, every write would take
-/// the line from the other core (false sharing).
-#[repr(align(128))]
-struct Line<T>(T);
-
-impl<T> std::ops::Deref for Line<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
 }
 
 /// What the threads share: the messages' slots and the earliest times, both in two halves by
@@ -549,92 +550,6 @@ impl Shared<'_> {
     }
 }
 
-/// A barrier that spins, then yields, and sleeps only after a long wait. A window of the
-/// line-rate fat tree lasts about a millisecond of work, and the parts finish it tens to
-/// hundreds of microseconds apart; a thread that sleeps (`std::sync::Barrier`, a futex) pays a
-/// system call to be woken and, on a busy machine, its wait for a core again after the wake-up
-/// (`bench --threads 2` measured both threads waiting 2.9 s of a 4.4 s run that way, under a
-/// load average of 8). So a waiting thread polls a while, then polls between yields of its core
-/// (`sched_yield(2)`: it stays runnable, and a thread it waits for that has no core gets one),
-/// and sleeps only when the wait passes [`SpinBarrier::YIELD_FOR`], when something other than
-/// the run holds the cores. The last thread to arrive resets the count and moves the
-/// generation on (release, under the lock, so that a sleeper cannot miss it), which the others
-/// wait to see (acquire): what each wrote before the barrier is visible to all after it. It
-/// wakes the sleepers, if any (no system call otherwise). With more threads than the cores the
-/// process may use, a waiting thread sleeps at once: its polling would hold a core that a thread
-/// it waits for needs (three threads on two cores took 69 s for a storage example's many short
-/// windows that one thread runs in 0.3 s).
-struct SpinBarrier {
-    n: usize,
-    /// More threads than cores: no polling.
-    oversubscribed: bool,
-    /// The threads arrived, and the generation the waiting ones poll, each on its own lines so
-    /// that an arrival does not take the pollers' line.
-    count: Line<AtomicUsize>,
-    generation: Line<AtomicUsize>,
-    /// Threads asleep on `wake` (changed under `lock`).
-    sleepers: AtomicUsize,
-    lock: Mutex<()>,
-    wake: Condvar,
-}
-
-impl SpinBarrier {
-    /// Polls of the generation between yields: a few microseconds.
-    const SPINS: u32 = 2000;
-    /// How long a thread polls and yields before it sleeps: a few windows' work.
-    const YIELD_FOR: std::time::Duration = std::time::Duration::from_millis(5);
-
-    fn new(n: usize) -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        SpinBarrier {
-            n,
-            oversubscribed: n > cores,
-            count: Line(AtomicUsize::new(0)),
-            generation: Line(AtomicUsize::new(0)),
-            sleepers: AtomicUsize::new(0),
-            lock: Mutex::new(()),
-            wake: Condvar::new(),
-        }
-    }
-
-    fn wait(&self) {
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
-            self.count.store(0, Ordering::Relaxed);
-            let sleepers = {
-                let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-                self.generation.fetch_add(1, Ordering::Release);
-                self.sleepers.load(Ordering::Relaxed)
-            };
-            if sleepers > 0 {
-                self.wake.notify_all();
-            }
-            return;
-        }
-        let started = Instant::now();
-        if !self.oversubscribed {
-            loop {
-                for _ in 0..Self::SPINS {
-                    if self.generation.load(Ordering::Acquire) != generation {
-                        return;
-                    }
-                    std::hint::spin_loop();
-                }
-                if started.elapsed() > Self::YIELD_FOR {
-                    break;
-                }
-                std::thread::yield_now();
-            }
-        }
-        let mut held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        self.sleepers.fetch_add(1, Ordering::Relaxed);
-        while self.generation.load(Ordering::Acquire) == generation {
-            held = self.wake.wait(held).unwrap_or_else(|e| e.into_inner());
-        }
-        self.sleepers.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
 /// The thread of part `me`: build, keep its own initial events, run window by window, and
 /// return its simulation, what it did and the windows run. A build is a function of the inputs
 /// alone, so either every thread's fails, with the same error, before any waits at the barrier,
@@ -655,7 +570,9 @@ impl SpinBarrier {
 /// leads by the same offset in every window after it, and the parts then take turns to run the
 /// longer window: on the k = 32 fat tree (500 µs of web search, the pods cut by their flows'
 /// bytes) each part waited 1.35-1.83 s against 2.97-3.61 s busy, and 0.17-0.47 s with one
-/// window for all (docs/benchmarks.md, "One window for every part").
+/// window for all (docs/benchmarks.md, "One window for every part"). Two parts run without
+/// the barrier instead ([`pair`]): a part that leads there does not make the other run a
+/// longer window, it only waits when it is a lookahead ahead of the other's earliest event.
 fn run_part<'a>(
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
@@ -665,22 +582,9 @@ fn run_part<'a>(
     me: u32,
     shared: &Shared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
-    let (building, building_cpu, building_usage) =
-        (Instant::now(), profile::thread_cpu_seconds(), profile::ThreadUsage::thread());
-    let mut sim = Simulation::new_part(spec, traffic, config, tables, (&cut.part_of, me))?;
-    let engine = sim.engine();
-    engine.join_part(cut, me, config);
-    let count = stop::prepare(engine, shared.stop);
-    let mut profile = PartProfile {
-        nodes: cut.part_of.iter().filter(|&&p| p == me).count(),
-        hosts: (0..spec.nodes.len()).filter(|&n| cut.part_of[n] == me && spec.is_host(n)).count(),
-        build_seconds: building.elapsed().as_secs_f64(),
-        ..PartProfile::default()
-    };
-    let build_cpu = profile::thread_cpu_seconds();
-    profile.build_cpu_seconds = build_cpu.zip(building_cpu).map(|(b, a)| b - a);
-    let build_usage = profile::ThreadUsage::thread();
-    profile.build_usage = build_usage.zip(building_usage).map(|(b, a)| b.since(a));
+    let mut started = start_part(spec, traffic, config, cut, tables, me, shared.stop)?;
+    let (count, mut profile) = (started.count, std::mem::take(&mut started.profile));
+    let engine = started.sim.engine();
     let (me, parts, end) = (me as usize, shared.parts, engine.end);
     let mut clock = Clock::default();
     let mut delivered: Vec<Message> = Vec::new();
@@ -744,16 +648,66 @@ fn run_part<'a>(
         profile.post_seconds += posting.elapsed().as_secs_f64();
         clock.busy += working.elapsed();
     }
-    profile.events = engine.events;
-    profile.busy_seconds = clock.busy.as_secs_f64();
-    profile.wait_seconds = clock.wait.as_secs_f64();
-    profile.run_usage = profile::ThreadUsage::thread().zip(build_usage).map(|(b, a)| b.since(a));
-    profile.window_busy_ns = std::mem::take(&mut clock.windows_ns);
-    profile.window_busy_cpu_ns = std::mem::take(&mut clock.windows_cpu_ns);
-    // The thread's CPU time but for its building and its waits.
-    if let (Some(total), Some(build), Some(wait)) = (profile::thread_cpu_seconds(), build_cpu, clock.wait_cpu) {
-        profile.busy_cpu_seconds = Some(total - build - wait);
-        profile.wait_cpu_seconds = Some(wait);
+    started.finish(&mut profile, clock);
+    Ok((started.sim, profile, windows))
+}
+
+/// A part's engine built and joined to its part, before its first event: what both ways of
+/// running the parts ([`run_part`], [`pair::run_part`]) start from.
+struct Started<'a> {
+    sim: Simulation<'a, NoObserver>,
+    /// The flows to count in a counting pass (`stop`).
+    count: Option<u64>,
+    /// The part's profile, its building filled in.
+    profile: PartProfile,
+    /// The thread's CPU seconds and counts when the building ended.
+    build_cpu: Option<f64>,
+    build_usage: Option<ThreadUsage>,
+}
+
+/// Build part `me` of `cut` on the calling thread (see [`run_part`]), timing its building.
+fn start_part<'a>(
+    spec: &'a NetworkSpec,
+    traffic: &'a Traffic,
+    config: &SimConfig,
+    cut: &Partition,
+    tables: &BuildShared,
+    me: u32,
+    stop: Option<Stop>,
+) -> Result<Started<'a>, SimError> {
+    let (building, building_cpu, building_usage) =
+        (Instant::now(), profile::thread_cpu_seconds(), profile::ThreadUsage::thread());
+    let mut sim = Simulation::new_part(spec, traffic, config, tables, (&cut.part_of, me))?;
+    let engine = sim.engine();
+    engine.join_part(cut, me, config);
+    let count = stop::prepare(engine, stop);
+    let mut profile = PartProfile {
+        nodes: cut.part_of.iter().filter(|&&p| p == me).count(),
+        hosts: (0..spec.nodes.len()).filter(|&n| cut.part_of[n] == me && spec.is_host(n)).count(),
+        build_seconds: building.elapsed().as_secs_f64(),
+        ..PartProfile::default()
+    };
+    let build_cpu = profile::thread_cpu_seconds();
+    profile.build_cpu_seconds = build_cpu.zip(building_cpu).map(|(b, a)| b - a);
+    let build_usage = profile::ThreadUsage::thread();
+    profile.build_usage = build_usage.zip(building_usage).map(|(b, a)| b.since(a));
+    Ok(Started { sim, count, profile, build_cpu, build_usage })
+}
+
+impl Started<'_> {
+    /// `profile` at the end of the run, from what `clock` added up.
+    fn finish(&mut self, profile: &mut PartProfile, mut clock: Clock) {
+        profile.events = self.sim.engine().events;
+        profile.busy_seconds = clock.busy.as_secs_f64();
+        profile.wait_seconds = clock.wait.as_secs_f64();
+        profile.run_usage = profile::ThreadUsage::thread().zip(self.build_usage).map(|(b, a)| b.since(a));
+        profile.window_busy_ns = std::mem::take(&mut clock.windows_ns);
+        profile.window_busy_cpu_ns = std::mem::take(&mut clock.windows_cpu_ns);
+        // The thread's CPU time but for its building and its waits.
+        if let (Some(total), Some(build), Some(wait)) = (profile::thread_cpu_seconds(), self.build_cpu, clock.wait_cpu)
+        {
+            profile.busy_cpu_seconds = Some(total - build - wait);
+            profile.wait_cpu_seconds = Some(wait);
+        }
     }
-    Ok((sim, profile, windows))
 }

@@ -107,8 +107,12 @@ fn quantile(sorted: &[u64], q: f64) -> u64 {
 pub struct ThreadsProfile {
     /// The cut's lookahead: a window's length at most.
     pub lookahead: Time,
-    /// Windows run (the same for every part: they meet at one barrier a window).
+    /// Windows run (the same for every part: they meet at one barrier a window); for a pair
+    /// without a barrier ([`ThreadsProfile::paired`]), the steps both parts ran.
     pub windows: u64,
+    /// Two parts that ran without a barrier, each as far ahead as the other's progress allowed
+    /// (`sim/parallel/pair.rs`).
+    pub paired: bool,
     /// Each part's thread, by part.
     pub parts: Vec<PartProfile>,
     /// Wall seconds checking the inputs and building the tables every part shares (the
@@ -135,9 +139,14 @@ impl ThreadsProfile {
     /// Lines for a person: the windows, then one line a part.
     pub fn lines(&self) -> Vec<String> {
         let events: u64 = self.parts.iter().map(|p| p.events).sum();
+        let (windows, window) = if self.paired {
+            ("steps without a barrier, each up to a lookahead past the other's earliest event:", "a step")
+        } else {
+            ("windows of at most", "a window")
+        };
         let mut out = vec![format!(
-            "threads: {} parts, {} windows of at most {}, {:.0} events a window, busy imbalance {:.3}, shared build \
-             {:.3} s, merge {:.3} s",
+            "threads: {} parts, {} {windows} {}, {:.0} events {window}, busy imbalance {:.3}, shared build {:.3} s, \
+             merge {:.3} s",
             self.parts.len(),
             self.windows,
             crate::time::human(self.lookahead),
@@ -305,6 +314,18 @@ impl Clock {
         };
         now
     }
+
+    /// A wait without a barrier that began at `since` (wall, and the thread's CPU seconds) has
+    /// ended: its time added up. Returns now, when the busy time resumes.
+    pub fn waited(&mut self, since: (std::time::Instant, Option<f64>)) -> std::time::Instant {
+        let (now, cpu_now) = (std::time::Instant::now(), thread_cpu_seconds());
+        self.wait += now - since.0;
+        self.wait_cpu = match (since.1, cpu_now) {
+            (Some(a), Some(b)) => Some(self.wait_cpu.unwrap_or(0.0) + (b - a)),
+            _ => None,
+        };
+        now
+    }
 }
 
 #[cfg(test)]
@@ -322,6 +343,9 @@ mod tests {
         assert!(lines[2].starts_with("    delivering 0.000 s, posting 0.000 s; build: -"), "{}", lines[2]);
         assert!(lines[0].contains("2 parts, 4 windows") && lines[0].contains("imbalance 1.500"), "{}", lines[0]);
         assert!(lines[1].starts_with("  part 0:") && lines[1].contains("busy 3.000 s"), "{}", lines[1]);
+        // A pair without a barrier counts its steps.
+        let paired = ThreadsProfile { paired: true, ..p.clone() }.lines();
+        assert!(paired[0].contains("2 parts, 4 steps without a barrier") && paired[0].contains("events a step"));
         // No part busy: balanced, not a division by zero.
         assert_eq!(ThreadsProfile::default().imbalance(), 1.0);
     }

@@ -491,13 +491,8 @@ fn run_pass<'a>(
         let handles: Vec<_> = (0..parts as u32)
             .map(|me| {
                 let (shared, pair) = (&shared, &pair);
-                s.spawn(move || {
-                    if paired {
-                        pair::run_part(spec, traffic, config, cut, tables, me, pair)
-                    } else {
-                        run_part(spec, traffic, config, cut, tables, me, shared)
-                    }
-                })
+                let inputs = Inputs { spec, traffic, config, cut, tables };
+                s.spawn(move || if paired { pair::run_part(inputs, me, pair) } else { run_part(inputs, me, shared) })
             })
             .collect();
         if let Some(watch) = watch {
@@ -574,15 +569,11 @@ impl Shared<'_> {
 /// the barrier instead ([`pair`]): a part that leads there does not make the other run a
 /// longer window, it only waits when it is a lookahead ahead of the other's earliest event.
 fn run_part<'a>(
-    spec: &'a NetworkSpec,
-    traffic: &'a Traffic,
-    config: &SimConfig,
-    cut: &Partition,
-    tables: &BuildShared,
+    inputs: Inputs<'a, '_>,
     me: u32,
     shared: &Shared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
-    let mut started = start_part(spec, traffic, config, cut, tables, me, shared.stop)?;
+    let mut started = start_part(inputs, me, shared.stop)?;
     let (count, mut profile) = (started.count, std::mem::take(&mut started.profile));
     let engine = started.sim.engine();
     let (me, parts, end) = (me as usize, shared.parts, engine.end);
@@ -665,16 +656,19 @@ struct Started<'a> {
     build_usage: Option<ThreadUsage>,
 }
 
-/// Build part `me` of `cut` on the calling thread (see [`run_part`]), timing its building.
-fn start_part<'a>(
+/// What every part of a pass is built from: the inputs, the cut and the tables built once.
+#[derive(Clone, Copy)]
+struct Inputs<'a, 'b> {
     spec: &'a NetworkSpec,
     traffic: &'a Traffic,
-    config: &SimConfig,
-    cut: &Partition,
-    tables: &BuildShared,
-    me: u32,
-    stop: Option<Stop>,
-) -> Result<Started<'a>, SimError> {
+    config: &'b SimConfig,
+    cut: &'b Partition,
+    tables: &'b BuildShared,
+}
+
+/// Build part `me` of the cut on the calling thread (see [`run_part`]), timing its building.
+fn start_part<'a>(inputs: Inputs<'a, '_>, me: u32, stop: Option<Stop>) -> Result<Started<'a>, SimError> {
+    let Inputs { spec, traffic, config, cut, tables } = inputs;
     let (building, building_cpu, building_usage) =
         (Instant::now(), profile::thread_cpu_seconds(), profile::ThreadUsage::thread());
     let mut sim = Simulation::new_part(spec, traffic, config, tables, (&cut.part_of, me))?;

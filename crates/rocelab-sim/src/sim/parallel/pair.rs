@@ -48,14 +48,11 @@
 
 use super::profile::{thread_cpu_seconds, Clock};
 use super::sync::{Backoff, Line, SpinBarrier};
-use super::{start_part, Message, PartProfile, Partition};
+use super::{start_part, Inputs, Message, PartProfile};
 use crate::error::SimError;
 use crate::observer::NoObserver;
-use crate::sim::build::Shared as BuildShared;
-use crate::sim::{SimConfig, Simulation};
-use crate::spec::NetworkSpec;
+use crate::sim::Simulation;
 use crate::time::Time;
-use crate::traffic::Traffic;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -137,15 +134,11 @@ fn other_bound(published_next: Time, in_flight: Time, mine: Time, lookahead: Tim
 /// The thread of part `me` of two (see the module documentation): as [`super::run_part`], with
 /// the steps run (over both parts, for the profile) in place of the windows.
 pub(super) fn run_part<'a>(
-    spec: &'a NetworkSpec,
-    traffic: &'a Traffic,
-    config: &SimConfig,
-    cut: &Partition,
-    tables: &BuildShared,
+    inputs: Inputs<'a, '_>,
     me: u32,
     shared: &PairShared<'_>,
 ) -> Result<(Simulation<'a, NoObserver>, PartProfile, u64), SimError> {
-    let mut started = start_part(spec, traffic, config, cut, tables, me, shared.stop)?;
+    let mut started = start_part(inputs, me, shared.stop)?;
     let mut profile = std::mem::take(&mut started.profile);
     let engine = started.sim.engine();
     let (me, end, lookahead) = (me as usize, engine.end, shared.lookahead);
@@ -256,9 +249,10 @@ mod tests {
     use super::super::{run_threads_profiled, tests::leaf_spine_fabric};
     use super::*;
     use crate::bench::results_digest;
+    use crate::sim::SimConfig;
     use crate::time::{MS, NS, US};
     use crate::topology::FabricDefaults;
-    use crate::traffic::{FlowClass, FlowSpec};
+    use crate::traffic::{FlowClass, FlowSpec, Traffic};
 
     /// Each host of the four leaves sends 100 kB to the leaf after its own, the flows of the
     /// hosts of odd index starting at `later` (500 ns spine links: the cut's lookahead).

@@ -8,7 +8,7 @@
 //! "the spread explains" lines), not an imbalance of the whole run. Without the barrier a part
 //! waits only when it has run a lookahead past the other's earliest event, so a window's spread
 //! is made up in the next ones. Measured (docs/benchmarks.md, "Two parts without a barrier"):
-//! the waits of the k = 32 runs fell by about two fifths and those of the line-rate 320-host
+//! the waits of the k = 32 runs fell by a third to two fifths and those of the line-rate 320-host
 //! fat tree by three quarters; what is left is the load moving from one part to the other over
 //! many windows, more than a lookahead's slack makes up.
 //!

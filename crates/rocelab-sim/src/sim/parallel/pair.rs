@@ -51,7 +51,7 @@ use super::sync::{Backoff, Line, SpinBarrier};
 use super::{start_part, Inputs, Message, PartProfile};
 use crate::error::SimError;
 use crate::observer::NoObserver;
-use crate::sim::Simulation;
+use crate::sim::{Sim, Simulation};
 use crate::time::Time;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -102,7 +102,7 @@ impl<'a> PairShared<'a> {
         PairShared {
             slots: [Line(Mutex::new(Slot::default())), Line(Mutex::new(Slot::default()))],
             posted: [line(), line()],
-            next: [Line(AtomicU64::new(0)), Line(AtomicU64::new(0))],
+            next: [line(), line()],
             taken: [line(), line()],
             reached,
             end: SpinBarrier::new(2),
@@ -129,6 +129,21 @@ impl<'a> PairShared<'a> {
 /// in, and what this part sends it, a lookahead after this part's own earliest event.
 fn other_bound(published_next: Time, in_flight: Time, mine: Time, lookahead: Time) -> Time {
     published_next.min(in_flight).min(mine.saturating_add(lookahead))
+}
+
+/// The messages in `slot` taken into `engine`, in the sender's order (as the barrier's windows
+/// take them in), through `delivered` (whose capacity the slot keeps); returns the number of
+/// the last batch among them.
+fn take_in(slot: &Mutex<Slot>, engine: &mut Sim<'_, NoObserver>, delivered: &mut Vec<Message>) -> u64 {
+    let through = {
+        let mut slot = slot.lock().expect("slot");
+        std::mem::swap(delivered, &mut slot.messages);
+        slot.through
+    };
+    for m in delivered.drain(..) {
+        engine.receive(m);
+    }
+    through
 }
 
 /// The thread of part `me` of two (see the module documentation): as [`super::run_part`], with
@@ -158,15 +173,7 @@ pub(super) fn run_part<'a>(
         let (their_taken, their_next) = shared.read(other);
         if shared.posted[me].load(Ordering::Acquire) > taken {
             let delivering = Instant::now();
-            {
-                let mut slot = shared.slots[me].lock().expect("slot");
-                std::mem::swap(&mut delivered, &mut slot.messages);
-                taken = slot.through;
-            }
-            // In the sender's order, as the barrier's windows take them in.
-            for m in delivered.drain(..) {
-                engine.receive(m);
-            }
+            taken = take_in(&shared.slots[me], engine, &mut delivered);
             profile.deliver_seconds += delivering.elapsed().as_secs_f64();
         }
         let mine = engine.queue.peek_time().unwrap_or(Time::MAX);
@@ -176,14 +183,9 @@ pub(super) fn run_part<'a>(
         }
         let unread = in_flight.iter().map(|&(_, t)| t).min().unwrap_or(Time::MAX);
         let theirs = other_bound(their_next, unread, mine, lookahead);
-        if mine.min(theirs) > end {
-            if let Some(since) = idle.take() {
-                working = clock.waited(since);
-            }
-            break;
-        }
+        let done = mine.min(theirs) > end;
         let limit = (theirs.saturating_add(lookahead) - 1).min(end);
-        if mine > limit {
+        if !done && mine > limit {
             if idle.is_none() {
                 let now = Instant::now();
                 clock.busy += now - working;
@@ -195,6 +197,9 @@ pub(super) fn run_part<'a>(
         if let Some(since) = idle.take() {
             working = clock.waited(since);
             backoff.reset();
+        }
+        if done {
+            break;
         }
         steps += 1;
         let (before, mut reach) = (engine.events, limit.min(mine.saturating_add(step)));
@@ -232,11 +237,7 @@ pub(super) fn run_part<'a>(
     clock.busy += working.elapsed();
     // Both are done: what is on its way to this part is taken in.
     clock.wait(|| shared.end.wait());
-    let mut slot = shared.slots[me].lock().expect("slot");
-    for m in slot.messages.drain(..) {
-        engine.receive(m);
-    }
-    drop(slot);
+    take_in(&shared.slots[me], engine, &mut delivered);
     started.finish(&mut profile, clock);
     // A step's busy time says nothing of the other part's (no barrier pairs them).
     profile.window_busy_ns.clear();

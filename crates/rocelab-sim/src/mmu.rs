@@ -175,7 +175,7 @@ pub struct Mmu {
     peak_shared_used: u64,
     /// `slots[pg * ports + port]`: by PG, then port, so that the slots of the PG a fabric's
     /// traffic uses (one or two of eight, as a rule) are adjacent lines rather than one line in
-    /// every eight, 512 bytes apart. Named from outside by [`Mmu::index`] (`port * 8 + pg`).
+    /// every eight, 512 bytes apart. Named from outside by the place [`Mmu::index`] gives.
     slots: Vec<Slot>,
 }
 
@@ -205,16 +205,11 @@ impl Mmu {
         Mmu { shared_size, shared_used: 0, peak_shared_used: 0, slots }
     }
 
-    /// The place in `slots` of index `i` ([`Mmu::index`]); past the end for a port past the
-    /// ports accounted (`slots.len() / 8`, not stored: the MMU sits in its switch's first line),
-    /// so that reading it panics rather than read another port's slot.
-    #[inline(always)]
-    fn at(&self, i: usize) -> usize {
+    /// The (port, PG) of slot index `i` ([`Mmu::index`]), for the rare paths that need them
+    /// (a release that resumes the upstream).
+    pub fn port_pg(&self, i: usize) -> (usize, PriorityGroup) {
         let ports = self.slots.len() >> 3;
-        match i >> 3 {
-            port if port < ports => (i & 7) * ports + port,
-            _ => usize::MAX,
-        }
+        (i % ports, (i / ports) as PriorityGroup)
     }
 
     /// The (port, PG) slots it accounts: eight a port of a switch whose frames it buffers.
@@ -236,20 +231,30 @@ impl Mmu {
         }
     }
 
-    /// Index of (`port`, `pg`) for [`Mmu::admit_at`] and [`Mmu::release_at`].
-    pub fn index(port: usize, pg: PriorityGroup) -> usize {
-        port * 8 + pg as usize
+    /// The slot of (`port`, `pg`) for [`Mmu::admit_at`], [`Mmu::release_at`] and the rest: its
+    /// place in `slots` (PG-major, see there), worked out once by an arrival and carried by its
+    /// frame to the release, instead of from (port, PG) in each of the five calls a frame makes
+    /// (20 instructions an event on the k = 32 fat tree). A port past the ports accounted
+    /// (`slots.len() / 8`, not stored: the MMU sits in its switch's first line) gets a place past
+    /// the end, so that using it panics rather than reads another port's slot.
+    #[inline(always)]
+    pub fn index(&self, port: usize, pg: PriorityGroup) -> usize {
+        let ports = self.slots.len() >> 3;
+        if port < ports {
+            (pg as usize & 7) * ports + port
+        } else {
+            usize::MAX
+        }
     }
 
     /// Charge `bytes` arriving on (`port`, `pg`).
     pub fn admit(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> AdmissionResult {
-        self.admit_at(Self::index(port, pg), bytes)
+        self.admit_at(self.index(port, pg), bytes)
     }
 
     /// [`Mmu::admit`] by index (always inlined: the switch's arrival is its one hot caller).
     #[inline(always)]
     pub fn admit_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
-        let i = self.at(i);
         let st = self.slots[i];
         let old_shared = st.shared();
         let new_nonhead = st.used - st.headroom_used + bytes;
@@ -288,11 +293,10 @@ impl Mmu {
     /// by the switch's [`Admission`] (one test where the switch's settings are already in hand,
     /// not one per slot).
     #[inline(never)]
-    pub fn admit_ns3_at(&mut self, index: usize, bytes: u64) -> AdmissionResult {
-        let i = self.at(index);
+    pub fn admit_ns3_at(&mut self, i: usize, bytes: u64) -> AdmissionResult {
         let st = self.slots[i];
         if !st.lossless {
-            return self.admit_at(index, bytes);
+            return self.admit_at(i, bytes);
         }
         let old_shared = st.shared();
         let new_nonhead = st.used - st.headroom_used + bytes;
@@ -325,13 +329,12 @@ impl Mmu {
     /// Free `bytes` of a departing packet charged to (`port`, `pg`). Returns true when this
     /// deasserted XOFF (send XON upstream).
     pub fn release(&mut self, port: usize, pg: PriorityGroup, bytes: u64) -> bool {
-        self.release_at(Self::index(port, pg), bytes)
+        self.release_at(self.index(port, pg), bytes)
     }
 
     /// [`Mmu::release`] by index.
     #[inline]
     pub fn release_at(&mut self, i: usize, bytes: u64) -> bool {
-        let i = self.at(i);
         let mut st = self.slots[i];
         debug_assert!(st.used >= bytes, "release more than charged");
         let old_shared = st.shared();
@@ -357,18 +360,18 @@ impl Mmu {
     /// starts a few events before the arrival (`Sim::prefetch_route`).
     #[inline(always)]
     pub fn prefetch(&self, i: usize) {
-        crate::packet::prefetch_at(&self.slots, self.at(i), 0);
+        crate::packet::prefetch_at(&self.slots, i, 0);
     }
 
     /// Whether the PG of index `i` ([`Mmu::index`]) is lossless.
     #[inline(always)]
     pub fn is_lossless(&self, i: usize) -> bool {
-        self.slots[self.at(i)].lossless
+        self.slots[i].lossless
     }
 
     /// Occupancy of (`port`, `pg`).
     pub fn pg(&self, port: usize, pg: PriorityGroup) -> PgState {
-        let s = &self.slots[self.at(Self::index(port, pg))];
+        let s = &self.slots[self.index(port, pg)];
         PgState { used: s.used, headroom_used: s.headroom_used, xoff: s.xoff }
     }
 
@@ -494,24 +497,25 @@ mod tests {
         let mut m = Mmu::new(cfg, 1 << 20, 1.0);
         for port in 0..3 {
             for pg in 0..8u8 {
-                let i = Mmu::index(port, pg);
-                assert_eq!(m.slots[m.at(i)].reserved, (port * 8 + pg as usize) as u64);
+                let i = m.index(port, pg);
+                assert_eq!(m.slots[i].reserved, (port * 8 + pg as usize) as u64);
                 assert_eq!(m.is_lossless(i), pg == 3);
+                assert_eq!(m.port_pg(i), (port, pg));
             }
         }
         // PG 3 of ports 0, 1 and 2: three adjacent slots.
-        let place = |port| m.at(Mmu::index(port, 3));
+        let place = |port| m.index(port, 3);
         assert_eq!((place(1) - place(0), place(2) - place(1)), (1, 1));
         // A frame charged to (1, 3) shows there only; so does one to the lossy (1, 0) under
         // ns-3's admission, which hands a lossy PG's frame to the other admission by its index.
         m.admit(1, 3, 500);
         assert_eq!((m.pg(1, 3).used, m.pg(0, 3).used, m.pg(1, 2).used, m.pg(2, 3).used), (500, 0, 0, 0));
-        m.admit_ns3_at(Mmu::index(1, 0), 300);
+        m.admit_ns3_at(m.index(1, 0), 300);
         assert_eq!((m.pg(1, 0).used, m.pg(0, 1).used, m.pg(0, 0).used), (300, 0, 0));
-        assert!(!m.release_at(Mmu::index(1, 0), 300));
+        assert!(!m.release_at(m.index(1, 0), 300));
         assert_eq!(m.pg(1, 0).used, 0);
         // A port past the three has no slot: past the end, not another port's.
-        assert_eq!(m.at(Mmu::index(3, 0)), usize::MAX);
+        assert_eq!(m.index(3, 0), usize::MAX);
     }
 
     fn lossless(reserved: u64, headroom: u64, xon_offset: u64) -> PgConfig {
@@ -531,8 +535,8 @@ mod tests {
         let mut cfg = vec![lossy(0); 8];
         // No reserve, 2000 B of headroom, an XON offset that keeps XOFF up throughout.
         cfg[3] = lossless(0, 2_000, 100_000);
-        let pg3 = Mmu::index(0, 3);
         let (mut ns3, mut headroom) = (Mmu::new(cfg.clone(), 10_000, 1.0), Mmu::new(cfg, 10_000, 1.0));
+        let pg3 = ns3.index(0, 3);
         let shared = |verdict| AdmissionResult { verdict, xoff: false };
         // Threshold = α × free shared bytes: 10000 for the first frame.
         assert_eq!(ns3.admit_ns3_at(pg3, 4_000), shared(Verdict::Shared));
@@ -556,7 +560,8 @@ mod tests {
         assert_eq!(ns3.admit_ns3_at(pg3, 1_500), shared(Verdict::Headroom));
         assert_eq!(ns3.admit_ns3_at(pg3, 1_000), shared(Verdict::Drop(DropReason::HeadroomOverflow)));
         // A lossy PG is admitted the same way under both.
-        assert_eq!(ns3.admit_ns3_at(Mmu::index(0, 0), 500), headroom.admit_at(Mmu::index(0, 0), 500));
+        let pg0 = ns3.index(0, 0);
+        assert_eq!(ns3.admit_ns3_at(pg0, 500), headroom.admit_at(pg0, 500));
     }
 
     /// One port, PG0 lossy and PG3 lossless, everything else unused.
@@ -686,7 +691,8 @@ mod tests {
         cfg[0] = PgConfig { threshold: XoffThreshold::DynamicAlpha(8.0), ..lossy(0) };
         cfg[3] = lossless(0, 100_000, 0);
         cfg[8] = lossy(0);
-        let fill = |m: &mut Mmu, i: usize| {
+        let fill_at = |m: &mut Mmu, (port, pg): (usize, PriorityGroup)| {
+            let i = m.index(port, pg);
             let mut shared = 0;
             while m.admit_at(i, 100).verdict == Verdict::Shared {
                 shared += 100;
@@ -698,18 +704,18 @@ mod tests {
         // the next frame in headroom; a lossy PG at the switch's alpha drops at the same 1000;
         // at alpha 8, x + 100 <= 8 (9000 − x) admits up to 8000.
         let mut m = Mmu::new(cfg.clone(), 9_000, 0.125);
-        assert_eq!(fill(&mut m, Mmu::index(0, 3)), 1_000);
+        assert_eq!(fill_at(&mut m, (0, 3)), 1_000);
         assert_eq!(m.pg(0, 3), PgState { used: 1_100, headroom_used: 100, xoff: true });
         let mut m = Mmu::new(cfg.clone(), 9_000, 0.125);
-        assert_eq!(fill(&mut m, Mmu::index(1, 0)), 1_000);
+        assert_eq!(fill_at(&mut m, (1, 0)), 1_000);
         assert_eq!(m.admit(1, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
         let mut m = Mmu::new(cfg.clone(), 9_000, 0.125);
-        assert_eq!(fill(&mut m, Mmu::index(0, 0)), 8_000);
+        assert_eq!(fill_at(&mut m, (0, 0)), 8_000);
         assert_eq!(m.admit(0, 0, 100).verdict, Verdict::Drop(DropReason::LossyThreshold));
         assert!(!m.pg(0, 0).xoff, "lossy never pauses");
         // The lossless PG beside it still pauses at 1/8 of what is left: 100 <= 1000 / 8, then
         // 200 > 900 / 8.
-        assert_eq!(fill(&mut m, Mmu::index(0, 3)), 100);
+        assert_eq!(fill_at(&mut m, (0, 3)), 100);
         assert!(m.pg(0, 3).xoff);
         assert_eq!(m.shared_used(), 8_100);
     }

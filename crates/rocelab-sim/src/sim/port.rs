@@ -198,7 +198,7 @@ pub(crate) struct TcQueue {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Queued {
     pub id: u32,
-    /// The ingress (port, PG) charged, as the switch MMU's index `local port × 8 + PG`.
+    /// The ingress (port, PG) charged: its slot in the switch MMU ([`crate::mmu::Mmu::index`]).
     pub pg_slot: u32,
     pub frame: u16,
     pub priority: u8,

@@ -298,7 +298,7 @@ impl<O: Observer> Sim<'_, O> {
             self.enqueue::<QUIRKS>(egress, tc, id, UNACCOUNTED, frame, prio);
             return;
         }
-        let pg_slot = Mmu::index(local, pg);
+        let pg_slot = sw.mmu.index(local, pg);
         let adm =
             if QUIRKS && sw.mmu_ns3 { sw.mmu.admit_ns3_at(pg_slot, charge) } else { sw.mmu.admit_at(pg_slot, charge) };
         if adm.xoff {
@@ -457,9 +457,9 @@ impl<O: Observer> Sim<'_, O> {
     #[inline(never)]
     fn release_xon(&mut self, sw_idx: usize, pg_slot: u32) {
         let sw = &self.switches[sw_idx];
-        let pg = (pg_slot % 8) as usize;
-        let ingress = sw.first_port + pg_slot / 8;
-        let prios = sw.pg_priorities[pg];
+        let (local, pg) = sw.mmu.port_pg(pg_slot as usize);
+        let ingress = sw.first_port + local as u32;
+        let prios = sw.pg_priorities[pg as usize];
         for pr in 0..8u8 {
             if prios & (1 << pr) != 0 {
                 self.pfc_deassert(ingress, pr);
@@ -516,7 +516,7 @@ impl<O: Observer> Sim<'_, O> {
                     // the traffic class, for the last step (the frame classified once for both).
                     let Some(ing) = self.ingress.get(p.peer_ingress as usize) else { return };
                     let prio = (ing.classify(pkt) & 7) as usize;
-                    sw.mmu.prefetch(Mmu::index(p.peer_local as usize, ing.priority_to_pg[prio]));
+                    sw.mmu.prefetch(sw.mmu.index(p.peer_local as usize, ing.priority_to_pg[prio]));
                     self.tc_ahead[(self.events & 1) as usize].set(ing.priority_to_tc[prio]);
                 }
             }

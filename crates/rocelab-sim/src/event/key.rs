@@ -39,6 +39,7 @@ const _: () = assert!(RANK_SHIFT + 5 == KEY_BITS);
 /// frames and pauses arriving (a port's state at an instant includes what reached it then),
 /// the pause and NIC timers, the transports' timers, the starts of flows and storage work,
 /// sampling (which sees the instant's outcome), and last the end of the run.
+#[inline(always)]
 fn rank(ev: &Event) -> u64 {
     match ev {
         Event::TxDone { .. } => 0,
@@ -64,7 +65,11 @@ fn rank(ev: &Event) -> u64 {
     }
 }
 
-/// The entity an event names and its detail (see the module documentation).
+/// The entity an event names and its detail (see the module documentation). Always inlined,
+/// as `rank` and `Event::key`: where a push names its kind (a frame's arrival, a `TxDone`), the
+/// key folds to a constant and the port; as a call (3.9 million on the k = 32 fat tree's 6.3
+/// million events of 150 µs) it cost 9 instructions and a call's.
+#[inline(always)]
 fn entity(ev: &Event) -> (u32, u32) {
     match *ev {
         Event::TxDone { port }
@@ -90,7 +95,7 @@ fn entity(ev: &Event) -> (u32, u32) {
 
 impl Event {
     /// This event's canonical key ([`Key`]).
-    #[inline]
+    #[inline(always)]
     pub fn key(&self) -> Key {
         let (entity, detail) = entity(self);
         (rank(self) << RANK_SHIFT) | ((entity as u64) << ENTITY_SHIFT) | detail as u64

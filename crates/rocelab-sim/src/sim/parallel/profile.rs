@@ -305,26 +305,27 @@ impl Clock {
             }
         }
         barrier();
-        let (now, cpu_now) = (std::time::Instant::now(), thread_cpu_seconds());
-        self.window_start = Some((now, cpu_now));
-        self.wait += now - wall;
-        self.wait_cpu = match (cpu, cpu_now) {
-            (Some(a), Some(b)) => Some(self.wait_cpu.unwrap_or(0.0) + (b - a)),
-            _ => None,
-        };
-        now
+        let ended = self.add_wait((wall, cpu));
+        self.window_start = Some(ended);
+        ended.0
     }
 
     /// A wait without a barrier that began at `since` (wall, and the thread's CPU seconds) has
     /// ended: its time added up. Returns now, when the busy time resumes.
     pub fn waited(&mut self, since: (std::time::Instant, Option<f64>)) -> std::time::Instant {
+        self.add_wait(since).0
+    }
+
+    /// Add the wait that began at `since` and ends now (wall and CPU) to `wait` and `wait_cpu`;
+    /// returns now, wall and CPU.
+    fn add_wait(&mut self, since: (std::time::Instant, Option<f64>)) -> (std::time::Instant, Option<f64>) {
         let (now, cpu_now) = (std::time::Instant::now(), thread_cpu_seconds());
         self.wait += now - since.0;
         self.wait_cpu = match (since.1, cpu_now) {
             (Some(a), Some(b)) => Some(self.wait_cpu.unwrap_or(0.0) + (b - a)),
             _ => None,
         };
-        now
+        (now, cpu_now)
     }
 }
 

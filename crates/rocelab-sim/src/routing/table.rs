@@ -201,34 +201,70 @@ impl Routes {
         }
     }
 
+    /// The destination index of address `dst`, worked out without a read where the hosts are
+    /// numbered one after the other (`first_host`); `NONE` or past `n_dests` when it is no
+    /// destination.
+    #[inline(always)]
+    fn dest_of(&self, dst: u32) -> u32 {
+        if self.first_host != NONE {
+            dst.wrapping_sub(self.first_host)
+        } else {
+            self.dest_index(dst)
+        }
+    }
+
     /// Equal-cost next-hop ports of `node` towards address `dst`, a host or one of its ports
     /// (empty: unreachable or itself).
     #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> Hops<'_> {
-        let k = if self.first_host != NONE { dst.wrapping_sub(self.first_host) } else { self.dest_index(dst) };
+        if let Row::Switch(row) = self.rows[node as usize] {
+            return self.switch_next_hops(row, node, dst);
+        }
+        let k = self.dest_of(dst);
         if k as usize >= self.n_dests {
             return Hops::EMPTY;
-        }
-        if let Row::Switch(row) = self.rows[node as usize] {
-            let cell = self.dest_group[k as usize] as usize * self.n_rows + row as usize;
-            let entry = self.table[cell];
-            if entry == LAST_HOP {
-                return self.last_hops(node, k as usize).unwrap_or(Hops::EMPTY);
-            }
-            return self.set(entry, cell);
         }
         self.host_hops(node, k as usize, dst)
     }
 
-    /// Fetch the cache line of the entry that [`Routes::next_hops`] reads for switch `node`
-    /// towards address `dst` (no effect on results; nothing for a host's row). The table holds
-    /// every (group, switch) pair of the fabric, megabytes on a large one, so that entry is a
-    /// miss of its own on an arrival; the engine's look ahead fetches it a few events before.
+    /// The row of switch `node` in the tables (`None` for a host): the switch's index among the
+    /// switches in node order, which is its index in the engine's switches too.
+    pub fn switch_row(&self, node: u32) -> Option<u32> {
+        match self.rows.get(node as usize) {
+            Some(&Row::Switch(row)) => Some(row),
+            _ => None,
+        }
+    }
+
+    /// [`Routes::next_hops`] of switch `node`, whose row ([`Routes::switch_row`]) the caller
+    /// knows: the engine's arrival names its switch by that index, so that its lookup waits
+    /// neither for the switch's node nor for the node's row. On the k = 32 fat tree those were
+    /// two more loads on the chain from an arrival to its egress port, which the look ahead
+    /// works out a few events before and then fetches; without them the run took 3 to 6 % less
+    /// CPU time (`docs/benchmarks.md`, "The look ahead's route by the switch's index").
     #[inline(always)]
-    pub fn prefetch_entry(&self, node: u32, dst: u32) {
-        let k = if self.first_host != NONE { dst.wrapping_sub(self.first_host) } else { self.dest_index(dst) };
-        let (Some(&group), Some(&Row::Switch(row))) = (self.dest_group.get(k as usize), self.rows.get(node as usize))
-        else {
+    pub fn switch_next_hops(&self, row: u32, node: u32, dst: u32) -> Hops<'_> {
+        debug_assert_eq!(self.switch_row(node), Some(row), "switch {node}'s row");
+        let k = self.dest_of(dst);
+        if k as usize >= self.n_dests {
+            return Hops::EMPTY;
+        }
+        let cell = self.dest_group[k as usize] as usize * self.n_rows + row as usize;
+        let entry = self.table[cell];
+        if entry == LAST_HOP {
+            return self.last_hops(node, k as usize).unwrap_or(Hops::EMPTY);
+        }
+        self.set(entry, cell)
+    }
+
+    /// Fetch the cache line of the entry that [`Routes::switch_next_hops`] reads for the switch
+    /// of row `row` towards address `dst` (no effect on results). The table holds every (group,
+    /// switch) pair of the fabric, megabytes on a large one, so that entry is a miss of its own
+    /// on an arrival; the engine's look ahead fetches it a few events before.
+    #[inline(always)]
+    pub fn prefetch_entry(&self, row: u32, dst: u32) {
+        let k = self.dest_of(dst);
+        let Some(&group) = self.dest_group.get(k as usize) else {
             return;
         };
         crate::packet::prefetch_at(&self.table, group as usize * self.n_rows + row as usize, 0);

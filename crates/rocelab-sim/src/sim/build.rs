@@ -487,6 +487,9 @@ fn build<'o, O: Observer>(
     }
 
     let routes = Arc::clone(&shared.routes);
+    // An arrival looks its route up by its switch's index (`Routes::switch_next_hops`): both
+    // number the switches in node order.
+    debug_assert!(switches.iter().enumerate().all(|(i, sw)| routes.switch_row(sw.node) == Some(i as u32)));
 
     let mut queue = fresh_queue(config);
     // The traffic's flows, then the flows of each perftest test: named, not copied (every

@@ -116,6 +116,8 @@ pub(crate) struct Sim<'o, O: Observer> {
     /// Global port → its place in `port_cold` and `pfc_timers` in a part of a run on several
     /// threads (`u32::MAX`: another part's port); empty otherwise (the port's index).
     pub port_place: Vec<u32>,
+    /// Every switch of the fabric, in node order: a switch's index here is its row in the
+    /// routing tables ([`Routes::switch_row`]), by which an arrival looks its route up.
     pub switches: Vec<SwitchRt>,
     pub nics: Vec<NicRt>,
     /// The flows, by global index; in a part of a run on several threads, those of its own

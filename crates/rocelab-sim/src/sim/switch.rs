@@ -283,7 +283,7 @@ impl<O: Observer> Sim<'_, O> {
         let egress = if taken {
             ahead.egress
         } else {
-            let hops = self.routes.next_hops(sw.node, pkt.dst);
+            let hops = self.routes.switch_next_hops(sw_idx as u32, sw.node, pkt.dst);
             let Some(egress) = hops.choose(|n| sw.next_hop::<QUIRKS>(pkt, n)) else {
                 self.switches[sw_idx].drops_no_route += 1;
                 self.drop_packet(port, id, prio, DropCause::NoRoute);
@@ -511,7 +511,7 @@ impl<O: Observer> Sim<'_, O> {
                     self.flows.prefetch(pkt.flow as usize, 0);
                     self.flows.prefetch(pkt.flow as usize, offset_of!(FlowRt, delivered_packets));
                 } else if let Some(sw) = self.switches.get(p.peer_owner as usize) {
-                    self.routes.prefetch_entry(sw.node, pkt.dst);
+                    self.routes.prefetch_entry(p.peer_owner, pkt.dst);
                     // The MMU slot the arrival charges, found as `switch_arrive_as` finds it, and
                     // the traffic class, for the last step (the frame classified once for both).
                     let Some(ing) = self.ingress.get(p.peer_ingress as usize) else { return };
@@ -580,7 +580,9 @@ impl<O: Observer> Sim<'_, O> {
                     return;
                 }
                 let pkt = self.pool.get(pkt);
-                let hops = self.routes.next_hops(sw.node, pkt.dst);
+                // The route by the switch's index, its row in the tables: not by its node, which
+                // is on the switch's line, a load more before the route's own.
+                let hops = self.routes.switch_next_hops(p.peer_owner, sw.node, pkt.dst);
                 let Some(egress) = hops.choose(|n| sw.next_hop::<false>(pkt, n)) else { return };
                 let entry = EgressAhead { sw: p.peer_owner, dst: pkt.dst, flow_hash: pkt.flow_hash, egress };
                 self.egress_ahead[super::egress_ahead_slot(self.events + super::EGRESS_AHEAD as u64 + 1)].set(entry);
@@ -716,6 +718,33 @@ mod tests {
 
     fn ingress(trust: Trust) -> Ingress {
         Ingress::of(&switch(trust))
+    }
+
+    /// An arrival looks its route up by its switch's index in `Sim::switches`: that index is the
+    /// switch's row in the routing tables, on fabrics whose nodes number hosts first and on one
+    /// that numbers a switch first, and the lookup by it finds the ports the lookup by node does.
+    #[test]
+    fn a_switchs_index_is_its_routing_row() {
+        use crate::bench::Scenario;
+        use crate::sim::{SimConfig, Simulation};
+        let mut switch_before_a_host = 0;
+        for scenario in Scenario::ALL {
+            let (spec, traffic) = scenario.build();
+            let cfg = SimConfig::new(1, crate::time::US);
+            let mut s = Simulation::new(&spec, &traffic, &cfg).expect("the bench scenario builds");
+            let sim = s.engine();
+            let hosts: Vec<u32> = (0..spec.nodes.len() as u32).filter(|&n| spec.is_host(n as usize)).collect();
+            assert!(!sim.switches.is_empty() && !hosts.is_empty());
+            for (i, sw) in sim.switches.iter().enumerate() {
+                assert_eq!(sim.routes.switch_row(sw.node), Some(i as u32), "{scenario:?}, switch {i}");
+                switch_before_a_host += usize::from(hosts.iter().any(|&h| h > sw.node));
+                for &h in &hosts {
+                    let by_index = sim.routes.switch_next_hops(i as u32, sw.node, h);
+                    assert_eq!(by_index, sim.routes.next_hops(sw.node, h), "{scenario:?}, switch {i} to {h}");
+                }
+            }
+        }
+        assert!(switch_before_a_host > 0, "a fabric numbers a switch before a host");
     }
 
     #[test]

@@ -217,12 +217,12 @@ impl Routes {
     /// (empty: unreachable or itself).
     #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> Hops<'_> {
-        if let Row::Switch(row) = self.rows[node as usize] {
-            return self.switch_next_hops(row, node, dst);
-        }
         let k = self.dest_of(dst);
         if k as usize >= self.n_dests {
             return Hops::EMPTY;
+        }
+        if let Row::Switch(row) = self.rows[node as usize] {
+            return self.switch_hops(row, node, k as usize);
         }
         self.host_hops(node, k as usize, dst)
     }
@@ -249,10 +249,16 @@ impl Routes {
         if k as usize >= self.n_dests {
             return Hops::EMPTY;
         }
-        let cell = self.dest_group[k as usize] as usize * self.n_rows + row as usize;
+        self.switch_hops(row, node, k as usize)
+    }
+
+    /// The next hops of switch `node`, of row `row`, towards destination `k`.
+    #[inline(always)]
+    fn switch_hops(&self, row: u32, node: u32, k: usize) -> Hops<'_> {
+        let cell = self.dest_group[k] as usize * self.n_rows + row as usize;
         let entry = self.table[cell];
         if entry == LAST_HOP {
-            return self.last_hops(node, k as usize).unwrap_or(Hops::EMPTY);
+            return self.last_hops(node, k).unwrap_or(Hops::EMPTY);
         }
         self.set(entry, cell)
     }

@@ -721,8 +721,8 @@ mod tests {
     }
 
     /// An arrival looks its route up by its switch's index in `Sim::switches`: that index is the
-    /// switch's row in the routing tables, on fabrics whose nodes number hosts first and on one
-    /// that numbers a switch first, and the lookup by it finds the ports the lookup by node does.
+    /// switch's row in the routing tables on the six bench fabrics (one of which numbers a
+    /// switch before a host), and the lookup by it finds the ports the lookup by node does.
     #[test]
     fn a_switchs_index_is_its_routing_row() {
         use crate::bench::Scenario;

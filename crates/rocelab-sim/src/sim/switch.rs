@@ -580,8 +580,8 @@ impl<O: Observer> Sim<'_, O> {
                     return;
                 }
                 let pkt = self.pool.get(pkt);
-                // The route by the switch's index, its row in the tables: not by its node, which
-                // is on the switch's line, a load more before the route's own.
+                // The route by the switch's index, its row in the tables: not by its node (on the
+                // switch's line) and then the node's row, two loads before the route's own.
                 let hops = self.routes.switch_next_hops(p.peer_owner, sw.node, pkt.dst);
                 let Some(egress) = hops.choose(|n| sw.next_hop::<false>(pkt, n)) else { return };
                 let entry = EgressAhead { sw: p.peer_owner, dst: pkt.dst, flow_hash: pkt.flow_hash, egress };
